@@ -1,0 +1,116 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"math"
+
+	"capsim/model"
+	"github.com/spf13/cobra"
+)
+
+type runOptions struct {
+	Scenario   string
+	Design     string
+	Multiplier float64
+	Seed       uint64
+	Sets       []string
+	JSON       bool
+	Trace      string
+	FailOnSLO  bool
+}
+
+func newRunCmd(io *IOStreams) *cobra.Command {
+	opts := &runOptions{}
+	cmd := &cobra.Command{
+		Use:   "run [SCENARIO]",
+		Short: "Run one scenario once and print what users and components saw",
+		Long: `Run one scenario (a YAML file or the name of an embedded scenario; default
+"trip") with one design, at one load multiplier, with one seed, and print a
+summary: journeys started, succeeded and failed by stage; the journey failure
+rate next to the HTTP failure rate; per-route latency percentiles; and the
+utilisation, queues and rejections of every component.
+
+The same scenario, design, multiplier and seed always give the same result.`,
+		Example: `  capsim run mmc
+  capsim run trip --design v1-improved --multiplier 4 --seed 7
+  capsim run my-system.yaml --set components.api.servers=16 --json
+  capsim run trip --trace trace.jsonl`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				opts.Scenario = args[0]
+			}
+			return runRun(io, opts)
+		},
+		ValidArgsFunction: completeScenarios,
+	}
+	f := cmd.Flags()
+	f.StringVarP(&opts.Design, "design", "d", "", "design to overlay on the base scenario (see: capsim scenarios show NAME)")
+	f.Float64VarP(&opts.Multiplier, "multiplier", "m", 1, "load multiplier: scales every journey rate and client count")
+	f.Uint64Var(&opts.Seed, "seed", 1, "master seed of the random streams")
+	f.StringArrayVar(&opts.Sets, "set", nil, "override a scenario value, path=value (repeatable), e.g. components.api.servers=16")
+	f.BoolVar(&opts.JSON, "json", false, "print the result as JSON instead of a summary")
+	f.StringVar(&opts.Trace, "trace", "", "write every event as a JSON line to `FILE`")
+	f.BoolVar(&opts.FailOnSLO, "fail-on-slo", false, "exit with code 3 when an SLO is broken")
+	return cmd
+}
+
+func runRun(io *IOStreams, opts *runOptions) (err error) {
+	if opts.Multiplier <= 0 || math.IsNaN(opts.Multiplier) || math.IsInf(opts.Multiplier, 0) {
+		return usageErr("--multiplier must be a number > 0, got %g", opts.Multiplier)
+	}
+	c, _, cerr := compileScenario(opts.Scenario, model.LoadOptions{Design: opts.Design, Sets: opts.Sets})
+	if cerr != nil {
+		return cerr
+	}
+	ro := model.RunOptions{Multiplier: opts.Multiplier, Seed: opts.Seed}
+	var trace *atomicFile
+	if opts.Trace != "" {
+		if trace, err = createAtomic(opts.Trace); err != nil {
+			return withCode(exitError, err)
+		}
+		defer trace.Abort()
+		w := bufio.NewWriterSize(trace, 1<<16)
+		enc := json.NewEncoder(w)
+		var werr error
+		ro.Trace = func(e *model.TraceEvent) {
+			if werr == nil {
+				werr = enc.Encode(e)
+			}
+		}
+		defer func() {
+			if werr == nil {
+				werr = w.Flush()
+			}
+			if werr == nil {
+				werr = trace.Commit()
+			}
+			if werr != nil && err == nil {
+				err = withCode(exitError, fmt.Errorf("writing trace: %w", werr))
+			}
+		}()
+	}
+	res, rerr := c.Run(ro)
+	if rerr != nil {
+		return usageErr("%v", rerr)
+	}
+	if opts.JSON {
+		data, jerr := res.JSON()
+		if jerr != nil {
+			return jerr
+		}
+		io.Out.Write(append(data, '\n'))
+	} else {
+		writeSummary(io.Out, res)
+	}
+	if opts.FailOnSLO {
+		for _, s := range res.SLOs {
+			if !s.Met {
+				return withCode(exitSLOFailed, fmt.Errorf("SLO broken: %s (value %s)", s.SLO, fmtNum(float64(s.Value))))
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,273 @@
+package model
+
+import "capsim/sim"
+
+// Calls, jobs, fan-outs and polls: everything that runs work in another proc
+// and joins it.
+
+// spawn creates a child of p running blk and starts it at the current
+// instant. p must already be waiting (its seq bumped) when the child is to
+// report back.
+func (r *run) spawn(p *proc, kind procKind, blk int32) *proc {
+	child := r.newProc(kind, p.journey, p)
+	child.frames = append(child.frames, frame{blk: blk, stage: child.stage})
+	child.seq++
+	child.waiting = waitStart
+	r.s.After(0, r.kWake, pack(child))
+	return child
+}
+
+func (r *run) await(p *proc, timeout sim.Time) {
+	p.seq++
+	p.waiting = waitChild
+	if end := r.waitUntil(p, timeout); end != sim.Never {
+		p.timer = r.s.Timer(end, r.kTimeout, pack(p))
+	}
+}
+
+func (r *run) startCall(p *proc, o *op) {
+	if r.guardInFlight() {
+		return
+	}
+	now := r.s.Now()
+	if p.attempt == 0 && o.deadline > 0 {
+		// One absolute deadline for the whole call, retries included: each
+		// stage inside gets what remains, never a fresh budget.
+		p.callDeadline = now + o.deadline
+	} else if p.attempt == 0 {
+		p.callDeadline = sim.Never
+	}
+	p.attempt++
+	r.await(p, o.timeout)
+	child := r.spawn(p, procCall, r.p.routes[o.route].body)
+	child.route = o.route
+	r.nextReq++
+	child.reqID = r.nextReq
+	child.stage = -1
+	child.frames[0].stage = -1
+	if p.callDeadline < child.deadline {
+		child.deadline = p.callDeadline
+	}
+	r.emit("request_start", child, -1, 0)
+	if o.pollBlk >= 0 && p.poller == nil {
+		poller := r.spawn(p, procPoller, o.pollBlk)
+		poller.client = p.client
+		poller.deadline = sim.Never
+		p.poller = poller
+	}
+}
+
+func (r *run) stopPoller(p *proc) { p.poller = nil }
+
+func (r *run) startJob(p *proc, o *op) {
+	if r.guardInFlight() {
+		return
+	}
+	if !o.async {
+		r.await(p, o.timeout)
+	}
+	child := r.spawn(p, procJob, r.p.routes[o.route].body)
+	child.route = o.route
+	child.deadline = sim.Never
+	child.stage = -1
+	child.frames[0].stage = -1
+	r.nextJob++
+	child.jobID = r.nextJob
+	p.journey.jobs++
+	if o.async {
+		child.parent = nil
+	}
+	r.emit("job_start", child, -1, 0)
+}
+
+func (r *run) startFanout(p *proc, o *op, n int32) {
+	limit := n
+	if o.limit.attr >= 0 || o.limit.n > 0 {
+		limit = max(1, r.count(p, o.limit))
+	}
+	r.await(p, 0)
+	p.outcome, p.outStage, p.outComp = 200, -1, -1
+	p.toSpawn, p.pending, p.body = n, 0, o.body
+	for i := int32(0); i < min(n, limit); i++ {
+		r.spawnBranch(p)
+	}
+}
+
+func (r *run) spawnBranch(p *proc) {
+	if r.guardInFlight() {
+		return
+	}
+	b := r.spawn(p, procBranch, p.body)
+	b.client = p.client
+	b.route = p.route
+	p.toSpawn--
+	p.pending++
+}
+
+// pollTick runs one step of a poll loop; false means p now waits.
+func (r *run) pollTick(p *proc, o *op) bool {
+	f := &p.frames[len(p.frames)-1]
+	done := false
+	if o.code == opPoll {
+		done = p.journey.jobs == 0
+	} else {
+		parent := p.parent
+		done = parent == nil || parent.gen != p.pgen || parent.seq != p.pseq || parent.waiting != waitChild
+	}
+	if done {
+		p.polls, p.attempt = 0, 0
+		f.pc++
+		return true
+	}
+	if p.attempt == 0 {
+		p.attempt = 1 // wait the gap, then call
+		r.sleep(p, waitAgain, o.every)
+		return false
+	}
+	if o.maxPolls > 0 && p.polls >= o.maxPolls {
+		p.polls, p.attempt = 0, 0
+		r.fail(p, 504, -1)
+		return false
+	}
+	p.attempt = 0
+	p.polls++
+	r.await(p, 0)
+	child := r.spawn(p, procCall, r.p.routes[o.route].body)
+	child.route = o.route
+	child.stage = -1
+	child.frames[0].stage = -1
+	child.deadline = sim.Never
+	r.nextReq++
+	child.reqID = r.nextReq
+	r.emit("request_start", child, -1, 0)
+	return false
+}
+
+// childDone resumes p after the child (or all children) it waited for ended.
+func (r *run) childDone(p *proc) {
+	r.s.Cancel(p.timer)
+	f := &p.frames[len(p.frames)-1]
+	o := &r.p.blocks[f.blk].ops[f.pc]
+	switch o.code {
+	case opCall:
+		r.stopPoller(p)
+		r.callEnded(p, o, p.outcome, p.outComp, p.outStage)
+	case opJob, opFanout:
+		if p.outcome >= 400 {
+			r.failAt(p, p.outcome, p.outComp, p.outStage)
+			return
+		}
+		f.pc++
+		r.exec(p)
+	case opPoll, opPollWhile:
+		r.countHTTP(p, p.outcome)
+		r.exec(p)
+	}
+}
+
+func (r *run) countHTTP(p *proc, status int32) {
+	if !p.client {
+		return
+	}
+	js := &r.st.journeys[p.journey.typ]
+	if p.journey.counted {
+		js.requests++
+		if status >= 400 {
+			js.requestFailures++
+		}
+	}
+}
+
+// callEnded settles a call: success moves on; a failure is retried if the
+// step allows, else it fails p with the callee's stage.
+func (r *run) callEnded(p *proc, o *op, status, comp, stage int32) {
+	r.countHTTP(p, status)
+	now := r.s.Now()
+	if o.signal >= 0 {
+		for _, s := range r.p.comps[o.signal].adaptOn {
+			if s == status {
+				r.comps[o.signal].bucket.Signal(now)
+			}
+		}
+	}
+	f := &p.frames[len(p.frames)-1]
+	if status < 400 {
+		p.attempt = 0
+		f.pc++
+		r.exec(p)
+		return
+	}
+	if rt := o.retry; rt != nil && p.attempt < rt.attempts && contains(rt.on, status) {
+		backoff := sim.Time(float64(rt.backoff) * pow(rt.multiplier, p.attempt-1))
+		if now+backoff < p.callDeadline && now+backoff < p.deadline {
+			r.sleep(p, waitAgain, backoff)
+			return
+		}
+	}
+	p.attempt = 0
+	if stage < 0 {
+		stage = r.label(p)
+	}
+	r.failAt(p, status, comp, stage)
+}
+
+func contains(s []int32, v int32) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+func pow(x float64, n int32) float64 {
+	out := 1.0
+	for ; n > 0; n-- {
+		out *= x
+	}
+	return out
+}
+
+// finish ends p with status and reports to whoever waits for it.
+func (r *run) finish(p *proc, status int32) {
+	for len(p.frames) > 0 {
+		r.popFrame(p)
+	}
+	switch p.kind {
+	case procRoot:
+		r.endJourney(p, status)
+	case procCall, procJob:
+		r.st.routeDone(p, r.s.Now(), status)
+		stage := p.failStage
+		if status >= 400 && stage < 0 {
+			stage = r.p.routeLabel[p.route]
+		}
+		r.emitRequestEnd(p, status, stage)
+		if p.kind == procJob {
+			jr := p.journey
+			jr.jobs--
+			if jr.jobs == 0 && jr.awaiter != nil && jr.awaiter.seq == jr.awaiterSeq && jr.awaiter.waiting == waitJobs {
+				r.s.After(0, r.kWake, pack(jr.awaiter))
+				jr.awaiter = nil
+			}
+		}
+		if q := p.parent; q != nil && q.gen == p.pgen && q.seq == p.pseq && q.waiting == waitChild {
+			q.outcome, q.outComp, q.outStage = status, p.failComp, stage
+			r.s.After(0, r.kWake, pack(q))
+		}
+	case procBranch:
+		if q := p.parent; q != nil && q.gen == p.pgen && q.seq == p.pseq && q.waiting == waitChild {
+			q.pending--
+			if status >= 400 && q.outcome < 400 {
+				q.outcome, q.outComp, q.outStage = status, p.failComp, p.failStage
+			}
+			if q.toSpawn > 0 {
+				r.spawnBranch(q)
+			}
+			if q.pending == 0 && q.toSpawn == 0 {
+				r.s.After(0, r.kWake, pack(q))
+			}
+		}
+	}
+	r.freeProc(p)
+}

@@ -1,0 +1,702 @@
+package model
+
+import (
+	"fmt"
+	"io/fs"
+	"math"
+	"path"
+	"strconv"
+	"strings"
+
+	"capsim/sim"
+	"go.yaml.in/yaml/v3"
+)
+
+// The compiled form of a scenario: step lists become blocks of ops that the
+// runtime interprets, names become indices, distributions are resolved. A
+// program is immutable and shared by every run of the same scenario and
+// design; per-run state (streams, components, entities) lives in run.
+
+type opcode uint8
+
+const (
+	opDelay     opcode = iota // sleep for a draw of dist
+	opWork                    // like delay; counted as service
+	opAcquire                 // take comp until the enclosing frame ends
+	opScope                   // run body in a frame of its own (stage, use)
+	opCall                    // run route as a request and wait
+	opJob                     // run route as a job
+	opAwaitJobs               // wait for the journey's jobs
+	opRepeat                  // run body count times
+	opFanout                  // run body count times concurrently, limit at once
+	opChoose                  // run one of branches
+	opPoll                    // call route every T until the journey's jobs are done
+	opPollWhile               // poller body: call route every T while the parent's call is open
+	opFail                    // fail with probability p
+	opLog                     // trace event
+	opStage                   // label the rest of the frame
+)
+
+type op struct {
+	code     opcode
+	dist     int32 // opDelay, opWork
+	comp     int32 // opAcquire
+	route    int32 // opCall, opJob, opPoll
+	body     int32 // opScope, opRepeat, opFanout
+	name     int32 // opLog, opStage: index into names
+	count    count
+	limit    count
+	keyAttr  int32 // opAcquire of a lock: attribute index, -1 = the journey's user
+	timeout  sim.Time
+	deadline sim.Time
+	every    sim.Time
+	maxPolls int32
+	retry    *retryProg
+	pollBlk  int32 // opCall: block of the poller that runs while the call is open, or -1
+	signal   int32
+	status   int32
+	p        float64
+	optional bool
+	async    bool
+	branches []branchProg
+	stream   int32 // random stream for opChoose, opFail
+}
+
+type count struct {
+	n    int32
+	attr int32 // -1 for a literal
+}
+
+type retryProg struct {
+	attempts   int32
+	backoff    sim.Time
+	multiplier float64
+	on         []int32
+}
+
+type branchProg struct {
+	weight count64
+	body   int32
+}
+
+type count64 struct {
+	v    float64
+	attr int32
+}
+
+type block struct {
+	ops   []op
+	route int32 // the route this block belongs to, -1 for journeys
+}
+
+type compKind uint8
+
+const (
+	kindPool compKind = iota
+	kindLock
+	kindBucket
+	kindWorker
+)
+
+type compProg struct {
+	name        string
+	kind        compKind
+	servers     int
+	queue       int
+	callerRuns  bool
+	waitTimeout sim.Time
+	status      int32
+	bucket      sim.BucketConfig
+	adaptOn     []int32
+	worker      sim.WorkerConfig
+	coldStream  string
+}
+
+type journeyProg struct {
+	name    string
+	rate    float64 // per second at multiplier 1
+	clients int
+	think   int32 // dist index or -1
+	even    bool
+	start   sim.Time
+	count   int64 // 0 = unlimited
+	users   int64
+	attrs   []float64 // by attribute index; NaN when not set
+	body    int32
+}
+
+type routeProg struct {
+	name string
+	body int32
+}
+
+type program struct {
+	sc         *Scenario
+	design     string
+	blocks     []block
+	journeys   []journeyProg
+	routes     []routeProg
+	comps      []compProg
+	dists      []sim.Dist
+	distName   []string // stream of each distribution: its name, or its first use site
+	streams    []string // stream names by index: one per draw site
+	names      []string // stage labels and log events
+	routeLabel []int32  // names index of each route's name: the stage of an unlabelled failure
+	attrs      []string
+	limits     limitsProg
+	duration   sim.Time
+	drain      sim.Time // sim.Never = until idle
+	warmup     sim.Time
+	slos       []SLO
+}
+
+type limitsProg struct {
+	inFlight int
+	queue    int
+	events   uint64
+	time     sim.Time
+}
+
+// Default guards: generous enough for any scenario in the library at 10x
+// its peak, small enough that a runaway stops in seconds and well inside
+// memory (an entity costs well under a kilobyte).
+const (
+	DefaultMaxInFlight = 1_000_000
+	DefaultMaxQueue    = 1_000_000
+	DefaultMaxEvents   = 2_000_000_000
+)
+
+// Compiled is a scenario ready to run any number of times.
+type Compiled struct {
+	prog *program
+	// Name and Design identify the scenario for outputs.
+	Name   string
+	Design string
+}
+
+// Compile checks the scenario's cross-references and builds its program.
+func (l *Loaded) Compile() (*Compiled, error) {
+	c := &compiler{l: l, sc: l.Scenario, p: &program{sc: l.Scenario, design: l.Design},
+		compIdx: map[string]int32{}, routeIdx: map[string]int32{}, nameIdx: map[string]int32{},
+		attrIdx: map[string]int32{}, distIdx: map[string]int32{}}
+	c.compile()
+	if len(c.errs) > 0 {
+		return nil, c.errs
+	}
+	return &Compiled{prog: c.p, Name: l.Scenario.Name, Design: l.Design}, nil
+}
+
+type compiler struct {
+	l        *Loaded
+	sc       *Scenario
+	p        *program
+	errs     ErrorList
+	compIdx  map[string]int32
+	routeIdx map[string]int32
+	nameIdx  map[string]int32
+	attrIdx  map[string]int32
+	distIdx  map[string]int32
+	visiting map[int32]bool // routes on the current call path, to refuse recursion
+}
+
+func (c *compiler) fail(n *yaml.Node, path, format string, args ...any) {
+	c.errs = append(c.errs, c.l.pos.errAt(n, path, format, args...))
+}
+
+func (c *compiler) name(s string) int32 {
+	if i, ok := c.nameIdx[s]; ok {
+		return i
+	}
+	c.p.names = append(c.p.names, s)
+	c.nameIdx[s] = int32(len(c.p.names) - 1)
+	return c.nameIdx[s]
+}
+
+func (c *compiler) attr(s string) int32 {
+	if i, ok := c.attrIdx[s]; ok {
+		return i
+	}
+	c.p.attrs = append(c.p.attrs, s)
+	c.attrIdx[s] = int32(len(c.p.attrs) - 1)
+	return c.attrIdx[s]
+}
+
+func (c *compiler) stream(name string) int32 {
+	c.p.streams = append(c.p.streams, name)
+	return int32(len(c.p.streams) - 1)
+}
+
+func (c *compiler) compile() {
+	sc := c.sc
+	if sc.Name == "" {
+		c.fail(nil, "name", "name is required")
+	}
+	if !sc.Duration.Set || sc.Duration.T <= 0 {
+		c.fail(nil, "duration", "duration is required and must be > 0 (e.g. duration: 1h)")
+	}
+	c.p.duration = sc.Duration.T
+	c.p.drain = sim.Never
+	if sc.Drain.Set {
+		c.p.drain = sc.Drain.T
+	}
+	c.p.warmup = sc.Warmup.T
+	if sc.Warmup.T >= sc.Duration.T && sc.Duration.Set {
+		c.fail(nil, "warmup", "warmup (%s) must be shorter than duration (%s)", sc.Warmup.T, sc.Duration.T)
+	}
+	switch sc.Arrivals {
+	case "", "poisson", "even":
+	default:
+		c.fail(nil, "arrivals", "arrivals must be even or poisson, got %q", sc.Arrivals)
+	}
+	c.limits()
+	for _, it := range sc.Distributions.Items {
+		c.distribution(it)
+	}
+	for _, it := range sc.Components.Items {
+		c.component(it.Name, &it.Value, it.node)
+	}
+	for i, it := range sc.Routes.Items {
+		c.routeIdx[it.Name] = int32(i)
+		c.p.routes = append(c.p.routes, routeProg{name: it.Name, body: -1})
+		c.p.routeLabel = append(c.p.routeLabel, c.name(it.Name))
+	}
+	// Routes compile on first call so that recursion is caught on the path
+	// that makes it; unreachable routes are compiled afterwards all the same.
+	for i := range sc.Routes.Items {
+		c.routeBody(int32(i), sc.Routes.Items[i].node)
+	}
+	if len(sc.Journeys.Items) == 0 {
+		c.fail(nil, "journeys", "at least one journey is required")
+	}
+	for _, it := range sc.Journeys.Items {
+		c.journey(it.Name, &it.Value, it.node)
+	}
+	c.finishAttrs()
+	c.slos()
+}
+
+func (c *compiler) limits() {
+	l := c.sc.Limits
+	c.p.limits = limitsProg{inFlight: DefaultMaxInFlight, queue: DefaultMaxQueue, events: DefaultMaxEvents, time: sim.Never}
+	if l.MaxInFlight != nil {
+		if *l.MaxInFlight < 1 {
+			c.fail(nil, "limits.max_in_flight", "must be >= 1, got %d", *l.MaxInFlight)
+		}
+		c.p.limits.inFlight = *l.MaxInFlight
+	}
+	if l.MaxQueue != nil {
+		if *l.MaxQueue < 1 {
+			c.fail(nil, "limits.max_queue", "must be >= 1, got %d", *l.MaxQueue)
+		}
+		c.p.limits.queue = *l.MaxQueue
+	}
+	if l.MaxEvents != nil {
+		if *l.MaxEvents < 1 {
+			c.fail(nil, "limits.max_events", "must be >= 1, got %d", *l.MaxEvents)
+		}
+		c.p.limits.events = uint64(*l.MaxEvents)
+	}
+	if l.MaxTime != nil && l.MaxTime.Set {
+		c.p.limits.time = l.MaxTime.T
+	}
+}
+
+func (c *compiler) distribution(it NamedItem[DistEntry]) {
+	ref := it.Value.Dist
+	if ref.Ref != "" {
+		c.fail(it.node, "distributions."+it.Name, "a named distribution must be a literal, not a reference to %q", ref.Ref)
+		return
+	}
+	c.distIdx[it.Name] = int32(len(c.p.dists))
+	d, ok := c.resolveFile(ref, it.node, "distributions."+it.Name)
+	if !ok {
+		d = sim.Constant(0)
+	}
+	c.p.dists = append(c.p.dists, d)
+	c.p.distName = append(c.p.distName, "dist/"+it.Name)
+}
+
+// resolveFile loads empirical(file=...) values, one number of seconds per
+// line (or the first column of a CSV; a non-numeric header is skipped).
+func (c *compiler) resolveFile(ref DistRef, n *yaml.Node, p string) (sim.Dist, bool) {
+	if ref.File == "" {
+		return ref.Dist, true
+	}
+	name := path.Join(path.Dir(c.l.File), ref.File)
+	data, err := fs.ReadFile(c.l.fsys, name)
+	if err != nil {
+		c.fail(n, p, "empirical: cannot read %s: %s", ref.File, fsErrorText(err))
+		return sim.Dist{}, false
+	}
+	var vals []float64
+	for i, line := range strings.Split(string(data), "\n") {
+		field := strings.TrimSpace(strings.Split(line, ",")[0])
+		if field == "" {
+			continue
+		}
+		v, err := strconv.ParseFloat(field, 64)
+		if err != nil {
+			if i == 0 {
+				continue // header
+			}
+			c.fail(n, p, "empirical: %s:%d: expected a number of seconds, got %q", ref.File, i+1, field)
+			return sim.Dist{}, false
+		}
+		vals = append(vals, v)
+	}
+	if len(vals) == 0 {
+		c.fail(n, p, "empirical: %s has no values", ref.File)
+		return sim.Dist{}, false
+	}
+	d, err := sim.Empirical(vals)
+	if err != nil {
+		c.fail(n, p, "%v", err)
+		return sim.Dist{}, false
+	}
+	return d, true
+}
+
+// dist registers a distribution use site and returns its index.
+func (c *compiler) dist(ref *DistRef, n *yaml.Node, p string) int32 {
+	if ref.Ref != "" {
+		i, ok := c.distIdx[ref.Ref]
+		if !ok {
+			c.fail(n, p, "unknown distribution %q (define it under distributions: or include a calibration file)", ref.Ref)
+			return 0
+		}
+		return i
+	}
+	d, ok := c.resolveFile(*ref, n, p)
+	if !ok {
+		d = sim.Constant(0)
+	}
+	c.p.dists = append(c.p.dists, d)
+	c.p.distName = append(c.p.distName, "dist/"+p)
+	return int32(len(c.p.dists) - 1)
+}
+
+// notFor reports keys set on a component whose kind does not use them.
+func (c *compiler) notFor(n *yaml.Node, p, kind string, set map[string]bool) {
+	for _, k := range []string{"servers", "permits", "queue", "admit", "when_full", "wait_timeout", "key", "rate", "burst", "max_wait", "adapt", "instances", "min_instances", "cold_start", "warm_start", "idle_stop"} {
+		if set[k] {
+			c.fail(n, joinPath(p, k), "%s does not apply to a component of kind %s", k, kind)
+		}
+	}
+}
+
+func (c *compiler) component(name string, cs *Component, key *yaml.Node) {
+	p := "components." + name
+	n := cs.Node
+	if n == nil {
+		n = key
+	}
+	cp := compProg{name: name, status: 503}
+	if cs.Status != nil {
+		if *cs.Status < 400 || *cs.Status > 599 {
+			c.fail(n, p+".status", "status must be an HTTP error status (400-599), got %d", *cs.Status)
+		}
+		cp.status = int32(*cs.Status)
+	}
+	set := map[string]bool{"servers": cs.Servers != nil, "permits": cs.Permits != nil, "queue": cs.Queue != nil,
+		"admit": cs.Admit != nil, "when_full": cs.WhenFull != "", "wait_timeout": cs.WaitTimeout != nil, "key": cs.Key != "",
+		"rate": cs.Rate != nil, "burst": cs.Burst != nil, "max_wait": cs.MaxWait != nil, "adapt": cs.Adapt != nil,
+		"instances": cs.Instances != nil, "min_instances": cs.Min != nil, "cold_start": cs.ColdStart != nil,
+		"warm_start": cs.WarmStart != nil, "idle_stop": cs.IdleStop != nil}
+	take := func(keys ...string) {
+		for _, k := range keys {
+			delete(set, k)
+		}
+	}
+	switch cs.Kind {
+	case "pool", "semaphore":
+		cp.kind = kindPool
+		cp.queue = sim.Unbounded
+		if cs.Kind == "pool" {
+			take("servers", "queue", "admit", "when_full", "wait_timeout")
+			if cs.Servers == nil {
+				c.fail(n, p+".servers", "a pool needs servers (how many requests it serves at once)")
+			} else {
+				cp.servers = *cs.Servers
+			}
+		} else {
+			take("permits", "queue", "wait_timeout")
+			if cs.Permits == nil {
+				c.fail(n, p+".permits", "a semaphore needs permits")
+			} else {
+				cp.servers = *cs.Permits
+			}
+		}
+		if cp.servers < 1 && (cs.Servers != nil || cs.Permits != nil) {
+			c.fail(n, p, "%s must be >= 1, got %d", map[bool]string{true: "servers", false: "permits"}[cs.Kind == "pool"], cp.servers)
+		}
+		if cs.Queue != nil && cs.Admit != nil {
+			c.fail(n, p+".admit", "give queue or admit, not both (admit = servers + queue)")
+		}
+		if cs.Queue != nil {
+			if *cs.Queue < 0 {
+				c.fail(n, p+".queue", "queue must be >= 0, got %d", *cs.Queue)
+			}
+			cp.queue = *cs.Queue
+		}
+		if cs.Admit != nil {
+			if *cs.Admit < cp.servers {
+				c.fail(n, p+".admit", "admit (%d) must be at least servers (%d)", *cs.Admit, cp.servers)
+			}
+			cp.queue = *cs.Admit - cp.servers
+		}
+		switch cs.WhenFull {
+		case "", "reject":
+		case "caller_runs":
+			cp.callerRuns = true
+		default:
+			c.fail(n, p+".when_full", "when_full must be reject or caller_runs, got %q", cs.WhenFull)
+		}
+		if cs.WaitTimeout != nil {
+			cp.waitTimeout = cs.WaitTimeout.T
+		}
+	case "lock":
+		cp.kind = kindLock
+		cp.status = 500
+		if cs.Status != nil {
+			cp.status = int32(*cs.Status)
+		}
+		take("wait_timeout", "key")
+		if cs.WaitTimeout != nil {
+			cp.waitTimeout = cs.WaitTimeout.T
+		}
+	case "bucket":
+		cp.kind = kindBucket
+		cp.status = 429
+		if cs.Status != nil {
+			cp.status = int32(*cs.Status)
+		}
+		take("rate", "burst", "max_wait", "adapt")
+		if cs.Rate == nil || cs.Rate.PerSecond <= 0 {
+			c.fail(n, p+".rate", "a bucket needs a refill rate > 0 (e.g. rate: 15/s)")
+		} else {
+			cp.bucket.Rate = cs.Rate.PerSecond
+		}
+		cp.bucket.Burst = math.Max(1, cp.bucket.Rate)
+		if cs.Burst != nil {
+			if *cs.Burst < 1 {
+				c.fail(n, p+".burst", "burst must be >= 1, got %g", *cs.Burst)
+			}
+			cp.bucket.Burst = *cs.Burst
+		}
+		if cs.MaxWait != nil {
+			cp.bucket.MaxWait = cs.MaxWait.T
+		}
+		if a := cs.Adapt; a != nil {
+			prev := cp.bucket.Rate
+			for i, r := range a.Rates {
+				if r.PerSecond <= 0 || r.PerSecond >= prev {
+					c.fail(n, fmt.Sprintf("%s.adapt.rates[%d]", p, i), "adaptive rates must be > 0 and decreasing, got %s after %g/s", r.Text, prev)
+				}
+				prev = r.PerSecond
+				cp.bucket.LowerRates = append(cp.bucket.LowerRates, r.PerSecond)
+			}
+			cp.bucket.SignalsToStep = 1
+			if a.Signals != nil {
+				if *a.Signals < 1 {
+					c.fail(n, p+".adapt.signals", "signals must be >= 1, got %d", *a.Signals)
+				}
+				cp.bucket.SignalsToStep = *a.Signals
+			}
+			cp.bucket.Window = a.Window.T
+			if !a.Window.Set {
+				cp.bucket.Window = 10 * sim.Second
+			}
+			cp.bucket.RecoverAfter = a.Recover.T
+			cp.adaptOn = []int32{429, 504}
+			if len(a.On) > 0 {
+				cp.adaptOn = nil
+				for _, s := range a.On {
+					cp.adaptOn = append(cp.adaptOn, int32(s))
+				}
+			}
+		}
+	case "worker":
+		cp.kind = kindWorker
+		take("instances", "min_instances", "cold_start", "warm_start", "idle_stop", "queue")
+		w := sim.WorkerConfig{Max: 1, QueueCap: sim.Unbounded, ColdStart: sim.Constant(0), WarmStart: sim.Constant(0)}
+		if cs.Instances != nil {
+			if *cs.Instances < 1 {
+				c.fail(n, p+".instances", "instances must be >= 1, got %d", *cs.Instances)
+			}
+			w.Max = *cs.Instances
+		}
+		if cs.Min != nil {
+			if *cs.Min < 0 || *cs.Min > w.Max {
+				c.fail(n, p+".min_instances", "min_instances must be between 0 and instances (%d), got %d", w.Max, *cs.Min)
+			}
+			w.Min = *cs.Min
+		}
+		if cs.ColdStart != nil {
+			w.ColdStart = c.p.dists[c.dist(cs.ColdStart, n, p+".cold_start")]
+		}
+		if cs.WarmStart != nil {
+			w.WarmStart = c.p.dists[c.dist(cs.WarmStart, n, p+".warm_start")]
+		}
+		if cs.IdleStop != nil {
+			w.IdleStop = cs.IdleStop.T
+		} else if cs.Min == nil {
+			w.Min = w.Max // never stops: all warm
+		}
+		if cs.Queue != nil {
+			if *cs.Queue < 0 {
+				c.fail(n, p+".queue", "queue must be >= 0, got %d", *cs.Queue)
+			}
+			w.QueueCap = *cs.Queue
+		}
+		cp.worker = w
+		cp.coldStream = "start/" + name
+	case "":
+		c.fail(n, p+".kind", "kind is required (pool, semaphore, lock, bucket or worker)")
+		return
+	default:
+		c.fail(n, p+".kind", "unknown kind %q (expected pool, semaphore, lock, bucket or worker)", cs.Kind)
+		return
+	}
+	c.notFor(n, p, cs.Kind, set)
+	c.compIdx[name] = int32(len(c.p.comps))
+	c.p.comps = append(c.p.comps, cp)
+}
+
+func (c *compiler) routeBody(r int32, key *yaml.Node) int32 {
+	rp := &c.p.routes[r]
+	if rp.body >= 0 {
+		return rp.body
+	}
+	if c.visiting == nil {
+		c.visiting = map[int32]bool{}
+	}
+	if c.visiting[r] {
+		return -2
+	}
+	c.visiting[r] = true
+	defer delete(c.visiting, r)
+	rt := &c.sc.Routes.Items[r].Value
+	p := "routes." + rp.name
+	if len(rt.Steps) == 0 {
+		c.fail(key, p+".steps", "a route needs at least one step")
+	}
+	body := c.block(rt.Steps, p+".steps", r)
+	c.p.routes[r].body = body
+	return body
+}
+
+func (c *compiler) journey(name string, js *Journey, key *yaml.Node) {
+	p := "journeys." + name
+	jp := journeyProg{name: name, think: -1, even: c.sc.Arrivals == "even"}
+	switch {
+	case js.Rate != nil && js.Clients != nil:
+		c.fail(key, p, "give rate (open workload) or clients (closed workload), not both")
+	case js.Rate != nil:
+		jp.rate = js.Rate.PerSecond
+	case js.Clients != nil:
+		if *js.Clients < 1 {
+			c.fail(key, p+".clients", "clients must be >= 1, got %d", *js.Clients)
+		}
+		jp.clients = *js.Clients
+	default:
+		c.fail(key, p, "a journey needs rate (e.g. rate: 4/h) or clients (e.g. clients: 100)")
+	}
+	if js.Think != nil {
+		jp.think = c.dist(js.Think, key, p+".think")
+	}
+	switch js.Arrivals {
+	case "":
+	case "even":
+		jp.even = true
+	case "poisson":
+		jp.even = false
+	default:
+		c.fail(key, p+".arrivals", "arrivals must be even or poisson, got %q", js.Arrivals)
+	}
+	if js.Start != nil {
+		jp.start = js.Start.T
+	}
+	if js.Count != nil {
+		if *js.Count < 1 {
+			c.fail(key, p+".count", "count must be >= 1, got %d", *js.Count)
+		}
+		jp.count = int64(*js.Count)
+	}
+	if js.Users != nil {
+		if *js.Users < 1 {
+			c.fail(key, p+".users", "users must be >= 1, got %d", *js.Users)
+		}
+		jp.users = int64(*js.Users)
+	}
+	if len(js.Steps) == 0 {
+		c.fail(key, p+".steps", "a journey needs at least one step")
+	}
+	jp.body = c.block(js.Steps, p+".steps", -1)
+	// Attributes are looked up by index at run time; every attribute any
+	// step names gets a slot, NaN where this journey does not set it.
+	for _, it := range js.Attributes.Items {
+		c.attr(it.Name)
+	}
+	c.p.journeys = append(c.p.journeys, jp)
+}
+
+// finishAttrs sizes every journey's attribute table once all names are known
+// and checks that each attribute a journey's steps need is set.
+func (c *compiler) finishAttrs() {
+	for ji := range c.p.journeys {
+		j := &c.p.journeys[ji]
+		js, _ := c.sc.Journeys.Get(j.name)
+		j.attrs = make([]float64, len(c.p.attrs))
+		for i := range j.attrs {
+			j.attrs[i] = math.NaN()
+		}
+		for _, it := range js.Attributes.Items {
+			j.attrs[c.attrIdx[it.Name]] = it.Value
+		}
+		seen := map[int32]bool{}
+		c.needs(j, j.body, seen)
+	}
+}
+
+// needs walks every block reachable from b and checks the attributes used.
+func (c *compiler) needs(j *journeyProg, b int32, seen map[int32]bool) {
+	if b < 0 || seen[b] {
+		return
+	}
+	seen[b] = true
+	check := func(a int32, what string) {
+		if a >= 0 && math.IsNaN(j.attrs[a]) {
+			c.fail(nil, "journeys."+j.name+".attributes", "%s uses attribute %q, which journey %s does not set", what, c.p.attrs[a], j.name)
+			j.attrs[a] = 0 // report once
+		}
+	}
+	for i := range c.p.blocks[b].ops {
+		o := &c.p.blocks[b].ops[i]
+		where := "a step"
+		if r := c.p.blocks[b].route; r >= 0 {
+			where = "route " + c.p.routes[r].name
+		}
+		if o.code == opRepeat || o.code == opFanout {
+			check(o.count.attr, where)
+		}
+		if o.code == opFanout {
+			check(o.limit.attr, where)
+		}
+		if o.code == opAcquire {
+			check(o.keyAttr, where)
+		}
+		for _, br := range o.branches {
+			check(br.weight.attr, where)
+			c.needs(j, br.body, seen)
+		}
+		switch o.code {
+		case opScope, opRepeat, opFanout:
+			c.needs(j, o.body, seen)
+		case opCall, opJob, opPoll, opPollWhile:
+			c.needs(j, c.p.routes[o.route].body, seen)
+		}
+		if o.code == opCall && o.pollBlk >= 0 {
+			c.needs(j, o.pollBlk, seen)
+		}
+	}
+}

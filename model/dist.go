@@ -1,0 +1,270 @@
+package model
+
+import (
+	"fmt"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+
+	"capsim/sim"
+	"go.yaml.in/yaml/v3"
+)
+
+// decodeNode accepts either a bare distribution or {dist: ..., source: ...}.
+func (e *DistEntry) decodeNode(d *decoder, n *yaml.Node, path string) {
+	if n.Kind == yaml.ScalarNode {
+		d.decode(n, reflect.ValueOf(&e.Dist).Elem(), path)
+		return
+	}
+	var full struct {
+		Dist   *DistRef `yaml:"dist"`
+		Source Raw      `yaml:"source"`
+	}
+	d.decode(n, reflect.ValueOf(&full).Elem(), path)
+	if full.Dist == nil {
+		if n.Kind == yaml.MappingNode {
+			d.fail(n, path, "dist is required")
+		}
+		return
+	}
+	e.Dist, e.Source = *full.Dist, full.Source
+}
+
+// DistRef is a distribution as a scenario writes it: a literal such as
+// lognormal(mean=0.56s, p95=0.9s), a bare duration (a constant), or the name
+// of an entry under distributions: (often from a calibration file).
+type DistRef struct {
+	Text string
+	Ref  string // set when Text names a distributions entry
+	Dist sim.Dist
+	// File is set for empirical(file=...), read when the scenario is loaded.
+	File string
+}
+
+func (r *DistRef) parseScalar(s string) error {
+	s = strings.TrimSpace(s)
+	*r = DistRef{Text: s}
+	if s == "" {
+		return fmt.Errorf("expected a distribution such as exponential(mean=1s), got nothing")
+	}
+	if !strings.Contains(s, "(") {
+		if s[0] >= '0' && s[0] <= '9' || s[0] == '.' || s[0] == '-' {
+			t, err := parseDuration(s)
+			if err != nil {
+				return err
+			}
+			r.Dist = sim.Constant(t.Seconds())
+			return nil
+		}
+		if !validName(s) {
+			return fmt.Errorf("expected a distribution such as exponential(mean=1s) or the name of one, got %q", s)
+		}
+		r.Ref = s
+		return nil
+	}
+	d, file, err := parseDist(s)
+	if err != nil {
+		return err
+	}
+	r.Dist, r.File = d, file
+	return nil
+}
+
+// distArgs are the arguments of one distribution literal.
+type distArgs struct {
+	family string
+	named  map[string]string
+	order  []string // named keys in writing order, to report the first unknown
+	pos    []string
+}
+
+func splitDist(s string) (distArgs, error) {
+	open := strings.Index(s, "(")
+	if !strings.HasSuffix(s, ")") {
+		return distArgs{}, fmt.Errorf("distribution %q is missing its closing parenthesis (inside {...} a comma ends the value: quote it, \"%s, ...)\")", s, s)
+	}
+	a := distArgs{family: strings.TrimSpace(s[:open]), named: map[string]string{}}
+	inner := strings.TrimSpace(s[open+1 : len(s)-1])
+	if inner == "" {
+		return a, nil
+	}
+	for _, part := range strings.Split(inner, ",") {
+		part = strings.TrimSpace(part)
+		if k, v, ok := strings.Cut(part, "="); ok {
+			k = strings.TrimSpace(k)
+			if _, dup := a.named[k]; dup {
+				return a, fmt.Errorf("%s: parameter %s given twice", a.family, k)
+			}
+			a.named[k] = strings.TrimSpace(v)
+			a.order = append(a.order, k)
+			continue
+		}
+		a.pos = append(a.pos, part)
+	}
+	return a, nil
+}
+
+// seconds parses a time parameter, which must carry a unit.
+func (a distArgs) seconds(key, v string) (float64, error) {
+	t, err := parseDuration(v)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %s: %v", a.family, key, err)
+	}
+	return t.Seconds(), nil
+}
+
+func (a distArgs) number(key, v string) (float64, error) {
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %s must be a number, got %q", a.family, key, v)
+	}
+	return f, nil
+}
+
+// forms lists, per family, the accepted parameter sets; the first set whose
+// keys are all present wins, so the error for a wrong set can list them.
+var forms = map[string][][]string{
+	"constant":    {{"value"}},
+	"uniform":     {{"min", "max"}},
+	"exponential": {{"mean"}, {"rate"}},
+	"normal":      {{"mean", "sd"}},
+	"lognormal":   {{"mu", "sigma"}, {"mean", "p95"}, {"p50", "p95"}, {"mean", "cv"}},
+	"gamma":       {{"shape", "scale"}, {"mean", "cv"}, {"mean", "p95"}},
+	"weibull":     {{"shape", "scale"}},
+	"empirical":   {{"file"}},
+}
+
+// timeParams are the parameters measured in seconds (written with a unit).
+var timeParams = map[string]bool{"value": true, "min": true, "max": true, "mean": true, "sd": true,
+	"p50": true, "p95": true, "scale": true}
+
+func parseDist(s string) (sim.Dist, string, error) {
+	a, err := splitDist(s)
+	if err != nil {
+		return sim.Dist{}, "", err
+	}
+	sets, ok := forms[a.family]
+	if !ok {
+		fams := make([]string, 0, len(forms))
+		for f := range forms {
+			fams = append(fams, f)
+		}
+		sort.Strings(fams)
+		return sim.Dist{}, "", fmt.Errorf("unknown distribution %q (expected one of: %s)", a.family, strings.Join(fams, ", "))
+	}
+	// Positional arguments fill the first form in order: uniform(36s, 40s),
+	// constant(2s), exponential(1s), empirical(1s, 2s, 3s).
+	if a.family == "empirical" && len(a.pos) > 0 {
+		if len(a.named) > 0 {
+			return sim.Dist{}, "", fmt.Errorf("empirical: give either file=... or a list of values, not both")
+		}
+		vals := make([]float64, len(a.pos))
+		for i, p := range a.pos {
+			if vals[i], err = a.seconds("value", p); err != nil {
+				return sim.Dist{}, "", err
+			}
+		}
+		d, err := sim.Empirical(vals)
+		return d, "", err
+	}
+	if len(a.pos) > 0 {
+		if len(a.named) > 0 || len(a.pos) != len(sets[0]) {
+			return sim.Dist{}, "", fmt.Errorf("%s takes %s", a.family, describeForms(a.family))
+		}
+		for i, p := range a.pos {
+			a.named[sets[0][i]] = p
+		}
+	}
+	var form []string
+	for _, f := range sets {
+		if len(f) == len(a.named) && hasAll(a.named, f) {
+			form = f
+			break
+		}
+	}
+	if form == nil {
+		return sim.Dist{}, "", fmt.Errorf("%s takes %s", a.family, describeForms(a.family))
+	}
+	if a.family == "empirical" {
+		return sim.Dist{}, a.named["file"], nil
+	}
+	v := map[string]float64{}
+	for _, k := range form {
+		var x float64
+		if timeParams[k] {
+			x, err = a.seconds(k, a.named[k])
+		} else if k == "rate" {
+			var r Rate
+			if err = r.parseScalar(a.named[k]); err == nil {
+				x = r.PerSecond
+			} else {
+				err = fmt.Errorf("exponential: rate: %v", err)
+			}
+		} else {
+			x, err = a.number(k, a.named[k])
+		}
+		if err != nil {
+			return sim.Dist{}, "", err
+		}
+		v[k] = x
+	}
+	d, err := build(a.family, form, v)
+	return d, "", err
+}
+
+func build(family string, form []string, v map[string]float64) (sim.Dist, error) {
+	key := family + "(" + strings.Join(form, ",") + ")"
+	switch key {
+	case "constant(value)":
+		if v["value"] < 0 {
+			return sim.Dist{}, fmt.Errorf("constant: value must be >= 0")
+		}
+		return sim.Constant(v["value"]), nil
+	case "uniform(min,max)":
+		return sim.Uniform(v["min"], v["max"])
+	case "exponential(mean)":
+		return sim.Exponential(v["mean"])
+	case "exponential(rate)":
+		if v["rate"] <= 0 {
+			return sim.Dist{}, fmt.Errorf("exponential: rate must be > 0")
+		}
+		return sim.Exponential(1 / v["rate"])
+	case "normal(mean,sd)":
+		return sim.Normal(v["mean"], v["sd"])
+	case "lognormal(mu,sigma)":
+		return sim.LogNormal(v["mu"], v["sigma"])
+	case "lognormal(mean,p95)":
+		return sim.LogNormalMeanP95(v["mean"], v["p95"])
+	case "lognormal(p50,p95)":
+		return sim.LogNormalP50P95(v["p50"], v["p95"])
+	case "lognormal(mean,cv)":
+		return sim.LogNormalMeanCV(v["mean"], v["cv"])
+	case "gamma(shape,scale)":
+		return sim.Gamma(v["shape"], v["scale"])
+	case "gamma(mean,cv)":
+		return sim.GammaMeanCV(v["mean"], v["cv"])
+	case "gamma(mean,p95)":
+		return sim.GammaMeanP95(v["mean"], v["p95"])
+	case "weibull(shape,scale)":
+		return sim.Weibull(v["shape"], v["scale"])
+	}
+	panic("model: distribution form without a constructor: " + key)
+}
+
+func hasAll(m map[string]string, keys []string) bool {
+	for _, k := range keys {
+		if _, ok := m[k]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func describeForms(family string) string {
+	var alts []string
+	for _, f := range forms[family] {
+		alts = append(alts, "("+strings.Join(f, "=, ")+"=)")
+	}
+	return strings.Join(alts, " or ")
+}

@@ -1,0 +1,390 @@
+package model
+
+import (
+	"capsim/sim"
+)
+
+// The interpreter. A proc runs ops until it has to wait; whatever wakes it
+// (a timer, a grant, a child's end) goes through an event, so no proc ever
+// runs inside another's step and the order of everything is the event
+// queue's (time, seq) order.
+
+func (r *run) newProc(kind procKind, jr *jrec, parent *proc) *proc {
+	var p *proc
+	if n := len(r.freeProcs); n > 0 {
+		p = r.procs[r.freeProcs[n-1]]
+		r.freeProcs = r.freeProcs[:n-1]
+	} else {
+		p = &proc{id: int32(len(r.procs))}
+		r.procs = append(r.procs, p)
+	}
+	p.kind, p.journey, p.parent = kind, jr, parent
+	p.client = false
+	p.start = r.s.Now()
+	p.frames, p.held = p.frames[:0], p.held[:0]
+	p.waiting = waitNone
+	p.pending, p.toSpawn, p.attempt, p.polls = 0, 0, 0, 0
+	p.poller = nil
+	p.failStage, p.failComp = -1, -1
+	p.reqID, p.jobID = 0, 0
+	if parent != nil {
+		p.pgen, p.pseq = parent.gen, parent.seq
+		p.deadline, p.stage = parent.deadline, parent.stage
+		p.reqID, p.jobID = parent.reqID, parent.jobID
+	}
+	r.inFlight++
+	return p
+}
+
+func (r *run) freeProc(p *proc) {
+	p.gen++
+	p.seq++
+	p.journey, p.parent, p.poller = nil, nil, nil
+	r.inFlight--
+	r.freeProcs = append(r.freeProcs, p.id)
+}
+
+func pack(p *proc) int64 { return int64(p.id) | int64(p.seq)<<32 }
+
+// sleep parks p until now+d.
+func (r *run) sleep(p *proc, kind waitKind, d sim.Time) {
+	p.seq++
+	p.waiting = kind
+	r.s.After(d, r.kWake, pack(p))
+}
+
+func (r *run) onWake(arg int64) {
+	p := r.procs[int32(arg)]
+	if p.seq != uint32(arg>>32) {
+		return // stale: the proc moved on (timed out, failed or finished)
+	}
+	switch p.waiting {
+	case waitDeadline:
+		p.waiting = waitNone
+		r.fail(p, 504, -1)
+	case waitChild:
+		p.waiting = waitNone
+		r.childDone(p)
+	default:
+		p.waiting = waitNone
+		r.exec(p)
+	}
+	r.runReady()
+}
+
+func (r *run) onTimeout(arg int64) {
+	p := r.procs[int32(arg)]
+	if p.seq != uint32(arg>>32) {
+		return
+	}
+	now := r.s.Now()
+	switch p.waiting {
+	case waitAcquire:
+		c := &r.comps[p.waitComp]
+		switch {
+		case c.pool != nil:
+			c.pool.Abandon(now, p.id)
+		case c.lock != nil:
+			c.lock.Abandon(now, p.waitKey, p.id)
+		}
+		c.timedOut++
+		p.waiting = waitNone
+		r.emit("timeout", p, p.waitComp, 0)
+		status := r.p.comps[p.waitComp].status
+		if p.deadline <= now {
+			status = 504
+		}
+		r.fail(p, status, p.waitComp)
+	case waitChild:
+		p.seq++ // the child becomes an orphan: its end is no longer awaited
+		p.waiting = waitNone
+		r.stopPoller(p)
+		o := &r.p.blocks[p.frames[len(p.frames)-1].blk].ops[p.frames[len(p.frames)-1].pc]
+		r.callEnded(p, o, 504, -1, -1)
+	case waitJobs:
+		p.waiting = waitNone
+		p.journey.awaiter = nil
+		r.fail(p, 504, -1)
+	}
+	r.runReady()
+}
+
+// granted is called by a component when queued proc id obtains it.
+// Pools and locks grant while a model handler runs (a release inside some
+// proc's step): the proc joins the ready list, run as soon as that step
+// ends, which saves an event per queued request. A worker grants from its
+// own kernel event, so its proc is woken through the queue.
+func (r *run) granted(id int32, comp int32, key int64, fromKernel bool) {
+	p := r.procs[id]
+	p.held = append(p.held, held{comp: comp, key: key})
+	r.s.Cancel(p.timer)
+	p.waiting = waitSleep
+	p.seq++
+	if fromKernel {
+		r.s.After(0, r.kWake, pack(p))
+		return
+	}
+	r.ready = append(r.ready, p)
+}
+
+// runReady runs the procs granted a resource during the current event, in
+// the order they were granted. Every model handler ends with it.
+func (r *run) runReady() {
+	for i := 0; i < len(r.ready); i++ {
+		p := r.ready[i]
+		r.ready[i] = nil
+		p.waiting = waitNone
+		r.exec(p)
+	}
+	r.ready = r.ready[:0]
+}
+
+// waitLimit is how long p may wait given its own timeout and deadline.
+func (r *run) waitUntil(p *proc, timeout sim.Time) sim.Time {
+	end := p.deadline
+	if timeout > 0 && r.s.Now()+timeout < end {
+		end = r.s.Now() + timeout
+	}
+	return end
+}
+
+func (r *run) exec(p *proc) {
+	for {
+		if len(p.frames) == 0 {
+			r.finish(p, 200)
+			return
+		}
+		f := &p.frames[len(p.frames)-1]
+		ops := r.p.blocks[f.blk].ops
+		if int(f.pc) >= len(ops) {
+			if f.iter+1 < f.n {
+				f.iter++
+				f.pc = 0
+				continue
+			}
+			r.popFrame(p)
+			continue
+		}
+		o := &ops[f.pc]
+		switch o.code {
+		case opDelay, opWork:
+			f.pc++
+			d := sim.Seconds(r.p.dists[o.dist].Sample(r.distRng[o.dist]))
+			if now := r.s.Now(); p.deadline != sim.Never && now+d > p.deadline {
+				r.sleep(p, waitDeadline, p.deadline-now)
+				return
+			}
+			r.sleep(p, waitSleep, d)
+			return
+		case opAcquire:
+			f.pc++
+			if !r.acquire(p, o) {
+				return
+			}
+		case opScope:
+			f.pc++
+			r.pushFrame(p, o.body, 1, o.optional)
+		case opRepeat:
+			f.pc++
+			n := r.count(p, o.count)
+			if n > 0 {
+				r.pushFrame(p, o.body, n, false)
+			}
+		case opChoose:
+			f.pc++
+			r.pushFrame(p, r.choose(p, o), 1, false)
+		case opStage:
+			f.pc++
+			p.stage = o.name
+		case opLog:
+			f.pc++
+			r.emit(r.p.names[o.name], p, -1, 0)
+		case opFail:
+			f.pc++
+			if r.streams[o.stream].Float64() < o.p {
+				r.fail(p, o.status, -1)
+				return
+			}
+		case opAwaitJobs:
+			f.pc++
+			if p.journey.jobs > 0 {
+				p.seq++
+				p.waiting = waitJobs
+				p.journey.awaiter, p.journey.awaiterSeq = p, p.seq
+				return
+			}
+		case opCall:
+			r.startCall(p, o)
+			return
+		case opJob:
+			r.startJob(p, o)
+			if !o.async {
+				return
+			}
+			f.pc++
+		case opFanout:
+			n := r.count(p, o.count)
+			if n == 0 {
+				f.pc++
+				continue
+			}
+			r.startFanout(p, o, n)
+			return
+		case opPoll, opPollWhile:
+			if !r.pollTick(p, o) {
+				return
+			}
+		}
+	}
+}
+
+func (r *run) count(p *proc, c count) int32 {
+	if c.attr < 0 {
+		return c.n
+	}
+	return int32(r.p.journeys[p.journey.typ].attrs[c.attr])
+}
+
+func (r *run) choose(p *proc, o *op) int32 {
+	attrs := r.p.journeys[p.journey.typ].attrs
+	weight := func(b branchProg) float64 {
+		if b.weight.attr >= 0 {
+			return attrs[b.weight.attr]
+		}
+		return b.weight.v
+	}
+	total := 0.0
+	for _, b := range o.branches {
+		total += weight(b)
+	}
+	u := r.streams[o.stream].Float64() * total
+	for _, b := range o.branches {
+		if u < weight(b) {
+			return b.body
+		}
+		u -= weight(b)
+	}
+	return o.branches[len(o.branches)-1].body
+}
+
+func (r *run) pushFrame(p *proc, blk int32, n int32, optional bool) {
+	p.frames = append(p.frames, frame{blk: blk, n: n, stage: p.stage, held: int32(len(p.held)), optional: optional})
+}
+
+// popFrame ends the top frame, releasing what was acquired inside it.
+func (r *run) popFrame(p *proc) {
+	f := p.frames[len(p.frames)-1]
+	for len(p.held) > int(f.held) {
+		h := p.held[len(p.held)-1]
+		p.held = p.held[:len(p.held)-1]
+		r.release(h)
+	}
+	p.stage = f.stage
+	p.frames = p.frames[:len(p.frames)-1]
+}
+
+func (r *run) release(h held) {
+	now := r.s.Now()
+	c := &r.comps[h.comp]
+	switch {
+	case c.pool != nil:
+		c.pool.Release(now)
+	case c.lock != nil:
+		c.lock.Release(now, h.key)
+	case c.worker != nil:
+		c.worker.Release(now, int32(h.key))
+	}
+}
+
+// acquire takes o's component for p; false means p now waits or failed.
+func (r *run) acquire(p *proc, o *op) bool {
+	now := r.s.Now()
+	cp := &r.p.comps[o.comp]
+	c := &r.comps[o.comp]
+	c.offered++
+	var out sim.Outcome
+	var key int64
+	switch {
+	case c.pool != nil:
+		out = c.pool.Acquire(now, p.id)
+		if out == sim.Rejected && cp.callerRuns {
+			return true // the caller does the work itself, holding nothing
+		}
+	case c.lock != nil:
+		key = p.journey.user
+		if o.keyAttr >= 0 {
+			key = int64(r.p.journeys[p.journey.typ].attrs[o.keyAttr])
+		}
+		out = c.lock.Acquire(now, key, p.id)
+	case c.bucket != nil:
+		limit := sim.Time(-1)
+		if p.deadline != sim.Never {
+			limit = p.deadline - now
+		}
+		wait, ok := c.bucket.Take(now, limit)
+		if !ok {
+			c.rejected++
+			c.bucket.Signal(now)
+			r.emit("rejected", p, o.comp, cp.status)
+			r.fail(p, cp.status, o.comp)
+			return false
+		}
+		if wait > 0 {
+			r.sleep(p, waitSleep, wait)
+			return false
+		}
+		return true
+	case c.worker != nil:
+		out = c.worker.Submit(now, p.id)
+	}
+	switch out {
+	case sim.Granted:
+		p.held = append(p.held, held{comp: o.comp, key: key})
+		return true
+	case sim.Rejected:
+		c.rejected++
+		r.emit("rejected", p, o.comp, cp.status)
+		r.fail(p, cp.status, o.comp)
+		return false
+	}
+	p.seq++
+	p.waiting = waitAcquire
+	p.waitComp, p.waitKey = o.comp, key
+	if end := r.waitUntil(p, cp.waitTimeout); end != sim.Never {
+		p.timer = r.s.Timer(end, r.kTimeout, pack(p))
+	}
+	r.guardQueue(o.comp)
+	return false
+}
+
+// fail ends p's current work with status. The failure unwinds frames,
+// releasing what they hold, up to an optional frame (which swallows it) or
+// out of the proc.
+func (r *run) fail(p *proc, status int32, comp int32) {
+	r.failAt(p, status, comp, r.label(p))
+}
+
+// label is the stage a failure of p is attributed to now: the innermost
+// stage label, else the route p serves.
+func (r *run) label(p *proc) int32 {
+	if p.stage >= 0 || p.route < 0 {
+		return p.stage
+	}
+	return r.p.routeLabel[p.route]
+}
+
+// failAt fails p with a stage already resolved (a child's, passed up).
+func (r *run) failAt(p *proc, status int32, comp int32, stage int32) {
+	p.failStage, p.failComp = stage, comp
+	for len(p.frames) > 0 {
+		optional := p.frames[len(p.frames)-1].optional
+		r.popFrame(p)
+		if optional {
+			r.st.tolerated++
+			p.failStage, p.failComp = -1, -1
+			r.exec(p)
+			return
+		}
+	}
+	r.finish(p, status)
+}

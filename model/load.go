@@ -1,0 +1,343 @@
+package model
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// LoadOptions choose what to load on top of the base scenario.
+type LoadOptions struct {
+	Design string   // a name under designs:, overlaid on the base; "" for the base
+	Sets   []string // path=value overrides, applied last, in order
+}
+
+// Loaded is a decoded scenario ready to compile, with the positions needed
+// to report problems found later.
+type Loaded struct {
+	Scenario *Scenario
+	Design   string
+	File     string
+	fsys     fs.FS
+	pos      *positions
+}
+
+// Load reads the scenario at name from fsys, overlays the design and the
+// overrides, and decodes it strictly. Every problem is reported with
+// file:line:column; the error is an ErrorList when there are several.
+func Load(fsys fs.FS, name string, opts LoadOptions) (*Loaded, error) {
+	data, err := fs.ReadFile(fsys, name)
+	if err != nil {
+		return nil, &Error{File: name, Msg: fsErrorText(err)}
+	}
+	return LoadBytes(fsys, name, data, opts)
+}
+
+// LoadBytes is Load for a scenario already in memory; includes and
+// empirical files are still read from fsys relative to name.
+func LoadBytes(fsys fs.FS, name string, data []byte, opts LoadOptions) (*Loaded, error) {
+	pos := &positions{main: name, fileOf: map[*yaml.Node]string{}}
+	root, err := parseYAML(name, data)
+	if err != nil {
+		return nil, err
+	}
+	designs := takeKey(root, "designs")
+	if opts.Design != "" {
+		overlay, err := findDesign(pos, designs, opts.Design)
+		if err != nil {
+			return nil, err
+		}
+		var errs ErrorList
+		mergeOverlay(pos, root, overlay, "", "design "+strconv.Quote(opts.Design), &errs)
+		if len(errs) > 0 {
+			return nil, errs
+		}
+	}
+	for _, s := range opts.Sets {
+		if err := applySet(pos, root, s); err != nil {
+			return nil, err
+		}
+	}
+	if designs != nil {
+		root.Content = append(root.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "designs"}, designs)
+	}
+	d := &decoder{pos: pos}
+	sc := &Scenario{}
+	d.decode(root, reflect.ValueOf(sc).Elem(), "")
+	if len(d.errs) > 0 {
+		return nil, d.errs
+	}
+	l := &Loaded{Scenario: sc, Design: opts.Design, File: name, fsys: fsys, pos: pos}
+	if err := l.include(d); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+func fsErrorText(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "no such file"
+	case errors.Is(err, fs.ErrPermission):
+		return "permission denied"
+	}
+	return err.Error()
+}
+
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// parseYAML parses one document and insists on a mapping at the top.
+func parseYAML(name string, data []byte) (*yaml.Node, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, &Error{File: name, Msg: "the file is empty; a scenario needs at least duration, components and journeys"}
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		e := &Error{File: name, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
+		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+			// yaml.v3 reports a line but no column for syntax errors; point
+			// at the line's first non-blank character.
+			e.Line, _ = strconv.Atoi(m[1])
+			e.Col = firstColumn(data, e.Line)
+			e.Msg = "invalid YAML: " + m[2]
+		}
+		return nil, e
+	}
+	if len(doc.Content) == 0 {
+		return nil, &Error{File: name, Msg: "the file has no content; a scenario needs at least duration, components and journeys"}
+	}
+	root := resolve(doc.Content[0])
+	if root.Kind != yaml.MappingNode {
+		return nil, &Error{File: name, Line: root.Line, Col: root.Column, Msg: "a scenario must be a mapping of keys (name:, duration:, components:, ...), got " + describe(root)}
+	}
+	return root, nil
+}
+
+func firstColumn(data []byte, line int) int {
+	lines := bytes.Split(data, []byte("\n"))
+	if line < 1 || line > len(lines) {
+		return 1
+	}
+	l := lines[line-1]
+	return len(l) - len(bytes.TrimLeft(l, " \t")) + 1
+}
+
+// takeKey removes key from a mapping and returns its value.
+func takeKey(m *yaml.Node, key string) *yaml.Node {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			v := m.Content[i+1]
+			m.Content = append(m.Content[:i], m.Content[i+2:]...)
+			return resolve(v)
+		}
+	}
+	return nil
+}
+
+func lookup(m *yaml.Node, key string) (int, bool) {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+func findDesign(pos *positions, designs *yaml.Node, name string) (*yaml.Node, error) {
+	var names []string
+	if designs != nil && designs.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(designs.Content); i += 2 {
+			if designs.Content[i].Value == name {
+				v := resolve(designs.Content[i+1])
+				if isNull(v) {
+					return &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}, nil
+				}
+				if v.Kind != yaml.MappingNode {
+					return nil, pos.errAt(v, "designs."+name, "a design must be a mapping of keys to overlay, got %s", describe(v))
+				}
+				return v, nil
+			}
+			names = append(names, designs.Content[i].Value)
+		}
+	}
+	if len(names) == 0 {
+		return nil, &Error{File: pos.main, Msg: fmt.Sprintf("unknown design %q: the scenario defines no designs", name)}
+	}
+	return nil, &Error{File: pos.main, Msg: fmt.Sprintf("unknown design %q (available: %s)", name, strings.Join(names, ", "))}
+}
+
+// namedMaps are the mappings whose keys the author chooses: a design may add
+// entries to them. Everywhere else the keys are the schema's, and a key the
+// base lacks is almost always a typo.
+var namedMaps = map[string]string{"components": "kind", "journeys": "steps", "routes": "steps", "distributions": ""}
+
+// mergeOverlay deep-merges overlay into base: mappings merge key by key, a
+// null removes the key, anything else replaces the base value.
+func mergeOverlay(pos *positions, base, overlay *yaml.Node, path, who string, errs *ErrorList) {
+	for i := 0; i+1 < len(overlay.Content); i += 2 {
+		k, v := overlay.Content[i], resolve(overlay.Content[i+1])
+		p := joinPath(path, k.Value)
+		j, exists := lookup(base, k.Value)
+		if isNull(v) {
+			if !exists {
+				*errs = append(*errs, pos.errAt(k, p, "%s removes %s, which the base scenario does not have", who, p))
+				continue
+			}
+			base.Content = append(base.Content[:j], base.Content[j+2:]...)
+			continue
+		}
+		if !exists {
+			if required, named := namedMaps[path]; named && required != "" && v.Kind == yaml.MappingNode {
+				if _, ok := lookup(v, required); !ok {
+					*errs = append(*errs, pos.errAt(k, p, "%s overlays %s, which does not exist in the base scenario (a new entry needs %s:)", who, p, required))
+					continue
+				}
+			}
+			if _, named := namedMaps[path]; !named {
+				if keys := schemaKeys(path); keys != nil && !keys[k.Value] {
+					*errs = append(*errs, pos.errAt(k, p, "%s overlays %s, which does not exist in the base scenario", who, p))
+					continue
+				}
+			}
+			base.Content = append(base.Content, k, v)
+			continue
+		}
+		bv := resolve(base.Content[j+1])
+		if bv.Kind == yaml.MappingNode && v.Kind == yaml.MappingNode {
+			mergeOverlay(pos, bv, v, p, who, errs)
+			continue
+		}
+		base.Content[j+1] = v
+	}
+}
+
+// schemaKeys returns the keys the schema allows at a path below a named
+// entry (components.X, journeys.X, ...), so a design may set a key the base
+// left at its default but not one that exists nowhere.
+func schemaKeys(path string) map[string]bool {
+	parts := strings.Split(path, ".")
+	var t reflect.Type
+	switch {
+	case path == "":
+		t = reflect.TypeOf(Scenario{})
+	case len(parts) == 2 && parts[0] == "components":
+		t = reflect.TypeOf(Component{})
+	case len(parts) == 2 && parts[0] == "journeys":
+		t = reflect.TypeOf(Journey{})
+	case len(parts) == 2 && parts[0] == "routes":
+		t = reflect.TypeOf(Route{})
+	case len(parts) == 1 && parts[0] == "limits":
+		t = reflect.TypeOf(Limits{})
+	case len(parts) == 1 && parts[0] == "sweep":
+		t = reflect.TypeOf(SweepDefaults{})
+	default:
+		return nil
+	}
+	_, idx := fieldsOf(t)
+	keys := map[string]bool{}
+	for k := range idx {
+		keys[k] = true
+	}
+	return keys
+}
+
+// applySet applies one path=value override.
+func applySet(pos *positions, root *yaml.Node, s string) error {
+	label := "--set " + s
+	p, value, ok := strings.Cut(s, "=")
+	if !ok || strings.TrimSpace(p) == "" {
+		return &Error{File: label, Msg: "expected path=value, e.g. components.api.servers=8"}
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(value), &doc); err != nil {
+		return &Error{File: label, Msg: "value is not valid YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")}
+	}
+	var v *yaml.Node
+	if len(doc.Content) == 0 {
+		v = &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null"}
+	} else {
+		v = doc.Content[0]
+	}
+	pos.mark(v, label)
+	node := root
+	segs := strings.Split(strings.TrimSpace(p), ".")
+	for i, seg := range segs {
+		last := i == len(segs)-1
+		switch node.Kind {
+		case yaml.MappingNode:
+			j, exists := lookup(node, seg)
+			switch {
+			case last && isNull(v):
+				if !exists {
+					return &Error{File: label, Msg: fmt.Sprintf("cannot remove %s: no such key", strings.Join(segs[:i+1], "."))}
+				}
+				node.Content = append(node.Content[:j], node.Content[j+2:]...)
+			case last && exists:
+				node.Content[j+1] = v
+			case last:
+				k := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: seg}
+				pos.mark(k, label)
+				node.Content = append(node.Content, k, v)
+			case exists:
+				node = resolve(node.Content[j+1])
+			default:
+				return &Error{File: label, Msg: fmt.Sprintf("no such key %s in the scenario", strings.Join(segs[:i+1], "."))}
+			}
+		case yaml.SequenceNode:
+			idx, err := strconv.Atoi(seg)
+			if err != nil || idx < 0 || idx >= len(node.Content) {
+				return &Error{File: label, Msg: fmt.Sprintf("%s is a list of %d; %q is not an index in it", strings.Join(segs[:i], "."), len(node.Content), seg)}
+			}
+			if last {
+				node.Content[idx] = v
+			} else {
+				node = resolve(node.Content[idx])
+			}
+		default:
+			return &Error{File: label, Msg: fmt.Sprintf("%s is a single value; it has no key %q", strings.Join(segs[:i], "."), seg)}
+		}
+	}
+	return nil
+}
+
+// include merges the distributions of every included file.
+func (l *Loaded) include(d *decoder) error {
+	for _, inc := range l.Scenario.Include {
+		name := path.Join(path.Dir(l.File), inc)
+		data, err := fs.ReadFile(l.fsys, name)
+		if err != nil {
+			return &Error{File: l.File, Path: "include", Msg: fmt.Sprintf("cannot read %s: %s", inc, fsErrorText(err))}
+		}
+		root, err := parseYAML(name, data)
+		if err != nil {
+			return err
+		}
+		l.pos.mark(root, name)
+		var frag struct {
+			Distributions Named[DistEntry] `yaml:"distributions"`
+		}
+		d.decode(root, reflect.ValueOf(&frag).Elem(), "")
+		if len(d.errs) > 0 {
+			return d.errs
+		}
+		for _, it := range frag.Distributions.Items {
+			if _, dup := l.Scenario.Distributions.Get(it.Name); dup {
+				return l.pos.errAt(it.node, "distributions."+it.Name, "defined both in %s and in the scenario", name)
+			}
+			l.Scenario.Distributions.Items = append(l.Scenario.Distributions.Items, it)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,235 @@
+package model
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+
+	"capsim/sim"
+)
+
+// Result is everything one run measured. It is plain data: the CLI prints
+// it, sweeps flatten it into metrics.
+type Result struct {
+	Scenario   string            `json:"scenario"`
+	Design     string            `json:"design"`
+	Multiplier float64           `json:"multiplier"`
+	Seed       uint64            `json:"seed"`
+	SimTime    float64           `json:"sim_time_s"`
+	Events     uint64            `json:"events"`
+	Broken     *Broken           `json:"broken,omitempty"`
+	Journeys   []JourneyResult   `json:"journeys"`
+	Routes     []RouteResult     `json:"routes"`
+	Components []ComponentResult `json:"components"`
+	SLOs       []SLOResult       `json:"slos"`
+	Tolerated  int64             `json:"tolerated_failures"`
+	Series     *TimeSeries       `json:"series,omitempty"`
+}
+
+// Broken says which guard stopped a run that ran away.
+type Broken struct {
+	Guard     string  `json:"guard"`
+	Component string  `json:"component,omitempty"`
+	At        float64 `json:"at_s"`
+	Detail    string  `json:"detail"`
+}
+
+func (b *Broken) String() string {
+	s := fmt.Sprintf("stopped by guard %s at %s", b.Guard, sim.Seconds(b.At))
+	if b.Component != "" {
+		s += " at component " + b.Component
+	}
+	return s + ": " + b.Detail
+}
+
+// Num is a float that encodes NaN (no observations) as JSON null.
+type Num float64
+
+func (n Num) MarshalJSON() ([]byte, error) {
+	if math.IsNaN(float64(n)) || math.IsInf(float64(n), 0) {
+		return []byte("null"), nil
+	}
+	return []byte(strconv.FormatFloat(float64(n), 'g', -1, 64)), nil
+}
+
+// Latency summarises a tally in seconds.
+type Latency struct {
+	N    int64 `json:"n"`
+	Mean Num   `json:"mean_s"`
+	P50  Num   `json:"p50_s"`
+	P95  Num   `json:"p95_s"`
+	P99  Num   `json:"p99_s"`
+	Max  Num   `json:"max_s"`
+}
+
+func latencyOf(t *sim.Tally) Latency {
+	return Latency{N: t.N(), Mean: Num(t.Mean()), P50: Num(t.Quantile(0.5)), P95: Num(t.Quantile(0.95)),
+		P99: Num(t.Quantile(0.99)), Max: Num(t.Max())}
+}
+
+// JourneyResult is what users saw.
+type JourneyResult struct {
+	Name            string        `json:"name"`
+	Started         int64         `json:"started"`
+	Succeeded       int64         `json:"succeeded"`
+	Failed          int64         `json:"failed"`
+	Unfinished      int64         `json:"unfinished"` // still in flight when the run ended
+	SuccessRate     Num           `json:"success_rate"`
+	Requests        int64         `json:"http_requests"`
+	RequestFailures int64         `json:"http_failures"`
+	HTTPFailureRate Num           `json:"http_failure_rate"`
+	Latency         Latency       `json:"latency"` // of succeeded journeys
+	Stages          []StageResult `json:"failure_stages"`
+}
+
+// StageResult counts failures attributed to one stage (and component).
+type StageResult struct {
+	Stage     string `json:"failure_stage"`
+	Component string `json:"component,omitempty"`
+	Count     int64  `json:"count"`
+}
+
+// RouteResult is what a request type saw, as the server logs it.
+type RouteResult struct {
+	Name        string        `json:"name"`
+	Calls       int64         `json:"calls"`
+	Failures    int64         `json:"failures"`
+	FailureRate Num           `json:"failure_rate"`
+	Latency     Latency       `json:"latency"`
+	Statuses    []StatusCount `json:"statuses"`
+}
+
+// StatusCount counts calls that ended with one status.
+type StatusCount struct {
+	Status int32 `json:"status"`
+	Count  int64 `json:"count"`
+}
+
+// ComponentResult is one component's load.
+type ComponentResult struct {
+	Name        string  `json:"name"`
+	Kind        string  `json:"kind"`
+	Capacity    float64 `json:"capacity"`    // servers, permits, instances; 0 when not a count
+	Utilisation Num     `json:"utilisation"` // mean busy / capacity
+	MeanBusy    Num     `json:"mean_busy"`
+	MeanQueue   Num     `json:"mean_queue"`
+	PeakQueue   float64 `json:"peak_queue"`
+	Offered     int64   `json:"offered"`
+	Rejected    int64   `json:"rejected"`
+	TimedOut    int64   `json:"timed_out"`
+	Wait        Latency `json:"wait"`
+	ColdStarts  int64   `json:"cold_starts,omitempty"`
+	RateSteps   int64   `json:"rate_steps,omitempty"`
+	FinalRate   Num     `json:"final_rate,omitempty"`
+}
+
+// SLOResult is one objective checked against the run.
+type SLOResult struct {
+	SLO   string `json:"slo"`
+	Value Num    `json:"value"`
+	Met   bool   `json:"met"`
+}
+
+// TimeSeries holds signals sampled at a fixed step.
+type TimeSeries struct {
+	Step    float64  `json:"step_s"`
+	Signals []Signal `json:"signals"`
+}
+
+// Signal is one sampled signal.
+type Signal struct {
+	Name   string    `json:"name"`
+	Values []float64 `json:"values"`
+}
+
+func ratio(a, b int64) Num {
+	if b == 0 {
+		return Num(math.NaN())
+	}
+	return Num(float64(a) / float64(b))
+}
+
+func (r *run) result(c *Compiled) *Result {
+	now := r.s.Now()
+	res := &Result{Scenario: c.Name, Design: c.Design, Multiplier: r.mult, Seed: r.opts.Seed,
+		SimTime: now.Seconds(), Events: r.s.Fired(), Broken: r.broken, Tolerated: r.st.tolerated}
+	if res.Design == "" {
+		res.Design = "base"
+	}
+	unfinished := make([]int64, len(r.p.journeys))
+	for _, jr := range r.jrecs {
+		if jr.active && jr.counted {
+			unfinished[jr.typ]++
+		}
+	}
+	for i := range r.p.journeys {
+		js := &r.st.journeys[i]
+		jres := JourneyResult{Name: r.p.journeys[i].name, Started: js.started, Succeeded: js.succeeded,
+			Failed: js.failed, Unfinished: unfinished[i], SuccessRate: ratio(js.succeeded, js.started),
+			Requests: js.requests, RequestFailures: js.requestFailures,
+			HTTPFailureRate: ratio(js.requestFailures, js.requests), Latency: latencyOf(&js.latency)}
+		for _, s := range js.stages {
+			jres.Stages = append(jres.Stages, StageResult{Stage: s.stage, Component: s.component, Count: s.n})
+		}
+		if unfinished[i] > 0 {
+			jres.Stages = append(jres.Stages, StageResult{Stage: "unfinished", Count: unfinished[i]})
+		}
+		res.Journeys = append(res.Journeys, jres)
+	}
+	for i := range r.p.routes {
+		rs := &r.st.routes[i]
+		rr := RouteResult{Name: r.p.routes[i].name, Calls: rs.calls, Failures: rs.failures,
+			FailureRate: ratio(rs.failures, rs.calls), Latency: latencyOf(&rs.latency)}
+		for _, s := range rs.statuses {
+			rr.Statuses = append(rr.Statuses, StatusCount{Status: s.status, Count: s.n})
+		}
+		res.Routes = append(res.Routes, rr)
+	}
+	for i := range r.p.comps {
+		res.Components = append(res.Components, r.componentResult(i, now))
+	}
+	res.SLOs = evaluateSLOs(r.p.slos, res)
+	if r.series != nil {
+		res.Series = r.series.finish(r, now)
+	}
+	return res
+}
+
+func (r *run) componentResult(i int, now sim.Time) ComponentResult {
+	cp := &r.p.comps[i]
+	c := &r.comps[i]
+	cr := ComponentResult{Name: cp.name, Offered: c.offered, Rejected: c.rejected, TimedOut: c.timedOut}
+	switch {
+	case c.pool != nil:
+		cr.Kind, cr.Capacity = "pool", float64(cp.servers)
+		cr.MeanBusy, cr.MeanQueue = Num(c.pool.Busy.Mean(now)), Num(c.pool.QueueLen.Mean(now))
+		cr.PeakQueue = c.pool.QueueLen.Max()
+		cr.Wait = latencyOf(&c.pool.Wait)
+	case c.lock != nil:
+		cr.Kind = "lock"
+		cr.MeanBusy, cr.MeanQueue = Num(c.lock.Held.Mean(now)), Num(c.lock.Waiting.Mean(now))
+		cr.PeakQueue = c.lock.Waiting.Max()
+		cr.Wait = latencyOf(&c.lock.Wait)
+	case c.bucket != nil:
+		cr.Kind = "bucket"
+		cr.Wait = latencyOf(&c.bucket.Wait)
+		cr.RateSteps = c.bucket.RateSteps
+		cr.FinalRate = Num(c.bucket.CurrentRate())
+		cr.MeanBusy, cr.MeanQueue = Num(math.NaN()), Num(math.NaN())
+	case c.worker != nil:
+		cr.Kind, cr.Capacity = "worker", float64(cp.worker.Max)
+		cr.MeanBusy, cr.MeanQueue = Num(c.worker.Busy.Mean(now)), Num(c.worker.QueueLen.Mean(now))
+		cr.PeakQueue = c.worker.QueueLen.Max()
+		cr.Wait = latencyOf(&c.worker.Wait)
+		cr.ColdStarts = c.worker.ColdStarts
+	}
+	cr.Utilisation = Num(math.NaN())
+	if cr.Capacity > 0 {
+		cr.Utilisation = cr.MeanBusy / Num(cr.Capacity)
+	}
+	return cr
+}
+
+// MarshalJSON keeps Result's field order and encodes NaN as null.
+func (r *Result) JSON() ([]byte, error) { return json.MarshalIndent(r, "", "  ") }

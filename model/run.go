@@ -1,0 +1,428 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"capsim/sim"
+)
+
+// RunOptions are the knobs of one run.
+type RunOptions struct {
+	Multiplier float64 // scales every journey rate and closed population; 0 means 1
+	Seed       uint64
+	// Trace, when set, receives every traced event in simulated-time order.
+	// The event is reused after the call returns.
+	Trace func(*TraceEvent)
+	// SeriesStep, when > 0, samples in-flight journeys and every component's
+	// queue and occupancy at that step for time-series charts.
+	SeriesStep sim.Time
+}
+
+type procKind uint8
+
+const (
+	procRoot   procKind = iota // a journey's client
+	procCall                   // a request being served
+	procJob                    // a job being run
+	procBranch                 // one arm of a fan-out
+	procPoller                 // polls while its parent's call is open
+)
+
+type waitKind uint8
+
+const (
+	waitNone     waitKind = iota
+	waitStart             // spawned, not yet run
+	waitSleep             // delay, work or token wait; pc already past the op
+	waitAcquire           // queued at a component; pc already past the op
+	waitChild             // call, job or fan-out; pc on the op
+	waitJobs              // the journey's jobs; pc already past the op
+	waitAgain             // retry backoff or poll gap; pc on the op, which runs again
+	waitDeadline          // work cut short by the deadline: fails on wake
+)
+
+type frame struct {
+	blk      int32
+	pc       int32
+	iter     int32
+	n        int32
+	stage    int32 // stage label in force before this frame
+	held     int32 // held resources below this frame
+	optional bool  // a failure inside ends the frame, not the process
+}
+
+type held struct {
+	comp int32
+	key  int64 // lock key, or worker instance
+}
+
+type proc struct {
+	id      int32
+	kind    procKind
+	client  bool // requests it makes are what HTTP dashboards count
+	journey *jrec
+	parent  *proc
+	pgen    uint32 // parent's gen at spawn
+	pseq    uint32 // parent's wait seq at spawn
+	gen     uint32 // bumped on free, so stale references are detected
+	seq     uint32 // bumped on every new wait, so stale wake-ups are ignored
+
+	route    int32
+	reqID    int64
+	jobID    int64
+	start    sim.Time
+	deadline sim.Time
+	stage    int32
+	frames   []frame
+	held     []held
+
+	waiting  waitKind
+	waitComp int32
+	waitKey  int64
+	timer    sim.Timer
+
+	// children
+	pending      int32
+	toSpawn      int32
+	body         int32 // fan-out body still to spawn
+	attempt      int32
+	polls        int32
+	callDeadline sim.Time
+	poller       *proc
+	outcome      int32 // status delivered by the last child
+	outStage     int32
+	outComp      int32
+
+	failStage int32
+	failComp  int32
+}
+
+type jrec struct {
+	typ        int32
+	gen        uint32
+	id         int64
+	user       int64
+	start      sim.Time
+	counted    bool
+	active     bool
+	jobs       int32 // pending jobs
+	awaiter    *proc
+	awaiterSeq uint32
+	client     int32 // closed workload: which client runs it; -1 for open
+	slot       int32
+}
+
+type compRT struct {
+	pool      *sim.Pool
+	lock      *sim.KeyedLock
+	bucket    *sim.TokenBucket
+	worker    *sim.WorkerPool
+	offered   int64
+	rejected  int64
+	timedOut  int64
+	peakQueue int
+	busy      sim.TimeWeighted // buckets: none; others mirror the primitive
+}
+
+type run struct {
+	p    *program
+	opts RunOptions
+	s    *sim.Sim
+	mult float64
+
+	distRng []*rand.Rand
+	streams []*rand.Rand
+	arrRng  []*rand.Rand
+	comps   []compRT
+
+	procs     []*proc
+	freeProcs []int32
+	jrecs     []*jrec
+	freeJ     []int32
+	inFlight  int
+	active    int // journeys in flight
+	arrivals  []int64
+	ready     []*proc // granted during the current event, to run when it ends
+	ended     bool    // arrivals over
+	exhausted []bool  // journey types that reached their count
+	nextReq   int64
+	nextJob   int64
+	nextJrn   int64
+
+	kArrive, kWake, kTimeout, kWarm, kEnd, kSample, kClient sim.Kind
+
+	st     stats
+	broken *Broken
+	trace  TraceEvent
+	series *seriesRec
+}
+
+// Run executes the program once. A run is a pure function of the compiled
+// scenario and the options.
+func (c *Compiled) Run(opts RunOptions) (*Result, error) {
+	if opts.Multiplier == 0 {
+		opts.Multiplier = 1
+	}
+	if opts.Multiplier < 0 || math.IsNaN(opts.Multiplier) || math.IsInf(opts.Multiplier, 0) {
+		return nil, fmt.Errorf("multiplier must be a finite number > 0, got %g", opts.Multiplier)
+	}
+	r := newRun(c.prog, opts)
+	r.execute()
+	return r.result(c), nil
+}
+
+func newRun(p *program, opts RunOptions) *run {
+	r := &run{p: p, opts: opts, s: sim.New(), mult: opts.Multiplier}
+	r.s.MaxEvents = p.limits.events
+	st := sim.NewStreams(opts.Seed)
+	for i := range p.dists {
+		r.distRng = append(r.distRng, st.Get(p.distName[i]))
+	}
+	for _, name := range p.streams {
+		r.streams = append(r.streams, st.Get(name))
+	}
+	for _, j := range p.journeys {
+		r.arrRng = append(r.arrRng, st.Get("arrivals/"+j.name))
+	}
+	r.kWake = r.s.Handle(r.onWake)
+	r.kTimeout = r.s.Handle(r.onTimeout)
+	r.kArrive = r.s.Handle(r.onArrive)
+	r.kWarm = r.s.Handle(r.onWarmup)
+	r.kEnd = r.s.Handle(r.onArrivalsEnd)
+	r.kSample = r.s.Handle(r.onSample)
+	r.kClient = r.s.Handle(r.onClientNext)
+	r.comps = make([]compRT, len(p.comps))
+	for i := range p.comps {
+		cp := &p.comps[i]
+		ci := int32(i)
+		switch cp.kind {
+		case kindPool:
+			r.comps[i].pool = sim.NewPool(cp.servers, cp.queue, func(id int32) { r.granted(id, ci, 0, false) })
+		case kindLock:
+			r.comps[i].lock = sim.NewKeyedLock(func(id int32) { r.granted(id, ci, r.procs[id].waitKey, false) })
+		case kindBucket:
+			r.comps[i].bucket = sim.NewTokenBucket(cp.bucket)
+		case kindWorker:
+			r.comps[i].worker = sim.NewWorkerPool(r.s, cp.worker, st.Get(cp.coldStream), func(id, inst int32) { r.granted(id, ci, int64(inst), true) })
+		}
+	}
+	r.st = newStats(p)
+	r.arrivals = make([]int64, len(p.journeys))
+	if opts.SeriesStep > 0 {
+		r.series = newSeriesRec(p, opts.SeriesStep)
+		r.s.At(0, r.kSample, 0)
+	}
+	return r
+}
+
+func (r *run) execute() {
+	p := r.p
+	for ji := range p.journeys {
+		j := &p.journeys[ji]
+		if j.clients > 0 {
+			n := int(math.Round(float64(j.clients) * r.mult))
+			for c := 0; c < n; c++ {
+				r.s.At(j.start, r.kClient, int64(ji)<<32|int64(c))
+			}
+			continue
+		}
+		if j.rate*r.mult > 0 {
+			// A constant arrival rate starts at once, as a load tester's
+			// does; a Poisson stream starts one random gap in.
+			first := j.start
+			if !j.even {
+				first += r.gap(ji)
+			}
+			if first < p.duration {
+				r.s.At(first, r.kArrive, int64(ji))
+			}
+		}
+	}
+	if p.warmup > 0 {
+		r.s.At(p.warmup, r.kWarm, 0)
+	}
+	r.s.At(p.duration, r.kEnd, 0)
+	end := sim.Never
+	if p.drain != sim.Never {
+		end = p.duration + p.drain
+	}
+	if p.limits.time < end {
+		end = p.limits.time
+	}
+	r.s.RunUntil(end)
+	switch {
+	case r.broken != nil:
+	case r.s.Stopped() && r.s.Fired() == p.limits.events:
+		r.breakRun("max_events", -1, fmt.Sprintf("%d events fired", p.limits.events))
+	case !r.s.Stopped() && end == p.limits.time && r.active > 0:
+		r.breakRun("max_time", -1, fmt.Sprintf("simulated time reached %s with %d journeys in flight", p.limits.time, r.active))
+	}
+}
+
+// gap is the time to the next arrival of journey ji.
+func (r *run) gap(ji int) sim.Time {
+	j := &r.p.journeys[ji]
+	rate := j.rate * r.mult
+	if j.even {
+		return sim.Seconds(1 / rate)
+	}
+	return sim.Seconds(r.arrRng[ji].ExpFloat64() / rate)
+}
+
+func (r *run) onArrive(arg int64) {
+	ji := int(arg)
+	j := &r.p.journeys[ji]
+	if r.ended {
+		return
+	}
+	r.arrivals[ji]++
+	r.startJourney(int32(ji), -1)
+	r.runReady()
+	if j.count > 0 && r.arrivals[ji] >= j.count {
+		r.arrivalsDone(ji)
+		return
+	}
+	if next := r.s.Now() + r.gap(ji); next < r.p.duration {
+		r.s.At(next, r.kArrive, arg)
+	}
+}
+
+func (r *run) onClientNext(arg int64) {
+	ji := int32(arg >> 32)
+	if r.ended {
+		return
+	}
+	j := &r.p.journeys[ji]
+	if j.count > 0 && r.arrivals[ji] >= j.count {
+		r.arrivalsDone(int(ji))
+		return
+	}
+	r.arrivals[ji]++
+	r.startJourney(ji, int32(arg))
+	r.runReady()
+}
+
+// arrivalsDone notes that journey ji will start no more journeys; when no
+// journey type will, the run ends as it would at the end of the duration.
+func (r *run) arrivalsDone(ji int) {
+	if r.exhausted == nil {
+		r.exhausted = make([]bool, len(r.p.journeys))
+	}
+	r.exhausted[ji] = true
+	for _, x := range r.exhausted {
+		if !x {
+			return
+		}
+	}
+	r.onArrivalsEnd(0)
+}
+
+func (r *run) onArrivalsEnd(int64) {
+	r.ended = true
+	if r.active == 0 && r.p.drain == sim.Never {
+		r.s.Stop()
+	}
+}
+
+func (r *run) onWarmup(int64) {
+	now := r.s.Now()
+	for i := range r.comps {
+		c := &r.comps[i]
+		switch {
+		case c.pool != nil:
+			c.pool.ResetStats(now)
+		case c.lock != nil:
+			c.lock.ResetStats(now)
+		case c.bucket != nil:
+			c.bucket.ResetStats(now)
+		case c.worker != nil:
+			c.worker.ResetStats(now)
+		}
+		c.offered, c.rejected, c.timedOut, c.peakQueue = 0, 0, 0, 0
+	}
+	r.st.reset()
+}
+
+func (r *run) startJourney(ji int32, client int32) {
+	if r.guardInFlight() {
+		return
+	}
+	var jr *jrec
+	if n := len(r.freeJ); n > 0 {
+		jr = r.jrecs[r.freeJ[n-1]]
+		r.freeJ = r.freeJ[:n-1]
+	} else {
+		jr = &jrec{slot: int32(len(r.jrecs))}
+		r.jrecs = append(r.jrecs, jr)
+	}
+	j := &r.p.journeys[ji]
+	r.nextJrn++
+	*jr = jrec{typ: ji, gen: jr.gen + 1, id: r.nextJrn, start: r.s.Now(), counted: r.s.Now() >= r.p.warmup, active: true, client: client, slot: jr.slot}
+	jr.user = jr.id
+	if j.users > 0 {
+		jr.user = (r.arrivals[ji]-1)%j.users + 1
+		jr.user = -int64(ji)<<40 - jr.user // distinct from journey ids and from other journeys' users
+	}
+	r.active++
+	if jr.counted {
+		r.st.journeys[ji].started++
+	}
+	root := r.newProc(procRoot, jr, nil)
+	root.client = true
+	root.route = -1
+	root.deadline = sim.Never
+	root.stage = -1
+	root.frames = append(root.frames, frame{blk: j.body, stage: -1})
+	r.emit("journey_start", root, -1, 0)
+	r.exec(root)
+}
+
+func (r *run) endJourney(p *proc, status int32) {
+	jr := p.journey
+	j := &r.p.journeys[jr.typ]
+	jr.active = false
+	r.active--
+	now := r.s.Now()
+	if jr.counted {
+		js := &r.st.journeys[jr.typ]
+		if status < 400 {
+			js.succeeded++
+			js.latency.Add((now - jr.start).Seconds())
+		} else {
+			js.failed++
+			js.addStage(r.stageName(p.failStage, p), r.compName(p.failComp))
+		}
+	}
+	r.emitEnd(p, status)
+	if jr.client >= 0 && !r.ended {
+		think := sim.Time(0)
+		if j.think >= 0 {
+			think = sim.Seconds(r.p.dists[j.think].Sample(r.distRng[j.think]))
+		}
+		r.s.After(think, r.kClient, int64(jr.typ)<<32|int64(jr.client))
+	}
+	jr.gen++
+	r.freeJ = append(r.freeJ, jr.slot)
+	if r.ended && r.active == 0 && r.p.drain == sim.Never {
+		r.s.Stop()
+	}
+}
+
+func (r *run) stageName(stage int32, p *proc) string {
+	if stage >= 0 {
+		return r.p.names[stage]
+	}
+	if p != nil && p.route >= 0 {
+		return r.p.routes[p.route].name
+	}
+	return "journey"
+}
+
+func (r *run) compName(c int32) string {
+	if c < 0 {
+		return ""
+	}
+	return r.p.comps[c].name
+}

@@ -1,0 +1,59 @@
+package model
+
+import (
+	"fmt"
+	"math"
+)
+
+func evaluateSLOs(slos []SLO, res *Result) []SLOResult {
+	var out []SLOResult
+	for _, s := range slos {
+		check := func(metric string, t *Threshold, v Num) {
+			if t == nil {
+				return
+			}
+			subject := s.Journey + s.Route + s.Component
+			met := !math.IsNaN(float64(v)) && t.Holds(float64(v)) && res.Broken == nil
+			out = append(out, SLOResult{SLO: fmt.Sprintf("%s %s %s", subject, metric, t.Text), Value: v, Met: met})
+		}
+		switch {
+		case s.Journey != "":
+			for _, j := range res.Journeys {
+				if j.Name != s.Journey {
+					continue
+				}
+				check("success_rate", s.SuccessRate, j.SuccessRate)
+				fr := Num(math.NaN())
+				if j.Started > 0 {
+					fr = 1 - j.SuccessRate
+				}
+				check("failure_rate", s.FailureRate, fr)
+				check("http_failure_rate", s.HTTPFailureRate, j.HTTPFailureRate)
+				check("mean", s.Mean, j.Latency.Mean)
+				check("p50", s.P50, j.Latency.P50)
+				check("p95", s.P95, j.Latency.P95)
+				check("p99", s.P99, j.Latency.P99)
+			}
+		case s.Route != "":
+			for _, r := range res.Routes {
+				if r.Name != s.Route {
+					continue
+				}
+				check("failure_rate", s.FailureRate, r.FailureRate)
+				check("mean", s.Mean, r.Latency.Mean)
+				check("p50", s.P50, r.Latency.P50)
+				check("p95", s.P95, r.Latency.P95)
+				check("p99", s.P99, r.Latency.P99)
+			}
+		default:
+			for _, c := range res.Components {
+				if c.Name != s.Component {
+					continue
+				}
+				check("rejection_rate", s.RejectionRate, ratio(c.Rejected+c.TimedOut, c.Offered))
+				check("utilisation", s.Utilisation, c.Utilisation)
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,166 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"capsim/sim"
+)
+
+// Duration is a non-negative span of simulated time written with a unit:
+// 40s, 250ms, 3m45s, 1.5h. A bare number is refused: "40" could be seconds
+// or milliseconds, and guessing wrong would silently scale a model by 1000.
+type Duration struct {
+	T   sim.Time
+	Set bool
+}
+
+func (d *Duration) parseScalar(s string) error {
+	t, err := parseDuration(s)
+	if err != nil {
+		return err
+	}
+	*d = Duration{T: t, Set: true}
+	return nil
+}
+
+func parseDuration(s string) (sim.Time, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return 0, fmt.Errorf("expected a duration such as 40s, got nothing")
+	}
+	if _, err := strconv.ParseFloat(s, 64); err == nil {
+		return 0, fmt.Errorf("duration %q needs a unit (ms, s, m or h), e.g. %ss", s, s)
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("expected a duration such as 40s or 3m45s, got %q", s)
+	}
+	if d < 0 {
+		return 0, fmt.Errorf("duration must not be negative, got %s", s)
+	}
+	return sim.Time(d), nil
+}
+
+// Rate is an arrival rate written as count/unit: 4/h, 3.6/s, 600/m.
+type Rate struct {
+	PerSecond float64
+	Text      string
+}
+
+func (r *Rate) parseScalar(s string) error {
+	num, unit, ok := strings.Cut(strings.TrimSpace(s), "/")
+	if !ok {
+		return fmt.Errorf("expected a rate such as 4/h or 3.6/s, got %q", s)
+	}
+	v, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return fmt.Errorf("expected a rate such as 4/h or 3.6/s, got %q", s)
+	}
+	if v < 0 {
+		return fmt.Errorf("rate must not be negative, got %q", s)
+	}
+	per := map[string]float64{"s": 1, "m": 60, "min": 60, "h": 3600}[strings.TrimSpace(unit)]
+	if per == 0 {
+		return fmt.Errorf("rate unit must be /s, /m or /h, got %q", s)
+	}
+	*r = Rate{PerSecond: v / per, Text: strings.TrimSpace(s)}
+	return nil
+}
+
+// Threshold is an SLO bound such as ">= 0.99" or "<= 1s".
+type Threshold struct {
+	Op    string // >=, >, <=, <
+	Value float64
+	Text  string
+}
+
+func (t *Threshold) parseScalar(s string) error {
+	s = strings.TrimSpace(s)
+	for _, op := range []string{">=", "<=", ">", "<"} {
+		if rest, ok := strings.CutPrefix(s, op); ok {
+			rest = strings.TrimSpace(rest)
+			v, err := strconv.ParseFloat(strings.TrimSuffix(rest, "%"), 64)
+			switch {
+			case err == nil && strings.HasSuffix(rest, "%"):
+				v /= 100
+			case err != nil:
+				d, derr := parseDuration(rest)
+				if derr != nil {
+					return fmt.Errorf("expected a bound such as \">= 0.99\" or \"<= 1s\", got %q", s)
+				}
+				v = d.Seconds()
+			}
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("bound must be finite, got %q", s)
+			}
+			*t = Threshold{Op: op, Value: v, Text: s}
+			return nil
+		}
+	}
+	return fmt.Errorf("expected a bound starting with >=, >, <= or <, got %q", s)
+}
+
+// Holds reports whether x satisfies the bound.
+func (t Threshold) Holds(x float64) bool {
+	switch t.Op {
+	case ">=":
+		return x >= t.Value
+	case ">":
+		return x > t.Value
+	case "<=":
+		return x <= t.Value
+	default:
+		return x < t.Value
+	}
+}
+
+// Count is a non-negative integer written literally or as the name of a
+// journey attribute (repeat: photos).
+type Count struct {
+	N    int
+	Attr string
+	Set  bool
+}
+
+func (c *Count) parseScalar(s string) error {
+	s = strings.TrimSpace(s)
+	if n, err := strconv.Atoi(s); err == nil {
+		if n < 0 {
+			return fmt.Errorf("count must not be negative, got %d", n)
+		}
+		*c = Count{N: n, Set: true}
+		return nil
+	}
+	if !validName(s) {
+		return fmt.Errorf("expected a whole number or an attribute name, got %q", s)
+	}
+	*c = Count{Attr: s, Set: true}
+	return nil
+}
+
+// Weight is a non-negative number written literally or as an attribute name
+// (weight: heic_share).
+type Weight struct {
+	V    float64
+	Attr string
+}
+
+func (w *Weight) parseScalar(s string) error {
+	s = strings.TrimSpace(s)
+	if v, err := strconv.ParseFloat(s, 64); err == nil {
+		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("weight must be a finite number >= 0, got %s", s)
+		}
+		*w = Weight{V: v}
+		return nil
+	}
+	if !validName(s) {
+		return fmt.Errorf("expected a number or an attribute name, got %q", s)
+	}
+	*w = Weight{Attr: s}
+	return nil
+}

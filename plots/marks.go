@@ -1,0 +1,82 @@
+package plots
+
+import (
+	"image/color"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// intervals draws vertical confidence bars with caps. gonum/plot's
+// YErrorBars takes offsets relative to Y and folds their signs, which
+// silently redraws an interval that does not contain Y; absolute bounds
+// avoid that and let bars sit at dodged or bar-centre positions.
+type intervals struct {
+	x, lo, hi []float64
+	style     draw.LineStyle
+	cap       vg.Length
+}
+
+func (iv *intervals) add(x, lo, hi float64) {
+	if lo > hi {
+		lo, hi = hi, lo
+	}
+	iv.x = append(iv.x, x)
+	iv.lo = append(iv.lo, lo)
+	iv.hi = append(iv.hi, hi)
+}
+
+func (iv *intervals) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	for i := range iv.x {
+		x := trX(iv.x[i])
+		if !c.ContainsX(x) {
+			continue
+		}
+		ylo, yhi := trY(iv.lo[i]), trY(iv.hi[i])
+		c.StrokeLines(iv.style, c.ClipLinesY([]vg.Point{{X: x, Y: ylo}, {X: x, Y: yhi}})...)
+		for _, y := range []vg.Length{ylo, yhi} {
+			if c.ContainsY(y) {
+				c.StrokeLine2(iv.style, x-iv.cap/2, y, x+iv.cap/2, y)
+			}
+		}
+	}
+}
+
+// GlyphBoxes reserves room for the caps so that an interval at the edge
+// of the x range is not cut in half.
+func (iv *intervals) GlyphBoxes(p *plot.Plot) []plot.GlyphBox {
+	bs := make([]plot.GlyphBox, 0, 2*len(iv.x))
+	r := vg.Rectangle{Min: vg.Point{X: -iv.cap / 2}, Max: vg.Point{X: iv.cap / 2}}
+	for i := range iv.x {
+		for _, y := range []float64{iv.lo[i], iv.hi[i]} {
+			bs = append(bs, plot.GlyphBox{X: p.X.Norm(iv.x[i]), Y: p.Y.Norm(y), Rectangle: r})
+		}
+	}
+	return bs
+}
+
+func newIntervals(colour draw.LineStyle) *intervals {
+	sty := colour
+	sty.Dashes = nil
+	sty.Width = vg.Points(1)
+	return &intervals{style: sty, cap: vg.Points(5)}
+}
+
+// swatch is a filled-box legend thumbnail for bars.
+type swatch struct {
+	fill color.Color
+}
+
+func (s swatch) Thumbnail(c *draw.Canvas) {
+	h := c.Max.Y - c.Min.Y
+	pts := []vg.Point{
+		{X: c.Min.X, Y: c.Min.Y + h*0.1},
+		{X: c.Max.X, Y: c.Min.Y + h*0.1},
+		{X: c.Max.X, Y: c.Max.Y - h*0.1},
+		{X: c.Min.X, Y: c.Max.Y - h*0.1},
+	}
+	c.FillPolygon(s.fill, pts)
+	c.StrokeLines(draw.LineStyle{Color: barOutline, Width: vg.Points(0.5)}, append(pts, pts[0]))
+}

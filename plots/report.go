@@ -1,0 +1,358 @@
+package plots
+
+import (
+	"bytes"
+	"cmp"
+	"errors"
+	"fmt"
+	"html/template"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Report is a document of sections, each with optional prose, a table and
+// figures. [Report.Build] turns it into a markdown file that references
+// the charts as PNG files and a self-contained HTML page with the charts
+// inlined as SVG.
+type Report struct {
+	Title string
+	// Preamble is markdown shown under the title, read like Section.Text.
+	Preamble string
+	Sections []Section
+}
+
+// Section is one part of a report, laid out in field order.
+type Section struct {
+	Heading string
+	// Text is markdown, copied into report.md as is. The HTML page
+	// understands a small subset of it (paragraphs, "-" and "1." lists,
+	// "#" headings, `code`, **bold** and backslash escapes) and shows
+	// anything else as written.
+	Text    string
+	Table   *Table
+	Figures []Figure
+}
+
+// Table is plain text in rows; short rows are padded with empty cells.
+type Table struct {
+	Header []string
+	Rows   [][]string
+}
+
+// Figure is a chart with the base name of its files and a caption.
+type Figure struct {
+	// Name is the base name of the chart files, charts/<Name>.svg and
+	// charts/<Name>.png: letters, digits, '_', '-' and '.', starting with
+	// a letter or digit, unique within the report.
+	Name    string
+	Caption string
+	Chart   Renderer
+	// WidthCm and HeightCm default to 16 and 10.
+	WidthCm, HeightCm float64
+}
+
+// File is one output of [Report.Build]: a slash-separated path relative to
+// the report's folder, and its contents.
+type File struct {
+	Name string
+	Data []byte
+}
+
+// Default figure size: a 16 cm chart fits an A4 page with margins.
+const (
+	defaultWidthCm  = 16
+	defaultHeightCm = 10
+)
+
+var figureName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+// figureError puts the figure's name in front of a chart's error without
+// repeating the package prefix, and keeps the chart's error matchable.
+type figureError struct {
+	name string
+	err  error
+}
+
+func (e *figureError) Error() string {
+	return fmt.Sprintf("plots: figure %q: %s", e.name, strings.TrimPrefix(e.err.Error(), "plots: "))
+}
+
+func (e *figureError) Unwrap() error { return e.err }
+
+// Build renders every figure once, in SVG and PNG, and returns the files
+// sorted by name: "charts/<name>.png", "charts/<name>.svg" for each
+// figure, "report.html" and "report.md".
+func (r Report) Build() ([]File, error) {
+	var files []File
+	svgs := map[string][]byte{}
+	for _, s := range r.Sections {
+		for _, fig := range s.Figures {
+			if !figureName.MatchString(fig.Name) {
+				return nil, fmt.Errorf("plots: figure name %q is not a plain file name", fig.Name)
+			}
+			if _, dup := svgs[fig.Name]; dup {
+				return nil, fmt.Errorf("plots: figure name %q is used twice", fig.Name)
+			}
+			if fig.Chart == nil {
+				return nil, &figureError{fig.Name, errors.New("no chart")}
+			}
+			w, h := fig.size()
+			svg, err := fig.Chart.Render(SVG, w, h)
+			if err != nil {
+				return nil, &figureError{fig.Name, err}
+			}
+			png, err := fig.Chart.Render(PNG, w, h)
+			if err != nil {
+				return nil, &figureError{fig.Name, err}
+			}
+			svgs[fig.Name] = svg
+			files = append(files,
+				File{Name: "charts/" + fig.Name + ".svg", Data: svg},
+				File{Name: "charts/" + fig.Name + ".png", Data: png})
+		}
+	}
+	page, err := r.html(svgs)
+	if err != nil {
+		return nil, err
+	}
+	files = append(files,
+		File{Name: "report.md", Data: r.markdown()},
+		File{Name: "report.html", Data: page})
+	slices.SortFunc(files, func(a, b File) int { return cmp.Compare(a.Name, b.Name) })
+	return files, nil
+}
+
+func (f Figure) size() (w, h float64) {
+	w, h = f.WidthCm, f.HeightCm
+	if w == 0 {
+		w = defaultWidthCm
+	}
+	if h == 0 {
+		h = defaultHeightCm
+	}
+	return w, h
+}
+
+// markdown writes the report for viewers that render markdown, such as a
+// code host: charts are images next to the file, tables are pipe tables.
+func (r Report) markdown() []byte {
+	var b bytes.Buffer
+	if r.Title != "" {
+		fmt.Fprintf(&b, "# %s\n\n", mdText(r.Title))
+	}
+	writeBlock(&b, r.Preamble)
+	n := 0
+	for _, s := range r.Sections {
+		if s.Heading != "" {
+			fmt.Fprintf(&b, "## %s\n\n", mdText(s.Heading))
+		}
+		writeBlock(&b, s.Text)
+		if s.Table != nil {
+			writeMDTable(&b, *s.Table)
+		}
+		for _, fig := range s.Figures {
+			n++
+			caption := mdText(fig.Caption)
+			alt := caption
+			if alt == "" {
+				alt = fig.Name // an image needs some alternative text
+			}
+			fmt.Fprintf(&b, "![%s](charts/%s.png)\n\n", alt, fig.Name)
+			fmt.Fprintf(&b, "*Figure %d.", n)
+			if caption != "" {
+				fmt.Fprintf(&b, " %s", caption)
+			}
+			fmt.Fprintf(&b, "* ([SVG](charts/%s.svg))\n\n", fig.Name)
+		}
+	}
+	return append(bytes.TrimRight(b.Bytes(), "\n"), '\n')
+}
+
+func writeBlock(b *bytes.Buffer, md string) {
+	md = strings.TrimSpace(strings.ReplaceAll(md, "\r\n", "\n"))
+	if md != "" {
+		b.WriteString(md)
+		b.WriteString("\n\n")
+	}
+}
+
+// mdEscaper neutralises the characters that would turn plain caller text
+// (titles, captions, cells) into markup or break out of an image's alt
+// text.
+var mdEscaper = strings.NewReplacer(
+	`\`, `\\`, "`", "\\`", `*`, `\*`, `_`, `\_`, `[`, `\[`, `]`, `\]`,
+	`<`, `\<`, `>`, `\>`, `|`, `\|`, `#`, `\#`,
+)
+
+func mdText(s string) string { return mdEscaper.Replace(lineClean(s)) }
+
+// mdCell escapes the pipe, which would split the cell, and a "<" that
+// could open an HTML tag, which most markdown viewers would render. Other
+// characters stay as written: cells hold values such as "p_95", "2*cpu" or
+// "p95 < 2s" that read fine and should not fill up with backslashes.
+func mdCell(s string) string {
+	s = strings.ReplaceAll(lineClean(s), "|", `\|`)
+	return mdTagStart.ReplaceAllString(s, `\<$1`)
+}
+
+var mdTagStart = regexp.MustCompile(`<([A-Za-z/!?])`)
+
+func writeMDTable(b *bytes.Buffer, t Table) {
+	cols := t.width()
+	if cols == 0 {
+		return
+	}
+	row := func(cells []string) {
+		b.WriteString("|")
+		for i := range cols {
+			cell := ""
+			if i < len(cells) {
+				cell = mdCell(cells[i])
+			}
+			b.WriteString(" " + cell + " |")
+		}
+		b.WriteString("\n")
+	}
+	row(t.Header)
+	b.WriteString("|" + strings.Repeat(" --- |", cols) + "\n")
+	for _, r := range t.Rows {
+		row(r)
+	}
+	b.WriteString("\n")
+}
+
+func (t Table) width() int {
+	w := len(t.Header)
+	for _, r := range t.Rows {
+		w = max(w, len(r))
+	}
+	return w
+}
+
+// padded returns the table's cells with every row cols wide, which keeps
+// the HTML table rectangular.
+func (t Table) padded() (header []string, rows [][]string) {
+	cols := t.width()
+	pad := func(cells []string) []string {
+		out := make([]string, cols)
+		for i := range out {
+			if i < len(cells) {
+				out[i] = lineClean(cells[i])
+			}
+		}
+		return out
+	}
+	if len(t.Header) > 0 {
+		header = pad(t.Header)
+	}
+	for _, r := range t.Rows {
+		rows = append(rows, pad(r))
+	}
+	return header, rows
+}
+
+// The page is a single file with no external assets, so it can be mailed
+// or archived as is; html/template escapes all caller text.
+var pageTemplate = template.Must(template.New("report").Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{.Title}}</title>
+<style>
+body{font-family:system-ui,-apple-system,"Segoe UI",Arial,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;line-height:1.5;color:#222}
+h1,h2,h3{line-height:1.2}
+code{font-family:ui-monospace,Menlo,Consolas,monospace;background:#f3f3f3;padding:0 .2em}
+table{border-collapse:collapse;margin:1rem 0;font-variant-numeric:tabular-nums}
+th,td{border:1px solid #ccc;padding:.3rem .6rem;text-align:left;vertical-align:top}
+th{background:#f0f0f0}
+tbody tr:nth-child(even){background:#fafafa}
+figure{margin:1.5rem 0}
+figure svg{max-width:100%;height:auto;display:block}
+figcaption{font-size:.9rem;color:#555;margin-top:.3rem}
+</style>
+</head>
+<body>
+{{with .Title}}<h1>{{.}}</h1>
+{{end}}{{.Preamble}}
+{{range .Sections}}<section>
+{{with .Heading}}<h2>{{.}}</h2>
+{{end}}{{.Text}}
+{{with .Table}}<table>
+{{with .Header}}<thead><tr>{{range .}}<th>{{.}}</th>{{end}}</tr></thead>
+{{end}}<tbody>
+{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</tbody>
+</table>
+{{end}}{{range .Figures}}<figure id="fig-{{.Name}}">
+{{.SVG}}
+<figcaption>Figure {{.Number}}.{{with .Caption}} {{.}}{{end}}</figcaption>
+</figure>
+{{end}}</section>
+{{end}}</body>
+</html>
+`))
+
+type pageData struct {
+	Title    string
+	Preamble template.HTML
+	Sections []pageSection
+}
+
+type pageSection struct {
+	Heading string
+	Text    template.HTML
+	Table   *pageTable
+	Figures []pageFigure
+}
+
+type pageTable struct {
+	Header []string
+	Rows   [][]string
+}
+
+type pageFigure struct {
+	Name    string
+	Number  int
+	Caption string
+	SVG     template.HTML
+}
+
+func (r Report) html(svgs map[string][]byte) ([]byte, error) {
+	d := pageData{Title: lineClean(r.Title), Preamble: mdToHTML(r.Preamble)}
+	n := 0
+	for _, s := range r.Sections {
+		ps := pageSection{Heading: lineClean(s.Heading), Text: mdToHTML(s.Text)}
+		if s.Table != nil && s.Table.width() > 0 {
+			h, rows := s.Table.padded()
+			ps.Table = &pageTable{Header: h, Rows: rows}
+		}
+		for _, fig := range s.Figures {
+			n++
+			ps.Figures = append(ps.Figures, pageFigure{
+				Name:    fig.Name,
+				Number:  n,
+				Caption: lineClean(fig.Caption),
+				SVG:     inlineSVG(svgs[fig.Name]),
+			})
+		}
+		d.Sections = append(d.Sections, ps)
+	}
+	var b bytes.Buffer
+	if err := pageTemplate.Execute(&b, d); err != nil {
+		return nil, fmt.Errorf("plots: writing html: %w", err)
+	}
+	return b.Bytes(), nil
+}
+
+// inlineSVG drops the XML declaration and comment that precede the <svg>
+// element: they are not allowed in the middle of an HTML document. The
+// rest is trusted as markup because the SVG writer escapes every text it
+// draws and chart text has been cleaned of control characters.
+func inlineSVG(svg []byte) template.HTML {
+	if i := bytes.Index(svg, []byte("<svg")); i >= 0 {
+		svg = svg[i:]
+	}
+	return template.HTML(bytes.TrimSpace(svg))
+}

@@ -1,0 +1,102 @@
+package sim
+
+// Outcome is what a request for a resource got.
+type Outcome uint8
+
+const (
+	Granted  Outcome = iota // the resource is held from now
+	Queued                  // the requester waits; a grant callback will follow
+	Rejected                // no server and no room to wait
+)
+
+// Unbounded is the queue capacity of a pool that never turns anyone away.
+const Unbounded = -1
+
+// Pool is a set of identical servers with a FIFO queue in front: a thread
+// pool, a connection pool, a semaphore, a stream-slot limit. It is passive
+// bookkeeping: the caller schedules service completions and timeouts, and the
+// pool calls grant when a queued requester obtains a server.
+type Pool struct {
+	servers  int
+	queueCap int // Unbounded, or the number of requesters allowed to wait
+	busy     int
+	queue    fifo
+	grant    func(id int32)
+
+	Busy      TimeWeighted // servers in use
+	QueueLen  TimeWeighted // requesters waiting
+	Wait      Tally        // seconds from request to grant, for everyone granted
+	Granted   int64
+	Rejected  int64
+	Abandoned int64 // left the queue before a server freed (timeout)
+}
+
+// NewPool returns a pool of servers with room for queueCap waiters
+// (Unbounded for no limit). grant is called with the id of a waiter that has
+// just been given a server.
+func NewPool(servers, queueCap int, grant func(id int32)) *Pool {
+	return &Pool{servers: servers, queueCap: queueCap, grant: grant}
+}
+
+// Servers is the number of servers.
+func (p *Pool) Servers() int { return p.servers }
+
+// InUse is the number of busy servers.
+func (p *Pool) InUse() int { return p.busy }
+
+// Waiting is the number of queued requesters.
+func (p *Pool) Waiting() int { return p.queue.Len() }
+
+// Acquire asks for a server on behalf of id.
+func (p *Pool) Acquire(now Time, id int32) Outcome {
+	if p.busy < p.servers {
+		p.busy++
+		p.Busy.Set(now, float64(p.busy))
+		p.Granted++
+		p.Wait.Add(0)
+		return Granted
+	}
+	if p.queueCap != Unbounded && p.queue.Len() >= p.queueCap {
+		p.Rejected++
+		return Rejected
+	}
+	p.queue.push(waiter{id: id, since: now})
+	p.QueueLen.Set(now, float64(p.queue.Len()))
+	return Queued
+}
+
+// Release frees a server, handing it straight to the oldest waiter if any.
+func (p *Pool) Release(now Time) {
+	if w, ok := p.queue.pop(); ok {
+		p.QueueLen.Set(now, float64(p.queue.Len()))
+		p.Granted++
+		p.Wait.Add((now - w.since).Seconds())
+		p.grant(w.id)
+		return
+	}
+	if p.busy == 0 {
+		panic("sim: Pool.Release without a server in use")
+	}
+	p.busy--
+	p.Busy.Set(now, float64(p.busy))
+}
+
+// Abandon withdraws a queued requester (its wait timed out) and reports
+// whether it was still waiting.
+func (p *Pool) Abandon(now Time, id int32) bool {
+	if _, ok := p.queue.remove(id); !ok {
+		return false
+	}
+	p.QueueLen.Set(now, float64(p.queue.Len()))
+	p.Abandoned++
+	return true
+}
+
+// ResetStats starts the statistics afresh at now (end of warm-up), keeping
+// the current state.
+func (p *Pool) ResetStats(now Time) {
+	p.Busy.Reset(now)
+	p.QueueLen.Reset(now)
+	p.Wait.Reset()
+	p.Granted, p.Rejected, p.Abandoned = 0, 0, 0
+}

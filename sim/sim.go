@@ -1,0 +1,291 @@
+package sim
+
+// Kind names an event handler registered with [Sim.Handle]. Events carry a
+// Kind and one integer argument instead of a closure, so scheduling never
+// allocates and the queue holds plain values.
+type Kind uint32
+
+// Timer identifies a cancellable event. The zero Timer is never live.
+type Timer struct {
+	slot int32 // index+1 into Sim.timers; 0 means none
+	gen  uint32
+}
+
+// event is one scheduled occurrence, 32 bytes so that two fit a cache line.
+// Events are ordered by (at, key); key holds the scheduling sequence number
+// in its high 48 bits and the handler kind in its low 16, so simultaneous
+// events fire in the order they were scheduled and a run never depends on
+// heap internals.
+type event struct {
+	at   Time
+	key  uint64
+	arg  int64
+	slot int32 // timer slot+1, or 0 when the event cannot be cancelled
+}
+
+const kindBits = 16
+
+func (e *event) before(o *event) bool {
+	return e.at < o.at || (e.at == o.at && e.key < o.key)
+}
+
+func (e *event) kind() Kind { return Kind(e.key & (1<<kindBits - 1)) }
+
+// timerSlot tracks one cancellable event while it is queued. The slot is
+// freed when the event leaves the queue (fired or skipped), never earlier,
+// so a queued event's slot always refers to it; gen tells a stale Timer
+// handle from the slot's current occupant.
+type timerSlot struct {
+	gen       uint32
+	cancelled bool
+}
+
+// Sim is the kernel: a virtual clock and the events still to fire. It is not
+// safe for concurrent use; parallel replications each own one Sim.
+type Sim struct {
+	now     Time
+	seq     uint64
+	fired   uint64
+	stopped bool
+
+	// MaxEvents, when non-zero, stops the run once that many events have
+	// fired: the guard against a model whose event count explodes.
+	MaxEvents uint64
+
+	heap []event // 4-ary min-heap: shallower than binary, fewer cache misses per pop
+	// soon holds events scheduled for the current instant. They are the
+	// commonest kind in a queueing model (a released server hands over to the
+	// next waiter) and a ring buffer serves them without touching the heap.
+	soon     []event
+	soonHead int
+	soonLen  int
+
+	handlers []func(arg int64)
+
+	timers    []timerSlot
+	timerFree []int32
+}
+
+// New returns an empty simulation at time 0.
+func New() *Sim { return &Sim{} }
+
+// Handle registers fn and returns the Kind that schedules it. Registration
+// order must itself be deterministic (it is when done while building a model).
+func (s *Sim) Handle(fn func(arg int64)) Kind {
+	if len(s.handlers) == 1<<kindBits {
+		panic("sim: too many handlers")
+	}
+	s.handlers = append(s.handlers, fn)
+	return Kind(len(s.handlers) - 1)
+}
+
+// Now is the current simulated time.
+func (s *Sim) Now() Time { return s.now }
+
+// Fired counts the events fired so far (cancelled timers excluded).
+func (s *Sim) Fired() uint64 { return s.fired }
+
+// Pending counts events still queued, including cancelled timers not yet
+// reached.
+func (s *Sim) Pending() int { return len(s.heap) + s.soonLen }
+
+// At schedules kind(arg) at time t. A time in the past is clamped to now:
+// the clock never runs backwards. O(log n).
+func (s *Sim) At(t Time, k Kind, arg int64) {
+	s.push(event{at: t, key: uint64(k), arg: arg})
+}
+
+// After schedules kind(arg) d after now.
+func (s *Sim) After(d Time, k Kind, arg int64) {
+	s.push(event{at: s.after(d), key: uint64(k), arg: arg})
+}
+
+// Timer schedules a cancellable kind(arg) at time t.
+func (s *Sim) Timer(t Time, k Kind, arg int64) Timer {
+	var slot int32
+	if n := len(s.timerFree); n > 0 {
+		slot = s.timerFree[n-1]
+		s.timerFree = s.timerFree[:n-1]
+	} else {
+		s.timers = append(s.timers, timerSlot{})
+		slot = int32(len(s.timers))
+	}
+	ts := &s.timers[slot-1]
+	ts.cancelled = false
+	s.push(event{at: t, key: uint64(k), arg: arg, slot: slot})
+	return Timer{slot: slot, gen: ts.gen}
+}
+
+// Cancel stops a timer that has not fired yet and reports whether it did.
+// The cancelled event stays queued and is skipped when reached, which costs
+// less than removing it from the middle of the heap.
+func (s *Sim) Cancel(t Timer) bool {
+	if t.slot == 0 {
+		return false
+	}
+	ts := &s.timers[t.slot-1]
+	if ts.gen != t.gen || ts.cancelled {
+		return false
+	}
+	ts.cancelled = true
+	return true
+}
+
+// retire frees the slot of an event leaving the queue and reports whether
+// the event was cancelled.
+func (s *Sim) retire(slot int32) (cancelled bool) {
+	ts := &s.timers[slot-1]
+	cancelled = ts.cancelled
+	ts.gen++
+	s.timerFree = append(s.timerFree, slot)
+	return cancelled
+}
+
+func (s *Sim) after(d Time) Time {
+	if d <= 0 {
+		return s.now
+	}
+	if t := s.now + d; t > s.now {
+		return t
+	}
+	return Never
+}
+
+func (s *Sim) push(e event) {
+	if e.at < s.now {
+		e.at = s.now
+	}
+	s.seq++
+	e.key |= s.seq << kindBits
+	if e.at == s.now {
+		s.pushSoon(e)
+		return
+	}
+	s.heap = append(s.heap, e)
+	h := s.heap
+	i := len(h) - 1
+	for i > 0 {
+		p := (i - 1) >> 2
+		if !h[i].before(&h[p]) {
+			break
+		}
+		h[i], h[p] = h[p], h[i]
+		i = p
+	}
+}
+
+func (s *Sim) pushSoon(e event) {
+	if s.soonLen == len(s.soon) {
+		grown := make([]event, max(16, 2*len(s.soon))) // a power of two, so & masks
+		for i := 0; i < s.soonLen; i++ {
+			grown[i] = s.soon[(s.soonHead+i)&(len(s.soon)-1)]
+		}
+		s.soon, s.soonHead = grown, 0
+	}
+	s.soon[(s.soonHead+s.soonLen)&(len(s.soon)-1)] = e
+	s.soonLen++
+}
+
+func (s *Sim) popHeap() event {
+	h := s.heap
+	top := h[0]
+	n := len(h) - 1
+	h[0] = h[n]
+	h = h[:n]
+	s.heap = h
+	i := 0
+	for {
+		c := 4*i + 1
+		if c >= n {
+			break
+		}
+		m := c
+		end := min(c+4, n)
+		for j := c + 1; j < end; j++ {
+			if h[j].before(&h[m]) {
+				m = j
+			}
+		}
+		if !h[m].before(&h[i]) {
+			break
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+	return top
+}
+
+// next removes the earliest event, or reports false when none is left. An
+// event in soon is at the current instant; one on the heap may share that
+// instant with a smaller seq, so the two heads are compared.
+func (s *Sim) next() (event, bool) {
+	if s.soonLen > 0 {
+		head := &s.soon[s.soonHead]
+		if len(s.heap) == 0 || head.before(&s.heap[0]) {
+			e := *head
+			s.soonHead = (s.soonHead + 1) & (len(s.soon) - 1)
+			s.soonLen--
+			return e, true
+		}
+	}
+	if len(s.heap) == 0 {
+		return event{}, false
+	}
+	return s.popHeap(), true
+}
+
+// peek returns the time of the earliest queued event, or Never.
+func (s *Sim) peek() Time {
+	t := Never
+	if len(s.heap) > 0 {
+		t = s.heap[0].at
+	}
+	if s.soonLen > 0 && s.soon[s.soonHead].at < t {
+		t = s.soon[s.soonHead].at
+	}
+	return t
+}
+
+// Step fires the earliest live event and reports whether one fired. It
+// returns false when the queue is empty or Stop was called.
+func (s *Sim) Step() bool {
+	for !s.stopped {
+		e, ok := s.next()
+		if !ok {
+			return false
+		}
+		if e.slot != 0 && s.retire(e.slot) {
+			continue // cancelled
+		}
+		s.now = e.at
+		s.fired++
+		s.handlers[e.kind()](e.arg)
+		if s.fired == s.MaxEvents {
+			s.stopped = true
+		}
+		return true
+	}
+	return false
+}
+
+// RunUntil fires every event up to and including time end, then leaves the
+// clock at end (or where Stop left it). It returns false if stopped early.
+func (s *Sim) RunUntil(end Time) bool {
+	for !s.stopped && s.peek() <= end {
+		s.Step()
+	}
+	if s.stopped {
+		return false
+	}
+	if end > s.now && end != Never {
+		s.now = end
+	}
+	return true
+}
+
+// Stop makes Step and RunUntil return before the next event; handlers call it
+// when a guard trips.
+func (s *Sim) Stop() { s.stopped = true }
+
+// Stopped reports whether Stop was called.
+func (s *Sim) Stopped() bool { return s.stopped }
