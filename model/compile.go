@@ -203,6 +203,24 @@ func (c *compiler) fail(n *yaml.Node, path, format string, args ...any) {
 	c.errs = append(c.errs, c.l.pos.errAt(n, path, format, args...))
 }
 
+// failKey reports a problem with the value of key in mapping n, pointing
+// at the value itself when it is there.
+func (c *compiler) failKey(n *yaml.Node, key, path, format string, args ...any) {
+	c.fail(valueNode(n, key), path, format, args...)
+}
+
+// valueNode returns the value of key in mapping n, or n itself.
+func valueNode(n *yaml.Node, key string) *yaml.Node {
+	if n != nil && n.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == key {
+				return n.Content[i+1]
+			}
+		}
+	}
+	return n
+}
+
 func (c *compiler) name(s string) int32 {
 	if i, ok := c.nameIdx[s]; ok {
 		return i
@@ -393,7 +411,7 @@ func (c *compiler) component(name string, cs *Component, key *yaml.Node) {
 	cp := compProg{name: name, status: 503}
 	if cs.Status != nil {
 		if *cs.Status < 400 || *cs.Status > 599 {
-			c.fail(n, p+".status", "status must be an HTTP error status (400-599), got %d", *cs.Status)
+			c.failKey(n, "status", p+".status", "status must be an HTTP error status (400-599), got %d", *cs.Status)
 		}
 		cp.status = int32(*cs.Status)
 	}
@@ -414,33 +432,34 @@ func (c *compiler) component(name string, cs *Component, key *yaml.Node) {
 		if cs.Kind == "pool" {
 			take("servers", "queue", "admit", "when_full", "wait_timeout")
 			if cs.Servers == nil {
-				c.fail(n, p+".servers", "a pool needs servers (how many requests it serves at once)")
+				c.failKey(n, "servers", p+".servers", "a pool needs servers (how many requests it serves at once)")
 			} else {
 				cp.servers = *cs.Servers
 			}
 		} else {
 			take("permits", "queue", "wait_timeout")
 			if cs.Permits == nil {
-				c.fail(n, p+".permits", "a semaphore needs permits")
+				c.failKey(n, "permits", p+".permits", "a semaphore needs permits")
 			} else {
 				cp.servers = *cs.Permits
 			}
 		}
 		if cp.servers < 1 && (cs.Servers != nil || cs.Permits != nil) {
-			c.fail(n, p, "%s must be >= 1, got %d", map[bool]string{true: "servers", false: "permits"}[cs.Kind == "pool"], cp.servers)
+			key := map[bool]string{true: "servers", false: "permits"}[cs.Kind == "pool"]
+			c.failKey(n, key, p+"."+key, "must be >= 1, got %d", cp.servers)
 		}
 		if cs.Queue != nil && cs.Admit != nil {
-			c.fail(n, p+".admit", "give queue or admit, not both (admit = servers + queue)")
+			c.failKey(n, "admit", p+".admit", "give queue or admit, not both (admit = servers + queue)")
 		}
 		if cs.Queue != nil {
 			if *cs.Queue < 0 {
-				c.fail(n, p+".queue", "queue must be >= 0, got %d", *cs.Queue)
+				c.failKey(n, "queue", p+".queue", "queue must be >= 0, got %d", *cs.Queue)
 			}
 			cp.queue = *cs.Queue
 		}
 		if cs.Admit != nil {
 			if *cs.Admit < cp.servers {
-				c.fail(n, p+".admit", "admit (%d) must be at least servers (%d)", *cs.Admit, cp.servers)
+				c.failKey(n, "admit", p+".admit", "admit (%d) must be at least servers (%d)", *cs.Admit, cp.servers)
 			}
 			cp.queue = *cs.Admit - cp.servers
 		}
@@ -449,7 +468,7 @@ func (c *compiler) component(name string, cs *Component, key *yaml.Node) {
 		case "caller_runs":
 			cp.callerRuns = true
 		default:
-			c.fail(n, p+".when_full", "when_full must be reject or caller_runs, got %q", cs.WhenFull)
+			c.failKey(n, "when_full", p+".when_full", "when_full must be reject or caller_runs, got %q", cs.WhenFull)
 		}
 		if cs.WaitTimeout != nil {
 			cp.waitTimeout = cs.WaitTimeout.T
@@ -472,14 +491,14 @@ func (c *compiler) component(name string, cs *Component, key *yaml.Node) {
 		}
 		take("rate", "burst", "max_wait", "adapt")
 		if cs.Rate == nil || cs.Rate.PerSecond <= 0 {
-			c.fail(n, p+".rate", "a bucket needs a refill rate > 0 (e.g. rate: 15/s)")
+			c.failKey(n, "rate", p+".rate", "a bucket needs a refill rate > 0 (e.g. rate: 15/s)")
 		} else {
 			cp.bucket.Rate = cs.Rate.PerSecond
 		}
 		cp.bucket.Burst = math.Max(1, cp.bucket.Rate)
 		if cs.Burst != nil {
 			if *cs.Burst < 1 {
-				c.fail(n, p+".burst", "burst must be >= 1, got %g", *cs.Burst)
+				c.failKey(n, "burst", p+".burst", "burst must be >= 1, got %g", *cs.Burst)
 			}
 			cp.bucket.Burst = *cs.Burst
 		}
@@ -521,13 +540,13 @@ func (c *compiler) component(name string, cs *Component, key *yaml.Node) {
 		w := sim.WorkerConfig{Max: 1, QueueCap: sim.Unbounded, ColdStart: sim.Constant(0), WarmStart: sim.Constant(0)}
 		if cs.Instances != nil {
 			if *cs.Instances < 1 {
-				c.fail(n, p+".instances", "instances must be >= 1, got %d", *cs.Instances)
+				c.failKey(n, "instances", p+".instances", "instances must be >= 1, got %d", *cs.Instances)
 			}
 			w.Max = *cs.Instances
 		}
 		if cs.Min != nil {
 			if *cs.Min < 0 || *cs.Min > w.Max {
-				c.fail(n, p+".min_instances", "min_instances must be between 0 and instances (%d), got %d", w.Max, *cs.Min)
+				c.failKey(n, "min_instances", p+".min_instances", "min_instances must be between 0 and instances (%d), got %d", w.Max, *cs.Min)
 			}
 			w.Min = *cs.Min
 		}
@@ -544,17 +563,17 @@ func (c *compiler) component(name string, cs *Component, key *yaml.Node) {
 		}
 		if cs.Queue != nil {
 			if *cs.Queue < 0 {
-				c.fail(n, p+".queue", "queue must be >= 0, got %d", *cs.Queue)
+				c.failKey(n, "queue", p+".queue", "queue must be >= 0, got %d", *cs.Queue)
 			}
 			w.QueueCap = *cs.Queue
 		}
 		cp.worker = w
 		cp.coldStream = "start/" + name
 	case "":
-		c.fail(n, p+".kind", "kind is required (pool, semaphore, lock, bucket or worker)")
+		c.failKey(n, "kind", p+".kind", "kind is required (pool, semaphore, lock, bucket or worker)")
 		return
 	default:
-		c.fail(n, p+".kind", "unknown kind %q (expected pool, semaphore, lock, bucket or worker)", cs.Kind)
+		c.failKey(n, "kind", p+".kind", "unknown kind %q (expected pool, semaphore, lock, bucket or worker)", cs.Kind)
 		return
 	}
 	c.notFor(n, p, cs.Kind, set)

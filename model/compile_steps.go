@@ -118,9 +118,9 @@ func (c *compiler) checkModifiers(s *Step, n *yaml.Node, p string, vs []string) 
 		}
 		if !ok {
 			if verb == "" {
-				c.fail(n, joinPath(p, m), "%s needs a verb to modify", m)
+				c.failKey(n, m, joinPath(p, m), "%s needs a verb to modify", m)
 			} else {
-				c.fail(n, joinPath(p, m), "%s does not apply to a %s step", m, verb)
+				c.failKey(n, m, joinPath(p, m), "%s does not apply to a %s step", m, verb)
 			}
 		}
 	}
@@ -174,7 +174,7 @@ func (c *compiler) verb(s *Step, verb string, n *yaml.Node, p string, route int3
 		acq := op{code: opAcquire, comp: ci, keyAttr: -1, name: -1}
 		if s.Key != "" {
 			if c.p.comps[ci].kind != kindLock {
-				c.fail(n, p+".key", "key applies to a lock; %s is not one", name)
+				c.failKey(n, "key", p+".key", "key applies to a lock; %s is not one", name)
 			}
 			acq.keyAttr = c.attr(s.Key)
 		} else if c.p.comps[ci].kind == kindLock {
@@ -209,13 +209,13 @@ func (c *compiler) verb(s *Step, verb string, n *yaml.Node, p string, route int3
 		if s.Timeout != nil {
 			o.timeout = s.Timeout.T
 			if o.timeout <= 0 {
-				c.fail(n, p+".timeout", "timeout must be > 0")
+				c.failKey(n, "timeout", p+".timeout", "timeout must be > 0")
 			}
 		}
 		if s.Deadline != nil {
 			o.deadline = s.Deadline.T
 			if o.deadline <= 0 {
-				c.fail(n, p+".deadline", "deadline must be > 0")
+				c.failKey(n, "deadline", p+".deadline", "deadline must be > 0")
 			}
 		}
 		if s.Retry != nil {
@@ -224,7 +224,7 @@ func (c *compiler) verb(s *Step, verb string, n *yaml.Node, p string, route int3
 		if s.Signal != "" {
 			if ci, ok := c.component0(s.Signal, n, p+".signal"); ok {
 				if c.p.comps[ci].kind != kindBucket || len(c.p.comps[ci].bucket.LowerRates) == 0 {
-					c.fail(n, p+".signal", "signal needs a bucket with adapt:; %s is not one", s.Signal)
+					c.failKey(n, "signal", p+".signal", "signal needs a bucket with adapt:; %s is not one", s.Signal)
 				}
 				o.signal = ci
 			}
@@ -249,7 +249,7 @@ func (c *compiler) verb(s *Step, verb string, n *yaml.Node, p string, route int3
 		return []op{o}
 	case "await":
 		if s.Await != "jobs" {
-			c.fail(n, p+".await", "await takes jobs (wait for the journey's jobs), got %q", s.Await)
+			c.failKey(n, "await", p+".await", "await takes jobs (wait for the journey's jobs), got %q", s.Await)
 			return nil
 		}
 		return []op{{code: opAwaitJobs, name: -1}}
@@ -259,11 +259,11 @@ func (c *compiler) verb(s *Step, verb string, n *yaml.Node, p string, route int3
 			ct = s.Fanout
 		}
 		if len(s.Steps) == 0 {
-			c.fail(n, p+".steps", "%s needs steps to run", verb)
+			c.failKey(n, "steps", p+".steps", "%s needs steps to run", verb)
 			return nil
 		}
 		if verb == "fanout" && ct.Attr == "" && ct.N == 0 {
-			c.fail(n, p+".fanout", "fanout must be >= 1, got 0")
+			c.failKey(n, "fanout", p+".fanout", "fanout must be >= 1, got 0")
 		}
 		o := op{code: opRepeat, count: c.countOf(ct), body: c.block(s.Steps, p+".steps", route), name: -1}
 		if verb == "fanout" {
@@ -272,14 +272,14 @@ func (c *compiler) verb(s *Step, verb string, n *yaml.Node, p string, route int3
 			if s.Limit != nil {
 				o.limit = c.countOf(s.Limit)
 				if s.Limit.Attr == "" && s.Limit.N < 1 {
-					c.fail(n, p+".limit", "limit must be >= 1, got %d", s.Limit.N)
+					c.failKey(n, "limit", p+".limit", "limit must be >= 1, got %d", s.Limit.N)
 				}
 			}
 		}
 		return []op{o}
 	case "choose":
 		if len(s.Choose) == 0 {
-			c.fail(n, p+".choose", "choose needs at least one branch")
+			c.failKey(n, "choose", p+".choose", "choose needs at least one branch")
 			return nil
 		}
 		o := op{code: opChoose, stream: c.stream("choose/" + p), name: -1}
@@ -316,7 +316,7 @@ func (c *compiler) poll(po *Poll, n *yaml.Node, p, defaultUntil string) *op {
 		return nil
 	}
 	if !po.Every.Set || po.Every.T <= 0 {
-		c.fail(n, p+".every", "a poll needs every > 0 (e.g. every: 2s)")
+		c.failKey(n, "every", p+".every", "a poll needs every > 0 (e.g. every: 2s)")
 		return nil
 	}
 	until := po.Until
@@ -324,12 +324,12 @@ func (c *compiler) poll(po *Poll, n *yaml.Node, p, defaultUntil string) *op {
 		until = defaultUntil
 	}
 	if until != defaultUntil {
-		c.fail(n, p+".until", "until must be %s here, got %q", defaultUntil, po.Until)
+		c.failKey(n, "until", p+".until", "until must be %s here, got %q", defaultUntil, po.Until)
 	}
 	o := &op{code: opPoll, route: r, every: po.Every.T, name: -1}
 	if po.Max != nil {
 		if *po.Max < 1 {
-			c.fail(n, p+".max", "max must be >= 1, got %d", *po.Max)
+			c.failKey(n, "max", p+".max", "max must be >= 1, got %d", *po.Max)
 		}
 		o.maxPolls = int32(*po.Max)
 	}
@@ -338,12 +338,12 @@ func (c *compiler) poll(po *Poll, n *yaml.Node, p, defaultUntil string) *op {
 
 func (c *compiler) retry(r *Retry, n *yaml.Node, p string) *retryProg {
 	if r.Attempts < 1 {
-		c.fail(n, p+".attempts", "attempts counts every try, the first included; it must be >= 1, got %d", r.Attempts)
+		c.failKey(n, "attempts", p+".attempts", "attempts counts every try, the first included; it must be >= 1, got %d", r.Attempts)
 	}
 	rp := &retryProg{attempts: int32(r.Attempts), backoff: r.Backoff.T, multiplier: 2}
 	if r.Multiplier != 0 {
 		if r.Multiplier < 1 {
-			c.fail(n, p+".multiplier", "multiplier must be >= 1, got %g", r.Multiplier)
+			c.failKey(n, "multiplier", p+".multiplier", "multiplier must be >= 1, got %g", r.Multiplier)
 		}
 		rp.multiplier = r.Multiplier
 	}

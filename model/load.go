@@ -110,8 +110,15 @@ func parseYAML(name string, data []byte) (*yaml.Node, error) {
 			// yaml.v3 reports a line but no column for syntax errors; point
 			// at the line's first non-blank character.
 			e.Line, _ = strconv.Atoi(m[1])
-			e.Col = firstColumn(data, e.Line)
 			e.Msg = "invalid YAML: " + m[2]
+			e.Col = firstColumn(data, e.Line, "")
+			if strings.HasPrefix(m[2], "did not find expected") {
+				// Parser errors count lines from 0 and point at the flow
+				// collection left open: name its bracket.
+				e.Line++
+				e.Col = firstColumn(data, e.Line, "{[")
+				e.Msg += " (a { or [ opened here is not closed)"
+			}
 		}
 		return nil, e
 	}
@@ -125,12 +132,17 @@ func parseYAML(name string, data []byte) (*yaml.Node, error) {
 	return root, nil
 }
 
-func firstColumn(data []byte, line int) int {
+// firstColumn is the 1-based column of the first of chars on line, or of
+// its first non-blank character.
+func firstColumn(data []byte, line int, chars string) int {
 	lines := bytes.Split(data, []byte("\n"))
 	if line < 1 || line > len(lines) {
 		return 1
 	}
 	l := lines[line-1]
+	if i := bytes.IndexAny(l, chars); chars != "" && i >= 0 {
+		return i + 1
+	}
 	return len(l) - len(bytes.TrimLeft(l, " \t")) + 1
 }
 
@@ -271,6 +283,7 @@ func applySet(pos *positions, root *yaml.Node, s string) error {
 		v = doc.Content[0]
 	}
 	pos.mark(v, label)
+	unposition(v) // positions inside a flag value would only confuse
 	node := root
 	segs := strings.Split(strings.TrimSpace(p), ".")
 	for i, seg := range segs {
@@ -310,6 +323,13 @@ func applySet(pos *positions, root *yaml.Node, s string) error {
 		}
 	}
 	return nil
+}
+
+func unposition(n *yaml.Node) {
+	n.Line, n.Column = 0, 0
+	for _, c := range n.Content {
+		unposition(c)
+	}
 }
 
 // include merges the distributions of every included file.

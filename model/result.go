@@ -116,6 +116,7 @@ type ComponentResult struct {
 	MeanQueue   Num     `json:"mean_queue"`
 	PeakQueue   float64 `json:"peak_queue"`
 	Offered     int64   `json:"offered"`
+	Delayed     int64   `json:"delayed"` // served only after waiting
 	Rejected    int64   `json:"rejected"`
 	TimedOut    int64   `json:"timed_out"`
 	Wait        Latency `json:"wait"`
@@ -206,6 +207,7 @@ func (r *run) componentResult(i int, now sim.Time) ComponentResult {
 		cr.MeanBusy, cr.MeanQueue = Num(c.pool.Busy.Mean(now)), Num(c.pool.QueueLen.Mean(now))
 		cr.PeakQueue = c.pool.QueueLen.Max()
 		cr.Wait = latencyOf(&c.pool.Wait)
+		cr.Delayed = c.pool.Delayed
 	case c.lock != nil:
 		cr.Kind = "lock"
 		cr.MeanBusy, cr.MeanQueue = Num(c.lock.Held.Mean(now)), Num(c.lock.Waiting.Mean(now))

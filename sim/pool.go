@@ -27,6 +27,7 @@ type Pool struct {
 	QueueLen  TimeWeighted // requesters waiting
 	Wait      Tally        // seconds from request to grant, for everyone granted
 	Granted   int64
+	Delayed   int64 // granted only after waiting in the queue
 	Rejected  int64
 	Abandoned int64 // left the queue before a server freed (timeout)
 }
@@ -70,6 +71,7 @@ func (p *Pool) Release(now Time) {
 	if w, ok := p.queue.pop(); ok {
 		p.QueueLen.Set(now, float64(p.queue.Len()))
 		p.Granted++
+		p.Delayed++
 		p.Wait.Add((now - w.since).Seconds())
 		p.grant(w.id)
 		return
@@ -98,5 +100,5 @@ func (p *Pool) ResetStats(now Time) {
 	p.Busy.Reset(now)
 	p.QueueLen.Reset(now)
 	p.Wait.Reset()
-	p.Granted, p.Rejected, p.Abandoned = 0, 0, 0
+	p.Granted, p.Delayed, p.Rejected, p.Abandoned = 0, 0, 0, 0
 }

@@ -18,7 +18,7 @@ func loadScenario(arg string, opts model.LoadOptions) (*model.Loaded, error) {
 	if arg == "" {
 		arg = scenarios.Default
 	}
-	if _, err := os.Stat(arg); err == nil || strings.ContainsAny(arg, "/\\") || strings.HasSuffix(arg, ".yaml") || strings.HasSuffix(arg, ".yml") {
+	if isPath(arg) {
 		dir, file := filepath.Split(arg)
 		if dir == "" {
 			dir = "."
@@ -30,6 +30,14 @@ func loadScenario(arg string, opts model.LoadOptions) (*model.Loaded, error) {
 		return nil, usageErr("no scenario file or embedded scenario called %q (embedded: %s)", arg, strings.Join(scenarios.List(), ", "))
 	}
 	return model.Load(scenarios.FS(), scenarios.File(arg), opts)
+}
+
+// isPath tells a scenario file from an embedded scenario's name.
+func isPath(arg string) bool {
+	if _, err := os.Stat(arg); err == nil {
+		return true
+	}
+	return strings.ContainsAny(arg, "/\\") || strings.HasSuffix(arg, ".yaml") || strings.HasSuffix(arg, ".yml")
 }
 
 // relabel reports errors under the path the user typed, not the name inside
@@ -65,11 +73,20 @@ func compileScenario(arg string, opts model.LoadOptions) (*model.Compiled, *mode
 	if err != nil {
 		return nil, nil, scenarioErr(err)
 	}
-	c, err := l.Compile()
+	c, err := compileLoaded(arg, l)
 	if err != nil {
 		return nil, nil, scenarioErr(err)
 	}
 	return c, l, nil
+}
+
+// compileLoaded compiles l, reporting problems under the path typed.
+func compileLoaded(arg string, l *model.Loaded) (*model.Compiled, error) {
+	c, err := l.Compile()
+	if err != nil && isPath(arg) {
+		return nil, relabel(err, filepath.Base(arg), arg)
+	}
+	return c, err
 }
 
 func scenarioErr(err error) error {

@@ -48,7 +48,7 @@ func validateOne(arg, design string, sets []string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := l.Compile(); err != nil {
+	if _, err := compileLoaded(arg, l); err != nil {
 		return err
 	}
 	if design != "" {
@@ -58,7 +58,7 @@ func validateOne(arg, design string, sets []string) error {
 	for _, d := range l.Scenario.Designs.Names() {
 		ld, err := loadScenario(arg, model.LoadOptions{Design: d, Sets: sets})
 		if err == nil {
-			_, err = ld.Compile()
+			_, err = compileLoaded(arg, ld)
 		}
 		if err != nil {
 			errs = append(errs, err)

@@ -1,0 +1,110 @@
+package model_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"runtime"
+	"testing"
+
+	"capsim/model"
+)
+
+func compileFile(t testing.TB, path string, opts model.LoadOptions) *model.Compiled {
+	t.Helper()
+	l, err := model.Load(os.DirFS("testdata"), path, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := l.Compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// runBytes runs once and returns the result and the trace, as bytes.
+func runBytes(t *testing.T, c *model.Compiled, opts model.RunOptions) ([]byte, []byte) {
+	t.Helper()
+	var trace bytes.Buffer
+	enc := json.NewEncoder(&trace)
+	opts.Trace = func(e *model.TraceEvent) { enc.Encode(e) }
+	res, err := c.Run(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := res.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out, trace.Bytes()
+}
+
+// A run is a pure function of (scenario, design, multiplier, seed): the
+// same inputs give the same bytes, whatever GOMAXPROCS is and however many
+// runs share the process.
+func TestRunsAreReproducible(t *testing.T) {
+	c := compileFile(t, "features.yaml", model.LoadOptions{Sets: []string{"duration=2h"}})
+	opts := model.RunOptions{Seed: 42, Multiplier: 3}
+	prev := runtime.GOMAXPROCS(1)
+	defer runtime.GOMAXPROCS(prev)
+	res1, trace1 := runBytes(t, c, opts)
+	runtime.GOMAXPROCS(2)
+	res2, trace2 := runBytes(t, c, opts)
+	if !bytes.Equal(res1, res2) || !bytes.Equal(trace1, trace2) {
+		t.Fatal("same inputs gave different bytes")
+	}
+	if bytes.Count(trace1, []byte("\n")) < 1000 {
+		t.Fatalf("trace has only %d events; the scenario exercises too little", bytes.Count(trace1, []byte("\n")))
+	}
+	res3, _ := runBytes(t, c, model.RunOptions{Seed: 43, Multiplier: 3})
+	if bytes.Equal(res1, res3) {
+		t.Fatal("a different seed gave the same result")
+	}
+}
+
+// Common random numbers: a design that changes one component leaves the
+// arrival stream untouched, so both designs see the same journeys.
+func TestDesignsShareArrivals(t *testing.T) {
+	base := compileFile(t, "features.yaml", model.LoadOptions{Sets: []string{"arrivals=poisson"}})
+	bigger := compileFile(t, "features.yaml", model.LoadOptions{Sets: []string{"arrivals=poisson", "components.app.servers=40"}})
+	starts := func(c *model.Compiled) []float64 {
+		var ts []float64
+		c.Run(model.RunOptions{Seed: 5, Trace: func(e *model.TraceEvent) {
+			if e.Event == "journey_start" {
+				ts = append(ts, e.T)
+			}
+		}})
+		return ts
+	}
+	a, b := starts(base), starts(bigger)
+	if len(a) == 0 || len(a) != len(b) {
+		t.Fatalf("journey starts: %d vs %d", len(a), len(b))
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			t.Fatalf("journey %d starts at %v in one design and %v in the other", i, a[i], b[i])
+		}
+	}
+}
+
+// Memory is bounded by what is in flight, not by run length: a run ten
+// times longer allocates about the same.
+func TestMemoryDoesNotGrowWithRunLength(t *testing.T) {
+	alloc := func(customers string) uint64 {
+		c := compileEmbedded(t, "mmc", model.LoadOptions{Sets: []string{"journeys.customer.count=" + customers, "duration=10000000s", "warmup=0s"}})
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		if _, err := c.Run(model.RunOptions{Seed: 1}); err != nil {
+			t.Fatal(err)
+		}
+		runtime.ReadMemStats(&after)
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	short, long := alloc("20000"), alloc("200000")
+	t.Logf("allocated %d bytes for 20k customers, %d for 200k", short, long)
+	if float64(long) > 1.5*float64(short) {
+		t.Fatalf("10x the customers allocated %.1fx the memory", float64(long)/float64(short))
+	}
+}
