@@ -181,7 +181,7 @@ func (l *Loaded) Compile() (*Compiled, error) {
 		attrIdx: map[string]int32{}, distIdx: map[string]int32{}}
 	c.compile()
 	if len(c.errs) > 0 {
-		return nil, c.errs
+		return nil, c.errs.sorted()
 	}
 	return &Compiled{prog: c.p, Name: l.Scenario.Name, Design: l.Design}, nil
 }
@@ -197,6 +197,7 @@ type compiler struct {
 	attrIdx  map[string]int32
 	distIdx  map[string]int32
 	visiting map[int32]bool // routes on the current call path, to refuse recursion
+	callPath []int32
 }
 
 func (c *compiler) fail(n *yaml.Node, path, format string, args ...any) {
@@ -593,7 +594,11 @@ func (c *compiler) routeBody(r int32, key *yaml.Node) int32 {
 		return -2
 	}
 	c.visiting[r] = true
-	defer delete(c.visiting, r)
+	c.callPath = append(c.callPath, r)
+	defer func() {
+		delete(c.visiting, r)
+		c.callPath = c.callPath[:len(c.callPath)-1]
+	}()
 	rt := &c.sc.Routes.Items[r].Value
 	p := "routes." + rp.name
 	if len(rt.Steps) == 0 {

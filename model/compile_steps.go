@@ -149,7 +149,15 @@ func (c *compiler) routeRef(name string, n *yaml.Node, p string) (int32, bool) {
 		return 0, false
 	}
 	if c.routeBody(r, c.sc.Routes.Items[r].node) == -2 {
-		c.fail(n, p, "route %q calls itself (directly or through other routes); a request cannot recurse forever", name)
+		var cycle []string
+		for i := len(c.callPath) - 1; i >= 0; i-- {
+			cycle = append([]string{c.p.routes[c.callPath[i]].name}, cycle...)
+			if c.callPath[i] == r {
+				break
+			}
+		}
+		cycle = append(cycle, name)
+		c.fail(n, p, "routes call each other in a cycle (%s); a request cannot recurse forever", strings.Join(cycle, " → "))
 		return 0, false
 	}
 	return r, true

@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -43,10 +44,19 @@ func (l ErrorList) Error() string {
 	return strings.Join(msgs, "\n")
 }
 
-func (l ErrorList) err() error {
-	if len(l) == 0 {
-		return nil
-	}
+// sorted orders the problems by file and position, the order a reader
+// fixes them in; compilation finds them in dependency order instead.
+func (l ErrorList) sorted() ErrorList {
+	sort.SliceStable(l, func(i, j int) bool {
+		a, b := l[i], l[j]
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Col < b.Col
+	})
 	return l
 }
 

@@ -73,7 +73,7 @@ func LoadBytes(fsys fs.FS, name string, data []byte, opts LoadOptions) (*Loaded,
 	sc := &Scenario{}
 	d.decode(root, reflect.ValueOf(sc).Elem(), "")
 	if len(d.errs) > 0 {
-		return nil, d.errs
+		return nil, d.errs.sorted()
 	}
 	l := &Loaded{Scenario: sc, Design: opts.Design, File: name, fsys: fsys, pos: pos}
 	if err := l.include(d); err != nil {

@@ -130,6 +130,9 @@ type SLOResult struct {
 	SLO   string `json:"slo"`
 	Value Num    `json:"value"`
 	Met   bool   `json:"met"`
+	// Bound is the threshold Value was checked against, so that a sweep
+	// can judge the mean of Value over replications by the same rule.
+	Bound Threshold `json:"-"`
 }
 
 // TimeSeries holds signals sampled at a fixed step.

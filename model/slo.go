@@ -14,7 +14,7 @@ func evaluateSLOs(slos []SLO, res *Result) []SLOResult {
 			}
 			subject := s.Journey + s.Route + s.Component
 			met := !math.IsNaN(float64(v)) && t.Holds(float64(v)) && res.Broken == nil
-			out = append(out, SLOResult{SLO: fmt.Sprintf("%s %s %s", subject, metric, t.Text), Value: v, Met: met})
+			out = append(out, SLOResult{SLO: fmt.Sprintf("%s %s %s", subject, metric, t.Text), Value: v, Met: met, Bound: *t})
 		}
 		switch {
 		case s.Journey != "":

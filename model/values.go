@@ -37,12 +37,39 @@ func parseDuration(s string) (sim.Time, error) {
 	}
 	d, err := time.ParseDuration(s)
 	if err != nil {
-		return 0, fmt.Errorf("expected a duration such as 40s or 3m45s, got %q", s)
+		// Numbers printed by %g (1e+06s) are durations too.
+		f, unit, ok := splitUnit(s)
+		if !ok {
+			return 0, fmt.Errorf("expected a duration such as 40s or 3m45s, got %q", s)
+		}
+		ns := f * float64(unit)
+		if math.IsNaN(ns) || math.Abs(ns) >= math.MaxInt64 {
+			return 0, fmt.Errorf("duration %q is out of range (at most about 292 years)", s)
+		}
+		d = time.Duration(ns)
 	}
 	if d < 0 {
 		return 0, fmt.Errorf("duration must not be negative, got %s", s)
 	}
 	return sim.Time(d), nil
+}
+
+var units = []struct {
+	suffix string
+	d      time.Duration
+}{{"ns", time.Nanosecond}, {"us", time.Microsecond}, {"µs", time.Microsecond}, {"ms", time.Millisecond},
+	{"s", time.Second}, {"m", time.Minute}, {"h", time.Hour}}
+
+// splitUnit parses a single number in any float syntax followed by one unit.
+func splitUnit(s string) (float64, time.Duration, bool) {
+	for _, u := range units {
+		if num, ok := strings.CutSuffix(s, u.suffix); ok {
+			if f, err := strconv.ParseFloat(num, 64); err == nil {
+				return f, u.d, true
+			}
+		}
+	}
+	return 0, 0, false
 }
 
 // Rate is an arrival rate written as count/unit: 4/h, 3.6/s, 600/m.

@@ -73,7 +73,7 @@ func Uniform(lo, hi float64) (Dist, error) {
 		return Dist{}, err
 	}
 	if !(hi > lo) {
-		return Dist{}, fmt.Errorf("uniform: hi must be > lo, got lo=%g, hi=%g", lo, hi)
+		return Dist{}, fmt.Errorf("uniform: max must be > min, got min=%g, max=%g", lo, hi)
 	}
 	return Dist{kind: kindUniform, a: lo, b: hi}, nil
 }

@@ -286,8 +286,8 @@ func TestConstructorErrors(t *testing.T) {
 		want string
 	}{
 		{second(Uniform(-1, 1)), "uniform: lo must be >= 0, got -1"},
-		{second(Uniform(2, 1)), "uniform: hi must be > lo, got lo=2, hi=1"},
-		{second(Uniform(1, 1)), "uniform: hi must be > lo, got lo=1, hi=1"},
+		{second(Uniform(2, 1)), "uniform: max must be > min, got min=2, max=1"},
+		{second(Uniform(1, 1)), "uniform: max must be > min, got min=1, max=1"},
 		{second(Uniform(0, math.Inf(1))), "uniform: hi must be finite, got +Inf"},
 		{second(Exponential(-1)), "exponential: mean must be > 0, got -1"},
 		{second(Exponential(0)), "exponential: mean must be > 0, got 0"},

@@ -1,0 +1,34 @@
+package main
+
+import "testing"
+
+// Hostile values: every kind of nonsense a scenario can hold gets one
+// message naming the file, line, column and key, exit code 2, and never a
+// panic or a stack trace.
+func TestHostileScenarioValues(t *testing.T) {
+	cases := []struct{ file, want string }{
+		{"empirical_empty.yaml", `testdata/hostile/empirical_empty.yaml:9:9: journeys.visit.steps[0].work: empirical: empty.csv has no values`},
+		{"empirical_missing.yaml", `testdata/hostile/empirical_missing.yaml:9:9: journeys.visit.steps[0].work: empirical: cannot read missing.csv: no such file`},
+		{"fanout_zero.yaml", `testdata/hostile/fanout_zero.yaml:9:17: journeys.visit.steps[0].fanout: fanout must be >= 1, got 0`},
+		{"huge_duration.yaml", `testdata/hostile/huge_duration.yaml:10:15: journeys.visit.steps[0].work: expected a duration such as 40s or 3m45s, got "1e400s"`},
+		{"impossible_lognormal.yaml", `testdata/hostile/impossible_lognormal.yaml:10:15: journeys.visit.steps[0].work: lognormal: p95 must be > mean, got mean=1, p95=0.5`},
+		{"inf_servers.yaml", `testdata/hostile/inf_servers.yaml:4:30: components.app.servers: expected an integer, got the number .inf`},
+		{"nan_rate.yaml", `testdata/hostile/nan_rate.yaml:7:11: journeys.visit.rate: expected a rate such as 4/h or 3.6/s, got ".nan/h"`},
+		{"negative_mean.yaml", `testdata/hostile/negative_mean.yaml:10:15: journeys.visit.steps[0].work: exponential: mean: duration must not be negative, got -1s`},
+		{"negative_rate.yaml", `testdata/hostile/negative_rate.yaml:7:11: journeys.visit.rate: rate must not be negative, got "-3/h"`},
+		{"poll_zero.yaml", `testdata/hostile/poll_zero.yaml:9:9: journeys.visit.steps[0].poll.every: a poll needs every > 0 (e.g. every: 2s)`},
+		{"probability_above_one.yaml", `testdata/hostile/probability_above_one.yaml:9:9: journeys.visit.steps[0].fail.p: p is a probability and must be between 0 and 1, got 1.5`},
+		{"recursive_route.yaml", `testdata/hostile/recursive_route.yaml:17:13: routes.b.steps[0].call: routes call each other in a cycle (a → b → a); a request cannot recurse forever`},
+		{"reversed_uniform.yaml", `testdata/hostile/reversed_uniform.yaml:10:15: journeys.visit.steps[0].work: uniform: max must be > min, got min=2, max=1`},
+		{"self_route.yaml", `testdata/hostile/self_route.yaml:15:13: routes.self.steps[0].call: routes call each other in a cycle (self → self); a request cannot recurse forever`},
+		{"zero_servers.yaml", `testdata/hostile/zero_servers.yaml:4:30: components.app.servers: must be >= 1, got 0`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.file, func(t *testing.T) {
+			code, stdout, stderr := run(t, "run", "testdata/hostile/"+tc.file)
+			if code != exitUsage || stdout != "" || stderr != "capsim: "+tc.want+"\n" {
+				t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant:\ncapsim: %s", code, stdout, stderr, tc.want)
+			}
+		})
+	}
+}

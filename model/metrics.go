@@ -1,0 +1,163 @@
+package model
+
+import (
+	"math"
+	"sort"
+)
+
+// Metric is one number a run measured, named for tidy tables: one row per
+// (run, metric) in a sweep's runs.csv.
+//
+// Names are snake_case, dot-separated from the general to the particular,
+// and end in their unit, so a column of values never needs a legend:
+//
+//	_s      seconds
+//	_rate   a fraction between 0 and 1 (not per second)
+//	_count  a number of things, or a time-average number of things
+//	_per_s  events per second
+//
+// In the order Metrics returns them:
+//
+//	broken_count                          1 when a guard stopped the run, else 0
+//	slos_broken_count                     SLOs the run did not meet
+//	journey.<j>.started_count             journeys started after the warm-up
+//	journey.<j>.succeeded_count
+//	journey.<j>.failed_count
+//	journey.<j>.unfinished_count          still in flight when the run ended
+//	journey.<j>.journey_success_rate      succeeded / started: what users saw
+//	journey.<j>.journey_failure_rate      1 - journey_success_rate
+//	journey.<j>.http_requests_count       requests the journey's client made
+//	journey.<j>.http_failures_count       of those, answered with a status >= 400
+//	journey.<j>.http_failure_rate         what an HTTP dashboard saw
+//	journey.<j>.mean_s, .p50_s, .p95_s, .p99_s
+//	                                      duration of the succeeded journeys
+//	journey.<j>.failed_at.<stage>_count   journeys that ended unsuccessfully at
+//	                                      failure_stage <stage> ("unfinished" for
+//	                                      those still in flight); sparse
+//	route.<r>.calls_count, .failures_count, .failure_rate
+//	route.<r>.mean_s, .p50_s, .p95_s, .p99_s
+//	                                      server-side latency of every call
+//	component.<c>.utilisation_rate        time-average busy / capacity
+//	component.<c>.mean_busy_count         time-average servers, permits, held
+//	                                      locks or worker instances in use
+//	component.<c>.mean_queue_count        time-average waiters
+//	component.<c>.peak_queue_count        most waiters at once
+//	component.<c>.offered_count, .rejected_count, .timed_out_count
+//	component.<c>.rejection_rate          (rejected + timed out) / offered
+//	component.<c>.mean_wait_s, .p95_wait_s
+//	component.<c>.cold_starts_count       workers only
+//	component.<c>.rate_steps_count        buckets only: adaptive refill steps down
+//	component.<c>.final_refill_per_s      buckets only: refill rate at the end
+//
+// <j>, <r> and <c> are the journey, route and component names of the
+// scenario, in the order it lists them. A name may itself contain dots: the
+// kind is before the first dot and the measure after the last one (after
+// ".failed_at." for stage counts).
+//
+// A value is NaN when nothing was observed (a rate of zero calls, a
+// percentile of no journeys). Percentiles come from the run's bounded-error
+// histograms (see sim.Tally).
+type Metric struct {
+	Name  string
+	Value float64
+	// Sparse metrics are listed only when non-zero: a failure stage that
+	// never failed in a run is absent from it, and counts as 0.
+	Sparse bool
+}
+
+// Metrics flattens the result into metrics, in a stable order: the same
+// scenario and design always list the same non-sparse metrics in the same
+// order, and the sparse stage counts of a journey follow its other metrics
+// sorted by stage.
+func (r *Result) Metrics() []Metric {
+	var out []Metric
+	add := func(name string, v float64) { out = append(out, Metric{Name: name, Value: v}) }
+	addNum := func(name string, v Num) { add(name, float64(v)) }
+	broken := 0.0
+	if r.Broken != nil {
+		broken = 1
+	}
+	add("broken_count", broken)
+	unmet := 0
+	for _, s := range r.SLOs {
+		if !s.Met {
+			unmet++
+		}
+	}
+	add("slos_broken_count", float64(unmet))
+
+	for _, j := range r.Journeys {
+		p := "journey." + j.Name + "."
+		add(p+"started_count", float64(j.Started))
+		add(p+"succeeded_count", float64(j.Succeeded))
+		add(p+"failed_count", float64(j.Failed))
+		add(p+"unfinished_count", float64(j.Unfinished))
+		addNum(p+"journey_success_rate", j.SuccessRate)
+		fail := math.NaN()
+		if j.Started > 0 {
+			fail = 1 - float64(j.SuccessRate)
+		}
+		add(p+"journey_failure_rate", fail)
+		add(p+"http_requests_count", float64(j.Requests))
+		add(p+"http_failures_count", float64(j.RequestFailures))
+		addNum(p+"http_failure_rate", j.HTTPFailureRate)
+		addLatency(add, p, j.Latency)
+		// A stage can fail at several components; the stage count is
+		// their sum.
+		byStage := map[string]int64{}
+		for _, s := range j.Stages {
+			byStage[s.Stage] += s.Count
+		}
+		stages := make([]string, 0, len(byStage))
+		for s, n := range byStage {
+			if n > 0 {
+				stages = append(stages, s)
+			}
+		}
+		sort.Strings(stages)
+		for _, s := range stages {
+			out = append(out, Metric{Name: p + "failed_at." + s + "_count", Value: float64(byStage[s]), Sparse: true})
+		}
+	}
+
+	for _, rt := range r.Routes {
+		p := "route." + rt.Name + "."
+		add(p+"calls_count", float64(rt.Calls))
+		add(p+"failures_count", float64(rt.Failures))
+		addNum(p+"failure_rate", rt.FailureRate)
+		addLatency(add, p, rt.Latency)
+	}
+
+	for _, c := range r.Components {
+		p := "component." + c.Name + "."
+		addNum(p+"utilisation_rate", c.Utilisation)
+		addNum(p+"mean_busy_count", c.MeanBusy)
+		addNum(p+"mean_queue_count", c.MeanQueue)
+		peak := c.PeakQueue
+		if c.Kind == "bucket" {
+			peak = math.NaN() // a bucket makes callers sleep, it keeps no queue
+		}
+		add(p+"peak_queue_count", peak)
+		add(p+"offered_count", float64(c.Offered))
+		add(p+"rejected_count", float64(c.Rejected))
+		add(p+"timed_out_count", float64(c.TimedOut))
+		addNum(p+"rejection_rate", ratio(c.Rejected+c.TimedOut, c.Offered))
+		addNum(p+"mean_wait_s", c.Wait.Mean)
+		addNum(p+"p95_wait_s", c.Wait.P95)
+		switch c.Kind {
+		case "worker":
+			add(p+"cold_starts_count", float64(c.ColdStarts))
+		case "bucket":
+			add(p+"rate_steps_count", float64(c.RateSteps))
+			addNum(p+"final_refill_per_s", c.FinalRate)
+		}
+	}
+	return out
+}
+
+func addLatency(add func(string, float64), prefix string, l Latency) {
+	add(prefix+"mean_s", float64(l.Mean))
+	add(prefix+"p50_s", float64(l.P50))
+	add(prefix+"p95_s", float64(l.P95))
+	add(prefix+"p99_s", float64(l.P99))
+}
