@@ -1,0 +1,125 @@
+package model
+
+import (
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+// Fuzz targets for everything that parses user input. The property is the
+// same for all: any input either loads (and then compiles and runs within
+// its guards) or is refused with an error — never a panic, never a hang.
+// Seeds live in the f.Add calls and under testdata/fuzz; a crash found by
+// `go test -fuzz` lands there too and becomes a regression test.
+
+const fuzzBase = `name: f
+duration: 1m
+components:
+  app: {kind: pool, servers: 2, queue: 3}
+  lk: {kind: lock, wait_timeout: 1s}
+  b: {kind: bucket, rate: 5/s, max_wait: 100ms}
+  w: {kind: worker, instances: 1, cold_start: 1s, idle_stop: 10s}
+journeys:
+  visit:
+    rate: 60/m
+    attributes: {n: 3}
+    steps:
+      - call: r
+        timeout: 2s
+        retry: {attempts: 2, backoff: 100ms}
+      - fanout: n
+        limit: 2
+        steps: [{use: b}]
+routes:
+  r:
+    steps:
+      - hold: app
+      - use: lk
+        work: exponential(mean=10ms)
+      - job: j
+  j:
+    steps: [{use: w, work: 50ms}]
+`
+
+// guarded keeps a fuzzed run small whatever the input asks for.
+var guarded = []string{"limits.max_events=20000", "limits.max_in_flight=2000", "limits.max_time=2h"}
+
+func loadCompileRun(t *testing.T, data []byte, sets []string) {
+	fsys := fstest.MapFS{"s.yaml": {Data: data}}
+	l, err := LoadBytes(fsys, "s.yaml", data, LoadOptions{Sets: sets})
+	if err != nil {
+		if err.Error() == "" {
+			t.Fatal("empty error message")
+		}
+		return
+	}
+	c, err := l.Compile()
+	if err != nil {
+		return
+	}
+	// Guards are part of the input's own limits too: apply ours on top.
+	l2, err := LoadBytes(fsys, "s.yaml", data, LoadOptions{Sets: append(append([]string{}, sets...), guarded...)})
+	if err != nil {
+		return
+	}
+	if c, err = l2.Compile(); err != nil {
+		return
+	}
+	if _, err := c.Run(RunOptions{Seed: 1, Multiplier: 1}); err != nil {
+		t.Fatalf("compiled scenario failed to run: %v", err)
+	}
+}
+
+func FuzzLoad(f *testing.F) {
+	f.Add([]byte(fuzzBase))
+	f.Add([]byte("name: x\nduration: 1h\n"))
+	f.Add([]byte("{"))
+	f.Add([]byte(strings.Replace(fuzzBase, "servers: 2", "servers: -1", 1)))
+	f.Add([]byte(strings.Replace(fuzzBase, "exponential(mean=10ms)", "lognormal(mean=1s, p95=2s)", 1)))
+	f.Add([]byte(fuzzBase + "designs:\n  d:\n    components:\n      app: null\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		loadCompileRun(t, data, nil)
+	})
+}
+
+func FuzzSet(f *testing.F) {
+	f.Add("components.app.servers=5")
+	f.Add("journeys.visit.steps.0.timeout=1ms")
+	f.Add("components.app=null")
+	f.Add("journeys.visit.steps.9=1")
+	f.Add("=")
+	f.Add("duration={a: [")
+	f.Fuzz(func(t *testing.T, set string) {
+		loadCompileRun(t, []byte(fuzzBase), []string{set})
+	})
+}
+
+func FuzzDuration(f *testing.F) {
+	for _, s := range []string{"40s", "3m45s", "1e+06s", "-1s", "60", "", "1.5h", "9999999999h", "1e400s", ".5ms"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		d, err := parseDuration(s)
+		if err == nil && d < 0 {
+			t.Fatalf("parseDuration(%q) = %v, negative without an error", s, d)
+		}
+	})
+}
+
+func FuzzDistribution(f *testing.F) {
+	for _, s := range []string{"exponential(mean=1s)", "lognormal(mean=0.56s, p95=0.9s)", "gamma(mean=1s, p95=3s)",
+		"uniform(1s, 2s)", "empirical(1s, 2s)", "weibull(shape=0.5, scale=1s)", "normal(mean=0s, sd=1s)", "x(", "lognormal(mu=1e308, sigma=1e308)"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var r DistRef
+		if err := r.parseScalar(s); err != nil || r.Ref != "" || r.File != "" {
+			return
+		}
+		// A distribution that parses must sample finite, non-negative values.
+		d := r.Dist
+		if m := d.Mean(); m < 0 {
+			t.Fatalf("%q: negative mean %v", s, m)
+		}
+	})
+}
