@@ -1,6 +1,8 @@
 package model
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -71,6 +73,14 @@ func loadCompileRun(t *testing.T, data []byte, sets []string) {
 }
 
 func FuzzLoad(f *testing.F) {
+	// Every scenario in the repository seeds the corpus.
+	seeds, _ := filepath.Glob("testdata/*.yaml")
+	more, _ := filepath.Glob("../scenarios/*.yaml")
+	for _, name := range append(seeds, more...) {
+		if data, err := os.ReadFile(name); err == nil {
+			f.Add(data)
+		}
+	}
 	f.Add([]byte(fuzzBase))
 	f.Add([]byte("name: x\nduration: 1h\n"))
 	f.Add([]byte("{"))
