@@ -80,8 +80,16 @@ func writeSummary(w io.Writer, r *model.Result) {
 		fmt.Fprintf(w, "  %s failed at: %s\n", j.Name, strings.Join(parts, ", "))
 	}
 
-	fmt.Fprintln(w, "\nRoutes (what the servers logged)")
-	fmt.Fprintln(tw, "route\tcalls\tfailed\tmean\tp50\tp95\tp99\tstatuses\t")
+	called := 0
+	for _, rt := range r.Routes {
+		if rt.Calls > 0 {
+			called++
+		}
+	}
+	if called > 0 {
+		fmt.Fprintln(w, "\nRoutes (what the servers logged)")
+		fmt.Fprintln(tw, "route\tcalls\tfailed\tmean\tp50\tp95\tp99\tstatuses\t")
+	}
 	for _, rt := range r.Routes {
 		if rt.Calls == 0 {
 			continue

@@ -1,0 +1,130 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files (only commit them if you understand why they changed)")
+
+// golden compares got with testdata/<name>.golden, or rewrites it with
+// -update. Goldens pin exact bytes on the architecture CI runs on; numbers
+// are printed with 4 significant digits, which absorbs the low-bit noise
+// that fused multiply-add can introduce elsewhere.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if got != string(want) {
+		os.WriteFile(path+".got", []byte(got), 0o644)
+		t.Errorf("output differs from %s; got written to %s.got", path, path)
+	}
+}
+
+// The summary a person reads: journeys, routes, components, SLOs.
+func TestRunSummaryGolden(t *testing.T) {
+	code, stdout, stderr := run(t, "run", "mmck", "--seed", "3", "--set", "duration=2000s")
+	if code != 0 || stderr != "" {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	golden(t, "run_mmck", stdout)
+}
+
+func TestRunJSONAndTrace(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "trace.jsonl")
+	code, stdout, stderr := run(t, "run", "../../model/testdata/features.yaml", "--json", "--trace", trace, "--multiplier", "2")
+	if code != 0 || stderr != "" {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	var res struct {
+		Scenario   string
+		Multiplier float64
+		Journeys   []struct {
+			Name    string
+			Started int64
+		}
+	}
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
+		t.Fatalf("--json output does not parse: %v", err)
+	}
+	if res.Scenario != "features" || res.Multiplier != 2 || len(res.Journeys) != 2 || res.Journeys[0].Started == 0 {
+		t.Fatalf("unexpected result %+v", res)
+	}
+	data, err := os.ReadFile(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	events := map[string]int{}
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var e struct {
+			Event     string  `json:"event"`
+			JourneyID int64   `json:"journey_id"`
+			RequestID int64   `json:"request_id"`
+			JobID     int64   `json:"job_id"`
+			T         float64 `json:"t"`
+		}
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("trace line %q: %v", line, err)
+		}
+		events[e.Event]++
+		if e.Event == "worker_ready" && (e.JobID == 0 || e.RequestID == 0 || e.JourneyID == 0) {
+			t.Errorf("worker_ready without its ids: %s", line)
+		}
+	}
+	for _, ev := range []string{"journey_start", "request_start", "request_end", "job_start", "job_end", "photo_originals_saved", "worker_ready", "ai_worker_execution", "trip", "view"} {
+		if events[ev] == 0 {
+			t.Errorf("trace has no %s event (have %v)", ev, events)
+		}
+	}
+	if leftovers, _ := filepath.Glob(filepath.Join(dir, ".*")); len(leftovers) > 0 {
+		t.Errorf("temporary files left behind: %v", leftovers)
+	}
+}
+
+func TestTraceToUnwritablePathFailsCleanly(t *testing.T) {
+	code, stdout, stderr := run(t, "run", "mmc", "--trace", "/nonexistent-dir/trace.jsonl")
+	if code != exitError || stdout != "" || stderr != "capsim: cannot write /nonexistent-dir/trace.jsonl: no such file or directory\n" {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
+
+func TestScenariosListAndShow(t *testing.T) {
+	code, stdout, _ := run(t, "scenarios")
+	if code != 0 || !strings.HasPrefix(stdout, "NAME") || !strings.Contains(stdout, "\nmmc ") {
+		t.Fatalf("exit %d, stdout:\n%s", code, stdout)
+	}
+	code, stdout, _ = run(t, "scenarios", "show", "mmc")
+	want, _ := os.ReadFile("../../scenarios/mmc.yaml")
+	if code != 0 || stdout != string(want) {
+		t.Fatalf("show mmc: exit %d, output differs from scenarios/mmc.yaml", code)
+	}
+	code, _, stderr := run(t, "scenarios", "show", "nope")
+	if code != exitUsage || !strings.HasPrefix(stderr, `capsim: no embedded scenario "nope" (embedded: `) {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+func TestVersionAndUnknownFlag(t *testing.T) {
+	code, stdout, _ := run(t, "version")
+	if code != 0 || !strings.HasPrefix(stdout, "capsim "+Version) {
+		t.Fatalf("exit %d, stdout %q", code, stdout)
+	}
+	code, _, stderr := run(t, "run", "--sede", "1")
+	if code != exitUsage || stderr != "capsim: unknown flag: --sede (see capsim run --help)\n" {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+}
