@@ -43,6 +43,9 @@ func (r *run) startCall(p *proc, o *op) {
 	child.route = o.route
 	r.nextReq++
 	child.reqID = r.nextReq
+	if p.client {
+		p.journey.lastReq = child.reqID
+	}
 	child.stage = -1
 	child.frames[0].stage = -1
 	if p.callDeadline < child.deadline {
@@ -73,6 +76,7 @@ func (r *run) startJob(p *proc, o *op) {
 	child.frames[0].stage = -1
 	r.nextJob++
 	child.jobID = r.nextJob
+	p.journey.lastJob = child.jobID
 	p.journey.jobs++
 	if o.async {
 		child.parent = nil
@@ -116,6 +120,9 @@ func (r *run) pollTick(p *proc, o *op) bool {
 	}
 	if done {
 		p.polls, p.attempt = 0, 0
+		if o.code == opPoll && r.reportJobFailure(p) {
+			return false
+		}
 		f.pc++
 		return true
 	}
@@ -246,6 +253,11 @@ func (r *run) finish(p *proc, status int32) {
 		if p.kind == procJob {
 			jr := p.journey
 			jr.jobs--
+			if status >= 400 && p.parent == nil && jr.jobFailStatus == 0 {
+				// Nobody waits for an async job's status; the journey
+				// learns of it when it next waits for its jobs.
+				jr.jobFailStatus, jr.jobFailStage, jr.jobFailComp = status, stage, p.failComp
+			}
 			if jr.jobs == 0 && jr.awaiter != nil && jr.awaiter.seq == jr.awaiterSeq && jr.awaiter.waiting == waitJobs {
 				r.s.After(0, r.kWake, pack(jr.awaiter))
 				jr.awaiter = nil

@@ -58,6 +58,8 @@ type op struct {
 	p        float64
 	optional bool
 	async    bool
+	session  bool // use/hold of a balancer: the pick is a session
+	leak     bool // use/hold: never released when its frame fails
 	branches []branchProg
 	stream   int32 // random stream for opChoose, opFail
 }
@@ -96,6 +98,7 @@ const (
 	kindLock
 	kindBucket
 	kindWorker
+	kindBalancer
 )
 
 type compProg struct {
@@ -110,6 +113,7 @@ type compProg struct {
 	adaptOn     []int32
 	worker      sim.WorkerConfig
 	coldStream  string
+	ext         *compExt // balancers, copies behind one, buckets that refuse late
 }
 
 type journeyProg struct {
@@ -274,6 +278,7 @@ func (c *compiler) compile() {
 	for _, it := range sc.Components.Items {
 		c.component(it.Name, &it.Value, it.node)
 	}
+	c.replicate()
 	for i, it := range sc.Routes.Items {
 		c.routeIdx[it.Name] = int32(i)
 		c.p.routes = append(c.p.routes, routeProg{name: it.Name, body: -1})
@@ -396,7 +401,8 @@ func (c *compiler) dist(ref *DistRef, n *yaml.Node, p string) int32 {
 
 // notFor reports keys set on a component whose kind does not use them.
 func (c *compiler) notFor(n *yaml.Node, p, kind string, set map[string]bool) {
-	for _, k := range []string{"servers", "permits", "queue", "admit", "when_full", "wait_timeout", "key", "rate", "burst", "max_wait", "adapt", "instances", "min_instances", "cold_start", "warm_start", "idle_stop"} {
+	for _, k := range []string{"servers", "permits", "queue", "admit", "when_full", "wait_timeout", "key", "rate", "burst", "max_wait", "adapt", "refuse", "instances", "min_instances", "cold_start", "warm_start", "idle_stop",
+		"replicas", "policy", "load", "report_every", "ttl", "report_gap", "target", "safety", "max_sessions", "counter"} {
 		if set[k] {
 			c.fail(n, joinPath(p, k), "%s does not apply to a component of kind %s", k, kind)
 		}
@@ -420,7 +426,10 @@ func (c *compiler) component(name string, cs *Component, key *yaml.Node) {
 		"admit": cs.Admit != nil, "when_full": cs.WhenFull != "", "wait_timeout": cs.WaitTimeout != nil, "key": cs.Key != "",
 		"rate": cs.Rate != nil, "burst": cs.Burst != nil, "max_wait": cs.MaxWait != nil, "adapt": cs.Adapt != nil,
 		"instances": cs.Instances != nil, "min_instances": cs.Min != nil, "cold_start": cs.ColdStart != nil,
-		"warm_start": cs.WarmStart != nil, "idle_stop": cs.IdleStop != nil}
+		"warm_start": cs.WarmStart != nil, "idle_stop": cs.IdleStop != nil, "refuse": cs.Refuse != "",
+		"replicas": cs.Replicas != nil, "policy": cs.Policy != "", "load": cs.Load != "", "report_every": cs.ReportEvery != nil,
+		"ttl": cs.TTL != nil, "report_gap": cs.ReportGap != nil, "target": cs.Target != nil, "safety": cs.Safety != nil,
+		"max_sessions": cs.MaxSessions != nil, "counter": cs.Counter != ""}
 	take := func(keys ...string) {
 		for _, k := range keys {
 			delete(set, k)
@@ -490,7 +499,8 @@ func (c *compiler) component(name string, cs *Component, key *yaml.Node) {
 		if cs.Status != nil {
 			cp.status = int32(*cs.Status)
 		}
-		take("rate", "burst", "max_wait", "adapt")
+		take("rate", "burst", "max_wait", "adapt", "refuse")
+		c.bucketRefuse(&cp, cs, n, p)
 		if cs.Rate == nil || cs.Rate.PerSecond <= 0 {
 			c.failKey(n, "rate", p+".rate", "a bucket needs a refill rate > 0 (e.g. rate: 15/s)")
 		} else {
@@ -570,11 +580,13 @@ func (c *compiler) component(name string, cs *Component, key *yaml.Node) {
 		}
 		cp.worker = w
 		cp.coldStream = "start/" + name
+	case "balancer":
+		c.balancerKind(&cp, cs, n, p, take)
 	case "":
-		c.failKey(n, "kind", p+".kind", "kind is required (pool, semaphore, lock, bucket or worker)")
+		c.failKey(n, "kind", p+".kind", "kind is required (pool, semaphore, lock, bucket, worker or balancer)")
 		return
 	default:
-		c.failKey(n, "kind", p+".kind", "unknown kind %q (expected pool, semaphore, lock, bucket or worker)", cs.Kind)
+		c.failKey(n, "kind", p+".kind", "unknown kind %q (expected pool, semaphore, lock, bucket, worker or balancer)", cs.Kind)
 		return
 	}
 	c.notFor(n, p, cs.Kind, set)

@@ -93,22 +93,25 @@ func (c *compiler) checkModifiers(s *Step, n *yaml.Node, p string, vs []string) 
 		verb = vs[0]
 	}
 	allowed := map[string][]string{
-		"steps":    {"use", "repeat", "fanout"},
-		"limit":    {"fanout"},
-		"timeout":  {"call", "job"},
-		"deadline": {"call"},
-		"retry":    {"call"},
-		"async":    {"job"},
-		"key":      {"use", "hold"},
-		"signal":   {"call"},
-		"status":   {"delay", "work", "use"},
-		"work":     {"use", "work"},
-		"poll":     {"call", "poll"},
+		"steps":           {"use", "repeat", "fanout"},
+		"limit":           {"fanout"},
+		"timeout":         {"call", "job"},
+		"deadline":        {"call"},
+		"retry":           {"call"},
+		"async":           {"job"},
+		"key":             {"use", "hold"},
+		"signal":          {"call"},
+		"status":          {"delay", "work", "use"},
+		"work":            {"use", "work"},
+		"poll":            {"call", "poll"},
+		"session":         {"use", "hold"},
+		"leak_on_failure": {"use", "hold"},
 	}
 	present := map[string]bool{"steps": s.Steps != nil, "limit": s.Limit != nil, "timeout": s.Timeout != nil,
 		"deadline": s.Deadline != nil, "retry": s.Retry != nil, "async": s.Async, "key": s.Key != "",
-		"signal": s.Signal != "", "status": s.Status != nil, "work": s.Work != nil, "poll": s.Poll != nil}
-	for _, m := range []string{"steps", "limit", "timeout", "deadline", "retry", "async", "key", "signal", "status", "work", "poll"} {
+		"signal": s.Signal != "", "status": s.Status != nil, "work": s.Work != nil, "poll": s.Poll != nil,
+		"session": s.Session, "leak_on_failure": s.Leak}
+	for _, m := range []string{"steps", "limit", "timeout", "deadline", "retry", "async", "key", "signal", "status", "work", "poll", "session", "leak_on_failure"} {
 		if !present[m] {
 			continue
 		}
@@ -179,7 +182,10 @@ func (c *compiler) verb(s *Step, verb string, n *yaml.Node, p string, route int3
 		if !ok {
 			return nil
 		}
-		acq := op{code: opAcquire, comp: ci, keyAttr: -1, name: -1}
+		acq := op{code: opAcquire, comp: ci, keyAttr: -1, name: -1, session: s.Session, leak: s.Leak}
+		if s.Session && c.p.comps[ci].kind != kindBalancer {
+			c.failKey(n, "session", p+".session", "session applies to a balancer; %s is not one", name)
+		}
 		if s.Key != "" {
 			if c.p.comps[ci].kind != kindLock {
 				c.failKey(n, "key", p+".key", "key applies to a lock; %s is not one", name)

@@ -27,7 +27,9 @@ func (r *run) newProc(kind procKind, jr *jrec, parent *proc) *proc {
 	p.poller = nil
 	p.failStage, p.failComp = -1, -1
 	p.reqID, p.jobID = 0, 0
+	p.picks, p.unwinding = p.picks[:0], false
 	if parent != nil {
+		p.picks = append(p.picks, parent.picks...)
 		p.pgen, p.pseq = parent.gen, parent.seq
 		p.deadline, p.stage = parent.deadline, parent.stage
 		p.reqID, p.jobID = parent.reqID, parent.jobID
@@ -62,14 +64,40 @@ func (r *run) onWake(arg int64) {
 	case waitDeadline:
 		p.waiting = waitNone
 		r.fail(p, 504, -1)
+	case waitRefused:
+		p.waiting = waitNone
+		c := &r.comps[p.waitComp]
+		c.timedOut++
+		c.bucket.Signal(r.s.Now())
+		r.emit("timeout", p, p.waitComp, r.p.comps[p.waitComp].status)
+		r.fail(p, r.p.comps[p.waitComp].status, p.waitComp)
 	case waitChild:
 		p.waiting = waitNone
 		r.childDone(p)
+	case waitJobs:
+		p.waiting = waitNone
+		if !r.reportJobFailure(p) {
+			r.exec(p)
+		}
 	default:
 		p.waiting = waitNone
 		r.exec(p)
 	}
 	r.runReady()
+}
+
+// reportJobFailure fails p with the failure of an async job of its journey
+// that no wait has reported yet, as a client polling a job's status learns
+// that it failed, and says whether it did.
+func (r *run) reportJobFailure(p *proc) bool {
+	jr := p.journey
+	if jr.jobFailStatus == 0 {
+		return false
+	}
+	status, stage, comp := jr.jobFailStatus, jr.jobFailStage, jr.jobFailComp
+	jr.jobFailStatus = 0
+	r.failAt(p, status, comp, stage)
+	return true
 }
 
 func (r *run) onTimeout(arg int64) {
@@ -86,6 +114,8 @@ func (r *run) onTimeout(arg int64) {
 			c.pool.Abandon(now, p.id)
 		case c.lock != nil:
 			c.lock.Abandon(now, p.waitKey, p.id)
+		case c.worker != nil:
+			c.worker.Abandon(now, p.id)
 		}
 		c.timedOut++
 		p.waiting = waitNone
@@ -116,7 +146,7 @@ func (r *run) onTimeout(arg int64) {
 // own kernel event, so its proc is woken through the queue.
 func (r *run) granted(id int32, comp int32, key int64, fromKernel bool) {
 	p := r.procs[id]
-	p.held = append(p.held, held{comp: comp, key: key})
+	p.held = append(p.held, held{comp: comp, key: key, leak: p.waitLeak})
 	r.s.Cancel(p.timer)
 	p.waiting = waitSleep
 	p.seq++
@@ -213,6 +243,9 @@ func (r *run) exec(p *proc) {
 				p.journey.awaiter, p.journey.awaiterSeq = p, p.seq
 				return
 			}
+			if r.reportJobFailure(p) {
+				return
+			}
 		case opCall:
 			r.startCall(p, o)
 			return
@@ -277,6 +310,10 @@ func (r *run) popFrame(p *proc) {
 	for len(p.held) > int(f.held) {
 		h := p.held[len(p.held)-1]
 		p.held = p.held[:len(p.held)-1]
+		if r.comps[h.comp].bal != nil {
+			r.releasePick(p, h, p.unwinding)
+			continue
+		}
 		r.release(h)
 	}
 	p.stage = f.stage
@@ -299,9 +336,22 @@ func (r *run) release(h held) {
 // acquire takes o's component for p; false means p now waits or failed.
 func (r *run) acquire(p *proc, o *op) bool {
 	now := r.s.Now()
+	if ci := r.replicaComp(p, o.comp); ci != o.comp {
+		if ci < 0 {
+			r.breakRun("no_replica", o.comp, "used outside any pick of its balancer "+r.p.comps[r.p.comps[o.comp].ext.behind].name)
+			return false
+		}
+		routed := *o
+		routed.comp = ci
+		o = &routed
+	}
 	cp := &r.p.comps[o.comp]
 	c := &r.comps[o.comp]
 	c.offered++
+	if c.bal != nil {
+		r.pickReplica(p, o)
+		return true
+	}
 	var out sim.Outcome
 	var key int64
 	switch {
@@ -322,6 +372,10 @@ func (r *run) acquire(p *proc, o *op) bool {
 			limit = p.deadline - now
 		}
 		wait, ok := c.bucket.Take(now, limit)
+		if !ok && cp.ext != nil && cp.ext.refuseAfterWait {
+			r.refuseLater(p, o.comp)
+			return false
+		}
 		if !ok {
 			c.rejected++
 			c.bucket.Signal(now)
@@ -339,7 +393,7 @@ func (r *run) acquire(p *proc, o *op) bool {
 	}
 	switch out {
 	case sim.Granted:
-		p.held = append(p.held, held{comp: o.comp, key: key})
+		p.held = append(p.held, held{comp: o.comp, key: key, leak: o.leak})
 		return true
 	case sim.Rejected:
 		c.rejected++
@@ -349,7 +403,7 @@ func (r *run) acquire(p *proc, o *op) bool {
 	}
 	p.seq++
 	p.waiting = waitAcquire
-	p.waitComp, p.waitKey = o.comp, key
+	p.waitComp, p.waitKey, p.waitLeak = o.comp, key, o.leak
 	if end := r.waitUntil(p, cp.waitTimeout); end != sim.Never {
 		p.timer = r.s.Timer(end, r.kTimeout, pack(p))
 	}
@@ -376,10 +430,13 @@ func (r *run) label(p *proc) int32 {
 // failAt fails p with a stage already resolved (a child's, passed up).
 func (r *run) failAt(p *proc, status int32, comp int32, stage int32) {
 	p.failStage, p.failComp = stage, comp
+	p.unwinding = true
 	for len(p.frames) > 0 {
 		optional := p.frames[len(p.frames)-1].optional
+		r.leakHeld(p)
 		r.popFrame(p)
 		if optional {
+			p.unwinding = false
 			r.st.tolerated++
 			p.failStage, p.failComp = -1, -1
 			r.exec(p)

@@ -16,7 +16,7 @@ import (
 
 // LoadOptions choose what to load on top of the base scenario.
 type LoadOptions struct {
-	Design string   // a name under designs:, overlaid on the base; "" for the base
+	Design string   // a name under designs:, overlaid on the base; "" for the base; "a+b" applies a, then b
 	Sets   []string // path=value overrides, applied last, in order
 }
 
@@ -51,14 +51,25 @@ func LoadBytes(fsys fs.FS, name string, data []byte, opts LoadOptions) (*Loaded,
 	}
 	designs := takeKey(root, "designs")
 	if opts.Design != "" {
-		overlay, err := findDesign(pos, designs, opts.Design)
-		if err != nil {
-			return nil, err
-		}
-		var errs ErrorList
-		mergeOverlay(pos, root, overlay, "", "design "+strconv.Quote(opts.Design), &errs)
-		if len(errs) > 0 {
-			return nil, errs
+		// Designs joined with + apply in order, each over the result of the
+		// ones before, so that a workload variant composes with a system
+		// design without a third overlay that repeats both.
+		names := strings.Split(opts.Design, "+")
+		for _, name := range names {
+			overlay, err := findDesign(pos, designs, name)
+			if err != nil {
+				return nil, err
+			}
+			if len(names) > 1 {
+				// A later overlay merges into what an earlier one added;
+				// a copy keeps the design's own definition intact.
+				overlay = copyNode(overlay)
+			}
+			var errs ErrorList
+			mergeOverlay(pos, root, overlay, "", "design "+strconv.Quote(name), &errs)
+			if len(errs) > 0 {
+				return nil, errs
+			}
 		}
 	}
 	for _, s := range opts.Sets {
@@ -144,6 +155,18 @@ func firstColumn(data []byte, line int, chars string) int {
 		return i + 1
 	}
 	return len(l) - len(bytes.TrimLeft(l, " \t")) + 1
+}
+
+// copyNode returns a deep copy of n with aliases replaced by copies of
+// what they point to.
+func copyNode(n *yaml.Node) *yaml.Node {
+	n = resolve(n)
+	c := *n
+	c.Content = make([]*yaml.Node, len(n.Content))
+	for i, k := range n.Content {
+		c.Content[i] = copyNode(k)
+	}
+	return &c
 }
 
 // takeKey removes key from a mapping and returns its value.

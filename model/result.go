@@ -123,6 +123,13 @@ type ComponentResult struct {
 	ColdStarts  int64   `json:"cold_starts,omitempty"`
 	RateSteps   int64   `json:"rate_steps,omitempty"`
 	FinalRate   Num     `json:"final_rate,omitempty"`
+	// PeakBusy is the most servers, permits, held keys or instances in use
+	// at once.
+	PeakBusy float64 `json:"peak_busy,omitempty"`
+	// Leaked counts holds never released because their step failed with
+	// leak_on_failure set.
+	Leaked   int64           `json:"leaked,omitempty"`
+	Balancer *BalancerResult `json:"balancer,omitempty"`
 }
 
 // SLOResult is one objective checked against the run.
@@ -203,7 +210,7 @@ func (r *run) result(c *Compiled) *Result {
 func (r *run) componentResult(i int, now sim.Time) ComponentResult {
 	cp := &r.p.comps[i]
 	c := &r.comps[i]
-	cr := ComponentResult{Name: cp.name, Offered: c.offered, Rejected: c.rejected, TimedOut: c.timedOut}
+	cr := ComponentResult{Name: cp.name, Offered: c.offered, Rejected: c.rejected, TimedOut: c.timedOut, Leaked: c.leaked}
 	switch {
 	case c.pool != nil:
 		cr.Kind, cr.Capacity = "pool", float64(cp.servers)
@@ -211,6 +218,7 @@ func (r *run) componentResult(i int, now sim.Time) ComponentResult {
 		cr.PeakQueue = c.pool.QueueLen.Max()
 		cr.Wait = latencyOf(&c.pool.Wait)
 		cr.Delayed = c.pool.Delayed
+		cr.PeakBusy = c.pool.Busy.Max()
 	case c.lock != nil:
 		cr.Kind = "lock"
 		cr.MeanBusy, cr.MeanQueue = Num(c.lock.Held.Mean(now)), Num(c.lock.Waiting.Mean(now))
@@ -228,6 +236,9 @@ func (r *run) componentResult(i int, now sim.Time) ComponentResult {
 		cr.PeakQueue = c.worker.QueueLen.Max()
 		cr.Wait = latencyOf(&c.worker.Wait)
 		cr.ColdStarts = c.worker.ColdStarts
+		cr.PeakBusy = c.worker.Busy.Max()
+	case c.bal != nil:
+		r.balancerResult(&cr, i, now)
 	}
 	cr.Utilisation = Num(math.NaN())
 	if cr.Capacity > 0 {

@@ -41,6 +41,7 @@ const (
 	waitJobs              // the journey's jobs; pc already past the op
 	waitAgain             // retry backoff or poll gap; pc on the op, which runs again
 	waitDeadline          // work cut short by the deadline: fails on wake
+	waitRefused           // waiting out a bucket's max_wait for nothing: fails on wake
 )
 
 type frame struct {
@@ -55,7 +56,8 @@ type frame struct {
 
 type held struct {
 	comp int32
-	key  int64 // lock key, or worker instance
+	key  int64 // lock key, worker instance, or balancer replica (bit 32: a session)
+	leak bool  // not released when its frame ends by a failure
 }
 
 type proc struct {
@@ -81,6 +83,7 @@ type proc struct {
 	waiting  waitKind
 	waitComp int32
 	waitKey  int64
+	waitLeak bool // the hold awaited is taken with leak_on_failure
 	timer    sim.Timer
 
 	// children
@@ -97,6 +100,9 @@ type proc struct {
 
 	failStage int32
 	failComp  int32
+
+	picks     []pick // balancer replicas this request was routed to, inherited by callees
+	unwinding bool   // frames are ending by a failure
 }
 
 type jrec struct {
@@ -112,6 +118,14 @@ type jrec struct {
 	awaiterSeq uint32
 	client     int32 // closed workload: which client runs it; -1 for open
 	slot       int32
+
+	// The first async job that failed, until an await or poll of the
+	// journey's jobs reports it: status 0 = none.
+	jobFailStatus, jobFailStage, jobFailComp int32
+	// The last request the client made and the last job started: the
+	// journey's end names them, as an application logs a journey's outcome
+	// in the request that completes it.
+	lastReq, lastJob int64
 }
 
 type compRT struct {
@@ -119,6 +133,9 @@ type compRT struct {
 	lock      *sim.KeyedLock
 	bucket    *sim.TokenBucket
 	worker    *sim.WorkerPool
+	bal       *sim.Balancer
+	balRT     *balRT
+	leaked    int64 // holds never released (leak_on_failure)
 	offered   int64
 	rejected  int64
 	timedOut  int64
@@ -206,6 +223,14 @@ func newRun(p *program, opts RunOptions) *run {
 			r.comps[i].bucket = sim.NewTokenBucket(cp.bucket)
 		case kindWorker:
 			r.comps[i].worker = sim.NewWorkerPool(r.s, cp.worker, st.Get(cp.coldStream), func(id, inst int32) { r.granted(id, ci, int64(inst), true) })
+		case kindBalancer:
+			n := cp.ext.replicas
+			r.comps[i].balRT = &balRT{sessions: make([]sim.TimeWeighted, n), overloaded: make([]int64, n)}
+		}
+	}
+	for i := range p.comps {
+		if p.comps[i].kind == kindBalancer { // after the rest: it reads their load
+			r.comps[i].bal = r.newBalancer(int32(i))
 		}
 	}
 	r.st = newStats(p)
@@ -339,6 +364,8 @@ func (r *run) onWarmup(int64) {
 			c.bucket.ResetStats(now)
 		case c.worker != nil:
 			c.worker.ResetStats(now)
+		case c.bal != nil:
+			r.resetBalancer(c, now)
 		}
 		c.offered, c.rejected, c.timedOut, c.peakQueue = 0, 0, 0, 0
 	}

@@ -34,7 +34,7 @@ type DistEntry struct {
 // Component is one part that holds or limits work. Which keys apply depends
 // on Kind; the compiler rejects keys that do not.
 type Component struct {
-	Kind        string    `yaml:"kind"` // pool | semaphore | lock | bucket | worker
+	Kind        string    `yaml:"kind"` // pool | semaphore | lock | bucket | worker | balancer
 	Description string    `yaml:"description"`
 	Servers     *int      `yaml:"servers"`      // pool
 	Permits     *int      `yaml:"permits"`      // semaphore
@@ -53,7 +53,38 @@ type Component struct {
 	ColdStart   *DistRef  `yaml:"cold_start"`
 	WarmStart   *DistRef  `yaml:"warm_start"`
 	IdleStop    *Duration `yaml:"idle_stop"`
-	Source      Raw       `yaml:"source"`
+	// bucket: what a caller whose wait for a token would pass max_wait
+	// does. at_once (default): it is refused at once. after_max_wait: it
+	// waits max_wait (or what its deadline leaves) for nothing, then is
+	// refused, as a client polling a shared bucket until its budget runs out.
+	Refuse string `yaml:"refuse"`
+	// Any kind but balancer: one copy of the component per replica of the
+	// named balancer. A use or hold reaches the copy of the replica that
+	// the balancer picked for the request (in the journey or in any caller
+	// up the call chain); using it elsewhere is an error. Each copy is
+	// reported on its own as name[i].
+	Behind string `yaml:"behind"`
+	// balancer: spreads requests over replicas. Taken by use (for the
+	// nested work/steps) or hold (for the rest of the block); every
+	// component behind it is then reached on the picked replica.
+	Replicas *int   `yaml:"replicas"`
+	Policy   string `yaml:"policy"` // round_robin (default) | least_request | least_sessions | least_load | hybrid
+	// balancer: the component behind it whose busy share (busy / capacity)
+	// each replica reports as its load. least_load and hybrid need it; it
+	// also says when a pick is overloaded (the replica had no free
+	// capacity at that moment).
+	Load        string    `yaml:"load"`
+	ReportEvery *Duration `yaml:"report_every"` // balancer: report interval of sessions and load; unset = the balancer sees them live
+	TTL         *Duration `yaml:"ttl"`          // balancer: a report older than this is ignored and picks fall back to least_request
+	ReportGap   *Span     `yaml:"report_gap"`   // balancer: reports due in [from, to) are lost (a partition)
+	Target      *float64  `yaml:"target"`       // balancer, hybrid: load to fill replicas up to (default 0.7)
+	Safety      *float64  `yaml:"safety"`       // balancer, hybrid: share of the spare capacity offered per report (default 0.5)
+	MaxSessions *int      `yaml:"max_sessions"` // balancer, hybrid: static session slots per replica
+	// balancer: how a replica's session counter is decremented when a
+	// session ends by failure (a dropped or timed-out session): once
+	// (correct), never (missing_decrement) or twice (double_decrement).
+	Counter string `yaml:"counter"`
+	Source  Raw    `yaml:"source"`
 
 	Node *yaml.Node `yaml:"-"`
 }
@@ -99,7 +130,7 @@ type Step struct {
 	Hold   string   `yaml:"hold"`   // acquire until the enclosing route or block ends
 	Call   string   `yaml:"call"`   // run a route as a request and wait for its status
 	Job    string   `yaml:"job"`    // run a route as a job (own job id), awaited unless async
-	Await  string   `yaml:"await"`  // await: jobs — wait until the journey's jobs are done
+	Await  string   `yaml:"await"`  // await: jobs — wait until the journey's jobs are done; fails as the first unreported failed async job did
 	Repeat *Count   `yaml:"repeat"` // run steps N times
 	Fanout *Count   `yaml:"fanout"` // run steps N times concurrently and join
 	Choose []Branch `yaml:"choose"` // run one branch, picked by weight
@@ -119,6 +150,14 @@ type Step struct {
 	Signal   string    `yaml:"signal"`   // call: report failures to this adaptive bucket
 	Status   *int      `yaml:"status"`   // work/delay: status when the step fails by deadline
 	Optional bool      `yaml:"optional"` // a failure of this step is tolerated: the next step runs
+	// use/hold of a balancer: the pick is a session, counted in the
+	// replica's session counter (which least_sessions and hybrid read)
+	// from the pick until its release.
+	Session bool `yaml:"session"`
+	// use/hold: when the step's frame ends by a failure, what it holds is
+	// never released (a response body not consumed on an error path keeps
+	// its connection). Leaked slots are counted per component.
+	Leak bool `yaml:"leak_on_failure"`
 
 	Node *yaml.Node `yaml:"-"` // position, for errors found after decoding
 }
@@ -133,7 +172,7 @@ type Branch struct {
 type Poll struct {
 	Call  string   `yaml:"call"`
 	Every Duration `yaml:"every"`
-	Until string   `yaml:"until"` // response (default when attached to a call) | jobs
+	Until string   `yaml:"until"` // response (default when attached to a call) | jobs (fails as the first unreported failed async job did)
 	Max   *int     `yaml:"max"`   // give up (fail) after this many polls
 }
 
@@ -183,4 +222,10 @@ type SweepDefaults struct {
 	Multipliers  string `yaml:"multipliers"` // e.g. "1:4:1" or "1,2,3,4"
 	Replications *int   `yaml:"replications"`
 	Designs      string `yaml:"designs"` // e.g. "all" or "v1-original,v1-improved"
+}
+
+// Span is a window of simulated time.
+type Span struct {
+	From Duration `yaml:"from"`
+	To   Duration `yaml:"to"`
 }

@@ -16,6 +16,10 @@ func newSeriesRec(p *program, step sim.Time) *seriesRec {
 			s.signals = append(s.signals, Signal{Name: c.name + ".rate"})
 			continue
 		}
+		if c.kind == kindBalancer {
+			s.signals = append(s.signals, Signal{Name: c.name + ".sessions"})
+			continue
+		}
 		s.signals = append(s.signals, Signal{Name: c.name + ".busy"}, Signal{Name: c.name + ".queue"})
 	}
 	return s
@@ -43,6 +47,12 @@ func (r *run) onSample(int64) {
 			put(float64(c.worker.Waiting()))
 		case c.bucket != nil:
 			put(c.bucket.CurrentRate())
+		case c.bal != nil:
+			n := 0.0
+			for i := range c.balRT.sessions {
+				n += c.balRT.sessions[i].Value()
+			}
+			put(n)
 		}
 	}
 	if !r.ended || r.active > 0 {

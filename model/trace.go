@@ -61,6 +61,7 @@ func (r *run) emitEnd(p *proc, status int32) {
 	}
 	e := r.fillTrace(r.p.journeys[p.journey.typ].name, p)
 	e.Route = ""
+	e.RequestID, e.JobID = p.journey.lastReq, p.journey.lastJob
 	e.Status, e.Result = status, result(status)
 	e.Duration = (r.s.Now() - p.journey.start).Seconds()
 	if status >= 400 {

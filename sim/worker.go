@@ -132,8 +132,32 @@ func (w *WorkerPool) onReady(arg int64) {
 		}
 		w.goIdle(now, i)
 	case preparing:
+		if in.job < 0 { // abandoned while the instance prepared it
+			w.Busy.Add(now, -1)
+			w.next(now, i)
+			return
+		}
 		w.start(now, i, in.job, in.since)
 	}
+}
+
+// Abandon withdraws job id, queued or being prepared on an instance (its
+// wait timed out), and reports whether it was still waiting. An instance
+// preparing it finishes preparing and then serves the next job or goes
+// idle: a connection being opened for a caller that gave up is still
+// opened, and kept.
+func (w *WorkerPool) Abandon(now Time, id int32) bool {
+	if _, ok := w.queue.remove(id); ok {
+		w.QueueLen.Set(now, float64(w.queue.Len()))
+		return true
+	}
+	for i := range w.inst {
+		if in := &w.inst[i]; in.state == preparing && in.job == id {
+			in.job = -1
+			return true
+		}
+	}
+	return false
 }
 
 func (w *WorkerPool) start(now Time, i, id int32, since Time) {
@@ -152,6 +176,11 @@ func (w *WorkerPool) Release(now Time, i int32) {
 		panic("sim: WorkerPool.Release of an instance not running a job")
 	}
 	w.Busy.Add(now, -1)
+	w.next(now, i)
+}
+
+// next gives free instance i the next queued job, or lets it go idle.
+func (w *WorkerPool) next(now Time, i int32) {
 	if q, ok := w.queue.pop(); ok {
 		w.QueueLen.Set(now, float64(w.queue.Len()))
 		w.prepare(now, i, q.id, q.since)
