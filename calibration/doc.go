@@ -1,0 +1,27 @@
+// Package calibration turns measured timings into the distributions a
+// scenario uses.
+//
+// It reads what load tests and servers leave behind — k6 CSV and JSON-lines
+// output and its end-of-test summaries, nginx access logs (a JSON log_format
+// or the combined format with $request_time appended), application JSON-lines
+// logs whose events are joined by request id into stage durations, and plain
+// CSV columns — and keeps only the values that pass a filter (route, status,
+// tags, time window). It then fits candidate families by maximum likelihood,
+// ranks them by AIC or by the one-sample Kolmogorov–Smirnov distance, and
+// writes the winner, with its provenance, as a YAML fragment that scenarios
+// include by reference. When all there is are summary figures (a mean and a
+// p95 from a dashboard, a range from a report), it turns those into
+// distributions through the closed forms of package sim.
+//
+// Input is streamed line by line: memory grows with the values kept, not with
+// the size of the log. Problems with the data are never silent. A malformed
+// line is skipped, counted and reported with its file and line number;
+// doubts about a fit (few values, a heavy tail, latency that climbs over the
+// recording as under saturation, no family fitting well) are returned as
+// Warnings alongside the result, for the caller to show, not logged.
+//
+// The package knows nothing of what the distributions will be used for: it
+// does not know scenarios, components or the simulation, only values in
+// seconds and the text syntax in which sim.Dist prints itself. It reads the
+// files it is given and writes only the files it is asked to write.
+package calibration

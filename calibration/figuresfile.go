@@ -1,0 +1,190 @@
+package calibration
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// A figures file lists named summary figures, each traced to its source:
+//
+//	figures:
+//	  s3_save_10_photos: {mean: 0.56s, source: "FIGURES 000-30"}
+//	  post_save_batch:   {mean: 39s, cv: 0.3, source: "FIGURES 000-31"}
+//	  worker_cold_start: {min: 36s, max: 40s, source: "FIGURES 000-37"}
+//
+// Durations carry their unit (ns, us, ms, s, m, h, or compounds like
+// 3m45s); cv is a plain number. The keys of an entry are mean, p50 (or
+// median), p90, p95, p99, min, max, sd, cv, value, dist (to restrict the
+// family) and source. Anything else is an error, reported with its line and
+// column, as is an entry whose figures admit no distribution.
+
+// NamedFigures is one entry of a figures file.
+type NamedFigures struct {
+	Name    string
+	Figures Figures
+	Line    int // where the entry starts, for messages
+}
+
+// figureKeys are the keys of an entry, in the order listed in messages.
+var figureKeys = []string{"mean", "p50", "median", "p90", "p95", "p99", "min", "max", "sd", "cv", "value", "dist", "source"}
+
+// ReadFiguresFile reads the figures file at path.
+func ReadFiguresFile(path string) ([]NamedFigures, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ReadFigures(path, f)
+}
+
+// ReadFigures reads a figures file called name from r. All problems are
+// reported at once, each prefixed with name:line:column.
+func ReadFigures(name string, r io.Reader) ([]NamedFigures, error) {
+	data, err := io.ReadAll(io.LimitReader(r, 16<<20))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("%s: %v", name, strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	at := func(n *yaml.Node, format string, args ...any) error {
+		return fmt.Errorf("%s:%d:%d: %s", name, n.Line, n.Column, fmt.Sprintf(format, args...))
+	}
+	if len(doc.Content) == 0 {
+		return nil, fmt.Errorf("%s: empty file; expected a top-level figures: mapping", name)
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		return nil, at(root, "expected a mapping with a figures: key")
+	}
+	var figs *yaml.Node
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], root.Content[i+1]
+		if k.Value != "figures" {
+			return nil, at(k, "unknown top-level key %q (want figures)", k.Value)
+		}
+		figs = v
+	}
+	if figs == nil {
+		return nil, at(root, "no figures: key")
+	}
+	if figs.Kind != yaml.MappingNode {
+		return nil, at(figs, "figures must be a mapping of names to figures")
+	}
+	var (
+		out  []NamedFigures
+		errs []error
+		seen = map[string]bool{}
+	)
+	for i := 0; i+1 < len(figs.Content); i += 2 {
+		k, v := figs.Content[i], figs.Content[i+1]
+		if seen[k.Value] {
+			errs = append(errs, at(k, "%s is listed twice", k.Value))
+			continue
+		}
+		seen[k.Value] = true
+		if err := checkName(k.Value); err != nil {
+			errs = append(errs, at(k, "%v", err))
+			continue
+		}
+		if v.Kind != yaml.MappingNode {
+			errs = append(errs, at(v, "%s: expected a mapping such as {mean: 0.56s, p95: 0.9s}", k.Value))
+			continue
+		}
+		nf := NamedFigures{Name: k.Value, Figures: NewFigures(), Line: k.Line}
+		ok := true
+		for j := 0; j+1 < len(v.Content); j += 2 {
+			fk, fv := v.Content[j], v.Content[j+1]
+			if err := setFigure(&nf.Figures, fk.Value, fv); err != nil {
+				errs = append(errs, at(fk, "%s: %v", k.Value, err))
+				ok = false
+			}
+		}
+		if !ok {
+			continue
+		}
+		if _, err := FitFigures(nf.Figures); err != nil {
+			errs = append(errs, at(k, "%s: %v", k.Value, err))
+			continue
+		}
+		out = append(out, nf)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	if len(out) == 0 {
+		return nil, at(figs, "figures is empty")
+	}
+	return out, nil
+}
+
+func setFigure(f *Figures, key string, v *yaml.Node) error {
+	if v.Kind != yaml.ScalarNode {
+		return fmt.Errorf("%s must be a single value", key)
+	}
+	dur := func(dst *float64) error {
+		s, err := ParseSeconds(v.Value)
+		if err != nil {
+			return fmt.Errorf("%s: %v", key, err)
+		}
+		if !has(*dst) {
+			*dst = s
+			return nil
+		}
+		return fmt.Errorf("%s given twice", key)
+	}
+	switch key {
+	case "mean":
+		return dur(&f.Mean)
+	case "p50", "median":
+		return dur(&f.P50)
+	case "p90":
+		return dur(&f.P90)
+	case "p95":
+		return dur(&f.P95)
+	case "p99":
+		return dur(&f.P99)
+	case "min":
+		return dur(&f.Min)
+	case "max":
+		return dur(&f.Max)
+	case "sd":
+		return dur(&f.SD)
+	case "value":
+		return dur(&f.Value)
+	case "cv":
+		c, err := strconv.ParseFloat(v.Value, 64)
+		if err != nil {
+			return fmt.Errorf("cv: %q is not a number", v.Value)
+		}
+		f.CV = c
+	case "dist":
+		f.Family = v.Value
+	case "source":
+		f.Ref = v.Value
+	default:
+		return fmt.Errorf("unknown key %q (want %s)", key, strings.Join(figureKeys, ", "))
+	}
+	return nil
+}
+
+// checkName refuses names a scenario could not refer to.
+func checkName(name string) error {
+	if name == "" {
+		return errors.New("empty name")
+	}
+	for i, c := range name {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && (c >= '0' && c <= '9' || c == '-' || c == '.')) {
+			return fmt.Errorf("name %q: use letters, digits, _, - and . (starting with a letter or _)", name)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,255 @@
+package calibration
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// A fragment is the YAML file a scenario includes by reference
+// (include: [fragment.yaml]) and whose entries it names where a
+// distribution is expected (work: batch_post_save):
+//
+//	# written by capsim calibrate
+//	distributions:
+//	  # rerun: capsim calibrate k6.csv --route '/api/trips/*/photos' --name batch_post_save
+//	  batch_post_save:
+//	    dist: lognormal(mu=3.6, sigma=0.2)
+//	    source:
+//	      files: [k6.csv]
+//	      metric: k6 metric http_req_duration
+//	      filter: "route=/api/trips/*/photos status=200"
+//	      n: 120
+//	      ks: 0.041
+//	      aic: 512.3
+//	      runner_up: gamma(shape=24.1, scale=1.64s)
+//	      warnings: []
+//
+// An entry fitted from summary figures carries figures: and ref: instead of
+// metric, filter, n, ks and aic.
+
+// FragmentHeader opens every fragment written from scratch.
+const FragmentHeader = "written by capsim calibrate; each entry names the command that produced it"
+
+// Entry is one named distribution of a fragment, with its provenance.
+type Entry struct {
+	Name string
+	Dist string // in scenario syntax
+	// Rerun is the command that produced the entry, written as a comment
+	// above it.
+	Rerun string
+	Files []string
+
+	// From measured values:
+	Metric string // what was read: "k6 metric http_req_duration"
+	Filter string
+	N      int
+	KS     float64
+	AIC    float64
+	// Fitted is true for a parametric fit, to which KS and AIC apply; an
+	// empirical distribution (or the constant of values that do not vary)
+	// has neither.
+	Fitted bool
+
+	// From summary figures:
+	Figures string // "mean=0.56s p95=0.9s"
+	Ref     string // "FIGURES 000-30"
+
+	RunnerUp string
+	Warnings []string
+}
+
+// EntryFromFit describes a fit of measured values.
+func EntryFromFit(name string, s *Sample, r *Result, rerun string) Entry {
+	e := Entry{
+		Name:   name,
+		Dist:   r.Chosen.Dist.String(),
+		Rerun:  rerun,
+		Files:  s.Files,
+		Metric: s.Source,
+		Filter: s.Filter.String(),
+		N:      r.Observed.N,
+		KS:     r.Chosen.KS,
+		AIC:    r.Chosen.AIC,
+		Fitted: r.Chosen.model != nil && r.Chosen.Family != FamilyEmpirical,
+	}
+	if r.RunnerUp != nil {
+		e.RunnerUp = r.RunnerUp.Dist.String()
+	}
+	for _, w := range r.Warnings {
+		e.Warnings = append(e.Warnings, w.Msg)
+	}
+	return e
+}
+
+// EntryFromFigures describes a fit of summary figures read from files.
+func EntryFromFigures(name string, files []string, f *SummaryFit, rerun string) Entry {
+	e := Entry{
+		Name:    name,
+		Dist:    f.Chosen.Dist.String(),
+		Rerun:   rerun,
+		Files:   files,
+		Figures: f.Figures.String(),
+		Ref:     f.Figures.Ref,
+	}
+	if f.RunnerUp != nil {
+		e.RunnerUp = f.RunnerUp.Dist.String()
+	}
+	for _, w := range f.Warnings {
+		e.Warnings = append(e.Warnings, w.Msg)
+	}
+	return e
+}
+
+// MergeFragment returns the fragment existing (nil for a new one) with
+// entries added, or replacing the entries of the same name. Everything else
+// in existing — other entries, comments, other top-level keys — is kept.
+func MergeFragment(existing []byte, entries []Entry) ([]byte, error) {
+	var doc yaml.Node
+	if len(bytes.TrimSpace(existing)) > 0 {
+		if err := yaml.Unmarshal(existing, &doc); err != nil {
+			return nil, fmt.Errorf("not a calibration fragment: %v", strings.TrimPrefix(err.Error(), "yaml: "))
+		}
+	}
+	if len(doc.Content) == 0 {
+		doc = yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{{
+			Kind: yaml.MappingNode, HeadComment: FragmentHeader,
+		}}}
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		return nil, errors.New("not a calibration fragment: the top level is not a mapping")
+	}
+	var dists *yaml.Node
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if root.Content[i].Value == "distributions" {
+			dists = root.Content[i+1]
+		}
+	}
+	if dists == nil {
+		if len(root.Content) > 0 {
+			return nil, errors.New("not a calibration fragment: no top-level distributions key")
+		}
+		dists = &yaml.Node{Kind: yaml.MappingNode}
+		root.Content = append(root.Content, scalar("distributions", 0), dists)
+	}
+	if dists.Kind != yaml.MappingNode {
+		return nil, errors.New("not a calibration fragment: distributions is not a mapping")
+	}
+	for _, e := range entries {
+		if err := checkName(e.Name); err != nil {
+			return nil, err
+		}
+		key, val := e.nodes()
+		replaced := false
+		for i := 0; i+1 < len(dists.Content); i += 2 {
+			if dists.Content[i].Value == e.Name {
+				dists.Content[i], dists.Content[i+1] = key, val
+				replaced = true
+			}
+		}
+		if !replaced {
+			dists.Content = append(dists.Content, key, val)
+		}
+	}
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(&doc); err != nil {
+		return nil, err
+	}
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func (e Entry) nodes() (key, val *yaml.Node) {
+	key = scalar(e.Name, 0)
+	if e.Rerun != "" {
+		key.HeadComment = "rerun: " + e.Rerun
+	}
+	src := &yaml.Node{Kind: yaml.MappingNode}
+	add := func(k string, v *yaml.Node) { src.Content = append(src.Content, scalar(k, 0), v) }
+	files := &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle}
+	for _, f := range e.Files {
+		files.Content = append(files.Content, scalar(f, 0))
+	}
+	add("files", files)
+	if e.Figures != "" {
+		add("figures", scalar(e.Figures, yaml.DoubleQuotedStyle))
+		if e.Ref != "" {
+			add("ref", scalar(e.Ref, yaml.DoubleQuotedStyle))
+		}
+	} else {
+		if e.Metric != "" {
+			add("metric", scalar(e.Metric, yaml.DoubleQuotedStyle))
+		}
+		add("filter", scalar(e.Filter, yaml.DoubleQuotedStyle))
+		add("n", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.Itoa(e.N)})
+		if e.Fitted {
+			add("ks", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!float", Value: fmtNum(e.KS, 3)})
+			add("aic", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!float", Value: strconv.FormatFloat(e.AIC, 'f', 1, 64)})
+		}
+	}
+	if e.RunnerUp != "" {
+		add("runner_up", scalar(e.RunnerUp, 0))
+	}
+	warns := &yaml.Node{Kind: yaml.SequenceNode}
+	if len(e.Warnings) == 0 {
+		warns.Style = yaml.FlowStyle
+	}
+	for _, w := range e.Warnings {
+		warns.Content = append(warns.Content, scalar(w, yaml.DoubleQuotedStyle))
+	}
+	add("warnings", warns)
+	val = &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{
+		scalar("dist", 0), scalar(e.Dist, 0),
+		scalar("source", 0), src,
+	}}
+	return key, val
+}
+
+func scalar(v string, style yaml.Style) *yaml.Node {
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: v, Style: style}
+}
+
+// WriteFileAtomic writes data to path through a temporary file in the same
+// directory renamed over path, so that a reader never sees a partial file
+// and a failure leaves the old file intact.
+func WriteFileAtomic(path string, data []byte) (err error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+base+".tmp*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	if _, err = f.Write(data); err != nil {
+		return err
+	}
+	if err = f.Sync(); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	if err = os.Chmod(tmp, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}

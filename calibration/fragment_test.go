@@ -1,0 +1,146 @@
+package calibration
+
+import (
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+)
+
+func TestMergeFragment(t *testing.T) {
+	t.Parallel()
+	existing := `# hand-written note, kept
+distributions:
+  # rerun: capsim calibrate old.csv --name a
+  a:
+    dist: constant(1s)
+  b: {dist: constant(2s)}
+extra: kept
+`
+	long := "latency climbs over the recording " + strings.Repeat("and on ", 30) + "until the end"
+	got, err := MergeFragment([]byte(existing), []Entry{
+		{Name: "a", Dist: "lognormal(mu=3.6, sigma=0.2)", Rerun: "capsim calibrate new.csv --name a", Files: []string{"new.csv"},
+			Metric: "column latency_ms", Filter: "route=/api/trips/*/photos status=200", N: 120, KS: 0.0412345, AIC: 512.34, Fitted: true,
+			RunnerUp: "gamma(shape=24.1, scale=1.64s)", Warnings: []string{long}},
+		{Name: "c", Dist: "uniform(36s, 40s)", Files: []string{"f.yaml"}, Figures: "min=36s max=40s", Ref: "FIGURES 000-37"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `# hand-written note, kept
+distributions:
+  # rerun: capsim calibrate new.csv --name a
+  a:
+    dist: lognormal(mu=3.6, sigma=0.2)
+    source:
+      files: [new.csv]
+      metric: "column latency_ms"
+      filter: "route=/api/trips/*/photos status=200"
+      n: 120
+      ks: 0.0412
+      aic: 512.3
+      runner_up: gamma(shape=24.1, scale=1.64s)
+      warnings:
+        - "` + long + `"
+  b: {dist: constant(2s)}
+  c:
+    dist: uniform(36s, 40s)
+    source:
+      files: [f.yaml]
+      figures: "min=36s max=40s"
+      ref: "FIGURES 000-37"
+      warnings: []
+extra: kept
+`
+	if string(got) != want {
+		t.Errorf("merged fragment\n%s\nwant\n%s", got, want)
+	}
+	// The result reads back as plain YAML with the values typed.
+	var doc struct {
+		Distributions map[string]struct {
+			Dist   string
+			Source struct {
+				N   int
+				KS  float64
+				AIC float64
+			}
+		}
+	}
+	if err := yaml.Unmarshal(got, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if a := doc.Distributions["a"]; a.Source.N != 120 || a.Source.KS != 0.0412 || a.Source.AIC != 512.3 {
+		t.Errorf("read back %+v", a)
+	}
+
+	for _, c := range []struct{ in, want string }{
+		{"name: trip\n", "not a calibration fragment: no top-level distributions key"},
+		{"- a\n", "not a calibration fragment: the top level is not a mapping"},
+		{"distributions: [a]\n", "not a calibration fragment: distributions is not a mapping"},
+	} {
+		if _, err := MergeFragment([]byte(c.in), []Entry{{Name: "x", Dist: "constant(1s)"}}); err == nil || err.Error() != c.want {
+			t.Errorf("MergeFragment(%q): %v, want %s", c.in, err, c.want)
+		}
+	}
+}
+
+func TestWriteFileAtomic(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "frag.yaml")
+	for _, content := range []string{"first\n", "second\n"} {
+		if err := WriteFileAtomic(path, []byte(content)); err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(path)
+		if err != nil || string(got) != content {
+			t.Errorf("read %q, %v; want %q", got, err, content)
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("temporary files left behind: %v", entries)
+	}
+	if err := WriteFileAtomic(filepath.Join(dir, "missing", "x.yaml"), []byte("x")); err == nil {
+		t.Error("writing into a missing directory succeeded")
+	}
+}
+
+func TestWritePlots(t *testing.T) {
+	t.Parallel()
+	x := draw(400, 70, func(r *rand.Rand) float64 { return math.Exp(-0.6 + 0.3*r.NormFloat64()) })
+	res, err := Fit(x, nil, FitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	files, err := WritePlots(dir, "s3_save", res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{filepath.Join(dir, "s3_save-hist.svg"), filepath.Join(dir, "s3_save-qq.svg")}
+	if strings.Join(files, ",") != strings.Join(want, ",") {
+		t.Fatalf("files %v, want %v", files, want)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), "<svg") || !strings.Contains(string(b), ">"+res.Chosen.Dist.String()) && !strings.Contains(string(b), "against "+res.Chosen.Dist.String()) {
+			t.Errorf("%s does not look like the SVG chart of the fit (%d bytes)", f, len(b))
+		}
+	}
+	emp, err := Fit(x, nil, FitOptions{Choose: FamilyEmpirical})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err = WritePlots(dir, "emp", emp)
+	if err != nil || len(files) != 1 {
+		t.Errorf("empirical: %v, %v; want the histogram alone", files, err)
+	}
+}

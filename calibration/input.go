@@ -1,0 +1,109 @@
+package calibration
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// MaxLineBytes is the longest input line that is parsed. A longer line is
+// reported as malformed and skipped without being held in memory, so one
+// runaway line (a binary file, a log without newlines) cannot exhaust memory.
+const MaxLineBytes = 1 << 20
+
+// gzipMagic opens every gzip stream (RFC 1952, section 2.3.1). k6 writes its
+// CSV and JSON outputs gzipped when the file name ends in .gz, and rotated
+// logs are usually gzipped, so inputs are decompressed whatever their name.
+var gzipMagic = []byte{0x1f, 0x8b}
+
+// Decompress returns r itself, or a reader of its decompressed content when r
+// holds a gzip stream.
+func Decompress(r io.Reader) (io.Reader, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	head, err := br.Peek(len(gzipMagic))
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	if bytes.Equal(head, gzipMagic) {
+		return gzip.NewReader(br)
+	}
+	return br, nil
+}
+
+// openFile opens path for reading, decompressing it when it is gzipped.
+func openFile(path string) (io.Reader, func() error, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	r, err := Decompress(f)
+	if err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return r, f.Close, nil
+}
+
+// lineReader yields the lines of a stream, numbered from 1, without their
+// line terminators ("\n" or "\r\n").
+type lineReader struct {
+	br   *bufio.Reader
+	n    int
+	buf  []byte
+	done bool
+}
+
+func newLineReader(r io.Reader) *lineReader {
+	br, ok := r.(*bufio.Reader)
+	if !ok || br.Size() < 64<<10 {
+		br = bufio.NewReaderSize(r, 64<<10)
+	}
+	return &lineReader{br: br}
+}
+
+// next returns the next line and its number. tooLong reports a line longer
+// than MaxLineBytes, whose content is not returned. At the end of the input
+// next returns io.EOF; a last line without a terminator is still a line.
+// The returned slice is only valid until the next call.
+func (lr *lineReader) next() (line []byte, num int, tooLong bool, err error) {
+	if lr.done {
+		return nil, lr.n, false, io.EOF
+	}
+	lr.buf = lr.buf[:0]
+	for {
+		chunk, err := lr.br.ReadSlice('\n')
+		if !tooLong {
+			if len(lr.buf)+len(chunk) > MaxLineBytes+2 {
+				tooLong = true
+				lr.buf = lr.buf[:0]
+			} else {
+				lr.buf = append(lr.buf, chunk...)
+			}
+		}
+		switch {
+		case err == nil:
+			lr.n++
+			return trimEOL(lr.buf), lr.n, tooLong, nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case errors.Is(err, io.EOF):
+			lr.done = true
+			if len(lr.buf) == 0 && !tooLong {
+				return nil, lr.n, false, io.EOF
+			}
+			lr.n++
+			return trimEOL(lr.buf), lr.n, tooLong, nil
+		default:
+			return nil, lr.n, false, err
+		}
+	}
+}
+
+func trimEOL(b []byte) []byte {
+	b = bytes.TrimSuffix(b, []byte("\n"))
+	return bytes.TrimSuffix(b, []byte("\r"))
+}

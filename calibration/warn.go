@@ -1,0 +1,212 @@
+package calibration
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+
+	"gonum.org/v1/gonum/stat"
+)
+
+// WarningKind classifies a Warning, so callers can act on some kinds.
+type WarningKind string
+
+// The kinds of Warning.
+const (
+	WarnSmallSample WarningKind = "small-sample"
+	WarnHeavyTail   WarningKind = "heavy-tail"
+	WarnSaturation  WarningKind = "saturation"
+	WarnPoorFit     WarningKind = "poor-fit"
+	WarnZeros       WarningKind = "zeros"
+	WarnRounded     WarningKind = "rounded"
+	WarnNoSpread    WarningKind = "no-spread"
+	WarnDisagree    WarningKind = "figures-disagree"
+	WarnFewFigures  WarningKind = "few-figures"
+)
+
+// Warning is a doubt about a result that does not prevent it: the caller
+// shows it next to the result. It implements error so it can be handled
+// like one where that is convenient.
+type Warning struct {
+	Kind WarningKind
+	Msg  string
+}
+
+func (w Warning) Error() string { return w.Msg }
+
+func warnf(kind WarningKind, format string, args ...any) Warning {
+	return Warning{Kind: kind, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Thresholds of the diagnostics. They are deliberately coarse: a warning
+// should point at something a person would see in a histogram.
+const (
+	// minSample: below about 30 values, the candidates' AIC differ by less
+	// than their sampling noise and parameters carry tens of percent of
+	// uncertainty.
+	minSample = 30
+	// minTailSample: the empirical p99 of fewer values is little more than
+	// the maximum.
+	minTailSample = 50
+	// tailUnderstated: the observed p99 exceeding the fitted one by a
+	// quarter means the simulated tail, where queues build, is too light.
+	tailUnderstated = 1.25
+	// heavyP99OverP50: a lognormal with σ = 1 already has p99/p50 ≈ 10;
+	// beyond that a few slow requests dominate waiting times.
+	heavyP99OverP50 = 10
+	// Saturation: at least minTrendSample timed values, a rank correlation
+	// between time and value of at least trendRho, and the median of the
+	// last third of the recording trendRatio times that of the first. Both
+	// conditions, because a small but steady drift passes the first alone
+	// and a noisy short recording the second.
+	minTrendSample = 20
+	trendRho       = 0.4
+	trendRatio     = 1.5
+	// roundedShare: fewer distinct values than this share of n means the
+	// timer's resolution shows, and the KS distance is inflated by ties.
+	roundedShare = 0.2
+)
+
+// diagnose returns the warnings about a completed fit.
+func diagnose(res *Result, times, values []float64) []Warning {
+	var ws []Warning
+	o := res.Observed
+	n := o.N
+	if n < minSample {
+		ws = append(ws, warnf(WarnSmallSample,
+			"only %d values: parameters are uncertain and the ranking of families is weak (want at least %d)", n, minSample))
+	}
+	if c := res.Chosen; c != nil && c.model != nil && c.Family != FamilyEmpirical && n >= 5 {
+		if crit := ksCritical05(n); c.KS > crit {
+			ws = append(ws, warnf(WarnPoorFit,
+				"the chosen %s is %s from the data (KS), above the 5%% critical value %s for %d values: no family fits well; consider the empirical distribution",
+				c.Family, fmtNum(c.KS, 3), fmtNum(crit, 3), n))
+		}
+	}
+	if n >= minTailSample {
+		var parts string
+		if o.P50 > 0 && o.P99/o.P50 >= heavyP99OverP50 {
+			parts = fmt.Sprintf("p99/p50 = %s", fmtNum(o.P99/o.P50, 3))
+		}
+		if c := res.Chosen; c != nil && c.Family != FamilyEmpirical && c.Family != FamilyConstant {
+			if fp99 := c.Dist.Quantile(0.99); o.P99 > tailUnderstated*fp99 {
+				if parts != "" {
+					parts += "; "
+				}
+				parts += fmt.Sprintf("observed p99 %ss, fitted %s p99 %ss: the fit understates the tail", fmtSeconds(o.P99), c.Family, fmtSeconds(fp99))
+			}
+		}
+		if parts != "" {
+			ws = append(ws, warnf(WarnHeavyTail, "heavy right tail: %s", parts))
+		}
+	}
+	if w, ok := saturation(values, times); ok {
+		ws = append(ws, w)
+	}
+	distinct := 1
+	for i := 1; i < len(res.Sorted); i++ {
+		if res.Sorted[i] != res.Sorted[i-1] {
+			distinct++
+		}
+	}
+	if n >= minSample && float64(distinct) < roundedShare*float64(n) {
+		ws = append(ws, warnf(WarnRounded,
+			"only %d distinct values among %d: the timer's resolution shows, and ties inflate the KS distance", distinct, n))
+	}
+	return ws
+}
+
+// saturation looks for latency climbing over the recording, the signature of
+// a system past its capacity, where queues grow and each value measures the
+// backlog more than the service.
+func saturation(values, times []float64) (Warning, bool) {
+	if len(times) != len(values) {
+		return Warning{}, false
+	}
+	type pt struct{ t, v float64 }
+	var pts []pt
+	for i, t := range times {
+		if !math.IsNaN(t) {
+			pts = append(pts, pt{t, values[i]})
+		}
+	}
+	if len(pts) < minTrendSample {
+		return Warning{}, false
+	}
+	slices.SortStableFunc(pts, func(a, b pt) int {
+		switch {
+		case a.t < b.t:
+			return -1
+		case a.t > b.t:
+			return 1
+		}
+		return 0
+	})
+	ts := make([]float64, len(pts))
+	vs := make([]float64, len(pts))
+	for i, p := range pts {
+		ts[i], vs[i] = p.t, p.v
+	}
+	if ts[0] == ts[len(ts)-1] {
+		return Warning{}, false
+	}
+	rho := stat.Correlation(ranks(ts), ranks(vs), nil)
+	third := len(vs) / 3
+	first := slices.Clone(vs[:third])
+	last := slices.Clone(vs[len(vs)-third:])
+	slices.Sort(first)
+	slices.Sort(last)
+	m1 := stat.Quantile(0.5, stat.Empirical, first, nil)
+	m3 := stat.Quantile(0.5, stat.Empirical, last, nil)
+	if !(rho >= trendRho) || !(m1 > 0) || m3/m1 < trendRatio {
+		return Warning{}, false
+	}
+	return warnf(WarnSaturation,
+		"latency climbs over the recording (rank correlation with time %s; median of the last third %s× that of the first): the data look recorded under saturation, so a fit describes the backlog, not the service; narrow the time window",
+		fmtNum(rho, 2), fmtNum(m3/m1, 2)), true
+}
+
+// ranks returns the rank of each element (1-based, ties sharing the mean of
+// their ranks), for Spearman's correlation.
+func ranks(x []float64) []float64 {
+	idx := make([]int, len(x))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int {
+		switch {
+		case x[a] < x[b]:
+			return -1
+		case x[a] > x[b]:
+			return 1
+		}
+		return 0
+	})
+	r := make([]float64, len(x))
+	for i := 0; i < len(idx); {
+		j := i
+		for j+1 < len(idx) && x[idx[j+1]] == x[idx[i]] {
+			j++
+		}
+		mean := float64(i+j)/2 + 1
+		for k := i; k <= j; k++ {
+			r[idx[k]] = mean
+		}
+		i = j + 1
+	}
+	return r
+}
+
+// fmtNum formats v with digits significant digits, never in exponent form.
+func fmtNum(v float64, digits int) string {
+	r, err := strconv.ParseFloat(strconv.FormatFloat(v, 'g', digits, 64), 64)
+	if err != nil {
+		return strconv.FormatFloat(v, 'g', digits, 64)
+	}
+	return strconv.FormatFloat(r, 'f', -1, 64)
+}
+
+// fmtSeconds formats a duration in seconds with four significant digits,
+// for messages and tables (the fragment uses sim's six).
+func fmtSeconds(v float64) string { return fmtNum(v, 4) }

@@ -1,0 +1,548 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"capsim/calibration"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+type calibrateOptions struct {
+	Files     []string
+	Format    string
+	Route     string
+	Status    []string
+	Tags      []string
+	Since     string
+	Until     string
+	Metric    string
+	Column    string
+	Unit      string
+	FromEvent string
+	ToEvent   string
+	JoinKey   string
+	Name      string
+	Out       string
+	PlotDir   string
+	Dist      string
+	Rank      string
+}
+
+func newCalibrateCmd(io *IOStreams) *cobra.Command {
+	opts := &calibrateOptions{}
+	cmd := &cobra.Command{
+		Use:   "calibrate FILE... [flags]",
+		Short: "Fit distributions to measured timings, for scenarios to include",
+		Long: `Read timings measured on the real system, fit candidate distributions by
+maximum likelihood, rank them, and write the best as a YAML fragment that a
+scenario includes (include: [FRAGMENT]) and refers to by name.
+
+Inputs (told apart by content unless --format says):
+  k6-csv          k6 run --out csv=FILE        values in ms, metric --metric
+  k6-json         k6 run --out json=FILE       values in ms, metric --metric
+  k6-summary      an end-of-test summary (--summary-export, handleSummary data,
+                  or the v1 machine-readable summary): fitted from its figures
+  nginx-json      access log with a JSON log_format; --metric names the field
+  nginx-combined  combined format + $request_time [$upstream_response_time]
+                  [$request_id]; --metric request_time-upstream_response_time
+                  gives the time spent in nginx itself
+  applog          JSON-lines application log: the time from --from-event to
+                  --to-event joined by --join-key, or a field (--column)
+  csv             a CSV with a header; --column names the value column
+Gzipped files are read as they are; FILE "-" reads standard input.
+
+Candidates are lognormal, gamma, Weibull, normal (truncated at 0) and
+exponential; --dist empirical keeps the values themselves. The table on
+standard output compares them; warnings about the data and the fit, and
+every malformed line skipped, go to standard error.
+
+To turn summary figures into distributions, see: capsim calibrate figures.`,
+		Example: `  capsim calibrate k6-out.csv --route '/api/trips/*/photos' --status 200 --name upload_batch
+  capsim calibrate access.log --metric request_time-upstream_response_time --name nginx_overhead --out calibration.yaml
+  capsim calibrate app.jsonl --from-event photo_originals_saved --to-event request_completed --name post_save --plot plots/
+  capsim calibrate summary.json --tag expected_response=true`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageErr("give the files to read, e.g. capsim calibrate k6-out.csv (see %s --help)", cmd.CommandPath())
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Files = args
+			return calibrateRun(io, opts, rerunLine(cmd, args))
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.Format, "format", "auto", "input `FORMAT`: auto, k6-csv, k6-json, k6-summary, nginx-json, nginx-combined, applog or csv")
+	f.StringVar(&opts.Route, "route", "", "keep requests whose path matches `PATTERN` (* within a segment, ** across; ~ starts a regexp)")
+	f.StringSliceVar(&opts.Status, "status", nil, "keep these HTTP statuses (`CODE`s or classes, e.g. 200 or 2xx; repeatable)")
+	f.StringArrayVar(&opts.Tags, "tag", nil, "keep records whose tag or field `KEY=VALUE` matches (repeatable)")
+	f.StringVar(&opts.Since, "since", "", "keep records at or after `TIME` (RFC 3339, or Unix seconds)")
+	f.StringVar(&opts.Until, "until", "", "keep records before `TIME` (RFC 3339, or Unix seconds)")
+	f.StringVar(&opts.Metric, "metric", "", "k6 metric `NAME` (default http_req_duration) or nginx variable (default request_time), or A-B of two nginx variables")
+	f.StringVar(&opts.Column, "column", "", "CSV column, or application-log field, `NAME` holding the duration")
+	f.StringVar(&opts.Unit, "unit", "", "`UNIT` of plain numbers in --column: ns, us, ms, s, m or h (default: from the column's name, else s)")
+	f.StringVar(&opts.FromEvent, "from-event", "", "application-log `EVENT` that starts the stage (with --to-event), or whose --column is read")
+	f.StringVar(&opts.ToEvent, "to-event", "", "application-log `EVENT` that ends the stage")
+	f.StringVar(&opts.JoinKey, "join-key", calibration.DefaultJoinKey, "application-log `FIELD` that ties a stage's events together (e.g. trip_id, job_id)")
+	f.StringVar(&opts.Name, "name", "", "`NAME` of the distribution in the fragment (default: from the metric or column)")
+	f.StringVar(&opts.Out, "out", "", "add the distribution to fragment `FILE` (created, or updated in place); default: print it")
+	f.StringVar(&opts.PlotDir, "plot", "", "write a histogram with the fitted density and a QQ plot (SVG) into `DIR`")
+	f.StringVar(&opts.Dist, "dist", "", "use this `FAMILY` instead of the best ranked: lognormal, gamma, weibull, normal, exponential or empirical")
+	f.StringVar(&opts.Rank, "rank", string(calibration.RankAIC), "rank candidates by `aic|ks`")
+	cmd.AddCommand(newCalibrateFiguresCmd(io))
+	return cmd
+}
+
+func newCalibrateFiguresCmd(io *IOStreams) *cobra.Command {
+	var out string
+	cmd := &cobra.Command{
+		Use:   "figures FILE",
+		Short: "Turn named summary figures into distributions",
+		Long: `Read a figures file — named summary figures, each with its source — and turn
+each entry into a distribution through the closed forms for lognormal,
+gamma and uniform distributions:
+
+  figures:
+    s3_save_10_photos: {mean: 0.56s, source: "FIGURES 000-30"}
+    post_save_batch:   {mean: 39s, cv: 0.3, source: "FIGURES 000-31"}
+    worker_cold_start: {min: 36s, max: 40s, source: "FIGURES 000-37"}
+
+Keys: mean, p50 (or median), p90, p95, p99, min, max, sd, cv, value, dist
+(lognormal, gamma, exponential, normal, constant or uniform) and source.
+Durations need a unit. mean+p95, p50+p95 and mean+cv give a lognormal (or a
+gamma when a lognormal cannot match), min+max a uniform, a mean alone a
+constant (with a warning). The fragment records each entry's figures and
+source.`,
+		Example: `  capsim calibrate figures trip-figures.yaml --out trip-calibration.yaml`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usageErr("give one figures file, e.g. capsim calibrate figures figures.yaml (see %s --help)", cmd.CommandPath())
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return calibrateFiguresRun(io, args[0], out, rerunLine(cmd, args))
+		},
+	}
+	cmd.Flags().StringVar(&out, "out", "", "add the distributions to fragment `FILE` (created, or updated in place); default: print them")
+	return cmd
+}
+
+func calibrateRun(io *IOStreams, o *calibrateOptions, rerun string) error {
+	opts, err := o.readOptions()
+	if err != nil {
+		return err
+	}
+	rank := calibration.RankBy(o.Rank)
+	if rank != calibration.RankAIC && rank != calibration.RankKS {
+		return usageErr("--rank must be aic or ks, got %q", o.Rank)
+	}
+	if o.Dist != "" && o.Dist != calibration.FamilyEmpirical && !slices.Contains(calibration.Families, o.Dist) {
+		return usageErr("--dist must be one of %s or empirical, got %q", strings.Join(calibration.Families, ", "), o.Dist)
+	}
+	if o.Dist == calibration.FamilyEmpirical && o.Out == "" {
+		return usageErr("--dist empirical writes the values to a file beside the fragment: give --out")
+	}
+	if o.Name != "" {
+		if err := checkEntryName(o.Name); err != nil {
+			return usageErr("--name: %v", err)
+		}
+	}
+
+	isSummary, err := isK6Summary(io, o.Files, opts.Format)
+	if err != nil {
+		return err
+	}
+	if isSummary {
+		return calibrateSummary(io, o, opts, rerun)
+	}
+
+	r, err := calibration.NewReader(opts)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	for _, name := range o.Files {
+		if err := readInput(io, r, name); err != nil {
+			return err
+		}
+	}
+	s, err := r.Sample()
+	reportReading(io.ErrOut, s)
+	if err != nil {
+		return err
+	}
+	res, err := calibration.Fit(s.Values, s.Times, calibration.FitOptions{Rank: rank, Choose: o.Dist})
+	if err != nil {
+		return fmt.Errorf("%s: %v", strings.Join(o.Files, ", "), err)
+	}
+	name := o.Name
+	if name == "" {
+		name = defaultEntryName(s.Source)
+	}
+	if err := calibration.WriteFitTable(io.Out, name, s, res); err != nil {
+		return err
+	}
+	for _, w := range res.Warnings {
+		fmt.Fprintf(io.ErrOut, "warning: %s: %s\n", name, w.Msg)
+	}
+	entry := calibration.EntryFromFit(name, s, res, rerun)
+	if res.Chosen.Family == calibration.FamilyEmpirical {
+		file, err := writeEmpiricalValues(o.Out, name, res.Sorted)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(io.ErrOut, "wrote %s (%d values)\n", file, len(res.Sorted))
+		entry.Dist = "empirical(file=" + filepath.Base(file) + ")"
+	}
+	if o.PlotDir != "" {
+		if err := os.MkdirAll(o.PlotDir, 0o755); err != nil {
+			return fmt.Errorf("--plot: %w", err)
+		}
+		files, err := calibration.WritePlots(o.PlotDir, name, res)
+		if err != nil {
+			return fmt.Errorf("--plot: %w", err)
+		}
+		fmt.Fprintf(io.ErrOut, "wrote %s\n", strings.Join(files, ", "))
+	}
+	return writeFragment(io, o.Out, []calibration.Entry{entry})
+}
+
+// readOptions turns the flags into reading options, refusing bad values
+// before any file is opened.
+func (o *calibrateOptions) readOptions() (calibration.Options, error) {
+	var opts calibration.Options
+	format, err := calibration.ParseFormat(o.Format)
+	if err != nil {
+		return opts, usageErr("--format: %v", err)
+	}
+	opts.Format = format
+	opts.Filter.Route = o.Route
+	opts.Filter.Status = o.Status
+	for _, t := range o.Tags {
+		tag, err := calibration.ParseTag(t)
+		if err != nil {
+			return opts, usageErr("--tag: %v", err)
+		}
+		opts.Filter.Tags = append(opts.Filter.Tags, tag)
+	}
+	if o.Since != "" {
+		if opts.Filter.Since, err = calibration.ParseTime(o.Since); err != nil {
+			return opts, usageErr("--since: %v", err)
+		}
+	}
+	if o.Until != "" {
+		if opts.Filter.Until, err = calibration.ParseTime(o.Until); err != nil {
+			return opts, usageErr("--until: %v", err)
+		}
+	}
+	if o.Unit != "" {
+		if opts.Unit, err = calibration.ParseUnit(o.Unit); err != nil {
+			return opts, usageErr("--unit: %v", err)
+		}
+	}
+	if err := opts.Filter.Validate(); err != nil {
+		return opts, usageErr("%v", err)
+	}
+	opts.Metric, opts.Column = o.Metric, o.Column
+	opts.FromEvent, opts.ToEvent, opts.JoinKey = o.FromEvent, o.ToEvent, o.JoinKey
+	return opts, nil
+}
+
+// isK6Summary reports whether the input is an end-of-test summary, which is
+// fitted from its figures rather than from values.
+func isK6Summary(io *IOStreams, files []string, format calibration.Format) (bool, error) {
+	switch format {
+	case calibration.FormatK6Summary:
+		if len(files) != 1 {
+			return false, usageErr("an end-of-test summary is calibrated on its own: give one file, got %d", len(files))
+		}
+		return true, nil
+	case calibration.FormatAuto:
+	default:
+		return false, nil
+	}
+	if len(files) != 1 || files[0] == "-" {
+		// Several files are read as values; a summary among them is
+		// reported by the reader. Standard input cannot be read twice.
+		return false, nil
+	}
+	in, closeFn, err := openInput(io, files[0])
+	if err != nil {
+		return false, err
+	}
+	defer closeFn()
+	got, err := calibration.Detect(bufio.NewReaderSize(in, 64<<10))
+	if err != nil {
+		return false, fmt.Errorf("%s: %w", files[0], err)
+	}
+	return got == calibration.FormatK6Summary, nil
+}
+
+func calibrateSummary(io *IOStreams, o *calibrateOptions, opts calibration.Options, rerun string) error {
+	switch {
+	case o.Column != "" || o.FromEvent != "" || o.ToEvent != "":
+		return usageErr("%s is a k6 end-of-test summary: --column, --from-event and --to-event do not apply", o.Files[0])
+	case o.PlotDir != "":
+		return usageErr("%s is a k6 end-of-test summary: it holds figures, not values, so there is nothing to plot", o.Files[0])
+	case o.Dist == calibration.FamilyEmpirical || o.Dist == calibration.FamilyWeibull:
+		return usageErr("%s is a k6 end-of-test summary: figures cannot give a %s distribution", o.Files[0], o.Dist)
+	}
+	in, closeFn, err := openInput(io, o.Files[0])
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	fig, err := calibration.ReadK6Summary(o.Files[0], in, o.Metric, opts.Filter)
+	if err != nil {
+		return err
+	}
+	fig.Family = o.Dist
+	fit, err := calibration.FitFigures(fig)
+	if err != nil {
+		return fmt.Errorf("%s: %v", o.Files[0], err)
+	}
+	name := o.Name
+	if name == "" {
+		name = defaultEntryName(o.Metric)
+		if o.Metric == "" {
+			name = calibration.DefaultK6Metric
+		}
+	}
+	if err := calibration.WriteFiguresTable(io.Out, name, fit); err != nil {
+		return err
+	}
+	for _, w := range fit.Warnings {
+		fmt.Fprintf(io.ErrOut, "warning: %s: %s\n", name, w.Msg)
+	}
+	return writeFragment(io, o.Out, []calibration.Entry{calibration.EntryFromFigures(name, o.Files, fit, rerun)})
+}
+
+func calibrateFiguresRun(io *IOStreams, file, out, rerun string) error {
+	nfs, err := calibration.ReadFiguresFile(file)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return usageErr("%s: no such file", file)
+		}
+		return usageErr("%v", err)
+	}
+	var entries []calibration.Entry
+	for i, nf := range nfs {
+		fit, err := calibration.FitFigures(nf.Figures)
+		if err != nil {
+			return fmt.Errorf("%s:%d: %s: %v", file, nf.Line, nf.Name, err)
+		}
+		if i > 0 {
+			fmt.Fprintln(io.Out)
+		}
+		if err := calibration.WriteFiguresTable(io.Out, nf.Name, fit); err != nil {
+			return err
+		}
+		for _, w := range fit.Warnings {
+			fmt.Fprintf(io.ErrOut, "warning: %s: %s\n", nf.Name, w.Msg)
+		}
+		entries = append(entries, calibration.EntryFromFigures(nf.Name, []string{file}, fit, rerun))
+	}
+	return writeFragment(io, out, entries)
+}
+
+// openInput opens a named file, or standard input for "-", decompressing
+// gzip.
+func openInput(streams *IOStreams, name string) (io.Reader, func() error, error) {
+	if name == "-" {
+		r, err := calibration.Decompress(streams.In)
+		if err != nil {
+			return nil, nil, fmt.Errorf("standard input: %w", err)
+		}
+		return r, func() error { return nil }, nil
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, nil, fmt.Errorf("cannot read %s: %w", name, unwrapPath(err))
+	}
+	r, err := calibration.Decompress(f)
+	if err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return r, f.Close, nil
+}
+
+func readInput(streams *IOStreams, r *calibration.Reader, name string) error {
+	in, closeFn, err := openInput(streams, name)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	return r.Read(name, in)
+}
+
+// reportReading tells on standard error what became of every line read.
+func reportReading(w io.Writer, s *calibration.Sample) {
+	if s == nil {
+		return
+	}
+	for _, fs := range s.Stats {
+		parts := []string{fmt.Sprintf("%d used", fs.Used)}
+		for _, p := range []struct {
+			n    int
+			what string
+		}{{fs.Filtered, "excluded by the filter"}, {fs.NoValue, "without a value"}, {fs.Rejected, "rejected"}} {
+			if p.n > 0 {
+				parts = append(parts, fmt.Sprintf("%d %s", p.n, p.what))
+			}
+		}
+		line := fmt.Sprintf("%s (%s): %d lines, %d records of %s: %s", fs.File, fs.Format, fs.Lines, fs.Records, s.Source, strings.Join(parts, ", "))
+		if fs.Malformed > 0 {
+			line += fmt.Sprintf("; %d malformed lines skipped", fs.Malformed)
+		}
+		fmt.Fprintln(w, line)
+	}
+	for _, e := range s.LineErrors {
+		fmt.Fprintln(w, e.Error())
+	}
+	if more := s.LineErrorCount - len(s.LineErrors); more > 0 {
+		fmt.Fprintf(w, "... and %d more line problems\n", more)
+	}
+	for _, n := range s.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+}
+
+// writeFragment adds entries to the fragment at path, or prints them as a
+// new fragment when path is empty.
+func writeFragment(streams *IOStreams, path string, entries []calibration.Entry) error {
+	if path == "" {
+		data, err := calibration.MergeFragment(nil, entries)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(streams.Out)
+		_, err = streams.Out.Write(data)
+		return err
+	}
+	existing, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("cannot read %s: %w", path, unwrapPath(err))
+	}
+	data, err := calibration.MergeFragment(existing, entries)
+	if err != nil {
+		return fmt.Errorf("%s: %v", path, err)
+	}
+	if err := calibration.WriteFileAtomic(path, data); err != nil {
+		return fmt.Errorf("cannot write %s: %w", path, unwrapPath(err))
+	}
+	names := make([]string, len(entries))
+	for i, e := range entries {
+		names[i] = e.Name
+	}
+	fmt.Fprintf(streams.ErrOut, "wrote %s (%s)\n", path, strings.Join(names, ", "))
+	return nil
+}
+
+// writeEmpiricalValues writes the values of an empirical distribution beside
+// the fragment, one number of seconds per line under a header, and returns
+// the file's path. Scenarios resolve the file relative to their own
+// directory, so the fragment and the scenario including it should share one.
+func writeEmpiricalValues(fragment, name string, sorted []float64) (string, error) {
+	var b bytes.Buffer
+	b.WriteString("seconds\n")
+	for _, v := range sorted {
+		b.WriteString(strconv.FormatFloat(v, 'g', -1, 64))
+		b.WriteByte('\n')
+	}
+	path := filepath.Join(filepath.Dir(fragment), name+".csv")
+	if err := calibration.WriteFileAtomic(path, b.Bytes()); err != nil {
+		return "", fmt.Errorf("cannot write %s: %w", path, unwrapPath(err))
+	}
+	return path, nil
+}
+
+// defaultEntryName derives a name from what was read: the metric, column or
+// events, reduced to letters, digits and underscores.
+func defaultEntryName(source string) string {
+	for _, prefix := range []string{"k6 metric ", "nginx ", "column ", "field "} {
+		if rest, ok := strings.CutPrefix(source, prefix); ok {
+			source = rest
+			break
+		}
+	}
+	if rest, ok := strings.CutPrefix(source, "time from "); ok {
+		from, to, _ := strings.Cut(rest, " to ")
+		to, _, _ = strings.Cut(to, " by ")
+		source = from + "_to_" + to
+	}
+	source, _, _ = strings.Cut(source, " of ")
+	var b strings.Builder
+	for _, c := range strings.ToLower(source) {
+		switch {
+		case c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_':
+			b.WriteRune(c)
+		case b.Len() > 0 && !strings.HasSuffix(b.String(), "_"):
+			b.WriteByte('_')
+		}
+	}
+	name := strings.Trim(b.String(), "_")
+	if name == "" {
+		return "measured"
+	}
+	if name[0] >= '0' && name[0] <= '9' {
+		name = "_" + name
+	}
+	return name
+}
+
+func checkEntryName(name string) error {
+	for i, c := range name {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && (c >= '0' && c <= '9' || c == '-' || c == '.')) {
+			return fmt.Errorf("%q: use letters, digits, _, - and . (starting with a letter or _)", name)
+		}
+	}
+	return nil
+}
+
+// rerunLine is the command that reproduces this one, for the fragment's
+// provenance: the arguments and every flag given, in a fixed order.
+func rerunLine(cmd *cobra.Command, args []string) string {
+	path := cmd.CommandPath()
+	if !strings.HasPrefix(path, "capsim ") {
+		// The command is being run on its own (in tests); the rerun line is
+		// still for the capsim binary.
+		path = "capsim " + path
+	}
+	parts := []string{path}
+	for _, a := range args {
+		parts = append(parts, shellQuote(a))
+	}
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		switch v := f.Value.(type) {
+		case pflag.SliceValue:
+			for _, s := range v.GetSlice() {
+				parts = append(parts, "--"+f.Name, shellQuote(s))
+			}
+		default:
+			parts = append(parts, "--"+f.Name, shellQuote(f.Value.String()))
+		}
+	})
+	return strings.Join(parts, " ")
+}
+
+// shellQuote quotes s for a POSIX shell when it holds anything but plain
+// characters.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,@+") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

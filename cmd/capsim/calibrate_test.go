@@ -1,0 +1,316 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// calibrate runs the calibrate command on its own, as the root would, with
+// args and stdin, and returns its streams and error.
+func calibrate(t *testing.T, stdin string, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	cmd := newCalibrateCmd(&IOStreams{In: strings.NewReader(stdin), Out: &out, ErrOut: &errOut})
+	cmd.SilenceUsage, cmd.SilenceErrors = true, true
+	cmd.SetArgs(args)
+	err = cmd.Execute()
+	return out.String(), errOut.String(), err
+}
+
+const calData = "../../testdata/calibration/"
+
+// TestCalibrateK6Uploads fits the batch uploads of a k6 CSV output into a new
+// fragment: the table on stdout, the account of every line on stderr, the
+// fragment with its provenance in the file.
+func TestCalibrateK6Uploads(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "calibration.yaml")
+	stdout, stderr, err := calibrate(t, "", calData+"k6-out.csv", "--route", "/api/trips/*/photos", "--status", "200",
+		"--name", "upload_batch", "--out", out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantStdout := `upload_batch: 42 values of k6 metric http_req_duration from ../../testdata/calibration/k6-out.csv, filter route=/api/trips/*/photos status=200
+ranked by AIC; * chosen
+
+candidate    parameters                     KS     AIC    mean    p95
+lognormal *  mu=3.69953, sigma=0.0898259    0.102  231.5  40.59s  46.87s
+gamma        shape=124.19, scale=0.326852s  0.106  231.5  40.59s  46.76s
+normal       mean=40.5917s, sd=3.64556s     0.114  231.8  40.59s  46.59s
+weibull      shape=12.0235, scale=42.2815s  0.132  235.1  40.52s  46.32s
+exponential  mean=40.5917s                  0.557  397.1  40.59s  121.6s
+observed     n=42 sd=3.646s cv=0.0898                     40.59s  46.38s
+`
+	if stdout != wantStdout {
+		t.Errorf("stdout\n%s\nwant\n%s", stdout, wantStdout)
+	}
+	wantStderr := `../../testdata/calibration/k6-out.csv (k6-csv): 529 lines, 58 records of k6 metric http_req_duration: 42 used, 16 excluded by the filter; 2 malformed lines skipped
+../../testdata/calibration/k6-out.csv:56: 3 fields where the header has 19
+../../testdata/calibration/k6-out.csv:529: bad CSV: a quoted field is not closed (truncated line?)
+wrote ` + out + ` (upload_batch)
+`
+	if stderr != wantStderr {
+		t.Errorf("stderr\n%s\nwant\n%s", stderr, wantStderr)
+	}
+	got, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantFrag := `# written by capsim calibrate; each entry names the command that produced it
+distributions:
+  # rerun: capsim calibrate ../../testdata/calibration/k6-out.csv --name upload_batch --out ` + out + ` --route '/api/trips/*/photos' --status 200
+  upload_batch:
+    dist: lognormal(mu=3.69953, sigma=0.0898259)
+    source:
+      files: [../../testdata/calibration/k6-out.csv]
+      metric: "k6 metric http_req_duration"
+      filter: "route=/api/trips/*/photos status=200"
+      n: 42
+      ks: 0.102
+      aic: 231.5
+      runner_up: gamma(shape=124.19, scale=0.326852s)
+      warnings: []
+`
+	if string(got) != wantFrag {
+		t.Errorf("fragment\n%s\nwant\n%s", got, wantFrag)
+	}
+}
+
+// TestCalibrateBuildsOneFragment adds entries from three sources to one
+// fragment, then replaces one of them: other entries are left as they were.
+func TestCalibrateBuildsOneFragment(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "calibration.yaml")
+	runs := [][]string{
+		{calData + "nginx-access.log", "--metric", "request_time-upstream_response_time", "--route", "/api/trips/*/photos", "--name", "nginx_overhead"},
+		{calData + "applog.jsonl", "--from-event", "photo_originals_saved", "--to-event", "request_completed", "--name", "post_save"},
+		{calData + "applog.jsonl", "--from-event", "photo_originals_saved", "--column", "elapsed_ms", "--name", "s3_save"},
+		{calData + "nginx-access.json", "--metric", "request_time-upstream_response_time", "--status", "2xx", "--route", "/api/trips/*/photos", "--name", "nginx_overhead", "--dist", "gamma"},
+	}
+	for _, args := range runs {
+		if _, stderr, err := calibrate(t, "", append(args, "--out", out)...); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, stderr)
+		}
+	}
+	got, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	frag := string(got)
+	for _, want := range []string{
+		"\n  nginx_overhead:\n    dist: gamma(",
+		"\n  post_save:\n    dist: weibull(shape=6.72995, scale=77.1736s)",
+		"\n  s3_save:\n    dist: lognormal(mu=-0.714211, sigma=0.191328)",
+		`filter: "route=/api/trips/*/photos status=2xx"`,
+		`metric: "field elapsed_ms of photo_originals_saved events"`,
+	} {
+		if !strings.Contains(frag, want) {
+			t.Errorf("fragment lacks %q:\n%s", want, frag)
+		}
+	}
+	if strings.Count(frag, "nginx_overhead:") != 1 || strings.Index(frag, "nginx_overhead:") > strings.Index(frag, "post_save:") {
+		t.Errorf("nginx_overhead was not replaced in place:\n%s", frag)
+	}
+}
+
+// TestCalibrateFiguresGolden runs from the repository root so that the
+// fragment matches the package's golden file byte for byte.
+func TestCalibrateFiguresGolden(t *testing.T) {
+	t.Chdir("../..")
+	stdout, stderr, err := calibrate(t, "", "figures", "testdata/calibration/figures.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile("testdata/calibration/figures.golden.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, frag, ok := strings.Cut(stdout, "\n\n# written by")
+	if !ok || "# written by"+frag != string(want) {
+		t.Errorf("stdout fragment differs from figures.golden.yaml:\n%s", stdout)
+	}
+	if !strings.HasPrefix(stdout, "s3_save_10_photos: figures mean=0.56s (FIGURES 000-30)\n") {
+		t.Errorf("stdout does not start with the first table:\n%s", stdout)
+	}
+	wantStderr := "warning: s3_save_10_photos: mean=0.56s says nothing about the spread: a constant is used; add a p95 or a cv if the duration varies\n"
+	if stderr != wantStderr {
+		t.Errorf("stderr %q, want %q", stderr, wantStderr)
+	}
+}
+
+// TestCalibratedFragmentLoadsInAScenario checks the fragment against its
+// consumer: a scenario that includes it and names its entry validates.
+func TestCalibratedFragmentLoadsInAScenario(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	frag := filepath.Join(dir, "calibration.yaml")
+	if _, stderr, err := calibrate(t, "", calData+"latencies.csv", "--column", "latency_ms", "--name", "upload_batch", "--out", frag); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if _, stderr, err := calibrate(t, "", "figures", calData+"figures.yaml", "--out", frag); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	scenario := filepath.Join(dir, "calibrated.yaml")
+	os.WriteFile(scenario, []byte(`name: calibrated
+include: [calibration.yaml]
+duration: 600s
+components:
+  app: {kind: pool, servers: 2}
+journeys:
+  upload:
+    rate: 0.01/s
+    steps:
+      - use: app
+        work: upload_batch
+      - delay: worker_cold_start
+      - delay: nginx_overhead
+`), 0o644)
+	var stdout, stderr bytes.Buffer
+	code := Main([]string{"validate", scenario}, &IOStreams{In: strings.NewReader(""), Out: &stdout, ErrOut: &stderr})
+	if code != exitOK || stdout.String() != scenario+": ok\n" {
+		t.Errorf("validate: exit %d\nstdout %s\nstderr %s", code, stdout.String(), stderr.String())
+	}
+}
+
+func TestCalibrateEmpiricalAndPlots(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	out := filepath.Join(dir, "calibration.yaml")
+	plots := filepath.Join(dir, "plots")
+	_, stderr, err := calibrate(t, "", calData+"latencies.csv", "--column", "latency_ms", "--dist", "empirical",
+		"--name", "upload_batch", "--out", out, "--plot", plots)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	values, err := os.ReadFile(filepath.Join(dir, "upload_batch.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(values)), "\n")
+	if len(lines) != 39 || lines[0] != "seconds" || lines[1] != "34.712" {
+		t.Errorf("values file: %d lines, starting %q", len(lines), lines[:2])
+	}
+	frag, _ := os.ReadFile(out)
+	if !strings.Contains(string(frag), "dist: empirical(file=upload_batch.csv)") || strings.Contains(string(frag), "aic:") || strings.Contains(string(frag), "ks:") {
+		t.Errorf("fragment:\n%s", frag)
+	}
+	if _, err := os.Stat(filepath.Join(plots, "upload_batch-hist.svg")); err != nil {
+		t.Error(err)
+	}
+	// With a parametric fit both charts are drawn.
+	if _, stderr, err = calibrate(t, "", calData+"latencies.csv", "--column", "latency_ms", "--name", "b", "--plot", plots); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	for _, f := range []string{"b-hist.svg", "b-qq.svg"} {
+		if _, err := os.Stat(filepath.Join(plots, f)); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func TestCalibrateStdinGzip(t *testing.T) {
+	t.Parallel()
+	raw, err := os.ReadFile(calData + "nginx-access.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	zw.Write(raw)
+	zw.Close()
+	stdout, stderr, err := calibrate(t, buf.String(), "-", "--route", "/api/trips/*/photos", "--status", "200")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if !strings.HasPrefix(stdout, "request_time: 42 values of nginx request_time from -, filter route=/api/trips/*/photos status=200\n") {
+		t.Errorf("stdout:\n%s", stdout)
+	}
+	if !strings.Contains(stderr, "-:3: not a JSON object:") {
+		t.Errorf("stderr:\n%s", stderr)
+	}
+}
+
+func TestCalibrateSummary(t *testing.T) {
+	t.Parallel()
+	stdout, stderr, err := calibrate(t, "", calData+"k6-handle-summary.json", "--route", "/api/trips/*/photos", "--name", "upload_batch")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	for _, want := range []string{
+		"upload_batch: figures mean=40.5917s p50=40.499s p90=45.6069s p95=46.3593s min=33.0604s max=48.0577s (k6 handleSummary data http_req_duration{name:https://api.yeodam.example/api/trips/${}/photos})\n",
+		"    dist: lognormal(mu=3.70013, sigma=0.0828597)\n",
+		`      ref: "k6 handleSummary data http_req_duration{name:https://api.yeodam.example/api/trips/${}/photos}"`,
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	if stderr != "" {
+		t.Errorf("stderr %q", stderr)
+	}
+}
+
+// TestCalibrateErrors pins the messages of bad invocations and their exit
+// codes: 2 for usage, 1 for data that cannot be calibrated.
+func TestCalibrateErrors(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		args []string
+		want string
+		code int
+	}{
+		{nil, "give the files to read, e.g. capsim calibrate k6-out.csv (see calibrate --help)", exitUsage},
+		{[]string{"x.csv", "--rank", "bic"}, `--rank must be aic or ks, got "bic"`, exitUsage},
+		{[]string{"x.csv", "--dist", "pareto"}, `--dist must be one of lognormal, gamma, weibull, normal, exponential or empirical, got "pareto"`, exitUsage},
+		{[]string{"x.csv", "--dist", "empirical"}, "--dist empirical writes the values to a file beside the fragment: give --out", exitUsage},
+		{[]string{"x.csv", "--format", "har"}, `--format: unknown format "har" (want auto, k6-csv, k6-json, k6-summary, nginx-json, nginx-combined, applog, csv)`, exitUsage},
+		{[]string{"x.csv", "--tag", "novalue"}, `--tag: tag "novalue" is not key=value`, exitUsage},
+		{[]string{"x.csv", "--since", "last week"}, `--since: timestamp "last week" is in no known format`, exitUsage},
+		{[]string{"x.csv", "--unit", "days"}, `--unit: unknown unit "days" (want ns, us, ms, s, m or h)`, exitUsage},
+		{[]string{"x.csv", "--status", "20x"}, `status "20x" is neither a code (200) nor a class (2xx)`, exitUsage},
+		{[]string{"x.csv", "--name", "9lives"}, `--name: "9lives": use letters, digits, _, - and . (starting with a letter or _)`, exitUsage},
+		{[]string{calData + "missing.csv"}, "cannot read ../../testdata/calibration/missing.csv: no such file or directory", exitError},
+		{[]string{calData + "k6-summary-v1.json", "--plot", "p"}, "../../testdata/calibration/k6-summary-v1.json is a k6 end-of-test summary: it holds figures, not values, so there is nothing to plot", exitUsage},
+		{[]string{calData + "k6-out.csv", calData + "k6-summary-v1.json"}, "../../testdata/calibration/k6-summary-v1.json is a k6 end-of-test summary: it holds figures, not values; calibrate it on its own", exitError},
+		{[]string{calData + "k6-out.csv", calData + "nginx-access.log"}, "../../testdata/calibration/nginx-access.log is nginx-combined but an earlier file was k6-csv: calibrate one kind of measurement at a time", exitError},
+		{[]string{calData + "k6-out.csv", "--metric", "http_req_waiting", "--status", "404"},
+			`no usable values of k6 metric http_req_waiting in ../../testdata/calibration/k6-out.csv with filter "status=404": 529 lines, 58 records, 58 excluded by the filter, 0 without a value, 0 rejected, 2 malformed lines`, exitError},
+		{[]string{"figures"}, "give one figures file, e.g. capsim calibrate figures figures.yaml (see calibrate figures --help)", exitUsage},
+		{[]string{"figures", calData + "missing.yaml"}, "../../testdata/calibration/missing.yaml: no such file", exitUsage},
+	} {
+		_, _, err := calibrate(t, "", c.args...)
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%v: error\n got %v\nwant %s", c.args, err, c.want)
+			continue
+		}
+		code := exitError
+		var ce *codedError
+		if errors.As(err, &ce) {
+			code = ce.code
+		}
+		if code != c.code {
+			t.Errorf("%v: exit code %d, want %d", c.args, code, c.code)
+		}
+	}
+}
+
+func TestDefaultEntryName(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"k6 metric http_req_duration":                                        "http_req_duration",
+		"nginx request_time-upstream_response_time":                          "request_time_upstream_response_time",
+		"time from photo_originals_saved to request_completed by request_id": "photo_originals_saved_to_request_completed",
+		"field elapsed_ms of photo_originals_saved events":                   "elapsed_ms",
+		"column 95th Latency (ms)":                                           "_95th_latency_ms",
+		"":                                                                   "measured",
+	} {
+		if got := defaultEntryName(in); got != want {
+			t.Errorf("defaultEntryName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
