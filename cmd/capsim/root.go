@@ -65,6 +65,8 @@ better? With no scenario argument, commands use the embedded "trip" scenario.`,
 // commands are the subcommands, each built from the process streams.
 var commands = []func(*IOStreams) *cobra.Command{
 	newRunCmd,
+	newSweepCmd,
+	newCalibrateCmd,
 	newValidateCmd,
 	newScenariosCmd,
 	newVersionCmd,
