@@ -161,12 +161,14 @@ type limitsProg struct {
 	time     sim.Time
 }
 
-// Default guards: generous enough for any scenario in the library at 10x
-// its peak, small enough that a runaway stops in seconds and well inside
-// memory (an entity costs well under a kilobyte).
+// Default guards: generous enough for every scenario in the library far
+// past its first failure, small enough that a runaway stops within seconds
+// and a run's memory stays bounded whatever the multiplier. An entity in
+// flight (a journey, a request, a fan-out branch) costs about 500 bytes, so
+// DefaultMaxInFlight bounds a run's entities near 50 MB.
 const (
-	DefaultMaxInFlight = 1_000_000
-	DefaultMaxQueue    = 1_000_000
+	DefaultMaxInFlight = 100_000
+	DefaultMaxQueue    = 100_000
 	DefaultMaxEvents   = 2_000_000_000
 )
 

@@ -108,3 +108,30 @@ func TestMemoryDoesNotGrowWithRunLength(t *testing.T) {
 		t.Fatalf("10x the customers allocated %.1fx the memory", float64(long)/float64(short))
 	}
 }
+
+// A run pushed to 50x its capacity stops at a guard instead of eating
+// memory: it ends, says which guard tripped, fails its SLOs, and allocates
+// within the bound the README documents.
+func TestRunawayRunStopsAtAGuard(t *testing.T) {
+	c := compileEmbedded(t, "mmc", model.LoadOptions{})
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	res, err := c.Run(model.RunOptions{Seed: 1, Multiplier: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	if res.Broken == nil || res.Broken.Guard != "max_in_flight" {
+		t.Fatalf("broken = %+v, want the max_in_flight guard", res.Broken)
+	}
+	for _, s := range res.SLOs {
+		if s.Met {
+			t.Errorf("SLO %s met by a broken run", s.SLO)
+		}
+	}
+	const bound = 100 << 20
+	if got := after.TotalAlloc - before.TotalAlloc; got > bound {
+		t.Fatalf("a runaway run allocated %d MB, above the documented %d MB", got>>20, bound>>20)
+	}
+}

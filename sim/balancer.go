@@ -13,7 +13,7 @@ const (
 	// as the balancer counts them itself: always current, blind to cost.
 	LeastInFlight
 	// LeastCount takes the target with the lowest reported count (a counter
-	// the targets keep and report, such as open sessions).
+	// the targets keep and report, such as long-lived holds).
 	LeastCount
 	// LeastLoad takes the target with the lowest reported load (such as
 	// processor utilisation).
@@ -139,7 +139,7 @@ func (b *Balancer) Stale(now Time) bool {
 
 // Pick chooses a target and counts the pick in flight until Done. units is
 // what the pick will add to the target's count once the target counts it (1
-// for a session, 0 for a request the counter ignores): the Headroom policy
+// for a long-lived hold, 0 for a pick the counter ignores): the Headroom policy
 // charges it against the target's spare capacity until the next report.
 func (b *Balancer) Pick(now Time, units float64) int {
 	policy := b.cfg.Policy
