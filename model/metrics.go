@@ -3,6 +3,7 @@ package model
 import (
 	"math"
 	"sort"
+	"strconv"
 )
 
 // Metric is one number a run measured, named for tidy tables: one row per
@@ -15,6 +16,7 @@ import (
 //	_rate   a fraction between 0 and 1 (not per second)
 //	_count  a number of things, or a time-average number of things
 //	_per_s  events per second
+//	_ratio  a quotient of two like quantities (1 = equal)
 //
 // In the order Metrics returns them:
 //
@@ -40,6 +42,7 @@ import (
 //	component.<c>.utilisation_rate        time-average busy / capacity
 //	component.<c>.mean_busy_count         time-average servers, permits, held
 //	                                      locks or worker instances in use
+//	component.<c>.peak_busy_count         most in use at once
 //	component.<c>.mean_queue_count        time-average waiters
 //	component.<c>.peak_queue_count        most waiters at once
 //	component.<c>.offered_count, .rejected_count, .timed_out_count
@@ -48,6 +51,15 @@ import (
 //	component.<c>.cold_starts_count       workers only
 //	component.<c>.rate_steps_count        buckets only: adaptive refill steps down
 //	component.<c>.final_refill_per_s      buckets only: refill rate at the end
+//	component.<c>.picks_count             balancers only: requests routed
+//	component.<c>.overloaded_rate         balancers only: share of picks sent
+//	                                      to a replica with no free capacity
+//	component.<c>.session_imbalance_ratio balancers only: the busiest replica's
+//	                                      mean sessions over the average's
+//	component.<c>.fallback_picks_count    balancers only
+//	component.<c>.replica.<i>.picks_count, .mean_sessions_count, .peak_sessions_count
+//	                                      balancers only, per replica from 0
+//	component.<c>.leaked_count            holds never given back; sparse
 //
 // <j>, <r> and <c> are the journey, route and component names of the
 // scenario, in the order it lists them. A name may itself contain dots: the
@@ -132,10 +144,15 @@ func (r *Result) Metrics() []Metric {
 		p := "component." + c.Name + "."
 		addNum(p+"utilisation_rate", c.Utilisation)
 		addNum(p+"mean_busy_count", c.MeanBusy)
+		peakBusy := c.PeakBusy
+		if c.Kind == "bucket" || c.Kind == "balancer" {
+			peakBusy = math.NaN()
+		}
+		add(p+"peak_busy_count", peakBusy)
 		addNum(p+"mean_queue_count", c.MeanQueue)
 		peak := c.PeakQueue
-		if c.Kind == "bucket" {
-			peak = math.NaN() // a bucket makes callers sleep, it keeps no queue
+		if c.Kind == "bucket" || c.Kind == "balancer" {
+			peak = math.NaN() // it makes callers sleep or sends them on: no queue
 		}
 		add(p+"peak_queue_count", peak)
 		add(p+"offered_count", float64(c.Offered))
@@ -150,6 +167,21 @@ func (r *Result) Metrics() []Metric {
 		case "bucket":
 			add(p+"rate_steps_count", float64(c.RateSteps))
 			addNum(p+"final_refill_per_s", c.FinalRate)
+		}
+		if b := c.Balancer; b != nil {
+			add(p+"picks_count", float64(b.Picks))
+			addNum(p+"overloaded_rate", b.OverloadedRate)
+			addNum(p+"session_imbalance_ratio", b.SessionImbalance)
+			add(p+"fallback_picks_count", float64(b.Fallback))
+			for i, rr := range b.Replicas {
+				rp := p + "replica." + strconv.Itoa(i) + "."
+				add(rp+"picks_count", float64(rr.Picks))
+				addNum(rp+"mean_sessions_count", rr.MeanSessions)
+				add(rp+"peak_sessions_count", float64(rr.PeakSessions))
+			}
+		}
+		if c.Leaked > 0 {
+			out = append(out, Metric{Name: p + "leaked_count", Value: float64(c.Leaked), Sparse: true})
 		}
 	}
 	return out

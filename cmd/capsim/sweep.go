@@ -1,0 +1,427 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+
+	"capsim/model"
+	"capsim/model/sweep"
+	"capsim/scenarios"
+	"capsim/sim"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// Built-in sweep defaults, used when neither a flag nor the scenario's
+// sweep: key says otherwise.
+const (
+	defaultMultipliers  = "1:4:1"
+	defaultReplications = 5
+	defaultDesigns      = "all"
+	defaultOut          = "capsim-out"
+	defaultRefine       = 4
+)
+
+type sweepOptions struct {
+	Scenario     string
+	Designs      string
+	Multipliers  string
+	Replications int
+	Seed         uint64
+	Workers      int
+	Sets         []string
+	Out          string
+	Refine       int
+	FailOnSLO    bool
+
+	// set records which flags were given, so that scenario defaults fill
+	// only the others.
+	set map[string]bool
+	// cmdline is the command as parsed, for the manifest.
+	cmdline []string
+}
+
+func newSweepCmd(io *IOStreams) *cobra.Command {
+	opts := &sweepOptions{}
+	cmd := &cobra.Command{
+		Use:   "sweep [SCENARIO]",
+		Short: "Run designs × load multipliers × replications and find where each design first fails",
+		Long: `Sweep a scenario (a YAML file or the name of an embedded scenario; default
+"trip"): run every chosen design at every load multiplier, each replicated
+with seeds SEED, SEED+1, ...; the same replication index sees the same
+traffic in every design and at every multiplier (common random numbers), so
+designs are compared pair by pair.
+
+For each design it prints, per multiplier, the journeys started, the journey
+success rate, the HTTP failure rate and the p95 duration, each as mean ± the
+half-width of its 95 % confidence interval, with the verdict against the
+scenario's SLOs; then the first-failure multiplier: the smallest multiplier
+whose replication mean breaks an SLO, found on the grid and refined by
+--refine bisection steps, with a 95 % interval, the SLO broken and the
+failure_stage and component most journeys failed at.
+
+Defaults for --multipliers, --replications and --designs come from the
+scenario's sweep: key, else 1:4:1, 5 and all.
+
+The output folder gets runs.csv (one row per run and metric), summary.csv
+(mean and 95 % CI per design, multiplier and metric), compare.csv (paired
+differences with the first design), first_failure.csv, manifest.json,
+report.md and report.html with charts/ (SVG and PNG). Every file appears
+whole or not at all. The bytes do not depend on --workers.
+
+Exit codes: 0 the sweep ran; 2 bad flags or scenario; 3 with --fail-on-slo
+when a design breaks an SLO inside the range; 130 interrupted.`,
+		Example: `  capsim sweep
+  capsim sweep trip --designs v1-original,v1-improved --multipliers 1:6:0.5
+  capsim sweep mmck --replications 10 --seed 7 --out results/mmck
+  capsim sweep my-system.yaml --set components.api.servers=16 --fail-on-slo`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				opts.Scenario = args[0]
+			}
+			opts.set = map[string]bool{}
+			cmd.Flags().Visit(func(f *pflag.Flag) { opts.set[f.Name] = true })
+			opts.cmdline = commandLine(cmd, args)
+			return runSweep(cmd.Context(), io, opts)
+		},
+		ValidArgsFunction: completeScenarios,
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.Designs, "designs", defaultDesigns, "designs to sweep, comma-separated, or all (base is the scenario without a design)")
+	f.StringVarP(&opts.Multipliers, "multipliers", "m", defaultMultipliers, "load multipliers: a list 1,2,4 or a range start:end:step")
+	f.IntVarP(&opts.Replications, "replications", "r", defaultReplications, "runs per design and multiplier, with seeds SEED, SEED+1, ...")
+	f.Uint64Var(&opts.Seed, "seed", 1, "seed of the first replication")
+	f.IntVar(&opts.Workers, "workers", runtime.GOMAXPROCS(0), "runs in parallel (the output does not depend on it)")
+	f.StringArrayVar(&opts.Sets, "set", nil, "override a scenario value, path=value (repeatable), e.g. components.api.servers=16")
+	f.StringVarP(&opts.Out, "out", "o", defaultOut, "output folder")
+	f.IntVar(&opts.Refine, "refine", defaultRefine, "bisection steps refining each first-failure multiplier between grid points")
+	f.BoolVar(&opts.FailOnSLO, "fail-on-slo", false, "exit with code 3 when a design breaks an SLO inside the range")
+	return cmd
+}
+
+// commandLine rebuilds the command from what cobra parsed, flags in name
+// order, so the manifest says how to repeat the sweep. --workers and --out
+// are left out: they change neither a result nor a byte of the output, and
+// the same sweep run with other values writes the same files.
+func commandLine(cmd *cobra.Command, args []string) []string {
+	line := strings.Fields(cmd.CommandPath())
+	line = append(line, args...)
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		if f.Name == "workers" || f.Name == "out" {
+			return
+		}
+		if sv, ok := f.Value.(pflag.SliceValue); ok {
+			for _, v := range sv.GetSlice() {
+				line = append(line, "--"+f.Name+"="+v)
+			}
+			return
+		}
+		line = append(line, "--"+f.Name+"="+f.Value.String())
+	})
+	return line
+}
+
+// sweepPlan is the experiment once flags and scenario defaults are settled.
+type sweepPlan struct {
+	scenario    *model.Loaded
+	designs     []sweep.Design
+	multipliers []float64
+	reps        int
+	workers     int
+}
+
+func runSweep(ctx context.Context, io *IOStreams, opts *sweepOptions) error {
+	plan, err := planSweep(opts)
+	if err != nil {
+		return err
+	}
+	if err := prepareOut(opts.Out); err != nil {
+		return err
+	}
+	runsFile, err := createAtomic(filepath.Join(opts.Out, "runs.csv"))
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	defer runsFile.Abort()
+	runs := bufio.NewWriterSize(runsFile, 1<<16)
+
+	sc := plan.scenario.Scenario
+	cfg := sweep.Config{
+		Scenario:     sc.Name,
+		Designs:      plan.designs,
+		Multipliers:  plan.multipliers,
+		Replications: plan.reps,
+		Seed:         opts.Seed,
+		Workers:      plan.workers,
+		Refine:       opts.Refine,
+		SeriesStep:   seriesStep(sc.Duration.T),
+		Runs:         runs,
+	}
+	prog := newProgress(io, sc.Name)
+	if prog != nil {
+		cfg.Progress = prog.update
+	}
+	res, err := sweep.Run(ctx, cfg)
+	prog.finish()
+	if err != nil {
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return withCode(exitInterrupt, errors.New("sweep interrupted; no output written"))
+		}
+		return withCode(exitError, err)
+	}
+
+	files, err := sweepFiles(res, plan, opts)
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	if err := runs.Flush(); err != nil {
+		return withCode(exitError, fmt.Errorf("cannot write %s: %w", runsFile.target, err))
+	}
+	if err := runsFile.Commit(); err != nil {
+		return withCode(exitError, err)
+	}
+	for _, f := range files {
+		if err := writeAtomic(filepath.Join(opts.Out, filepath.FromSlash(f.name)), f.data); err != nil {
+			return withCode(exitError, err)
+		}
+	}
+
+	writeSweepTables(io.Out, res, sc)
+	fmt.Fprintf(io.Out, "\nwrote %s: runs.csv, summary.csv, first_failure.csv, report.md, report.html and more\n", opts.Out)
+	if opts.FailOnSLO {
+		var broke []string
+		for _, ff := range res.FirstFailures {
+			if ff.Found {
+				broke = append(broke, fmt.Sprintf("%s at %sx (%s)", ff.Design, fmtMult(ff.Multiplier), ff.SLO))
+			}
+		}
+		if len(broke) > 0 {
+			return withCode(exitSLOFailed, fmt.Errorf("SLO broken inside the range: %s", strings.Join(broke, "; ")))
+		}
+	}
+	return nil
+}
+
+// planSweep settles every choice before anything runs, so a bad flag
+// costs nothing and is reported with the flag's name.
+func planSweep(opts *sweepOptions) (*sweepPlan, error) {
+	l, err := loadScenario(opts.Scenario, model.LoadOptions{Sets: opts.Sets})
+	if err != nil {
+		return nil, scenarioErr(err)
+	}
+	sd := l.Scenario.Sweep
+	plan := &sweepPlan{scenario: l, reps: opts.Replications, workers: opts.Workers}
+
+	multipliers, source := opts.Multipliers, "--multipliers "+opts.Multipliers
+	if !opts.set["multipliers"] && sd.Multipliers != "" {
+		multipliers, source = sd.Multipliers, "sweep.multipliers in the scenario ("+sd.Multipliers+")"
+	}
+	if plan.multipliers, err = sweep.ParseMultipliers(multipliers); err != nil {
+		return nil, usageErr("%s: %v", source, err)
+	}
+
+	if !opts.set["replications"] && sd.Replications != nil {
+		plan.reps = *sd.Replications
+		if plan.reps < 1 {
+			return nil, usageErr("sweep.replications in the scenario must be >= 1, got %d", plan.reps)
+		}
+	}
+	if plan.reps < 1 {
+		return nil, usageErr("--replications must be >= 1, got %d", plan.reps)
+	}
+	if plan.workers < 1 {
+		return nil, usageErr("--workers must be >= 1, got %d", plan.workers)
+	}
+	if opts.Refine < 0 {
+		return nil, usageErr("--refine must be >= 0, got %d", opts.Refine)
+	}
+
+	designs, source := opts.Designs, "--designs"
+	if !opts.set["designs"] && sd.Designs != "" {
+		designs, source = sd.Designs, "sweep.designs in the scenario"
+	}
+	names, err := chooseDesigns(designs, l.Scenario.Designs.Names())
+	if err != nil {
+		return nil, usageErr("%s: %v", source, err)
+	}
+	for _, name := range names {
+		design := name
+		if name == baseDesign && !slices.Contains(l.Scenario.Designs.Names(), baseDesign) {
+			design = ""
+		}
+		c, _, err := compileScenario(opts.Scenario, model.LoadOptions{Design: design, Sets: opts.Sets})
+		if err != nil {
+			return nil, err
+		}
+		plan.designs = append(plan.designs, sweep.Design{Name: name, Compiled: c})
+	}
+	return plan, nil
+}
+
+// baseDesign names the scenario without any design overlay.
+const baseDesign = "base"
+
+// chooseDesigns turns "all" or "a,b" into design names, in the order given
+// ("all": the scenario's order, or the base when it defines none).
+func chooseDesigns(spec string, available []string) ([]string, error) {
+	spec = strings.TrimSpace(spec)
+	if spec == "all" {
+		if len(available) == 0 {
+			return []string{baseDesign}, nil
+		}
+		return available, nil
+	}
+	known := available
+	if !slices.Contains(known, baseDesign) {
+		known = append([]string{baseDesign}, available...)
+	}
+	var names []string
+	for _, n := range strings.Split(spec, ",") {
+		n = strings.TrimSpace(n)
+		switch {
+		case n == "":
+			return nil, fmt.Errorf("expected design names separated by commas, or all, got %q", spec)
+		case !slices.Contains(known, n):
+			return nil, fmt.Errorf("unknown design %q (available: %s)", n, strings.Join(known, ", "))
+		case slices.Contains(names, n):
+			return nil, fmt.Errorf("design %q is listed twice", n)
+		}
+		names = append(names, n)
+	}
+	return names, nil
+}
+
+// prepareOut makes the output folder and checks that files can be
+// created in it before any run starts.
+func prepareOut(dir string) error {
+	if err := os.MkdirAll(filepath.Join(dir, "charts"), 0o755); err != nil {
+		return usageErr("--out %s: cannot create the output folder: %v", dir, unwrapPath(err))
+	}
+	for _, d := range []string{dir, filepath.Join(dir, "charts")} {
+		f, err := createAtomic(filepath.Join(d, "probe"))
+		if err != nil {
+			return usageErr("--out %s: cannot write in %s: %v", dir, d, errors.Unwrap(err))
+		}
+		f.Abort()
+	}
+	return nil
+}
+
+// seriesStep samples the time-series run about 500 times over the arrival
+// window, rounded to a whole number of milliseconds.
+func seriesStep(duration sim.Time) sim.Time {
+	step := duration / 500 / sim.Millisecond * sim.Millisecond
+	return max(step, sim.Millisecond)
+}
+
+type outFile struct {
+	name string // slash-separated, relative to the output folder
+	data []byte
+}
+
+// sweepFiles renders every output but runs.csv, in memory, so that a
+// failure leaves the folder as it was.
+func sweepFiles(res *sweep.Result, plan *sweepPlan, opts *sweepOptions) ([]outFile, error) {
+	var files []outFile
+	add := func(name string, write func(io.Writer) error) error {
+		var b bytes.Buffer
+		if err := write(&b); err != nil {
+			return err
+		}
+		files = append(files, outFile{name, b.Bytes()})
+		return nil
+	}
+	if err := add("summary.csv", res.WriteSummaryCSV); err != nil {
+		return nil, err
+	}
+	if len(res.Designs) > 1 {
+		if err := add("compare.csv", res.WriteCompareCSV); err != nil {
+			return nil, err
+		}
+	}
+	if err := add("first_failure.csv", res.WriteFirstFailureCSV); err != nil {
+		return nil, err
+	}
+	manifest, err := sweepManifest(res, plan, opts)
+	if err != nil {
+		return nil, err
+	}
+	files = append(files, outFile{"manifest.json", manifest})
+	report, err := sweepReport(res, plan, opts)
+	if err != nil {
+		return nil, err
+	}
+	return append(files, report...), nil
+}
+
+type manifest struct {
+	CapsimVersion  string    `json:"capsim_version"`
+	Scenario       string    `json:"scenario"`
+	ScenarioFile   string    `json:"scenario_file"`
+	ScenarioSHA256 string    `json:"scenario_sha256"`
+	CommandLine    []string  `json:"command_line"`
+	Sets           []string  `json:"sets"`
+	Seed           uint64    `json:"seed"`
+	Replications   int       `json:"replications"`
+	Multipliers    []float64 `json:"multipliers"`
+	Designs        []string  `json:"designs"`
+	Refine         int       `json:"refine"`
+	Files          []string  `json:"files"`
+}
+
+func sweepManifest(res *sweep.Result, plan *sweepPlan, opts *sweepOptions) ([]byte, error) {
+	file, data, err := scenarioSource(opts.Scenario)
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(data)
+	m := manifest{
+		CapsimVersion:  Version,
+		Scenario:       res.Scenario,
+		ScenarioFile:   file,
+		ScenarioSHA256: hex.EncodeToString(sum[:]),
+		CommandLine:    opts.cmdline,
+		Sets:           append([]string{}, opts.Sets...),
+		Seed:           res.Seed,
+		Replications:   res.Replications,
+		Multipliers:    res.Multipliers,
+		Designs:        res.Designs,
+		Refine:         opts.Refine,
+		Files:          []string{"runs.csv", "summary.csv", "first_failure.csv", "report.md", "report.html"},
+	}
+	if len(res.Designs) > 1 {
+		m.Files = slices.Insert(m.Files, 2, "compare.csv")
+	}
+	out, err := json.MarshalIndent(m, "", "  ")
+	return append(out, '\n'), err
+}
+
+// scenarioSource returns how the scenario argument was resolved and the
+// bytes of its main file (included calibration files are not hashed).
+func scenarioSource(arg string) (string, []byte, error) {
+	if arg == "" {
+		arg = scenarios.Default
+	}
+	if isPath(arg) {
+		data, err := os.ReadFile(arg)
+		return arg, data, err
+	}
+	data, _ := scenarios.Get(arg)
+	return scenarios.File(arg) + " (embedded)", data, nil
+}
+
+func fmtMult(v float64) string { return strconv.FormatFloat(v, 'g', 10, 64) }

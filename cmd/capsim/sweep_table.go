@@ -1,0 +1,260 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"capsim/model"
+	"capsim/model/sweep"
+)
+
+// writeSweepTables prints what a sweep found, in the manner of benchstat:
+// constants once above the tables, then per design one row per multiplier
+// and journey, each cell the mean ± the half-width of its 95 % interval.
+func writeSweepTables(w io.Writer, res *sweep.Result, sc *model.Scenario) {
+	for _, line := range sweepPreamble(res) {
+		fmt.Fprintln(w, line)
+	}
+	journeys := sc.Journeys.Names()
+	for d, design := range res.Designs {
+		fmt.Fprintf(w, "\ndesign %s\n", design)
+		t := sweepTable(res, d, journeys)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, strings.Join(t.Header, "\t")+"\t")
+		for _, row := range t.Rows {
+			fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
+		}
+		tw.Flush()
+	}
+	fmt.Fprintln(w, "\nfirst failure: smallest multiplier whose replication mean breaks an SLO (95 % CI)")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, ff := range res.FirstFailures {
+		fmt.Fprintf(tw, "  %s\t%s\n", ff.Design, firstFailureLine(ff, res.Multipliers))
+	}
+	tw.Flush()
+}
+
+func sweepPreamble(res *sweep.Result) []string {
+	ms := res.Multipliers
+	grid := fmtMult(ms[0])
+	if len(ms) > 1 {
+		grid += "–" + fmtMult(ms[len(ms)-1]) + " (" + strconv.Itoa(len(ms)) + " points)"
+	}
+	lines := []string{
+		fmt.Sprintf("scenario: %s   designs: %s   multipliers: %s   replications: %d   seed: %d",
+			res.Scenario, strings.Join(res.Designs, ", "), grid, res.Replications, res.Seed),
+		"cells: mean ± half-width of the 95 % confidence interval over replications (rates ± points, counts and times ± % of the mean)",
+		"verdict: pass/fail against the scenario's SLOs on the replication mean; ~ when an SLO's interval straddles its bound",
+	}
+	if res.Replications < 2 {
+		lines = append(lines, "± ∞: one replication gives no confidence interval, and no verdict is settled; use --replications 2 or more")
+	}
+	return lines
+}
+
+type textTable struct {
+	Header []string
+	Rows   [][]string
+}
+
+// sweepTable is one design's table: a row per multiplier and journey.
+func sweepTable(res *sweep.Result, d int, journeys []string) textTable {
+	nm := len(res.Multipliers)
+	compare := d > 0
+	t := textTable{Header: []string{"multiplier", "journey", "journeys", "journey success", "HTTP failure rate", "p95", "verdict"}}
+	if compare {
+		t.Header = append(t.Header, "success vs "+res.Designs[0])
+	}
+	for m := 0; m < nm; m++ {
+		c := res.Cells[d*nm+m]
+		for ji, j := range journeys {
+			p := "journey." + j + "."
+			row := []string{"", j,
+				fmtCountCI(stat(c, p+"started_count")),
+				fmtRateCI(stat(c, p+"journey_success_rate")),
+				fmtRateCI(stat(c, p+"http_failure_rate")),
+				fmtSecCI(stat(c, p+"p95_s")),
+				""}
+			if ji == 0 {
+				row[0] = fmtMult(c.Multiplier) + "x"
+				row[6] = verdictText(c)
+			}
+			if compare {
+				row = append(row, fmtDiff(compareStat(res, d, m, p+"journey_success_rate")))
+			}
+			t.Rows = append(t.Rows, row)
+		}
+	}
+	return t
+}
+
+func stat(c *sweep.Cell, metric string) sweep.Summary {
+	for _, m := range c.Metrics {
+		if m.Metric == metric {
+			return m.Summary
+		}
+	}
+	return sweep.Summary{Mean: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}
+}
+
+func compareStat(res *sweep.Result, d, m int, metric string) sweep.Summary {
+	cmp := res.Compare[(d-1)*len(res.Multipliers)+m]
+	for _, s := range cmp.Diffs {
+		if s.Metric == metric {
+			return s.Summary
+		}
+	}
+	return sweep.Summary{Mean: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}
+}
+
+func verdictText(c *sweep.Cell) string {
+	v := c.Verdict.String()
+	if c.Verdict == sweep.Fail {
+		v = "FAIL"
+	} else if c.Verdict == sweep.FailUnsure {
+		v = "FAIL~"
+	}
+	if c.Broken > 0 {
+		g := c.Guards[0].Guard
+		if c.Guards[0].Component != "" {
+			g += " at " + c.Guards[0].Component
+		}
+		v += fmt.Sprintf(" (%d/%d runs stopped: %s)", c.Broken, c.Runs, g)
+	}
+	return v
+}
+
+// half is the half-width of an interval; +Inf when there is none.
+func half(s sweep.Summary) float64 {
+	if math.IsNaN(s.Lo) || math.IsNaN(s.Hi) {
+		return math.Inf(1)
+	}
+	return (s.Hi - s.Lo) / 2
+}
+
+func fmtRateCI(s sweep.Summary) string {
+	if s.N == 0 {
+		return "-"
+	}
+	h := half(s)
+	out := strconv.FormatFloat(100*s.Mean, 'f', 2, 64) + "%"
+	if math.IsInf(h, 1) {
+		return out + " ± ∞"
+	}
+	return out + " ±" + strconv.FormatFloat(100*h, 'f', 2, 64) + "pp"
+}
+
+func relCI(s sweep.Summary) string {
+	h := half(s)
+	switch {
+	case math.IsInf(h, 1):
+		return " ± ∞"
+	case h == 0:
+		return " ± 0%"
+	case s.Mean == 0:
+		return " ± " + fmtNum(h)
+	}
+	r := 100 * h / math.Abs(s.Mean)
+	if r >= 9.95 {
+		return " ± " + strconv.FormatFloat(r, 'f', 0, 64) + "%"
+	}
+	return " ± " + strconv.FormatFloat(r, 'f', 1, 64) + "%"
+}
+
+func fmtCountCI(s sweep.Summary) string {
+	if s.N == 0 {
+		return "-"
+	}
+	v := strconv.FormatFloat(s.Mean, 'f', 1, 64)
+	if math.Abs(s.Mean) >= 100 {
+		v = strconv.FormatFloat(s.Mean, 'f', 0, 64)
+	}
+	return v + relCI(s)
+}
+
+func fmtSecCI(s sweep.Summary) string {
+	if s.N == 0 {
+		return "-"
+	}
+	return fmtSec(model.Num(s.Mean)) + relCI(s)
+}
+
+// fmtDiff shows a paired difference of rates in points, or "~" when its
+// interval includes zero: the replications do not tell the designs apart.
+func fmtDiff(s sweep.Summary) string {
+	if s.N == 0 {
+		return "-"
+	}
+	if math.IsNaN(s.Lo) || s.Lo <= 0 && s.Hi >= 0 {
+		return "~"
+	}
+	return fmt.Sprintf("%+.2fpp [%+.2f, %+.2f]", 100*s.Mean, 100*s.Lo, 100*s.Hi)
+}
+
+// fmtBound prints an end of a first-failure interval to 4 significant
+// digits: bisection ends such as 1.7734375 say no more than 1.773 does
+// (first_failure.csv keeps every digit).
+func fmtBound(v float64) string {
+	if math.IsNaN(v) {
+		return "?"
+	}
+	return strconv.FormatFloat(v, 'g', 4, 64)
+}
+
+// firstFailureLine says where a design first broke an SLO, or that it held.
+func firstFailureLine(ff sweep.FirstFailure, grid []float64) string {
+	if !ff.Found {
+		return fmt.Sprintf("no SLO broken up to %sx", fmtMult(grid[len(grid)-1]))
+	}
+	where := ""
+	if ff.Stage != "" || ff.Component != "" {
+		where = "; failure_stage " + orDash(ff.Stage)
+		if ff.Component != "" {
+			where += " at " + ff.Component
+		}
+	}
+	if ff.BelowRange {
+		return fmt.Sprintf("already fails at %sx, the lowest multiplier tried (CI ?–%s): %s%s",
+			fmtMult(ff.Multiplier), fmtBound(ff.Hi), ff.SLO, where)
+	}
+	return fmt.Sprintf("%sx (CI %s–%s): %s%s", fmtMult(ff.Multiplier), fmtBound(ff.Lo), fmtBound(ff.Hi), ff.SLO, where)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// progress draws a one-line progress report on a terminal's stderr.
+type progress struct {
+	w        io.Writer
+	scenario string
+	last     string
+}
+
+func newProgress(io *IOStreams, scenario string) *progress {
+	if !io.ErrIsTerminal {
+		return nil
+	}
+	return &progress{w: io.ErrOut, scenario: scenario}
+}
+
+func (p *progress) update(pr sweep.Progress) {
+	line := fmt.Sprintf("sweep %s: %s, %d of %d runs (%d%%)", p.scenario, pr.Phase, pr.Done, pr.Total, 100*pr.Done/max(pr.Total, 1))
+	if line != p.last {
+		fmt.Fprintf(p.w, "\r\x1b[K%s", line)
+		p.last = line
+	}
+}
+
+func (p *progress) finish() {
+	if p != nil && p.last != "" {
+		fmt.Fprint(p.w, "\r\x1b[K")
+	}
+}

@@ -1,0 +1,189 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// sweepCLI runs capsim in-process and returns its exit code and streams.
+func sweepCLI(t *testing.T, terminal bool, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code = Main(args, &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut, ErrIsTerminal: terminal})
+	return code, out.String(), errOut.String()
+}
+
+// A short M/M/4/6 sweep: its SLO (success_rate >= 0.9) breaks near 0.62x.
+var shortMMcK = []string{"sweep", "mmck", "--set", "duration=1500s", "--set", "warmup=100s",
+	"--multipliers", "0.5,0.75,1", "--replications", "3", "--refine", "2"}
+
+const designsScenario = `name: two
+duration: 600s
+components:
+  app: {kind: pool, servers: 2, queue: 4}
+journeys:
+  visit:
+    rate: 1/s
+    steps: [{use: app, work: exponential(mean=1s)}]
+designs:
+  small: {}
+  large: {components: {app: {servers: 4}}}
+`
+
+func TestSweepFlagErrors(t *testing.T) {
+	dir := t.TempDir()
+	scenario := filepath.Join(dir, "two.yaml")
+	if err := os.WriteFile(scenario, []byte(designsScenario), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	badDefaults := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(badDefaults, []byte(designsScenario+"sweep: {multipliers: \"5:1\"}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	aFile := filepath.Join(dir, "file")
+	if err := os.WriteFile(aFile, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"mmck", "--multipliers", "3:1"},
+			"--multipliers 3:1: the end 1 is below the start 3; write start:end:step with start <= end, e.g. 1:3:0.5"},
+		{[]string{"mmck", "--multipliers", "1:4:0"}, "--multipliers 1:4:0: the step must be > 0, got 0"},
+		{[]string{"mmck", "--replications", "0"}, "--replications must be >= 1, got 0"},
+		{[]string{"mmck", "--workers", "0"}, "--workers must be >= 1, got 0"},
+		{[]string{"mmck", "--refine", "-1"}, "--refine must be >= 0, got -1"},
+		{[]string{scenario, "--designs", "small,nope"}, `--designs: unknown design "nope" (available: base, small, large)`},
+		{[]string{scenario, "--designs", "small,small"}, `--designs: design "small" is listed twice`},
+		{[]string{"mmck", "--designs", "v2"}, `--designs: unknown design "v2" (available: base)`},
+		{[]string{badDefaults}, "sweep.multipliers in the scenario (5:1): the end 1 is below the start 5; write start:end:step with start <= end, e.g. 1:5:0.5"},
+		{[]string{"mmck", "--out", filepath.Join(aFile, "sub")}, "--out " + filepath.Join(aFile, "sub") + ": cannot create the output folder: not a directory"},
+		{[]string{"mmck", "--replications", "x"}, `invalid argument "x" for "-r, --replications" flag: strconv.ParseInt: parsing "x": invalid syntax (see capsim sweep --help)`},
+	}
+	for _, c := range cases {
+		args := append([]string{"sweep", "--out", out}, c.args...)
+		code, stdout, stderr := sweepCLI(t, false, args...)
+		if code != exitUsage || stderr != "capsim: "+c.want+"\n" || stdout != "" {
+			t.Errorf("%v: exit %d\nstderr %q\nwant   %q", c.args, code, stderr, "capsim: "+c.want+"\n")
+		}
+	}
+	if _, err := os.Stat(out); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a refused sweep created its output folder: %v", err)
+	}
+}
+
+// readTree returns every file under dir by relative path.
+func readTree(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	files := map[string][]byte{}
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		rel, _ := filepath.Rel(dir, path)
+		files[filepath.ToSlash(rel)] = data
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// The whole output folder, charts included, and stdout are the same bytes
+// whatever the number of workers; nothing else is left in the folder.
+func TestSweepOutputDoesNotDependOnWorkers(t *testing.T) {
+	dirs := []string{filepath.Join(t.TempDir(), "one"), filepath.Join(t.TempDir(), "two")}
+	var stdouts []string
+	for i, workers := range []string{"1", "2"} {
+		code, stdout, stderr := sweepCLI(t, false, append(shortMMcK, "--workers", workers, "--out", dirs[i])...)
+		if code != exitOK || stderr != "" {
+			t.Fatalf("--workers %s: exit %d, stderr %q", workers, code, stderr)
+		}
+		stdouts = append(stdouts, strings.ReplaceAll(stdout, dirs[i], "DIR"))
+	}
+	if stdouts[0] != stdouts[1] {
+		t.Errorf("stdout differs:\n%s\n---\n%s", stdouts[0], stdouts[1])
+	}
+	one, two := readTree(t, dirs[0]), readTree(t, dirs[1])
+	for _, name := range []string{"runs.csv", "summary.csv", "first_failure.csv", "manifest.json", "report.md", "report.html",
+		"charts/success_customer.svg", "charts/success_customer.png", "charts/series_base.svg"} {
+		if one[name] == nil {
+			t.Errorf("%s is missing", name)
+		}
+	}
+	for name, data := range one {
+		if strings.Contains(name, ".tmp-") {
+			t.Errorf("temporary file %s left behind", name)
+		}
+		if !bytes.Equal(data, two[name]) {
+			t.Errorf("%s differs between 1 and 2 workers", name)
+		}
+	}
+	if len(one) != len(two) {
+		t.Errorf("%d files with 1 worker, %d with 2", len(one), len(two))
+	}
+	if !strings.HasPrefix(string(one["runs.csv"]), "scenario,design,multiplier,replication,seed,metric,value\nmmck,base,0.5,0,1,broken_count,0\n") {
+		t.Errorf("runs.csv starts:\n%.200s", one["runs.csv"])
+	}
+	for _, want := range []string{"design base", "0.75x", "customer", "FAIL", "first failure", "customer success_rate >= 0.9; failure_stage service at server"} {
+		if !strings.Contains(stdouts[0], want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdouts[0])
+		}
+	}
+}
+
+// --fail-on-slo turns a broken SLO into exit code 3, after the outputs are
+// written; a sweep that stays inside its SLOs exits 0.
+func TestSweepFailOnSLO(t *testing.T) {
+	dir := t.TempDir()
+	code, _, stderr := sweepCLI(t, false, append(shortMMcK, "--fail-on-slo", "--out", dir)...)
+	if code != exitSLOFailed || !strings.HasPrefix(stderr, "capsim: SLO broken inside the range: base at 0.") ||
+		!strings.HasSuffix(stderr, "x (customer success_rate >= 0.9)\n") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "first_failure.csv")); err != nil {
+		t.Fatalf("outputs not written before failing: %v", err)
+	}
+	code, stdout, stderr := sweepCLI(t, false, "sweep", "mmck", "--set", "duration=1500s", "--multipliers", "0.25",
+		"--replications", "2", "--fail-on-slo", "--out", t.TempDir())
+	if code != exitOK || stderr != "" || !strings.Contains(stdout, "no SLO broken up to 0.25x") {
+		t.Fatalf("exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
+	}
+}
+
+// Progress is drawn on a terminal's stderr and erased at the end.
+func TestSweepProgressOnTerminal(t *testing.T) {
+	code, _, stderr := sweepCLI(t, true, "sweep", "mmck", "--set", "duration=500s", "--set", "warmup=0s", "--multipliers", "1,2",
+		"--replications", "2", "--refine", "0", "--out", t.TempDir())
+	if code != exitOK || !strings.Contains(stderr, "\r\x1b[Ksweep mmck: grid, 4 of 4 runs (100%)") || !strings.HasSuffix(stderr, "\r\x1b[K") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+// An interrupted sweep writes nothing: no runs.csv, no temporary file.
+func TestSweepInterruptedLeavesNoFile(t *testing.T) {
+	dir := t.TempDir()
+	var out, errOut bytes.Buffer
+	root := newRootCmd(&IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+	root.SetArgs(append(shortMMcK, "--out", dir))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err := root.ExecuteContext(ctx)
+	var ce *codedError
+	if !errors.As(err, &ce) || ce.code != exitInterrupt || err.Error() != "sweep interrupted; no output written" {
+		t.Fatalf("error %v", err)
+	}
+	if files := readTree(t, dir); len(files) != 0 {
+		t.Fatalf("files left: %v", files)
+	}
+}

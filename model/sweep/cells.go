@@ -1,0 +1,370 @@
+package sweep
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+
+	"capsim/model"
+)
+
+// Result is what a sweep found.
+type Result struct {
+	Scenario     string
+	Designs      []string
+	Multipliers  []float64
+	Replications int
+	Seed         uint64
+	// Cells holds one cell per design and grid multiplier, design-major:
+	// Cells[d*len(Multipliers)+m].
+	Cells []*Cell
+	// Compare holds, for every design after the first and every grid
+	// multiplier, the paired differences design − first design of each
+	// metric both measure, (d-1)-major like Cells.
+	Compare       []*Comparison
+	FirstFailures []FirstFailure // one per design, in design order
+	Series        []SeriesRun    // one per design that failed, when asked for
+}
+
+// Cell is one design at one multiplier, over its replications.
+type Cell struct {
+	Design     string
+	Multiplier float64
+	Runs       int
+	Broken     int // runs stopped by a guard
+	// Guards counts the runs each guard stopped, most frequent first.
+	Guards  []GuardCount
+	Metrics []Stat
+	SLOs    []SLOStat
+	// Failures are the failed journeys by (journey, stage, component),
+	// summed over the replications, most frequent first.
+	Failures []StageCount
+	Verdict  Verdict
+}
+
+// Stat is one metric's summary over the replications. Sparse metrics
+// (failure stages) count 0 in the replications that did not list them.
+type Stat struct {
+	Metric string
+	Summary
+}
+
+// SLOStat is one SLO judged on the replications' mean.
+type SLOStat struct {
+	SLO   string
+	Bound model.Threshold
+	Summary
+	Broken bool // the mean violates the bound, or no replication had a value
+	Clear  bool // the whole confidence interval is on the same side as the mean
+}
+
+// StageCount counts failed journeys with one failure stage and component.
+type StageCount struct {
+	Journey, Stage, Component string
+	Count                     int64
+}
+
+// GuardCount counts runs stopped by one guard at one component (empty
+// when the guard is not about a component).
+type GuardCount struct {
+	Guard, Component string
+	Runs             int
+}
+
+// Verdict is a cell's standing against the scenario's SLOs.
+type Verdict int
+
+const (
+	// Pass: every SLO's interval lies on the passing side of its bound,
+	// and no run was stopped by a guard.
+	Pass Verdict = iota
+	// PassUnsure: every SLO's mean passes, but some interval straddles
+	// its bound.
+	PassUnsure
+	// FailUnsure: some SLO's mean fails (or a guard stopped a run), but
+	// no failing interval lies wholly beyond its bound.
+	FailUnsure
+	// Fail: some SLO's interval lies wholly on the failing side, or
+	// every run was stopped by a guard.
+	Fail
+)
+
+// Failed reports whether the cell breaks an SLO on the replications' mean.
+func (v Verdict) Failed() bool { return v >= FailUnsure }
+
+// Clear reports whether the confidence intervals settle the verdict.
+func (v Verdict) Clear() bool { return v == Pass || v == Fail }
+
+func (v Verdict) String() string {
+	return [...]string{"pass", "pass~", "fail~", "fail"}[v]
+}
+
+// Comparison is one design's paired differences with the first design at
+// one multiplier: for each metric, the mean over replications of
+// (value of Design − value of Baseline) in the same replication, with its
+// 95 % interval. An interval that excludes 0 is a difference the
+// replications support.
+type Comparison struct {
+	Design, Baseline string
+	Multiplier       float64
+	Diffs            []Stat
+}
+
+// SeriesRun is the time series of one run at a design's first failure.
+type SeriesRun struct {
+	Design     string
+	Multiplier float64
+	Seed       uint64
+	Series     *model.TimeSeries
+}
+
+type stageCount struct {
+	journey, stage, component string
+	n                         int64
+}
+
+// designAcc knows the metric names one design's runs produce: the fixed
+// ones every run lists, in order, and the sparse ones seen so far, each
+// placed after the fixed metric it followed (its journey's last).
+type designAcc struct {
+	name      string
+	fixed     []string
+	index     map[string]int
+	sparse    map[string]int // name → anchor: index of the fixed metric before it
+	baseIndex []int          // per fixed metric, its index in design 0's, or -1
+}
+
+func (d *designAcc) register(ms []model.Metric) error {
+	if d.fixed == nil {
+		d.index = map[string]int{}
+		d.sparse = map[string]int{}
+		for _, m := range ms {
+			if !m.Sparse {
+				d.index[m.Name] = len(d.fixed)
+				d.fixed = append(d.fixed, m.Name)
+			}
+		}
+	}
+	i := 0
+	for _, m := range ms {
+		if !m.Sparse {
+			if i >= len(d.fixed) || d.fixed[i] != m.Name {
+				return fmt.Errorf("sweep: design %s: runs list different metrics (%s)", d.name, m.Name)
+			}
+			i++
+			continue
+		}
+		if _, ok := d.sparse[m.Name]; !ok {
+			d.sparse[m.Name] = i - 1
+		}
+	}
+	if i != len(d.fixed) {
+		return fmt.Errorf("sweep: design %s: runs list different metrics", d.name)
+	}
+	return nil
+}
+
+func (d *designAcc) fixedIndex(name string) int {
+	if i, ok := d.index[name]; ok {
+		return i
+	}
+	return -1
+}
+
+// order returns every metric name of the design in output order.
+func (d *designAcc) order() []string {
+	type sp struct {
+		name   string
+		anchor int
+	}
+	var sparse []sp
+	for n, a := range d.sparse {
+		sparse = append(sparse, sp{n, a})
+	}
+	slices.SortFunc(sparse, func(a, b sp) int {
+		return cmp.Or(cmp.Compare(a.anchor, b.anchor), cmp.Compare(a.name, b.name))
+	})
+	out := make([]string, 0, len(d.fixed)+len(sparse))
+	k := 0
+	for ; k < len(sparse) && sparse[k].anchor < 0; k++ {
+		out = append(out, sparse[k].name)
+	}
+	for i, n := range d.fixed {
+		out = append(out, n)
+		for ; k < len(sparse) && sparse[k].anchor == i; k++ {
+			out = append(out, sparse[k].name)
+		}
+	}
+	return out
+}
+
+// cellAcc accumulates one cell's runs.
+type cellAcc struct {
+	design string
+	mult   float64
+	runs   int
+	broken int
+	guards []GuardCount
+	fixed  []acc
+	sparse map[string]*acc
+	slos   []acc
+	sloOf  []model.SLOResult // text and bound of each SLO, from the first run
+	fails  []stageCount
+}
+
+func newCellAcc(design string, mult float64) *cellAcc {
+	return &cellAcc{design: design, mult: mult}
+}
+
+func (c *cellAcc) add(d *designAcc, out *outcome) {
+	c.runs++
+	if out.broken != nil {
+		c.broken++
+		found := false
+		for i := range c.guards {
+			if c.guards[i].Guard == out.broken.Guard && c.guards[i].Component == out.broken.Component {
+				c.guards[i].Runs++
+				found = true
+			}
+		}
+		if !found {
+			c.guards = append(c.guards, GuardCount{Guard: out.broken.Guard, Component: out.broken.Component, Runs: 1})
+		}
+	}
+	if d != nil {
+		if c.fixed == nil {
+			c.fixed = make([]acc, len(d.fixed))
+			c.sparse = map[string]*acc{}
+		}
+		i := 0
+		for _, m := range out.metrics {
+			if m.Sparse {
+				a := c.sparse[m.Name]
+				if a == nil {
+					a = &acc{}
+					c.sparse[m.Name] = a
+				}
+				a.add(m.Value)
+				continue
+			}
+			c.fixed[i].add(m.Value)
+			i++
+		}
+	}
+	if c.sloOf == nil {
+		c.sloOf = out.slos
+		c.slos = make([]acc, len(out.slos))
+	}
+	for i, s := range out.slos {
+		if i < len(c.slos) {
+			c.slos[i].add(float64(s.Value))
+		}
+	}
+	for _, f := range out.fails {
+		found := false
+		for i := range c.fails {
+			if c.fails[i].journey == f.journey && c.fails[i].stage == f.stage && c.fails[i].component == f.component {
+				c.fails[i].n += f.n
+				found = true
+				break
+			}
+		}
+		if !found {
+			c.fails = append(c.fails, f)
+		}
+	}
+}
+
+// finishCell summarises a grid cell: every metric the design ever listed,
+// sparse ones zero where absent.
+func (s *sweeper) finishCell(c *cellAcc) *Cell {
+	var d *designAcc
+	for _, x := range s.designs {
+		if x.name == c.design {
+			d = x
+		}
+	}
+	out := c.judge()
+	if d == nil || d.fixed == nil {
+		return out
+	}
+	for _, name := range d.order() {
+		var a acc
+		if i, ok := d.index[name]; ok {
+			a = c.fixed[i]
+		} else {
+			if p := c.sparse[name]; p != nil {
+				a = *p
+			}
+			a = a.withZeros(c.runs - a.n)
+		}
+		out.Metrics = append(out.Metrics, Stat{Metric: name, Summary: a.summary()})
+	}
+	return out
+}
+
+func (s *sweeper) finishCompare(c *cellAcc) *Comparison {
+	var d *designAcc
+	for _, x := range s.designs {
+		if x.name == c.design {
+			d = x
+		}
+	}
+	out := &Comparison{Design: c.design, Baseline: s.cfg.Designs[0].Name, Multiplier: c.mult}
+	for i, name := range d.fixed {
+		if d.baseIndex == nil || d.baseIndex[i] < 0 || c.fixed == nil {
+			continue
+		}
+		out.Diffs = append(out.Diffs, Stat{Metric: name, Summary: c.fixed[i].summary()})
+	}
+	return out
+}
+
+// judge sets the verdict, SLO standings, guards and failure stages of a
+// cell; metrics are left to the caller.
+func (c *cellAcc) judge() *Cell {
+	out := &Cell{Design: c.design, Multiplier: c.mult, Runs: c.runs, Broken: c.broken}
+	out.Guards = slices.Clone(c.guards)
+	slices.SortStableFunc(out.Guards, func(a, b GuardCount) int { return cmp.Compare(b.Runs, a.Runs) })
+	anyBroken, allClear, clearFail := false, true, false
+	for i, so := range c.sloOf {
+		sum := c.slos[i].summary()
+		st := SLOStat{SLO: so.SLO, Bound: so.Bound, Summary: sum}
+		st.Broken, st.Clear = judgeSLO(so.Bound, sum)
+		out.SLOs = append(out.SLOs, st)
+		anyBroken = anyBroken || st.Broken
+		allClear = allClear && st.Clear
+		clearFail = clearFail || st.Broken && st.Clear
+	}
+	switch {
+	case clearFail || c.runs > 0 && c.broken == c.runs:
+		out.Verdict = Fail
+	case anyBroken || c.broken > 0:
+		out.Verdict = FailUnsure
+	case allClear:
+		out.Verdict = Pass
+	default:
+		out.Verdict = PassUnsure
+	}
+	for _, f := range c.fails {
+		out.Failures = append(out.Failures, StageCount{Journey: f.journey, Stage: f.stage, Component: f.component, Count: f.n})
+	}
+	// Most frequent first; ties in the order journeys were first seen
+	// failing, which is fixed by the consumption order.
+	slices.SortStableFunc(out.Failures, func(a, b StageCount) int { return cmp.Compare(b.Count, a.Count) })
+	return out
+}
+
+// judgeSLO applies a bound to the mean of an SLO's values and says whether
+// the interval settles it.
+func judgeSLO(b model.Threshold, s Summary) (broken, clear bool) {
+	if s.N == 0 {
+		return true, true
+	}
+	broken = !b.Holds(s.Mean)
+	if s.N < 2 || math.IsNaN(s.Lo) {
+		return broken, false
+	}
+	return broken, b.Holds(s.Lo) == !broken && b.Holds(s.Hi) == !broken
+}

@@ -1,0 +1,375 @@
+// Package sweep runs experiments over a scenario: every design at every
+// load multiplier of a grid, each replicated with its own seed, and states
+// what the replications agree on — means with 95 % confidence intervals,
+// paired differences between designs, and the multiplier at which each
+// design first breaks an SLO.
+//
+// Replication r runs with seed Seed+r for every design and multiplier. The
+// model draws each source of randomness from a stream named after it, so
+// the runs of one replication index see the same traffic (common random
+// numbers): comparisons between designs and between multipliers are paired,
+// and their differences measure the design or the load, not the dice.
+//
+// Runs are spread over worker goroutines, each running its own copy of
+// the run state against the shared, read-only compiled program; outcomes
+// are consumed in one fixed order whatever finishes first, so every output
+// byte is the same for any number of workers and any GOMAXPROCS. Per-run
+// metrics stream to the runs.csv writer as they are consumed and only
+// aggregates stay in memory, which therefore does not grow with the number
+// of replications.
+//
+// # First failure
+//
+// A multiplier breaks an SLO when the mean of the SLO's value over the
+// replications violates its bound (a value undefined in every replication,
+// such as the p95 of journeys none of which succeeded, violates it too),
+// or when any replication was stopped by a guard. The first-failure
+// multiplier of a design is the smallest multiplier found to break an SLO:
+// the first grid point that does, refined by bisection between it and the
+// grid point below, where each step runs every replication at the midpoint
+// and keeps the half whose ends disagree.
+//
+// Its confidence interval inverts the per-multiplier intervals: its low end
+// is the highest multiplier tried, below the estimate, at which every SLO's
+// 95 % interval lies on the passing side of its bound; its high end is the
+// lowest multiplier tried, at or above the estimate, at which some SLO's
+// interval lies wholly on the failing side (or every replication broke a
+// guard). Each end is searched by bisection too, with as many steps as the
+// estimate, from the tried multipliers that bracket it. When the SLO's
+// value changes steadily with load, the true crossing lies between the ends
+// with at least the stated confidence (each end errs with probability at
+// most 2.5 %); the interval is no narrower than the multipliers tried
+// allow. An end is NaN when no multiplier tried settles it — with one
+// replication, always.
+package sweep
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"sync"
+
+	"capsim/model"
+	"capsim/sim"
+)
+
+// Design is one variant of the scenario to sweep.
+type Design struct {
+	Name     string
+	Compiled *model.Compiled
+}
+
+// Config is one experiment.
+type Config struct {
+	Scenario     string // written in the scenario column of every table
+	Designs      []Design
+	Multipliers  []float64 // ascending and distinct (see ParseMultipliers)
+	Replications int
+	Seed         uint64 // replication r runs with seed Seed+r
+	Workers      int    // goroutines running replications; <= 0 means GOMAXPROCS
+	Refine       int    // bisection steps after the grid
+	// SeriesStep, when > 0, re-runs replication 0 of each failing design
+	// at its first-failure multiplier sampling time series at that step.
+	SeriesStep sim.Time
+	// Runs, when set, receives runs.csv: its header, then every grid run's
+	// metrics as each run is consumed, in the fixed order.
+	Runs io.Writer
+	// Progress, when set, is called from the goroutine that called Run
+	// after every completed run.
+	Progress func(Progress)
+}
+
+// Progress tells how far a sweep has got.
+type Progress struct {
+	Phase       string // "grid", "refine" or "series"
+	Done, Total int    // runs; Total grows when refinement is planned
+}
+
+// task is one run to make.
+type task struct {
+	design int
+	mult   float64
+	rep    int
+	grid   int // grid index, or -1 off the grid
+	slot   int // which bisection the task belongs to
+	series bool
+}
+
+// outcome is what a run leaves for the aggregates: its metrics and the
+// few details first-failure needs, never the whole result.
+type outcome struct {
+	metrics []model.Metric
+	slos    []model.SLOResult
+	broken  *model.Broken
+	fails   []stageCount
+	rows    []byte // runs.csv rows, formatted by the worker
+	series  *model.TimeSeries
+}
+
+type sweeper struct {
+	cfg     Config
+	workers int
+	done    int
+	total   int
+	grid    []*cellAcc // design-major
+	designs []*designAcc
+	compare []*cellAcc // (design-1)-major; paired differences with design 0
+	base    []float64  // design 0's fixed metrics in the current (multiplier, replication)
+}
+
+// Run runs the experiment. It returns ctx's error, and has written only
+// whole rows, when ctx is done before the end.
+func Run(ctx context.Context, cfg Config) (*Result, error) {
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
+	s := &sweeper{cfg: cfg, workers: cfg.Workers}
+	if s.workers <= 0 {
+		s.workers = runtime.GOMAXPROCS(0)
+	}
+	nd, nm, nr := len(cfg.Designs), len(cfg.Multipliers), cfg.Replications
+	for d := range cfg.Designs {
+		s.designs = append(s.designs, &designAcc{name: cfg.Designs[d].Name})
+		for m := range cfg.Multipliers {
+			s.grid = append(s.grid, newCellAcc(cfg.Designs[d].Name, cfg.Multipliers[m]))
+		}
+	}
+	for d := 1; d < nd; d++ {
+		for m := range cfg.Multipliers {
+			s.compare = append(s.compare, newCellAcc(cfg.Designs[d].Name, cfg.Multipliers[m]))
+		}
+	}
+	if cfg.Runs != nil {
+		if _, err := io.WriteString(cfg.Runs, runsHeader); err != nil {
+			return nil, err
+		}
+	}
+
+	// The grid runs multiplier by multiplier, replication by replication,
+	// design by design, so that the runs a paired difference needs are
+	// consumed next to each other and only one baseline run is held.
+	s.total = nd * nm * nr
+	err := s.execute(ctx, "grid", s.total, func(i int) task {
+		d, r, m := i%nd, (i/nd)%nr, i/(nd*nr)
+		return task{design: d, mult: cfg.Multipliers[m], rep: r, grid: m}
+	}, s.consumeGrid)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Scenario: cfg.Scenario, Multipliers: cfg.Multipliers, Replications: nr, Seed: cfg.Seed}
+	for _, d := range cfg.Designs {
+		res.Designs = append(res.Designs, d.Name)
+	}
+	for _, c := range s.grid {
+		res.Cells = append(res.Cells, s.finishCell(c))
+	}
+	for _, c := range s.compare {
+		res.Compare = append(res.Compare, s.finishCompare(c))
+	}
+	ffs, err := s.firstFailures(ctx, res)
+	if err != nil {
+		return nil, err
+	}
+	res.FirstFailures = ffs
+	if cfg.SeriesStep > 0 {
+		if err := s.series(ctx, res); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (c *Config) check() error {
+	switch {
+	case len(c.Designs) == 0:
+		return errors.New("sweep: no designs")
+	case len(c.Multipliers) == 0:
+		return errors.New("sweep: no multipliers")
+	case c.Replications < 1:
+		return fmt.Errorf("sweep: replications must be >= 1, got %d", c.Replications)
+	case c.Refine < 0:
+		return fmt.Errorf("sweep: refine must be >= 0, got %d", c.Refine)
+	}
+	for i, m := range c.Multipliers {
+		if !(m > 0) || i > 0 && m <= c.Multipliers[i-1] {
+			return fmt.Errorf("sweep: multipliers must be > 0, ascending and distinct, got %v", c.Multipliers)
+		}
+	}
+	seen := map[string]bool{}
+	for _, d := range c.Designs {
+		if seen[d.Name] {
+			return fmt.Errorf("sweep: design %q given twice", d.Name)
+		}
+		seen[d.Name] = true
+	}
+	return nil
+}
+
+// execute runs n tasks on the workers and consumes their outcomes in task
+// order. At most a few tasks per worker run ahead of the oldest one not
+// yet consumed, which bounds the outcomes waiting for their turn.
+func (s *sweeper) execute(ctx context.Context, phase string, n int, taskAt func(int) task, consume func(task, *outcome) error) error {
+	if n == 0 {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	workers := min(s.workers, n)
+	window := 4 * workers
+	type done struct {
+		i   int
+		out *outcome
+		err error
+	}
+	jobs := make(chan int)
+	results := make(chan done, window)
+	slots := make(chan struct{}, window)
+	var wg sync.WaitGroup
+	defer wg.Wait() // after cancel: no goroutine outlives the call
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer close(jobs)
+		for i := 0; i < n; i++ {
+			select {
+			case slots <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			select {
+			case jobs <- i:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				out, err := s.runTask(taskAt(i))
+				select {
+				case results <- done{i, out, err}:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}()
+	}
+	pending := make(map[int]*outcome, window)
+	for next := 0; next < n; {
+		select {
+		case d := <-results:
+			if d.err != nil {
+				return d.err
+			}
+			pending[d.i] = d.out
+			for out, ok := pending[next]; ok; out, ok = pending[next] {
+				delete(pending, next)
+				if err := consume(taskAt(next), out); err != nil {
+					return err
+				}
+				next++
+				<-slots
+				s.done++
+				if s.cfg.Progress != nil {
+					s.cfg.Progress(Progress{Phase: phase, Done: s.done, Total: s.total})
+				}
+			}
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+func (s *sweeper) seed(rep int) uint64 { return s.cfg.Seed + uint64(rep) }
+
+// runTask makes one run; it is called on worker goroutines and touches
+// nothing shared but the read-only compiled program.
+func (s *sweeper) runTask(t task) (*outcome, error) {
+	d := s.cfg.Designs[t.design]
+	opts := model.RunOptions{Multiplier: t.mult, Seed: s.seed(t.rep)}
+	if t.series {
+		opts.SeriesStep = s.cfg.SeriesStep
+	}
+	res, err := d.Compiled.Run(opts)
+	if err != nil {
+		return nil, fmt.Errorf("design %s at multiplier %s, seed %d: %w", d.Name, fmtMult(t.mult), opts.Seed, err)
+	}
+	out := &outcome{metrics: res.Metrics(), slos: res.SLOs, broken: res.Broken, series: res.Series}
+	for _, j := range res.Journeys {
+		for _, st := range j.Stages {
+			out.fails = append(out.fails, stageCount{journey: j.Name, stage: st.Stage, component: st.Component, n: st.Count})
+		}
+	}
+	if t.grid >= 0 && s.cfg.Runs != nil {
+		var b bytes.Buffer
+		writeRunRows(&b, s.cfg.Scenario, d.Name, t.mult, t.rep, opts.Seed, out.metrics)
+		out.rows = b.Bytes()
+	}
+	return out, nil
+}
+
+func (s *sweeper) consumeGrid(t task, out *outcome) error {
+	if out.rows != nil {
+		if _, err := s.cfg.Runs.Write(out.rows); err != nil {
+			return fmt.Errorf("writing runs: %w", err)
+		}
+	}
+	da := s.designs[t.design]
+	if err := da.register(out.metrics); err != nil {
+		return err
+	}
+	nm := len(s.cfg.Multipliers)
+	s.grid[t.design*nm+t.grid].add(da, out)
+	s.pair(t, out)
+	return nil
+}
+
+// pair adds a run's paired differences with design 0's run of the same
+// multiplier and replication, consumed just before it.
+func (s *sweeper) pair(t task, out *outcome) {
+	if len(s.cfg.Designs) < 2 {
+		return
+	}
+	base := s.designs[0]
+	if t.design == 0 {
+		s.base = s.base[:0]
+		for _, m := range out.metrics {
+			if !m.Sparse {
+				s.base = append(s.base, m.Value)
+			}
+		}
+		return
+	}
+	da := s.designs[t.design]
+	if da.baseIndex == nil {
+		da.baseIndex = make([]int, len(da.fixed))
+		for i, name := range da.fixed {
+			da.baseIndex[i] = base.fixedIndex(name)
+		}
+	}
+	c := s.compare[(t.design-1)*len(s.cfg.Multipliers)+t.grid]
+	c.runs++
+	i := 0
+	for _, m := range out.metrics {
+		if m.Sparse {
+			continue
+		}
+		if c.fixed == nil {
+			c.fixed = make([]acc, len(da.fixed))
+		}
+		if j := da.baseIndex[i]; j >= 0 {
+			c.fixed[i].add(m.Value - s.base[j])
+		}
+		i++
+	}
+}
