@@ -4,7 +4,19 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 )
+
+// temporaries are the temporary files of outputs not yet committed, so a
+// hard exit (a second interrupt) can remove them.
+var temporaries sync.Map
+
+func removeTemporaries() {
+	temporaries.Range(func(name, _ any) bool {
+		os.Remove(name.(string))
+		return true
+	})
+}
 
 // atomicFile is an output file that appears complete or not at all: it is
 // written to a temporary file beside the target and renamed into place on
@@ -21,6 +33,7 @@ func createAtomic(target string) (*atomicFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot write %s: %w", target, unwrapPath(err))
 	}
+	temporaries.Store(f.Name(), true)
 	return &atomicFile{File: f, target: target}, nil
 }
 
@@ -30,6 +43,7 @@ func (a *atomicFile) Commit() error {
 		return nil
 	}
 	a.done = true
+	defer temporaries.Delete(a.File.Name())
 	// CreateTemp makes the file private; outputs are ordinary files.
 	if err := a.File.Chmod(0o644); err != nil {
 		a.File.Close()
@@ -58,6 +72,7 @@ func (a *atomicFile) Abort() {
 		return
 	}
 	a.done = true
+	defer temporaries.Delete(a.File.Name())
 	a.File.Close()
 	os.Remove(a.File.Name())
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -74,9 +75,15 @@ var commands = []func(*IOStreams) *cobra.Command{
 
 // Main runs capsim with args and returns the exit code.
 func Main(args []string, io *IOStreams) int {
+	return MainContext(context.Background(), args, io)
+}
+
+// MainContext is Main with a context that an interrupt cancels: a sweep
+// stops its workers and writes nothing half-done.
+func MainContext(ctx context.Context, args []string, io *IOStreams) int {
 	root := newRootCmd(io)
 	root.SetArgs(args)
-	err := root.Execute()
+	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return exitOK
 	}
