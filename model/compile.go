@@ -549,7 +549,10 @@ func (c *compiler) component(name string, cs *Component, key *yaml.Node) {
 		}
 	case "worker":
 		cp.kind = kindWorker
-		take("instances", "min_instances", "cold_start", "warm_start", "idle_stop", "queue")
+		take("instances", "min_instances", "cold_start", "warm_start", "idle_stop", "queue", "wait_timeout")
+		if cs.WaitTimeout != nil {
+			cp.waitTimeout = cs.WaitTimeout.T
+		}
 		w := sim.WorkerConfig{Max: 1, QueueCap: sim.Unbounded, ColdStart: sim.Constant(0), WarmStart: sim.Constant(0)}
 		if cs.Instances != nil {
 			if *cs.Instances < 1 {
