@@ -441,3 +441,26 @@ func TestDecimateKeepsExtremesAndGaps(t *testing.T) {
 		t.Errorf("spike kept: %v, gap kept: %v", spike, gap)
 	}
 }
+
+// Two series of one design share its colour; the dashed one says so in the
+// SVG's stroke pattern.
+func TestSeriesPairShareLook(t *testing.T) {
+	pts := []Point{{X: 1, Y: 0.1}, {X: 2, Y: 0.2}}
+	chart := LineChart{Title: "pair", Series: []Series{
+		{Name: "a: journeys", Points: pts, Look: 2},
+		{Name: "a: requests", Points: pts, Look: 2, Dashed: true},
+	}}
+	svg, err := chart.Render(SVG, 16, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(svg, []byte("stroke-dasharray")) {
+		t.Error("dashed series drawn without a dash pattern")
+	}
+	want := seriesLook(1).colour
+	r, g, b, _ := want.RGBA()
+	hex := fmt.Sprintf("#%02x%02x%02x", r>>8, g>>8, b>>8)
+	if n := bytes.Count(bytes.ToLower(svg), []byte(hex)); n < 2 {
+		t.Errorf("colour %s of look 2 appears %d times, want both series in it", hex, n)
+	}
+}

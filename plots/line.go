@@ -33,6 +33,12 @@ func (pt Point) hasInterval() bool {
 type Series struct {
 	Name   string
 	Points []Point
+	// Look, when > 0, gives the series the colour and marker of position
+	// Look-1 instead of its own, so two series of one design (its journey
+	// and its HTTP failure rates) read as a pair.
+	Look int
+	// Dashed draws the line dashed: the second series of such a pair.
+	Dashed bool
 }
 
 // LineChart draws each series as a line through its points, sorted by X,
@@ -100,6 +106,12 @@ func (lc LineChart) figure() (*figure, error) {
 	var lines, bars, marks, tops []plot.Plotter
 	for i, s := range lc.Series {
 		lk := seriesLook(i)
+		if s.Look > 0 {
+			lk = seriesLook(s.Look - 1)
+		}
+		if s.Dashed {
+			lk.line.Dashes = dashPatterns[1]
+		}
 		iv := newIntervals(lk.line)
 		var seg, pts, sat plotter.XYs
 		flush := func() {

@@ -68,8 +68,14 @@ The component and failure stage are those most failed journeys ended at, at that
 		success := plots.LineChart{Title: j + ": journey success", XLabel: "load multiplier", YLabel: "journeys that succeeded",
 			Series: designSeries(res, p+"journey_success_rate", ""), YMin: &zero, YMax: &one, Percent: true}
 		jfigs = addFigure(jfigs, names.get("success_"+j), "Journey success rate of "+j+" against the load multiplier, per design: mean and 95 % CI over replications.", success)
-		series := append(designSeries(res, p+"journey_failure_rate", ": journey failures"),
-			designSeries(res, p+"http_failure_rate", ": HTTP failures")...)
+		// A design's two rates share its colour; the HTTP one is dashed.
+		journeyRates := designSeries(res, p+"journey_failure_rate", ": journey failures")
+		httpRates := designSeries(res, p+"http_failure_rate", ": HTTP failures")
+		for d := range journeyRates {
+			journeyRates[d].Look = d + 1
+			httpRates[d].Look, httpRates[d].Dashed = d+1, true
+		}
+		series := append(journeyRates, httpRates...)
 		failures := plots.LineChart{Title: j + ": journey vs HTTP failure rate", XLabel: "load multiplier", YLabel: "failure rate",
 			Series: interleave(series, len(res.Designs)), YMin: &zero, Percent: true}
 		jfigs = addFigure(jfigs, names.get("failures_"+j), "What users saw (journeys that failed) beside what an HTTP dashboard saw (requests that failed), for "+j+".", failures)
