@@ -154,6 +154,37 @@ type Signal struct {
 	Values []float64 `json:"values"`
 }
 
+// Journey returns the result of the journey called name.
+func (r *Result) Journey(name string) (*JourneyResult, bool) {
+	for i := range r.Journeys {
+		if r.Journeys[i].Name == name {
+			return &r.Journeys[i], true
+		}
+	}
+	return nil, false
+}
+
+// Route returns the result of the route called name.
+func (r *Result) Route(name string) (*RouteResult, bool) {
+	for i := range r.Routes {
+		if r.Routes[i].Name == name {
+			return &r.Routes[i], true
+		}
+	}
+	return nil, false
+}
+
+// Component returns the result of the component called name (name[i] for
+// a replica's copy of a component behind a balancer).
+func (r *Result) Component(name string) (*ComponentResult, bool) {
+	for i := range r.Components {
+		if r.Components[i].Name == name {
+			return &r.Components[i], true
+		}
+	}
+	return nil, false
+}
+
 func ratio(a, b int64) Num {
 	if b == 0 {
 		return Num(math.NaN())

@@ -18,10 +18,7 @@ func evaluateSLOs(slos []SLO, res *Result) []SLOResult {
 		}
 		switch {
 		case s.Journey != "":
-			for _, j := range res.Journeys {
-				if j.Name != s.Journey {
-					continue
-				}
+			if j, ok := res.Journey(s.Journey); ok {
 				check("success_rate", s.SuccessRate, j.SuccessRate)
 				fr := Num(math.NaN())
 				if j.Started > 0 {
@@ -35,10 +32,7 @@ func evaluateSLOs(slos []SLO, res *Result) []SLOResult {
 				check("p99", s.P99, j.Latency.P99)
 			}
 		case s.Route != "":
-			for _, r := range res.Routes {
-				if r.Name != s.Route {
-					continue
-				}
+			if r, ok := res.Route(s.Route); ok {
 				check("failure_rate", s.FailureRate, r.FailureRate)
 				check("mean", s.Mean, r.Latency.Mean)
 				check("p50", s.P50, r.Latency.P50)
@@ -46,10 +40,7 @@ func evaluateSLOs(slos []SLO, res *Result) []SLOResult {
 				check("p99", s.P99, r.Latency.P99)
 			}
 		default:
-			for _, c := range res.Components {
-				if c.Name != s.Component {
-					continue
-				}
+			if c, ok := res.Component(s.Component); ok {
 				check("rejection_rate", s.RejectionRate, ratio(c.Rejected+c.TimedOut, c.Offered))
 				check("utilisation", s.Utilisation, c.Utilisation)
 			}

@@ -87,13 +87,12 @@ func checkLittle(t *testing.T, name string, sets ...string) {
 	}
 }
 
-func component(r *model.Result, name string) model.ComponentResult {
-	for _, c := range r.Components {
-		if c.Name == name {
-			return c
-		}
+func component(r *model.Result, name string) *model.ComponentResult {
+	c, ok := r.Component(name)
+	if !ok {
+		panic("no component " + name)
 	}
-	panic("no component " + name)
+	return c
 }
 
 func meanWait(name string) func(*model.Result) float64 {

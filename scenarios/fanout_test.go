@@ -10,11 +10,11 @@ import (
 // Seed 003, within ±25% of the seed's figures (FIGURES 003-12/13/22/24/36/38/39).
 
 func TestPlacesBlockingVsNonBlocking(t *testing.T) {
-	blocking := sysRun(t, "places-fanout", "threadpool", 1, nil)
-	coroutines := sysRun(t, "places-fanout", "coroutines", 1, nil)
-	sysWithin(t, "threadpool p95 (s)", float64(sysJourney(t, blocking, "users").Latency.P95), 9.76, 0.25)
-	sysWithin(t, "coroutines p95 (s)", float64(sysJourney(t, coroutines, "users").Latency.P95), 5.95, 0.25)
-	if u := float64(sysComponent(t, blocking, "threads").Utilisation); u < 0.99 {
+	blocking := runOnce(t, "places-fanout", "threadpool", 1, nil)
+	coroutines := runOnce(t, "places-fanout", "coroutines", 1, nil)
+	withinRel(t, "threadpool p95 (s)", float64(journey(t, blocking, "users").Latency.P95), 9.76, 0.25)
+	withinRel(t, "coroutines p95 (s)", float64(journey(t, coroutines, "users").Latency.P95), 5.95, 0.25)
+	if u := float64(component(t, blocking, "threads").Utilisation); u < 0.99 {
 		t.Errorf("the 100-thread pool is %.2f busy; the seed's requests queued behind a full pool", u)
 	}
 }
@@ -69,17 +69,17 @@ func sysCollect(into *[]model.TraceEvent) func(*model.TraceEvent) {
 
 func TestPlacesUnlimitedVsLimitedFanout(t *testing.T) {
 	var ue, le []model.TraceEvent
-	unlimited := sysRun(t, "places-fanout", "unlimited", 1, sysCollect(&ue))
-	limited := sysRun(t, "places-fanout", "limited", 1, sysCollect(&le))
-	sysWithin(t, "unlimited call latency (s)", float64(sysRoute(t, unlimited, "fetch").Latency.Mean), 0.613, 0.25)
-	sysWithin(t, "limited call latency (s)", float64(sysRoute(t, limited, "fetch").Latency.Mean), 0.124, 0.25)
+	unlimited := runOnce(t, "places-fanout", "unlimited", 1, sysCollect(&ue))
+	limited := runOnce(t, "places-fanout", "limited", 1, sysCollect(&le))
+	withinRel(t, "unlimited call latency (s)", float64(route(t, unlimited, "fetch").Latency.Mean), 0.613, 0.25)
+	withinRel(t, "limited call latency (s)", float64(route(t, limited, "fetch").Latency.Mean), 0.124, 0.25)
 	_, p99 := sysConcurrency(ue, "fetch")
-	sysWithin(t, "unlimited calls in flight, p99 of busy time", float64(p99), 30, 0.25)
+	withinRel(t, "unlimited calls in flight, p99 of busy time", float64(p99), 30, 0.25)
 	if peak, _ := sysConcurrency(le, "fetch"); peak > 4 {
 		t.Errorf("limited fan-out had %d calls in flight; two users with 2 permits make at most 4", peak)
 	}
 	count429 := func(r *model.Result) int64 {
-		for _, s := range sysRoute(t, r, "places").Statuses {
+		for _, s := range route(t, r, "places").Statuses {
 			if s.Status == 429 {
 				return s.Count
 			}
@@ -93,7 +93,7 @@ func TestPlacesUnlimitedVsLimitedFanout(t *testing.T) {
 
 func TestPlacesTokenBucketUnderOverload(t *testing.T) {
 	var evs []model.TraceEvent
-	res := sysRun(t, "places-fanout", "", 1, sysCollect(&evs))
+	res := runOnce(t, "places-fanout", "", 1, sysCollect(&evs))
 	// External calls per second in each phase.
 	calls := func(from, to float64) float64 {
 		n := 0
@@ -109,20 +109,20 @@ func TestPlacesTokenBucketUnderOverload(t *testing.T) {
 	if over < 5 || over > 10 {
 		t.Errorf("overload: %.1f external calls/s, seed 5-10/s (003-36)", over)
 	}
-	sysWithin(t, "recovery external calls/s", rec, 5, 0.25)
-	over80 := sysJourney(t, res, "overload")
+	withinRel(t, "recovery external calls/s", rec, 5, 0.25)
+	over80 := journey(t, res, "overload")
 	if over80.RequestFailures != 0 || over80.Requests != 4800 {
 		t.Errorf("HTTP failures %d of %d requests, seed 0%% (003-39)", over80.RequestFailures, over80.Requests)
 	}
-	for _, s := range sysRoute(t, res, "places").Statuses {
+	for _, s := range route(t, res, "places").Statuses {
 		if s.Status == 429 {
 			t.Errorf("%d calls drew 429; the seed saw none (003-39)", s.Count)
 		}
 	}
-	if b := sysComponent(t, res, "tokens"); b.RateSteps != 2 || float64(b.FinalRate) != 5 {
+	if b := component(t, res, "tokens"); b.RateSteps != 2 || float64(b.FinalRate) != 5 {
 		t.Errorf("refill stepped %d times to %v/s, seed 15 -> 8 -> 5 (003-34)", b.RateSteps, b.FinalRate)
 	}
-	sysWithin(t, "overload p95 (s)", float64(over80.Latency.P95), 1.18, 0.25)
-	light := sysRun(t, "places-fanout", "", 1, nil, "duration=60s", "journeys.overload.rate=8/s")
-	sysWithin(t, "p95 with no token waits (s)", float64(sysJourney(t, light, "overload").Latency.P95), 0.9, 0.25)
+	withinRel(t, "overload p95 (s)", float64(over80.Latency.P95), 1.18, 0.25)
+	light := runOnce(t, "places-fanout", "", 1, nil, "duration=60s", "journeys.overload.rate=8/s")
+	withinRel(t, "p95 with no token waits (s)", float64(journey(t, light, "overload").Latency.P95), 0.9, 0.25)
 }

@@ -79,9 +79,9 @@ func TestPoolDeadlineRemainder(t *testing.T) {
 }
 
 func poolSummary(t *testing.T, design string) (peakOK, afterOK, p95 float64, dsQueue float64, dsErrors int64, leaked int64) {
-	r := sysRun(t, "http-client-pool", design, 1, nil)
-	peak, after := sysJourney(t, r, "peak"), sysJourney(t, r, "after")
-	ds := sysComponent(t, r, "downstream")
+	r := runOnce(t, "http-client-pool", design, 1, nil)
+	peak, after := journey(t, r, "peak"), journey(t, r, "after")
+	ds := component(t, r, "downstream")
 	for _, c := range r.Components {
 		leaked += c.Leaked
 	}

@@ -12,7 +12,7 @@ import (
 
 func balancerOf(t *testing.T, r *model.Result) *model.BalancerResult {
 	t.Helper()
-	b := sysComponent(t, r, "lb").Balancer
+	b := component(t, r, "lb").Balancer
 	if b == nil {
 		t.Fatal("lb has no balancer result")
 	}
@@ -21,7 +21,7 @@ func balancerOf(t *testing.T, r *model.Result) *model.BalancerResult {
 
 func overloaded(t *testing.T, design string, sets ...string) float64 {
 	t.Helper()
-	return float64(balancerOf(t, sysRun(t, "realtime-sessions", design, 1, nil, sets...)).OverloadedRate)
+	return float64(balancerOf(t, runOnce(t, "realtime-sessions", design, 1, nil, sets...)).OverloadedRate)
 }
 
 func TestSessionsCPUOnlyAndStaleOverloadAtThousands(t *testing.T) {
@@ -63,10 +63,10 @@ func TestSessionsPoliciesBarelyDifferAtHundreds(t *testing.T) {
 }
 
 func TestSessionsPartitionAndTTL(t *testing.T) {
-	part := sysRun(t, "realtime-sessions", "stale-partition", 1, nil)
-	ttl := sysRun(t, "realtime-sessions", "partition-ttl", 1, nil)
+	part := runOnce(t, "realtime-sessions", "stale-partition", 1, nil)
+	ttl := runOnce(t, "realtime-sessions", "partition-ttl", 1, nil)
 	bp, bt := balancerOf(t, part), balancerOf(t, ttl)
-	sp, st := float64(sysJourney(t, part, "voice").SuccessRate), float64(sysJourney(t, ttl, "voice").SuccessRate)
+	sp, st := float64(journey(t, part, "voice").SuccessRate), float64(journey(t, ttl, "voice").SuccessRate)
 	t.Logf("5-minute report gap: session imbalance %.2f, success %.3f; with a 30 s TTL: %.2f, %.3f (%d fallback picks)",
 		float64(bp.SessionImbalance), sp, float64(bt.SessionImbalance), st, bt.Fallback)
 	if bp.SessionImbalance < bt.SessionImbalance+0.1 || sp > st-0.05 || bt.Fallback == 0 {
@@ -76,7 +76,7 @@ func TestSessionsPartitionAndTTL(t *testing.T) {
 
 func TestSessionsCounterBugs(t *testing.T) {
 	check := func(design string, sign float64) *model.BalancerResult {
-		b := balancerOf(t, sysRun(t, "realtime-sessions", design, 1, nil))
+		b := balancerOf(t, runOnce(t, "realtime-sessions", design, 1, nil))
 		for i, r := range b.Replicas {
 			if sign*r.Counter <= 0 {
 				t.Errorf("%s: backend %d ends with counter %g", design, i, r.Counter)
@@ -84,7 +84,7 @@ func TestSessionsCounterBugs(t *testing.T) {
 		}
 		return b
 	}
-	ok := balancerOf(t, sysRun(t, "realtime-sessions", "least-sessions", 1, nil))
+	ok := balancerOf(t, runOnce(t, "realtime-sessions", "least-sessions", 1, nil))
 	for i, r := range ok.Replicas {
 		if r.Counter != 0 {
 			t.Errorf("correct counter: backend %d ends at %g with every session over", i, r.Counter)

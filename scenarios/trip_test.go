@@ -91,39 +91,6 @@ func near(t *testing.T, what string, xs []float64, f, tol float64, report string
 	within(t, what, xs, f*(1-tol), f*(1+tol), report)
 }
 
-func journey(t *testing.T, res *model.Result, name string) model.JourneyResult {
-	t.Helper()
-	for _, j := range res.Journeys {
-		if j.Name == name {
-			return j
-		}
-	}
-	t.Fatalf("no journey %s in the result", name)
-	return model.JourneyResult{}
-}
-
-func route(t *testing.T, res *model.Result, name string) model.RouteResult {
-	t.Helper()
-	for _, r := range res.Routes {
-		if r.Name == name {
-			return r
-		}
-	}
-	t.Fatalf("no route %s in the result", name)
-	return model.RouteResult{}
-}
-
-func component(t *testing.T, res *model.Result, name string) model.ComponentResult {
-	t.Helper()
-	for _, c := range res.Components {
-		if c.Name == name {
-			return c
-		}
-	}
-	t.Fatalf("no component %s in the result", name)
-	return model.ComponentResult{}
-}
-
 func each(runs []tripRun, f func(tripRun) float64) []float64 {
 	xs := make([]float64, len(runs))
 	for i, r := range runs {

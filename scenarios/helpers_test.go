@@ -1,0 +1,68 @@
+package scenarios_test
+
+import (
+	"testing"
+
+	"capsim/model"
+	"capsim/scenarios"
+)
+
+// runOnce runs an embedded scenario once and insists it did not run away.
+func runOnce(t *testing.T, name, design string, seed uint64, trace func(*model.TraceEvent), sets ...string) *model.Result {
+	t.Helper()
+	l, err := model.Load(scenarios.FS(), scenarios.File(name), model.LoadOptions{Design: design, Sets: sets})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := l.Compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.Run(model.RunOptions{Seed: seed, Trace: trace})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Broken != nil {
+		t.Fatalf("%s/%s: %s", name, design, res.Broken)
+	}
+	return res
+}
+
+// journey, route and component look a result up by name, failing the test
+// when it is missing.
+func journey(t *testing.T, r *model.Result, name string) model.JourneyResult {
+	t.Helper()
+	j, ok := r.Journey(name)
+	if !ok {
+		t.Fatalf("no journey %s in the result", name)
+	}
+	return *j
+}
+
+func route(t *testing.T, r *model.Result, name string) model.RouteResult {
+	t.Helper()
+	x, ok := r.Route(name)
+	if !ok {
+		t.Fatalf("no route %s in the result", name)
+	}
+	return *x
+}
+
+func component(t *testing.T, r *model.Result, name string) model.ComponentResult {
+	t.Helper()
+	c, ok := r.Component(name)
+	if !ok {
+		t.Fatalf("no component %s in the result", name)
+	}
+	return *c
+}
+
+// withinRel fails unless got is within rel of want.
+func withinRel(t *testing.T, what string, got, want, rel float64) {
+	t.Helper()
+	if got < want*(1-rel) || got > want*(1+rel) {
+		t.Errorf("%s = %.4g, want %.4g within ±%.0f%%", what, got, want, 100*rel)
+	} else {
+		t.Logf("%s = %.4g (seed %.4g)", what, got, want)
+	}
+}
