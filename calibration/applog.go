@@ -1,10 +1,6 @@
 package calibration
 
 import (
-	"bytes"
-	"errors"
-	"fmt"
-	"io"
 	"math"
 	"slices"
 	"strconv"
@@ -50,20 +46,9 @@ func (r *Reader) readAppLog(name string, lr *lineReader, fs *FileStats) error {
 		unit, unitKnown = unitFromName(o.Column)
 	}
 	for {
-		line, num, tooLong, err := lr.next()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-		fs.Lines++
-		if tooLong {
-			r.malformed(name, fs, num, "line longer than %d bytes", MaxLineBytes)
-			continue
-		}
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
+		line, num, ok, err := r.nextLine(name, lr, fs)
+		if !ok {
+			return err
 		}
 		obj, err := decodeObject(line)
 		if err != nil {

@@ -2,9 +2,7 @@ package calibration
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -31,19 +29,11 @@ func (r *Reader) readCSV(name string, lr *lineReader, fs *FileStats) error {
 		unit                 Unit
 	)
 	for {
-		line, num, tooLong, err := lr.next()
-		if errors.Is(err, io.EOF) {
-			return nil
+		line, num, ok, err := r.nextLine(name, lr, fs)
+		if !ok {
+			return err
 		}
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-		fs.Lines++
-		if tooLong {
-			r.malformed(name, fs, num, "line longer than %d bytes", MaxLineBytes)
-			continue
-		}
-		if len(bytes.TrimSpace(line)) == 0 || line[0] == '#' {
+		if line[0] == '#' {
 			continue
 		}
 		if cols == nil {

@@ -36,20 +36,9 @@ func (r *Reader) readK6CSV(name string, lr *lineReader, fs *FileStats) error {
 		unit = r.opts.Unit
 	}
 	for {
-		line, num, tooLong, err := lr.next()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-		fs.Lines++
-		if tooLong {
-			r.malformed(name, fs, num, "line longer than %d bytes", MaxLineBytes)
-			continue
-		}
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
+		line, num, ok, err := r.nextLine(name, lr, fs)
+		if !ok {
+			return err
 		}
 		fields, perr := splitCSVLine(line, ',')
 		if cols == nil {
@@ -188,20 +177,9 @@ func (r *Reader) readK6JSON(name string, lr *lineReader, fs *FileStats) error {
 		unit = r.opts.Unit
 	}
 	for {
-		line, num, tooLong, err := lr.next()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-		fs.Lines++
-		if tooLong {
-			r.malformed(name, fs, num, "line longer than %d bytes", MaxLineBytes)
-			continue
-		}
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
+		line, num, ok, err := r.nextLine(name, lr, fs)
+		if !ok {
+			return err
 		}
 		var l k6Line
 		if trimmed := bytes.TrimSpace(line); trimmed[0] != '{' {

@@ -111,20 +111,9 @@ func (r *Reader) readNginx(name string, lr *lineReader, fs *FileStats, f Format)
 		return err
 	}
 	for {
-		line, num, tooLong, err := lr.next()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-		fs.Lines++
-		if tooLong {
-			r.malformed(name, fs, num, "line longer than %d bytes", MaxLineBytes)
-			continue
-		}
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
+		line, num, ok, err := r.nextLine(name, lr, fs)
+		if !ok {
+			return err
 		}
 		var (
 			rec record

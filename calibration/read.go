@@ -219,6 +219,30 @@ func (r *Reader) Read(name string, in io.Reader) error {
 
 // checkOptions refuses options that mean nothing for a format, rather than
 // ignoring them and fitting something the user did not ask for.
+// nextLine returns the next non-blank line and its number, counting every
+// line read and reporting an over-long one as malformed; ok is false at the
+// end of the input, with err set if reading failed.
+func (r *Reader) nextLine(name string, lr *lineReader, fs *FileStats) (line []byte, num int, ok bool, err error) {
+	for {
+		line, num, tooLong, err := lr.next()
+		if errors.Is(err, io.EOF) {
+			return nil, 0, false, nil
+		}
+		if err != nil {
+			return nil, 0, false, fmt.Errorf("%s: %w", name, err)
+		}
+		fs.Lines++
+		if tooLong {
+			r.malformed(name, fs, num, "line longer than %d bytes", MaxLineBytes)
+			continue
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		return line, num, true, nil
+	}
+}
+
 func (r *Reader) checkOptions(name string, f Format) error {
 	o := r.opts
 	isK6 := f == FormatK6CSV || f == FormatK6JSON
