@@ -1,0 +1,73 @@
+package main
+
+import (
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// The layers' rules, checked on the source: dependencies point one way
+// (cmd -> model, calibration, plots, scenarios -> sim), the kernel does no
+// I/O and reads no clock, and only main touches the process's streams.
+func TestLayersKeepTheirDistance(t *testing.T) {
+	forbidden := map[string][]string{
+		"sim":         {"capsim/model", "capsim/calibration", "capsim/plots", "capsim/scenarios", "os", "io", "io/fs", "log", "net/http", "gonum.org/v1/plot"},
+		"model":       {"capsim/calibration", "capsim/plots", "capsim/scenarios", "os", "log", "github.com/spf13/cobra", "gonum.org/v1/plot"},
+		"calibration": {"capsim/model", "capsim/plots", "capsim/scenarios", "github.com/spf13/cobra"},
+		"plots":       {"capsim/sim", "capsim/model", "capsim/calibration", "capsim/scenarios", "os"},
+		"scenarios":   {"capsim/sim", "capsim/model", "capsim/calibration", "capsim/plots"},
+	}
+	for dir, bad := range forbidden {
+		err := filepath.WalkDir(filepath.Join("..", "..", dir), func(path string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+				return err
+			}
+			f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+			if err != nil {
+				return err
+			}
+			for _, imp := range f.Imports {
+				p, _ := strconv.Unquote(imp.Path.Value)
+				for _, b := range bad {
+					if p == b {
+						t.Errorf("%s imports %s, which %s/ must not", path, p, dir)
+					}
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// Only main.go touches os.Stdin/Stdout/Stderr, and nothing outside tests
+// reads the wall clock into a result: commands write to the streams they
+// are given, so tests drive them over buffers.
+func TestOnlyMainTouchesTheProcess(t *testing.T) {
+	for _, dir := range []string{"sim", "model", "calibration", "plots", "scenarios", "cmd"} {
+		filepath.WalkDir(filepath.Join("..", "..", dir), func(path string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || strings.HasSuffix(path, "main.go") {
+				return err
+			}
+			src, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			for _, banned := range []string{"os.Stdout", "os.Stderr", "os.Stdin", "fmt.Print", "os.Exit(", "time.Now(", "time.Since("} {
+				for i, line := range strings.Split(string(src), "\n") {
+					code, _, _ := strings.Cut(line, "//")
+					if strings.Contains(code, banned) {
+						t.Errorf("%s:%d uses %s outside main", path, i+1, banned)
+					}
+				}
+			}
+			return nil
+		})
+	}
+}
