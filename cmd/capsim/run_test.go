@@ -104,7 +104,7 @@ func TestTraceToUnwritablePathFailsCleanly(t *testing.T) {
 
 func TestScenariosListAndShow(t *testing.T) {
 	code, stdout, _ := run(t, "scenarios")
-	if code != 0 || !strings.HasPrefix(stdout, "NAME") || !strings.Contains(stdout, "\nmmc ") {
+	if code != 0 || !strings.HasPrefix(stdout, "http-client-pool ") || !strings.Contains(stdout, "\nmmc ") || !strings.Contains(stdout, "designs: v1-original, v1-improved,") {
 		t.Fatalf("exit %d, stdout:\n%s", code, stdout)
 	}
 	code, stdout, _ = run(t, "scenarios", "show", "mmc")

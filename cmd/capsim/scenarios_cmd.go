@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"strings"
-	"text/tabwriter"
 
 	"capsim/model"
 	"capsim/scenarios"
@@ -17,25 +16,28 @@ func newScenariosCmd(io *IOStreams) *cobra.Command {
 		Long:  "List the scenarios built into capsim, with their designs. Use 'capsim scenarios show NAME' to print one as a starting point for your own.",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			tw := tabwriter.NewWriter(io.Out, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "NAME\tDESIGNS\tDESCRIPTION")
-			for _, name := range scenarios.List() {
+			names := scenarios.List()
+			width := 0
+			for _, n := range names {
+				width = max(width, len(n))
+			}
+			indent := strings.Repeat(" ", width+2)
+			for _, name := range names {
 				l, err := model.Load(scenarios.FS(), scenarios.File(name), model.LoadOptions{})
 				if err != nil {
 					return err
 				}
 				sc := l.Scenario
-				designs := strings.Join(sc.Designs.Names(), ",")
-				if designs == "" {
-					designs = "-"
-				}
 				desc := strings.Join(strings.Fields(sc.Description), " ")
-				if len(desc) > 70 {
-					desc = desc[:67] + "..."
+				if limit := listWidth - len(indent); len(desc) > limit {
+					desc = desc[:limit-3] + "..."
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\n", name, designs, desc)
+				fmt.Fprintf(io.Out, "%-*s  %s\n", width, name, desc)
+				if designs := sc.Designs.Names(); len(designs) > 0 {
+					fmt.Fprint(io.Out, wrapList(indent+"designs: ", indent+"         ", designs))
+				}
 			}
-			return tw.Flush()
+			return nil
 		},
 	}
 	show := &cobra.Command{
@@ -54,6 +56,28 @@ func newScenariosCmd(io *IOStreams) *cobra.Command {
 	}
 	cmd.AddCommand(show)
 	return cmd
+}
+
+// listWidth is the width the scenario list is wrapped to.
+const listWidth = 100
+
+// wrapList prints items comma-separated after first, continuing on lines
+// that start with rest, so no line passes listWidth.
+func wrapList(first, rest string, items []string) string {
+	var b strings.Builder
+	line := first
+	for i, it := range items {
+		if i < len(items)-1 {
+			it += ","
+		}
+		if len(line)+len(it)+1 > listWidth && line != first && line != rest {
+			b.WriteString(strings.TrimRight(line, " ") + "\n")
+			line = rest
+		}
+		line += it + " "
+	}
+	b.WriteString(strings.TrimRight(line, " ") + "\n")
+	return b.String()
 }
 
 func completeScenarios(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
