@@ -10,7 +10,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -46,6 +48,8 @@ type sweepOptions struct {
 	Out          string
 	Refine       int
 	FailOnSLO    bool
+	Shard        string
+	Merge        []string
 
 	// set records which flags were given, so that scenario defaults fill
 	// only the others.
@@ -110,18 +114,21 @@ when a design breaks an SLO inside the range; 130 interrupted.`,
 	f.StringVarP(&opts.Out, "out", "o", defaultOut, "output folder")
 	f.IntVar(&opts.Refine, "refine", defaultRefine, "bisection steps refining each first-failure multiplier between grid points")
 	f.BoolVar(&opts.FailOnSLO, "fail-on-slo", false, "exit with code 3 when a design breaks an SLO inside the range")
+	f.StringVar(&opts.Shard, "shard", "", "run only shard `I/N` of the grid runs and write their outcomes to --out, for a later --merge")
+	f.StringArrayVar(&opts.Merge, "merge", nil, "merge the shards in `PATH` (a shard file, or a folder of them; repeatable) instead of running the grid")
 	return cmd
 }
 
 // commandLine rebuilds the command from what cobra parsed, flags in name
 // order, so the manifest says how to repeat the sweep. --workers and --out
-// are left out: they change neither a result nor a byte of the output, and
-// the same sweep run with other values writes the same files.
+// are left out, and so are --shard and --merge: they change neither a result
+// nor a byte of the output, and the same sweep run with other values (or
+// split over machines) writes the same files.
 func commandLine(cmd *cobra.Command, args []string) []string {
 	line := strings.Fields(cmd.CommandPath())
 	line = append(line, args...)
 	cmd.Flags().Visit(func(f *pflag.Flag) {
-		if f.Name == "workers" || f.Name == "out" {
+		if f.Name == "workers" || f.Name == "out" || f.Name == "shard" || f.Name == "merge" {
 			return
 		}
 		if sv, ok := f.Value.(pflag.SliceValue); ok {
@@ -149,6 +156,18 @@ func runSweep(ctx context.Context, io *IOStreams, opts *sweepOptions) error {
 	if err != nil {
 		return err
 	}
+	if opts.Shard != "" {
+		return runShard(ctx, io, plan, opts)
+	}
+	var from *sweep.Shards
+	if len(opts.Merge) > 0 {
+		shards, closeAll, err := openShards(plan, opts)
+		if err != nil {
+			return err
+		}
+		defer closeAll()
+		from = shards
+	}
 	if err := prepareOut(opts.Out); err != nil {
 		return err
 	}
@@ -170,6 +189,7 @@ func runSweep(ctx context.Context, io *IOStreams, opts *sweepOptions) error {
 		Refine:       opts.Refine,
 		SeriesStep:   seriesStep(sc.Duration.T),
 		Runs:         runs,
+		From:         from,
 	}
 	prog := newProgress(io, sc.Name)
 	if prog != nil {
@@ -214,6 +234,139 @@ func runSweep(ctx context.Context, io *IOStreams, opts *sweepOptions) error {
 		}
 	}
 	return nil
+}
+
+// gridConfig is the part of the sweep's configuration that decides the
+// grid runs, shared by a shard and the merge.
+func gridConfig(plan *sweepPlan, opts *sweepOptions) sweep.Config {
+	return sweep.Config{
+		Scenario:     plan.scenario.Scenario.Name,
+		Designs:      plan.designs,
+		Multipliers:  plan.multipliers,
+		Replications: plan.reps,
+		Seed:         opts.Seed,
+		Workers:      plan.workers,
+	}
+}
+
+// runShard makes one shard's grid runs and writes shard-I-of-N.gob.
+func runShard(ctx context.Context, io *IOStreams, plan *sweepPlan, opts *sweepOptions) error {
+	sh, err := sweep.ParseShard(opts.Shard)
+	if err != nil {
+		return usageErr("--shard: %v", err)
+	}
+	if len(opts.Merge) > 0 {
+		return usageErr("--shard and --merge go to different steps: run the shards, then merge them")
+	}
+	if err := os.MkdirAll(opts.Out, 0o755); err != nil {
+		return usageErr("--out %s: cannot create the output folder: %v", opts.Out, unwrapPath(err))
+	}
+	key, err := experimentKey(plan, opts)
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	name := filepath.Join(opts.Out, fmt.Sprintf("shard-%d-of-%d.gob", sh.Index, sh.Count))
+	f, err := createAtomic(name)
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	defer f.Abort()
+	w := bufio.NewWriterSize(f, 1<<16)
+	cfg := gridConfig(plan, opts)
+	prog := newProgress(io, plan.scenario.Scenario.Name)
+	if prog != nil {
+		cfg.Progress = prog.update
+	}
+	runs, err := sweep.RunShard(ctx, cfg, sh, key, w)
+	prog.finish()
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return withCode(exitInterrupt, errors.New("shard interrupted; no output written"))
+		}
+		return withCode(exitError, err)
+	}
+	if err := w.Flush(); err != nil {
+		return withCode(exitError, fmt.Errorf("cannot write %s: %w", name, err))
+	}
+	if err := f.Commit(); err != nil {
+		return withCode(exitError, err)
+	}
+	fmt.Fprintf(io.Out, "wrote %s: %d of the %d grid runs\n", name, runs, len(plan.designs)*len(plan.multipliers)*plan.reps)
+	return nil
+}
+
+// openShards opens the shard files named by --merge (files, or folders
+// holding shard-*-of-*.gob) and checks they belong to this sweep.
+func openShards(plan *sweepPlan, opts *sweepOptions) (*sweep.Shards, func(), error) {
+	var names []string
+	for _, p := range opts.Merge {
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, nil, usageErr("--merge %s: %v", p, unwrapPath(err))
+		}
+		if !st.IsDir() {
+			names = append(names, p)
+			continue
+		}
+		found, _ := filepath.Glob(filepath.Join(p, "shard-*-of-*.gob"))
+		if len(found) == 0 {
+			return nil, nil, usageErr("--merge %s: the folder holds no shard-*-of-*.gob file", p)
+		}
+		names = append(names, found...)
+	}
+	var files []*os.File
+	closeAll := func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}
+	var readers []io.Reader
+	for _, n := range names {
+		f, err := os.Open(n)
+		if err != nil {
+			closeAll()
+			return nil, nil, usageErr("--merge: %v", err)
+		}
+		files = append(files, f)
+		readers = append(readers, bufio.NewReader(f))
+	}
+	key, err := experimentKey(plan, opts)
+	if err != nil {
+		closeAll()
+		return nil, nil, withCode(exitError, err)
+	}
+	shards, err := sweep.OpenShards(key, names, readers)
+	if err != nil {
+		closeAll()
+		return nil, nil, usageErr("--merge: %v", err)
+	}
+	return shards, closeAll, nil
+}
+
+// experimentKey identifies what decides the grid runs: capsim's version,
+// the scenario and the files it includes, the designs, the grid, the
+// replications, the seed and the overrides. Shards merge only with the
+// same key.
+func experimentKey(plan *sweepPlan, opts *sweepOptions) (string, error) {
+	_, main, err := scenarioSource(opts.Scenario)
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	var designs []string
+	for _, d := range plan.designs {
+		designs = append(designs, d.Name)
+	}
+	fmt.Fprintf(h, "%s\n%q\n%v\n%d\n%d\n%q\n", Version, designs, plan.multipliers, plan.reps, opts.Seed, opts.Sets)
+	h.Write(main)
+	for _, inc := range plan.scenario.Scenario.Include {
+		data, err := includedSource(opts.Scenario, inc)
+		if err != nil {
+			return "", err
+		}
+		h.Write(data)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // planSweep settles every choice before anything runs, so a bad flag
@@ -408,6 +561,17 @@ func sweepManifest(res *sweep.Result, plan *sweepPlan, opts *sweepOptions) ([]by
 	}
 	out, err := json.MarshalIndent(m, "", "  ")
 	return append(out, '\n'), err
+}
+
+// includedSource returns the bytes of a file the scenario includes.
+func includedSource(arg, inc string) ([]byte, error) {
+	if arg == "" {
+		arg = scenarios.Default
+	}
+	if isPath(arg) {
+		return os.ReadFile(filepath.Join(filepath.Dir(arg), inc))
+	}
+	return fs.ReadFile(scenarios.FS(), path.Join(path.Dir(scenarios.File(arg)), inc))
 }
 
 // scenarioSource returns how the scenario argument was resolved and the

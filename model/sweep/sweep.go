@@ -80,6 +80,9 @@ type Config struct {
 	// Progress, when set, is called from the goroutine that called Run
 	// after every completed run.
 	Progress func(Progress)
+	// From, when set, supplies the grid runs' outcomes from the shards of
+	// a sweep split over machines instead of running them.
+	From *Shards
 }
 
 // Progress tells how far a sweep has got.
@@ -152,10 +155,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	// design by design, so that the runs a paired difference needs are
 	// consumed next to each other and only one baseline run is held.
 	s.total = nd * nm * nr
-	err := s.execute(ctx, "grid", s.total, func(i int) task {
-		d, r, m := i%nd, (i/nd)%nr, i/(nd*nr)
-		return task{design: d, mult: cfg.Multipliers[m], rep: r, grid: m}
-	}, s.consumeGrid)
+	var err error
+	if cfg.From != nil {
+		err = s.merge(ctx)
+	} else {
+		err = s.execute(ctx, "grid", s.total, cfg.gridTask, s.consumeGrid)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -316,6 +321,33 @@ func (s *sweeper) runTask(t task) (*outcome, error) {
 		out.rows = b.Bytes()
 	}
 	return out, nil
+}
+
+// merge consumes the grid outcomes read from shards, in grid order.
+func (s *sweeper) merge(ctx context.Context) error {
+	for i := 0; i < s.total; i++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		out, err := s.cfg.From.next(i)
+		if err != nil {
+			return err
+		}
+		t := s.cfg.gridTask(i)
+		if s.cfg.Runs != nil {
+			var b bytes.Buffer
+			writeRunRows(&b, s.cfg.Scenario, s.cfg.Designs[t.design].Name, t.mult, t.rep, s.seed(t.rep), out.metrics)
+			out.rows = b.Bytes()
+		}
+		if err := s.consumeGrid(t, out); err != nil {
+			return err
+		}
+		s.done++
+		if s.cfg.Progress != nil {
+			s.cfg.Progress(Progress{Phase: "merge", Done: s.done, Total: s.total})
+		}
+	}
+	return nil
 }
 
 func (s *sweeper) consumeGrid(t task, out *outcome) error {
