@@ -3,7 +3,9 @@ package model_test
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"os"
+	"path/filepath"
 	"runtime"
 	"testing"
 
@@ -133,5 +135,31 @@ func TestRunawayRunStopsAtAGuard(t *testing.T) {
 	const bound = 100 << 20
 	if got := after.TotalAlloc - before.TotalAlloc; got > bound {
 		t.Fatalf("a runaway run allocated %d MB, above the documented %d MB", got>>20, bound>>20)
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite golden files (only commit them if you understand why they changed)")
+
+// The first events of a reference run are pinned: any change to event
+// order, tie-breaking or stream derivation shows up here first, as a diff
+// of the trace a user would see. If it changes, the change must be meant.
+func TestTraceIsStableAcrossVersions(t *testing.T) {
+	c := compileFile(t, "features.yaml", model.LoadOptions{})
+	_, trace := runBytes(t, c, model.RunOptions{Seed: 1})
+	lines := bytes.SplitAfterN(trace, []byte("\n"), 121)
+	got := bytes.Join(lines[:120], nil)
+	path := filepath.Join("testdata", "features_trace.golden")
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		os.WriteFile(path+".got", got, 0o644)
+		t.Fatalf("the first 120 trace events changed; see %s.got", path)
 	}
 }
