@@ -1,10 +1,10 @@
 package model
 
 import (
-	"capsim/sim"
 	"fmt"
 	"math"
 
+	"capsim/sim"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -17,7 +17,7 @@ func (c *compiler) notFor(n *yaml.Node, p, kind string, set map[string]bool) {
 	for _, k := range []string{"servers", "permits", "queue", "admit", "when_full", "wait_timeout", "key", "rate", "burst", "max_wait", "adapt", "refuse", "instances", "min_instances", "cold_start", "warm_start", "idle_stop",
 		"replicas", "policy", "load", "report_every", "ttl", "report_gap", "target", "safety", "max_sessions", "counter"} {
 		if set[k] {
-			c.fail(n, joinPath(p, k), "%s does not apply to a component of kind %s", k, kind)
+			c.failKey(n, k, joinPath(p, k), "%s does not apply to a component of kind %s", k, kind)
 		}
 	}
 }
