@@ -233,7 +233,7 @@ func (r *run) result(c *Compiled) *Result {
 	}
 	res.SLOs = evaluateSLOs(r.p.slos, res)
 	if r.series != nil {
-		res.Series = r.series.finish(r, now)
+		res.Series = r.series.finish(now)
 	}
 	return res
 }

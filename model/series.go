@@ -2,34 +2,39 @@ package model
 
 import "capsim/sim"
 
-// seriesRec samples signals at a fixed step for time-series charts.
+// seriesRec samples signals at a fixed step for time-series charts: a
+// sampling event every step records each signal's value in its sim.Series.
 type seriesRec struct {
-	step    sim.Time
-	signals []Signal
+	step   sim.Time
+	names  []string
+	series []*sim.Series
 }
 
 func newSeriesRec(p *program, step sim.Time) *seriesRec {
 	s := &seriesRec{step: step}
-	s.signals = append(s.signals, Signal{Name: "journeys_in_flight"})
+	s.names = append(s.names, "journeys_in_flight")
 	for _, c := range p.comps {
-		if c.kind == kindBucket {
-			s.signals = append(s.signals, Signal{Name: c.name + ".rate"})
-			continue
+		switch c.kind {
+		case kindBucket:
+			s.names = append(s.names, c.name+".rate")
+		case kindBalancer:
+			s.names = append(s.names, c.name+".sessions")
+		default:
+			s.names = append(s.names, c.name+".busy", c.name+".queue")
 		}
-		if c.kind == kindBalancer {
-			s.signals = append(s.signals, Signal{Name: c.name + ".sessions"})
-			continue
-		}
-		s.signals = append(s.signals, Signal{Name: c.name + ".busy"}, Signal{Name: c.name + ".queue"})
+	}
+	for range s.names {
+		s.series = append(s.series, sim.NewSeries(step))
 	}
 	return s
 }
 
 func (r *run) onSample(int64) {
 	s := r.series
+	now := r.s.Now()
 	i := 0
 	put := func(v float64) {
-		s.signals[i].Values = append(s.signals[i].Values, v)
+		s.series[i].Record(now, v)
 		i++
 	}
 	put(float64(r.active))
@@ -60,6 +65,11 @@ func (r *run) onSample(int64) {
 	}
 }
 
-func (s *seriesRec) finish(r *run, now sim.Time) *TimeSeries {
-	return &TimeSeries{Step: s.step.Seconds(), Signals: s.signals}
+func (s *seriesRec) finish(now sim.Time) *TimeSeries {
+	ts := &TimeSeries{Step: s.step.Seconds()}
+	for i, name := range s.names {
+		s.series[i].Close(now)
+		ts.Signals = append(ts.Signals, Signal{Name: name, Values: s.series[i].Values})
+	}
+	return ts
 }
