@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"capsim/scenarios"
 )
 
 // run executes capsim in-process with args and returns its exit code and
@@ -58,12 +60,18 @@ func TestValidateReportsBadScenarios(t *testing.T) {
 	}
 }
 
+// Every embedded scenario, with every design it defines, validates.
 func TestValidateAcceptsEmbeddedScenarios(t *testing.T) {
-	code, stdout, stderr := run(t, "validate", "mm1", "mmc", "mmck", "md1", "tandem")
+	names := scenarios.List()
+	code, stdout, stderr := run(t, append([]string{"validate"}, names...)...)
 	if code != 0 || stderr != "" {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
-	if stdout != "mm1: ok\nmmc: ok\nmmck: ok\nmd1: ok\ntandem: ok\n" {
+	want := ""
+	for _, n := range names {
+		want += n + ": ok\n"
+	}
+	if stdout != want || len(names) < 9 {
 		t.Errorf("stdout = %q", stdout)
 	}
 }
