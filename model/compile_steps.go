@@ -237,8 +237,10 @@ func (c *compiler) verb(s *Step, verb string, n *yaml.Node, p string, route int3
 		}
 		if s.Signal != "" {
 			if ci, ok := c.component0(s.Signal, n, p+".signal"); ok {
-				if c.p.comps[ci].kind != kindBucket || len(c.p.comps[ci].bucket.LowerRates) == 0 {
-					c.failKey(n, "signal", p+".signal", "signal needs a bucket with adapt:; %s is not one", s.Signal)
+				// A bucket without adapt: ignores signals, so a design can
+				// turn adaptation off without rewriting every call.
+				if c.p.comps[ci].kind != kindBucket {
+					c.failKey(n, "signal", p+".signal", "signal names a bucket; %s is a %s", s.Signal, c.sc.Components.Items[ci].Value.Kind)
 				}
 				o.signal = ci
 			}
