@@ -60,7 +60,9 @@ func (c *compiler) step(s *Step, p string, route int32) []op {
 		c.fail(n, p, "a step needs one of: %s", strings.Join(verbs, ", "))
 		return nil
 	}
-	if s.Optional && len(core) == 1 {
+	// An optional step runs in a frame of its own: a failure inside unwinds
+	// to that frame and the step after it runs.
+	if s.Optional && len(core) == 1 && core[0].code == opScope {
 		core[0].optional = true
 	} else if s.Optional && len(core) > 0 {
 		body := c.rawBlock(core, route)

@@ -19,6 +19,7 @@ func (r *run) newProc(kind procKind, jr *jrec, parent *proc) *proc {
 		r.procs = append(r.procs, p)
 	}
 	p.kind, p.journey, p.parent = kind, jr, parent
+	jr.refs++
 	p.client = false
 	p.start = r.s.Now()
 	p.frames, p.held = p.frames[:0], p.held[:0]
@@ -41,6 +42,11 @@ func (r *run) newProc(kind procKind, jr *jrec, parent *proc) *proc {
 func (r *run) freeProc(p *proc) {
 	p.gen++
 	p.seq++
+	if jr := p.journey; jr != nil {
+		if jr.refs--; jr.refs == 0 && !jr.active {
+			r.freeJ = append(r.freeJ, jr.slot)
+		}
+	}
 	p.journey, p.parent, p.poller = nil, nil, nil
 	r.inFlight--
 	r.freeProcs = append(r.freeProcs, p.id)
@@ -358,7 +364,8 @@ func (r *run) acquire(p *proc, o *op) bool {
 	case c.pool != nil:
 		out = c.pool.Acquire(now, p.id)
 		if out == sim.Rejected && cp.callerRuns {
-			return true // the caller does the work itself, holding nothing
+			c.rejected++ // refused by the pool all the same
+			return true  // the caller does the work itself, holding nothing
 		}
 	case c.lock != nil:
 		key = p.journey.user

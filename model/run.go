@@ -107,7 +107,6 @@ type proc struct {
 
 type jrec struct {
 	typ        int32
-	gen        uint32
 	id         int64
 	user       int64
 	start      sim.Time
@@ -118,6 +117,11 @@ type jrec struct {
 	awaiterSeq uint32
 	client     int32 // closed workload: which client runs it; -1 for open
 	slot       int32
+	// procs still referring to the journey. A call whose client gave up,
+	// or a job the client did not wait for, can outlive the journey; its
+	// record is reused only once nothing refers to it, so such orphans go
+	// on seeing their own journey's attributes, user and ids.
+	refs int32
 
 	// The first async job that failed, until an await or poll of the
 	// journey's jobs reports it: status 0 = none.
@@ -386,7 +390,7 @@ func (r *run) startJourney(ji int32, client int32) {
 	}
 	j := &r.p.journeys[ji]
 	r.nextJrn++
-	*jr = jrec{typ: ji, gen: jr.gen + 1, id: r.nextJrn, start: r.s.Now(), counted: r.s.Now() >= r.p.warmup, active: true, client: client, slot: jr.slot}
+	*jr = jrec{typ: ji, id: r.nextJrn, start: r.s.Now(), counted: r.s.Now() >= r.p.warmup, active: true, client: client, slot: jr.slot}
 	jr.user = jr.id
 	if j.users > 0 {
 		jr.user = (r.arrivals[ji]-1)%j.users + 1
@@ -430,8 +434,6 @@ func (r *run) endJourney(p *proc, status int32) {
 		}
 		r.s.After(think, r.kClient, int64(jr.typ)<<32|int64(jr.client))
 	}
-	jr.gen++
-	r.freeJ = append(r.freeJ, jr.slot)
 	if r.ended && r.active == 0 && r.p.drain == sim.Never {
 		r.s.Stop()
 	}
