@@ -43,6 +43,7 @@ func (r *run) startCall(p *proc, o *op) {
 	child.route = o.route
 	r.nextReq++
 	child.reqID = r.nextReq
+	p.awaitedReq = child.reqID
 	if p.client {
 		p.journey.lastReq = child.reqID
 	}

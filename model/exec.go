@@ -136,7 +136,12 @@ func (r *run) onTimeout(arg int64) {
 		p.waiting = waitNone
 		r.stopPoller(p)
 		o := &r.p.blocks[p.frames[len(p.frames)-1].blk].ops[p.frames[len(p.frames)-1].pc]
-		r.callEnded(p, o, 504, -1, -1)
+		r.emitTimeout(p, o)
+		if o.code == opJob {
+			r.failAt(p, 504, -1, r.label(p))
+		} else {
+			r.callEnded(p, o, 504, -1, -1)
+		}
 	case waitJobs:
 		p.waiting = waitNone
 		p.journey.awaiter = nil

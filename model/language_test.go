@@ -94,6 +94,9 @@ routes:
   slow:
     steps: [{work: 2s}]
 `, model.RunOptions{Seed: 1})
+	if gaveUp, _ := endsOf(ev, "request_timeout", "slow"); !equalFloats(gaveUp, []float64{1}) {
+		t.Errorf("client timeouts traced at %v, want [1]", gaveUp)
+	}
 	ends, statuses := endsOf(ev, "request_end", "slow")
 	// The first call's server side ends at 2 s with 200; the second call,
 	// started when the client gave up at 1 s, is cut at 1 + 1.5 s.

@@ -93,6 +93,7 @@ type proc struct {
 	attempt      int32
 	polls        int32
 	callDeadline sim.Time
+	awaitedReq   int64 // the request of the call being waited for, for tracing its timeout
 	poller       *proc
 	outcome      int32 // status delivered by the last child
 	outStage     int32

@@ -88,3 +88,19 @@ func (r *run) emitRequestEnd(p *proc, status int32, stage int32) {
 	}
 	r.opts.Trace(e)
 }
+
+// emitTimeout traces a caller giving up on the call or job o: the callee
+// may go on working, but nobody waits for its answer any more.
+func (r *run) emitTimeout(p *proc, o *op) {
+	if r.opts.Trace == nil {
+		return
+	}
+	e := r.fillTrace("request_timeout", p)
+	if o.code == opJob {
+		e.Event = "job_timeout"
+	} else {
+		e.RequestID = p.awaitedReq
+	}
+	e.Route, e.Status = r.p.routes[o.route].name, 504
+	r.opts.Trace(e)
+}
