@@ -1,6 +1,7 @@
 package model
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -18,7 +19,13 @@ type RunOptions struct {
 	// SeriesStep, when > 0, samples in-flight journeys and every component's
 	// queue and occupancy at that step for time-series charts.
 	SeriesStep sim.Time
+	// Interrupted, when set, is polled during the run; once it reports
+	// true the run stops and Run returns ErrInterrupted.
+	Interrupted func() bool
 }
+
+// ErrInterrupted is returned by Run when RunOptions.Interrupted stopped it.
+var ErrInterrupted = errors.New("run interrupted")
 
 type procKind uint8
 
@@ -192,12 +199,16 @@ func (c *Compiled) Run(opts RunOptions) (*Result, error) {
 	}
 	r := newRun(c.prog, opts)
 	r.execute()
+	if opts.Interrupted != nil && r.broken == nil && r.s.Stopped() && opts.Interrupted() {
+		return nil, ErrInterrupted
+	}
 	return r.result(c), nil
 }
 
 func newRun(p *program, opts RunOptions) *run {
 	r := &run{p: p, opts: opts, s: sim.New(), mult: opts.Multiplier}
 	r.s.MaxEvents = p.limits.events
+	r.s.Interrupted = opts.Interrupted
 	st := sim.NewStreams(opts.Seed)
 	for i := range p.dists {
 		r.distRng = append(r.distRng, st.Get(p.distName[i]))

@@ -51,6 +51,10 @@ type Sim struct {
 	// MaxEvents, when non-zero, stops the run once that many events have
 	// fired: the guard against a model whose event count explodes.
 	MaxEvents uint64
+	// Interrupted, when set, is asked every 65,536 events whether to stop:
+	// how a caller cancels a long run without the kernel knowing of
+	// contexts or signals.
+	Interrupted func() bool
 
 	heap []event // 4-ary min-heap: shallower than binary, fewer cache misses per pop
 	// soon holds events scheduled for the current instant. They are the
@@ -261,6 +265,9 @@ func (s *Sim) Step() bool {
 		s.fired++
 		s.handlers[e.kind()](e.arg)
 		if s.fired == s.MaxEvents {
+			s.stopped = true
+		}
+		if s.fired&(1<<16-1) == 0 && s.Interrupted != nil && s.Interrupted() {
 			s.stopped = true
 		}
 		return true

@@ -210,3 +210,17 @@ func BenchmarkScheduleStep(b *testing.B) {
 		s.Step()
 	}
 }
+
+// Interrupted is polled while the run goes on, and stops it.
+func TestInterruptedStopsTheRun(t *testing.T) {
+	s := New()
+	var k Kind
+	k = s.Handle(func(int64) { s.After(Second, k, 0) })
+	s.At(0, k, 0)
+	asked := 0
+	s.Interrupted = func() bool { asked++; return asked == 3 }
+	s.RunUntil(Never)
+	if !s.Stopped() || s.Fired() != 3<<16 {
+		t.Fatalf("stopped %v after %d events, want after %d", s.Stopped(), s.Fired(), 3<<16)
+	}
+}

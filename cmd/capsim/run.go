@@ -2,7 +2,9 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 
@@ -42,7 +44,7 @@ The same scenario, design, multiplier and seed always give the same result.`,
 			if len(args) == 1 {
 				opts.Scenario = args[0]
 			}
-			return runRun(io, opts)
+			return runRun(cmd.Context(), io, opts)
 		},
 		ValidArgsFunction: completeScenarios,
 	}
@@ -57,7 +59,7 @@ The same scenario, design, multiplier and seed always give the same result.`,
 	return cmd
 }
 
-func runRun(io *IOStreams, opts *runOptions) (err error) {
+func runRun(ctx context.Context, io *IOStreams, opts *runOptions) error {
 	if opts.Multiplier <= 0 || math.IsNaN(opts.Multiplier) || math.IsInf(opts.Multiplier, 0) {
 		return usageErr("--multiplier must be a number > 0, got %g", opts.Multiplier)
 	}
@@ -65,11 +67,13 @@ func runRun(io *IOStreams, opts *runOptions) (err error) {
 	if cerr != nil {
 		return cerr
 	}
-	ro := model.RunOptions{Multiplier: opts.Multiplier, Seed: opts.Seed}
-	var trace *atomicFile
+	ro := model.RunOptions{Multiplier: opts.Multiplier, Seed: opts.Seed,
+		Interrupted: func() bool { return ctx.Err() != nil }}
+	var finishTrace func() error
 	if opts.Trace != "" {
-		if trace, err = createAtomic(opts.Trace); err != nil {
-			return withCode(exitError, err)
+		trace, terr := createAtomic(opts.Trace)
+		if terr != nil {
+			return withCode(exitError, terr)
 		}
 		defer trace.Abort()
 		w := bufio.NewWriterSize(trace, 1<<16)
@@ -80,21 +84,29 @@ func runRun(io *IOStreams, opts *runOptions) (err error) {
 				werr = enc.Encode(e)
 			}
 		}
-		defer func() {
+		finishTrace = func() error {
 			if werr == nil {
 				werr = w.Flush()
 			}
 			if werr == nil {
-				werr = trace.Commit()
+				return trace.Commit()
 			}
-			if werr != nil && err == nil {
-				err = withCode(exitError, fmt.Errorf("writing trace: %w", werr))
-			}
-		}()
+			return fmt.Errorf("writing trace: %w", werr)
+		}
 	}
 	res, rerr := c.Run(ro)
+	if errors.Is(rerr, model.ErrInterrupted) {
+		return withCode(exitInterrupt, errors.New("run interrupted; no output written"))
+	}
 	if rerr != nil {
 		return usageErr("%v", rerr)
+	}
+	// The trace is complete before anything is printed: a reader that
+	// closes stdout early (| head) must not cost the file.
+	if finishTrace != nil {
+		if err := finishTrace(); err != nil {
+			return withCode(exitError, err)
+		}
 	}
 	if opts.JSON {
 		data, jerr := res.JSON()

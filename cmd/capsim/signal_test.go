@@ -72,3 +72,22 @@ func TestInterruptedSweepWritesNothing(t *testing.T) {
 		}
 	}
 }
+
+// An interrupted run exits 130 and leaves no trace file behind.
+func TestInterruptedRunWritesNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a child process")
+	}
+	dir := t.TempDir()
+	cmd, stderr := startCapsim(t, "run", "mmc", "--set", "journeys.customer.count=1000000000",
+		"--set", "duration=1000000000s", "--trace", filepath.Join(dir, "trace.jsonl"))
+	time.Sleep(400 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGINT)
+	err := cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitInterrupt {
+		t.Fatalf("exit %v, stderr %s", err, stderr)
+	}
+	if files := listFiles(t, dir); len(files) != 0 {
+		t.Errorf("files left behind: %v", files)
+	}
+}

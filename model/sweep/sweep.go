@@ -259,7 +259,7 @@ func (s *sweeper) execute(ctx context.Context, phase string, n int, taskAt func(
 		go func() {
 			defer wg.Done()
 			for i := range jobs {
-				out, err := s.runTask(taskAt(i))
+				out, err := s.runTask(ctx, taskAt(i))
 				select {
 				case results <- done{i, out, err}:
 				case <-ctx.Done():
@@ -299,13 +299,17 @@ func (s *sweeper) seed(rep int) uint64 { return s.cfg.Seed + uint64(rep) }
 
 // runTask makes one run; it is called on worker goroutines and touches
 // nothing shared but the read-only compiled program.
-func (s *sweeper) runTask(t task) (*outcome, error) {
+func (s *sweeper) runTask(ctx context.Context, t task) (*outcome, error) {
 	d := s.cfg.Designs[t.design]
-	opts := model.RunOptions{Multiplier: t.mult, Seed: s.seed(t.rep)}
+	opts := model.RunOptions{Multiplier: t.mult, Seed: s.seed(t.rep),
+		Interrupted: func() bool { return ctx.Err() != nil }}
 	if t.series {
 		opts.SeriesStep = s.cfg.SeriesStep
 	}
 	res, err := d.Compiled.Run(opts)
+	if errors.Is(err, model.ErrInterrupted) {
+		return nil, ctx.Err()
+	}
 	if err != nil {
 		return nil, fmt.Errorf("design %s at multiplier %s, seed %d: %w", d.Name, fmtMult(t.mult), opts.Seed, err)
 	}
