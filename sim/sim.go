@@ -279,7 +279,9 @@ func (s *Sim) Step() bool {
 // clock at end (or where Stop left it). It returns false if stopped early.
 func (s *Sim) RunUntil(end Time) bool {
 	for !s.stopped && s.peek() <= end {
-		s.Step()
+		if !s.Step() {
+			break // nothing left: only cancelled timers were queued
+		}
 	}
 	if s.stopped {
 		return false

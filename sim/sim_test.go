@@ -224,3 +224,17 @@ func TestInterruptedStopsTheRun(t *testing.T) {
 		t.Fatalf("stopped %v after %d events, want after %d", s.Stopped(), s.Fired(), 3<<16)
 	}
 }
+
+// RunUntil(Never) returns once nothing is left to fire, cancelled timers
+// included, instead of spinning on an empty queue.
+func TestRunUntilNeverReturnsWhenEmpty(t *testing.T) {
+	s := New()
+	k := s.Handle(func(int64) {})
+	tm := s.Timer(Second, k, 0)
+	s.Cancel(tm)
+	s.At(2*Second, k, 0)
+	s.RunUntil(Never)
+	if s.Fired() != 1 || s.Pending() != 0 {
+		t.Fatalf("fired %d, %d pending", s.Fired(), s.Pending())
+	}
+}
