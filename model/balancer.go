@@ -218,8 +218,8 @@ func (c *compiler) replicate() {
 			c.failKey(n, "load", "components."+items[i].Name+".load", "load names a component behind this balancer (behind: %s); %q is not one", items[i].Name, cs.Load)
 			continue
 		}
-		if k := c.p.comps[li].kind; k != kindPool && k != kindWorker {
-			c.failKey(n, "load", "components."+items[i].Name+".load", "load must be a pool, semaphore or worker (something with a capacity), not %s", cs.Load)
+		if k := c.p.comps[li].kind; k != kindPool && k != kindWorker && k != kindCPU {
+			c.failKey(n, "load", "components."+items[i].Name+".load", "load must be a pool, semaphore, worker or cpu (something with a capacity), not %s", cs.Load)
 			continue
 		}
 		c.p.comps[i].ext.load = li
@@ -273,6 +273,8 @@ func (r *run) windowShare(ci int32, area *float64, at *sim.Time) float64 {
 		busy, capacity = &c.pool.Busy, float64(c.pool.Servers())
 	case c.worker != nil:
 		busy, capacity = &c.worker.Busy, float64(r.p.comps[ci].worker.Max)
+	case c.cpu != nil:
+		busy, capacity = &c.cpu.Busy, r.p.comps[ci].cores
 	default:
 		return 0
 	}
@@ -300,6 +302,8 @@ func (r *run) busyShare(ci int32) float64 {
 		return float64(c.pool.InUse()) / float64(c.pool.Servers())
 	case c.worker != nil:
 		return c.worker.Busy.Value() / float64(r.p.comps[ci].worker.Max)
+	case c.cpu != nil:
+		return c.cpu.Busy.Value() / r.p.comps[ci].cores
 	}
 	return 0
 }
@@ -312,6 +316,8 @@ func (r *run) saturated(ci int32) bool {
 		return c.pool.InUse() >= c.pool.Servers()
 	case c.worker != nil:
 		return c.worker.Busy.Value() >= float64(r.p.comps[ci].worker.Max)
+	case c.cpu != nil:
+		return c.cpu.Busy.Value() >= r.p.comps[ci].cores
 	}
 	return false
 }

@@ -35,6 +35,7 @@ const (
 	opFail                    // fail with probability p
 	opLog                     // trace event
 	opStage                   // label the rest of the frame
+	opCPU                     // run a draw of dist on a processor-sharing comp
 )
 
 type op struct {
@@ -99,6 +100,7 @@ const (
 	kindBucket
 	kindWorker
 	kindBalancer
+	kindCPU
 )
 
 type compProg struct {
@@ -113,6 +115,7 @@ type compProg struct {
 	adaptOn     []int32
 	worker      sim.WorkerConfig
 	coldStream  string
+	cores       float64
 	ext         *compExt // balancers, copies behind one, buckets that refuse late
 }
 

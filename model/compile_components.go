@@ -15,7 +15,7 @@ import (
 // notFor reports keys set on a component whose kind does not use them.
 func (c *compiler) notFor(n *yaml.Node, p, kind string, set map[string]bool) {
 	for _, k := range []string{"servers", "permits", "queue", "admit", "when_full", "wait_timeout", "key", "rate", "burst", "max_wait", "adapt", "refuse", "instances", "min_instances", "cold_start", "warm_start", "idle_stop",
-		"replicas", "policy", "load", "report_every", "ttl", "report_gap", "target", "safety", "max_sessions", "counter"} {
+		"replicas", "policy", "load", "report_every", "ttl", "report_gap", "target", "safety", "max_sessions", "counter", "cores"} {
 		if set[k] {
 			c.failKey(n, k, joinPath(p, k), "%s does not apply to a component of kind %s", k, kind)
 		}
@@ -42,7 +42,7 @@ func (c *compiler) component(name string, cs *Component, key *yaml.Node) {
 		"warm_start": cs.WarmStart != nil, "idle_stop": cs.IdleStop != nil, "refuse": cs.Refuse != "",
 		"replicas": cs.Replicas != nil, "policy": cs.Policy != "", "load": cs.Load != "", "report_every": cs.ReportEvery != nil,
 		"ttl": cs.TTL != nil, "report_gap": cs.ReportGap != nil, "target": cs.Target != nil, "safety": cs.Safety != nil,
-		"max_sessions": cs.MaxSessions != nil, "counter": cs.Counter != ""}
+		"max_sessions": cs.MaxSessions != nil, "counter": cs.Counter != "", "cores": cs.Cores != nil}
 	take := func(keys ...string) {
 		for _, k := range keys {
 			delete(set, k)
@@ -198,11 +198,22 @@ func (c *compiler) component(name string, cs *Component, key *yaml.Node) {
 		cp.coldStream = "start/" + name
 	case "balancer":
 		c.balancerKind(&cp, cs, n, p, take)
+	case "cpu":
+		cp.kind = kindCPU
+		take("cores")
+		switch {
+		case cs.Cores == nil:
+			c.failKey(n, "cores", p+".cores", "a cpu needs cores (e.g. cores: 4)")
+		case *cs.Cores <= 0:
+			c.failKey(n, "cores", p+".cores", "cores must be > 0, got %g", *cs.Cores)
+		default:
+			cp.cores = *cs.Cores
+		}
 	case "":
-		c.failKey(n, "kind", p+".kind", "kind is required (pool, semaphore, lock, bucket, worker or balancer)")
+		c.failKey(n, "kind", p+".kind", "kind is required (pool, semaphore, lock, bucket, worker, balancer or cpu)")
 		return
 	default:
-		c.failKey(n, "kind", p+".kind", "unknown kind %q (expected pool, semaphore, lock, bucket, worker or balancer)", cs.Kind)
+		c.failKey(n, "kind", p+".kind", "unknown kind %q (expected pool, semaphore, lock, bucket, worker, balancer or cpu)", cs.Kind)
 		return
 	}
 	c.notFor(n, p, cs.Kind, set)

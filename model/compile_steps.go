@@ -184,6 +184,15 @@ func (c *compiler) verb(s *Step, verb string, n *yaml.Node, p string, route int3
 		if !ok {
 			return nil
 		}
+		if c.p.comps[ci].kind == kindCPU {
+			// Work on a cpu is not held and released: it runs there,
+			// sharing the cores with whatever else runs.
+			if verb == "hold" || s.Work == nil || s.Steps != nil {
+				c.fail(n, p, "a cpu runs work: write use: %s with work: and no steps", name)
+				return nil
+			}
+			return []op{{code: opCPU, comp: ci, dist: c.dist(s.Work, n, p+".work"), status: status, name: -1}}
+		}
 		acq := op{code: opAcquire, comp: ci, keyAttr: -1, name: -1, session: s.Session, leak: s.Leak}
 		if s.Session && c.p.comps[ci].kind != kindBalancer {
 			c.failKey(n, "session", p+".session", "session applies to a balancer; %s is not one", name)

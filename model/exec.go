@@ -146,6 +146,13 @@ func (r *run) onTimeout(arg int64) {
 		p.waiting = waitNone
 		p.journey.awaiter = nil
 		r.fail(p, 504, -1)
+	case waitCPU:
+		c := &r.comps[p.waitComp]
+		c.cpu.Abandon(now, p.id)
+		c.timedOut++
+		p.waiting = waitNone
+		r.emit("timeout", p, p.waitComp, 504)
+		r.fail(p, 504, p.waitComp)
 	}
 	r.runReady()
 }
@@ -178,6 +185,29 @@ func (r *run) runReady() {
 		r.exec(p)
 	}
 	r.ready = r.ready[:0]
+}
+
+// runOnCPU starts a draw of o's work on its processor-sharing component;
+// cpuDone wakes p when the work is done, or its deadline fails it.
+func (r *run) runOnCPU(p *proc, o *op) {
+	now := r.s.Now()
+	c := &r.comps[o.comp]
+	c.offered++
+	c.cpu.Start(now, p.id, r.p.dists[o.dist].Sample(r.distRng[o.dist]))
+	p.seq++
+	p.waiting = waitCPU
+	p.waitComp = o.comp
+	if p.deadline != sim.Never {
+		p.timer = r.s.Timer(p.deadline, r.kTimeout, pack(p))
+	}
+}
+
+func (r *run) cpuDone(id int32) {
+	p := r.procs[id]
+	r.s.Cancel(p.timer)
+	p.waiting = waitSleep
+	p.seq++
+	r.s.After(0, r.kWake, pack(p))
 }
 
 // waitLimit is how long p may wait given its own timeout and deadline.
@@ -216,6 +246,10 @@ func (r *run) exec(p *proc) {
 				return
 			}
 			r.sleep(p, waitSleep, d)
+			return
+		case opCPU:
+			f.pc++
+			r.runOnCPU(p, o)
 			return
 		case opAcquire:
 			f.pc++

@@ -261,6 +261,15 @@ func (r *run) componentResult(i int, now sim.Time) ComponentResult {
 		cr.RateSteps = c.bucket.RateSteps
 		cr.FinalRate = Num(c.bucket.CurrentRate())
 		cr.MeanBusy, cr.MeanQueue = Num(math.NaN()), Num(math.NaN())
+	case c.cpu != nil:
+		cr.Kind, cr.Capacity = "cpu", cp.cores
+		cr.MeanBusy = Num(c.cpu.Busy.Mean(now))
+		// Work beyond the cores is not queued but slowed: "queue" counts
+		// the jobs in excess of the cores.
+		cr.MeanQueue = Num(c.cpu.InSystem.Mean(now)) - cr.MeanBusy
+		cr.PeakQueue = max(0, c.cpu.InSystem.Max()-cp.cores)
+		cr.PeakBusy = min(c.cpu.InSystem.Max(), cp.cores)
+		cr.Wait = latencyOf(&sim.Tally{}) // nothing waits: work slows instead
 	case c.worker != nil:
 		cr.Kind, cr.Capacity = "worker", float64(cp.worker.Max)
 		cr.MeanBusy, cr.MeanQueue = Num(c.worker.Busy.Mean(now)), Num(c.worker.QueueLen.Mean(now))

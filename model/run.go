@@ -48,6 +48,7 @@ const (
 	waitJobs              // the journey's jobs; pc already past the op
 	waitAgain             // retry backoff or poll gap; pc on the op, which runs again
 	waitDeadline          // work cut short by the deadline: fails on wake
+	waitCPU               // work running on a cpu; pc already past the op
 	waitRefused           // waiting out a bucket's max_wait for nothing: fails on wake
 )
 
@@ -146,6 +147,7 @@ type compRT struct {
 	bucket    *sim.TokenBucket
 	worker    *sim.WorkerPool
 	bal       *sim.Balancer
+	cpu       *sim.ProcessorSharing
 	balRT     *balRT
 	leaked    int64 // holds never released (leak_on_failure)
 	offered   int64
@@ -239,6 +241,8 @@ func newRun(p *program, opts RunOptions) *run {
 			r.comps[i].bucket = sim.NewTokenBucket(cp.bucket)
 		case kindWorker:
 			r.comps[i].worker = sim.NewWorkerPool(r.s, cp.worker, st.Get(cp.coldStream), func(id, inst int32) { r.granted(id, ci, int64(inst), true) })
+		case kindCPU:
+			r.comps[i].cpu = sim.NewProcessorSharing(r.s, cp.cores, r.cpuDone)
 		case kindBalancer:
 			n := cp.ext.replicas
 			r.comps[i].balRT = &balRT{sessions: make([]sim.TimeWeighted, n), overloaded: make([]int64, n)}
@@ -380,6 +384,8 @@ func (r *run) onWarmup(int64) {
 			c.bucket.ResetStats(now)
 		case c.worker != nil:
 			c.worker.ResetStats(now)
+		case c.cpu != nil:
+			c.cpu.ResetStats(now)
 		case c.bal != nil:
 			r.resetBalancer(c, now)
 		}

@@ -34,7 +34,11 @@ type DistEntry struct {
 // Component is one part that holds or limits work. Which keys apply depends
 // on Kind; the compiler rejects keys that do not.
 type Component struct {
-	Kind        string    `yaml:"kind"` // pool | semaphore | lock | bucket | worker | balancer
+	Kind string `yaml:"kind"` // pool | semaphore | lock | bucket | worker | balancer | cpu
+	// cpu: cores shared by every work step running on it at once, each at
+	// min(1, cores/n) of a core (processor sharing): more work in flight
+	// slows all of it instead of queueing.
+	Cores       *float64  `yaml:"cores"`
 	Description string    `yaml:"description"`
 	Servers     *int      `yaml:"servers"`      // pool
 	Permits     *int      `yaml:"permits"`      // semaphore

@@ -52,6 +52,10 @@ func (r *run) onSample(int64) {
 			put(float64(c.worker.Waiting()))
 		case c.bucket != nil:
 			put(c.bucket.CurrentRate())
+		case c.cpu != nil:
+			busy := c.cpu.Busy.Value()
+			put(busy)
+			put(c.cpu.InSystem.Value() - busy)
 		case c.bal != nil:
 			n := 0.0
 			for i := range c.balRT.sessions {

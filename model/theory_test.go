@@ -12,6 +12,7 @@ package model_test
 import (
 	"math"
 	"testing"
+	"testing/fstest"
 
 	"capsim/model"
 	"capsim/sim/theory"
@@ -197,4 +198,34 @@ func TestTandemMatchesJackson(t *testing.T) {
 	}
 	replicate(t, c, 20, metric{"tandem sojourn", sojourn, q.W})
 	checkLittle(t, "tandem")
+}
+
+// Processor sharing is insensitive: at one core the mean sojourn is
+// E[S]/(1-ρ) whatever the service distribution (Kleinrock, vol. 2, §4.4),
+// unlike FIFO, where M/D/1 and M/M/1 differ.
+func TestProcessorSharingIsInsensitive(t *testing.T) {
+	t.Parallel()
+	for _, work := range []string{"constant(1s)", "exponential(mean=1s)", "lognormal(mean=1s, cv=2)"} {
+		src := `name: ps
+duration: 200000s
+warmup: 2000s
+components:
+  cpu: {kind: cpu, cores: 1}
+journeys:
+  customer:
+    rate: 0.8/s
+    steps:
+      - use: cpu
+        work: "` + work + `"
+`
+		l, err := model.LoadBytes(fstest.MapFS{}, "ps.yaml", []byte(src), model.LoadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := l.Compile()
+		if err != nil {
+			t.Fatal(err)
+		}
+		replicate(t, c, 20, metric{"M/G/1-PS sojourn, " + work, sojourn, 1 / (1 - 0.8)})
+	}
 }
