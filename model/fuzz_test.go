@@ -55,16 +55,20 @@ func loadCompileRun(t *testing.T, data []byte, sets []string) {
 		}
 		return
 	}
-	c, err := l.Compile()
-	if err != nil {
+	if _, err := l.Compile(); err != nil {
+		if err.Error() == "" {
+			t.Fatal("empty error message")
+		}
 		return
 	}
-	// Guards are part of the input's own limits too: apply ours on top.
+	// A scenario that compiles runs, with our guards on top of its own so
+	// that a fuzzed run stays small.
 	l2, err := LoadBytes(fsys, "s.yaml", data, LoadOptions{Sets: append(append([]string{}, sets...), guarded...)})
 	if err != nil {
 		return
 	}
-	if c, err = l2.Compile(); err != nil {
+	c, err := l2.Compile()
+	if err != nil {
 		return
 	}
 	if _, err := c.Run(RunOptions{Seed: 1, Multiplier: 1}); err != nil {

@@ -154,7 +154,6 @@ type compRT struct {
 	rejected  int64
 	timedOut  int64
 	peakQueue int
-	busy      sim.TimeWeighted // buckets: none; others mirror the primitive
 }
 
 type run struct {
