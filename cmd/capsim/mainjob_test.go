@@ -1,0 +1,48 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The README's first command: `capsim sweep` with no arguments sweeps the
+// embedded trip scenario into ./capsim-out, and finds the first failures
+// the README's "What the model says" table states.
+func TestMainJobOutOfTheBox(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the full default sweep")
+	}
+	t.Chdir(t.TempDir())
+	code, stdout, stderr := run(t, "sweep")
+	if code != 0 || stderr != "" {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	for _, f := range []string{"runs.csv", "summary.csv", "compare.csv", "first_failure.csv", "manifest.json", "report.md", "report.html", "charts/success_trip_creation.svg"} {
+		if _, err := os.Stat(filepath.Join("capsim-out", f)); err != nil {
+			t.Errorf("capsim-out/%s: %v", f, err)
+		}
+	}
+	ff, err := os.ReadFile(filepath.Join("capsim-out", "first_failure.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"trip,v1-original,1.8125,1.7734375,1.8828125,trip_creation success_rate >= 0.99,derivative_executor,derivative_create",
+		"trip,v1-improved,3.25,3.22265625,3.5625,trip_creation success_rate >= 0.99,heic_intake,derivative_create",
+		"trip,queue-wait,4.375,",
+		"trip,direct-upload,4.3125,",
+		"trip,lock-fix,3.25,",
+		"trip,warm-worker,3.25,",
+		"trip,two-workers,3.25,",
+		"trip,async-ai,3.25,",
+	} {
+		if !strings.Contains(string(ff), want) {
+			t.Errorf("first_failure.csv lacks %q:\n%s", want, ff)
+		}
+	}
+	if !strings.Contains(stdout, "first failure:") {
+		t.Errorf("stdout lacks the first-failure lines:\n%s", stdout)
+	}
+}
