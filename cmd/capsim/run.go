@@ -56,6 +56,7 @@ The same scenario, design, multiplier and seed always give the same result.`,
 	f.BoolVar(&opts.JSON, "json", false, "print the result as JSON instead of a summary")
 	f.StringVar(&opts.Trace, "trace", "", "write every event as a JSON line to `FILE`")
 	f.BoolVar(&opts.FailOnSLO, "fail-on-slo", false, "exit with code 3 when an SLO is broken")
+	cmd.RegisterFlagCompletionFunc("design", completeDesigns)
 	return cmd
 }
 

@@ -128,3 +128,11 @@ func TestVersionAndUnknownFlag(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 }
+
+// Shell completion offers the chosen scenario's designs for --design.
+func TestDesignCompletion(t *testing.T) {
+	code, stdout, _ := run(t, "__complete", "run", "places-fanout", "--design", "")
+	if code != 0 || !strings.HasPrefix(stdout, "fixed-refill\nthreadpool\ncoroutines\nunlimited\nlimited\n:4\n") {
+		t.Errorf("exit %d, completions:\n%s", code, stdout)
+	}
+}

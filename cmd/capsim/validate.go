@@ -38,6 +38,7 @@ scenario has a problem.`,
 	}
 	cmd.Flags().StringVarP(&design, "design", "d", "", "validate only this design (default: the base and every design)")
 	cmd.Flags().StringArrayVar(&sets, "set", nil, "override a scenario value, path=value (repeatable)")
+	cmd.RegisterFlagCompletionFunc("design", completeDesigns)
 	return cmd
 }
 
