@@ -371,6 +371,10 @@ func (c *compiler) resolveFile(ref DistRef, n *yaml.Node, p string) (sim.Dist, b
 			c.fail(n, p, "empirical: %s:%d: expected a number of seconds, got %q", ref.File, i+1, field)
 			return sim.Dist{}, false
 		}
+		if !(v >= 0) || math.IsInf(v, 0) {
+			c.fail(n, p, "empirical: %s:%d: a duration must be a finite number of seconds >= 0, got %s", ref.File, i+1, field)
+			return sim.Dist{}, false
+		}
 		vals = append(vals, v)
 	}
 	if len(vals) == 0 {

@@ -8,6 +8,7 @@ import "testing"
 func TestHostileScenarioValues(t *testing.T) {
 	cases := []struct{ file, want string }{
 		{"empirical_empty.yaml", `testdata/hostile/empirical_empty.yaml:9:9: journeys.visit.steps[0].work: empirical: empty.csv has no values`},
+		{"empirical_negative.yaml", `testdata/hostile/empirical_negative.yaml:9:9: journeys.visit.steps[0].work: empirical: negative.csv:3: a duration must be a finite number of seconds >= 0, got -3`},
 		{"empirical_missing.yaml", `testdata/hostile/empirical_missing.yaml:9:9: journeys.visit.steps[0].work: empirical: cannot read missing.csv: no such file`},
 		{"fanout_zero.yaml", `testdata/hostile/fanout_zero.yaml:9:17: journeys.visit.steps[0].fanout: fanout must be >= 1, got 0`},
 		{"huge_duration.yaml", `testdata/hostile/huge_duration.yaml:10:15: journeys.visit.steps[0].work: expected a duration such as 40s or 3m45s, got "1e400s"`},
