@@ -172,7 +172,7 @@ type limitsProg struct {
 const (
 	DefaultMaxInFlight = 100_000
 	DefaultMaxQueue    = 100_000
-	DefaultMaxEvents   = 2_000_000_000
+	DefaultMaxEvents   = 500_000_000 // about a minute of simulation here
 )
 
 // Compiled is a scenario ready to run any number of times.

@@ -309,10 +309,13 @@ func (r *run) execute() {
 func (r *run) gap(ji int) sim.Time {
 	j := &r.p.journeys[ji]
 	rate := j.rate * r.mult
+	// At least a nanosecond: at an absurd rate the clock must still move,
+	// so that the arrival window ends (or a guard trips) instead of every
+	// arrival landing on one instant.
 	if j.even {
-		return sim.Seconds(1 / rate)
+		return max(1, sim.Seconds(1/rate))
 	}
-	return sim.Seconds(r.arrRng[ji].ExpFloat64() / rate)
+	return max(1, sim.Seconds(r.arrRng[ji].ExpFloat64()/rate))
 }
 
 func (r *run) onArrive(arg int64) {
