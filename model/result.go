@@ -287,5 +287,5 @@ func (r *run) componentResult(i int, now sim.Time) ComponentResult {
 	return cr
 }
 
-// MarshalJSON keeps Result's field order and encodes NaN as null.
+// JSON encodes the result indented, in field order, NaN as null.
 func (r *Result) JSON() ([]byte, error) { return json.MarshalIndent(r, "", "  ") }
