@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"capsim/scenarios"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files (only commit them if you understand why they changed)")
@@ -134,5 +136,19 @@ func TestDesignCompletion(t *testing.T) {
 	code, stdout, _ := run(t, "__complete", "run", "places-fanout", "--design", "")
 	if code != 0 || !strings.HasPrefix(stdout, "fixed-refill\nthreadpool\ncoroutines\nunlimited\nlimited\n:4\n") {
 		t.Errorf("exit %d, completions:\n%s", code, stdout)
+	}
+}
+
+// Every embedded scenario's summary at seed 1 is pinned, so a change of
+// behaviour anywhere in the model shows up as a diff of what a user reads.
+func TestEmbeddedScenarioSummariesGolden(t *testing.T) {
+	for _, name := range scenarios.List() {
+		t.Run(name, func(t *testing.T) {
+			code, stdout, stderr := run(t, "run", name)
+			if code != 0 || stderr != "" {
+				t.Fatalf("exit %d, stderr %q", code, stderr)
+			}
+			golden(t, "summary_"+name, stdout)
+		})
 	}
 }
