@@ -70,6 +70,30 @@ type Candidate struct {
 	model model
 }
 
+// HasDensity reports whether the candidate is a fitted family with a
+// density and quantiles (not the empirical distribution or a constant).
+func (c *Candidate) HasDensity() bool { return c.model != nil && c.Family != FamilyEmpirical }
+
+// Density is the fitted density at x (seconds), 0 where it is undefined.
+func (c *Candidate) Density(x float64) float64 {
+	if !c.HasDensity() || x <= 0 {
+		return 0
+	}
+	p := math.Exp(c.model.LogProb(x))
+	if math.IsNaN(p) || math.IsInf(p, 0) {
+		return 0
+	}
+	return p
+}
+
+// Quantile is the fitted p-quantile in seconds, NaN without a model.
+func (c *Candidate) Quantile(p float64) float64 {
+	if !c.HasDensity() {
+		return math.NaN()
+	}
+	return c.model.Quantile(p)
+}
+
 // model is what goodness of fit and plots need of a fitted distribution.
 type model interface {
 	CDF(x float64) float64

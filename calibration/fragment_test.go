@@ -1,10 +1,6 @@
 package calibration
 
 import (
-	"math"
-	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -85,62 +81,5 @@ extra: kept
 		if _, err := MergeFragment([]byte(c.in), []Entry{{Name: "x", Dist: "constant(1s)"}}); err == nil || err.Error() != c.want {
 			t.Errorf("MergeFragment(%q): %v, want %s", c.in, err, c.want)
 		}
-	}
-}
-
-func TestWriteFileAtomic(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	path := filepath.Join(dir, "frag.yaml")
-	for _, content := range []string{"first\n", "second\n"} {
-		if err := WriteFileAtomic(path, []byte(content)); err != nil {
-			t.Fatal(err)
-		}
-		got, err := os.ReadFile(path)
-		if err != nil || string(got) != content {
-			t.Errorf("read %q, %v; want %q", got, err, content)
-		}
-	}
-	entries, _ := os.ReadDir(dir)
-	if len(entries) != 1 {
-		t.Errorf("temporary files left behind: %v", entries)
-	}
-	if err := WriteFileAtomic(filepath.Join(dir, "missing", "x.yaml"), []byte("x")); err == nil {
-		t.Error("writing into a missing directory succeeded")
-	}
-}
-
-func TestWritePlots(t *testing.T) {
-	t.Parallel()
-	x := draw(400, 70, func(r *rand.Rand) float64 { return math.Exp(-0.6 + 0.3*r.NormFloat64()) })
-	res, err := Fit(x, nil, FitOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	files, err := WritePlots(dir, "s3_save", res)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []string{filepath.Join(dir, "s3_save-hist.svg"), filepath.Join(dir, "s3_save-qq.svg")}
-	if strings.Join(files, ",") != strings.Join(want, ",") {
-		t.Fatalf("files %v, want %v", files, want)
-	}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !strings.Contains(string(b), "<svg") || !strings.Contains(string(b), ">"+res.Chosen.Dist.String()) && !strings.Contains(string(b), "against "+res.Chosen.Dist.String()) {
-			t.Errorf("%s does not look like the SVG chart of the fit (%d bytes)", f, len(b))
-		}
-	}
-	emp, err := Fit(x, nil, FitOptions{Choose: FamilyEmpirical})
-	if err != nil {
-		t.Fatal(err)
-	}
-	files, err = WritePlots(dir, "emp", emp)
-	if err != nil || len(files) != 1 {
-		t.Errorf("empirical: %v, %v; want the histogram alone", files, err)
 	}
 }

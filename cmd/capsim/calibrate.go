@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"capsim/calibration"
+	"capsim/plots"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -210,7 +211,7 @@ func calibrateRun(io *IOStreams, o *calibrateOptions, rerun string) error {
 		if err := os.MkdirAll(o.PlotDir, 0o755); err != nil {
 			return fmt.Errorf("--plot: %w", err)
 		}
-		files, err := calibration.WritePlots(o.PlotDir, name, res)
+		files, err := writeFitPlots(o.PlotDir, name, res)
 		if err != nil {
 			return fmt.Errorf("--plot: %w", err)
 		}
@@ -440,8 +441,8 @@ func writeFragment(streams *IOStreams, path string, entries []calibration.Entry)
 	if err != nil {
 		return fmt.Errorf("%s: %v", path, err)
 	}
-	if err := calibration.WriteFileAtomic(path, data); err != nil {
-		return fmt.Errorf("cannot write %s: %w", path, unwrapPath(err))
+	if err := writeAtomic(path, data); err != nil {
+		return err
 	}
 	names := make([]string, len(entries))
 	for i, e := range entries {
@@ -463,10 +464,44 @@ func writeEmpiricalValues(fragment, name string, sorted []float64) (string, erro
 		b.WriteByte('\n')
 	}
 	path := filepath.Join(filepath.Dir(fragment), name+".csv")
-	if err := calibration.WriteFileAtomic(path, b.Bytes()); err != nil {
-		return "", fmt.Errorf("cannot write %s: %w", path, unwrapPath(err))
+	if err := writeAtomic(path, b.Bytes()); err != nil {
+		return "", err
 	}
 	return path, nil
+}
+
+// writeFitPlots writes NAME-hist.svg, the values' histogram with the chosen
+// distribution's density over it, and, for a fitted family, NAME-qq.svg,
+// its quantiles against the observed ones (on the diagonal: a good fit).
+func writeFitPlots(dir, name string, res *calibration.Result) ([]string, error) {
+	c := res.Chosen
+	hist := plots.Histogram{Title: name, XLabel: "seconds", Values: res.Sorted}
+	if c != nil && c.HasDensity() {
+		hist.Density, hist.DensityName = c.Density, c.Dist.String()
+	}
+	charts := []struct {
+		file  string
+		chart plots.Renderer
+	}{{name + "-hist.svg", hist}}
+	if c != nil && c.HasDensity() {
+		charts = append(charts, struct {
+			file  string
+			chart plots.Renderer
+		}{name + "-qq.svg", plots.QQ{Title: name + ": QQ against " + c.Dist.String(), Observed: res.Sorted, Quantile: c.Quantile}})
+	}
+	var files []string
+	for _, ch := range charts {
+		svg, err := ch.chart.Render(plots.SVG, 16, 10)
+		if err != nil {
+			return files, err
+		}
+		path := filepath.Join(dir, ch.file)
+		if err := writeAtomic(path, svg); err != nil {
+			return files, err
+		}
+		files = append(files, path)
+	}
+	return files, nil
 }
 
 // defaultEntryName derives a name from what was read: the metric, column or

@@ -202,13 +202,17 @@ func TestCalibrateEmpiricalAndPlots(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(plots, "upload_batch-hist.svg")); err != nil {
 		t.Error(err)
 	}
+	if _, err := os.Stat(filepath.Join(plots, "upload_batch-qq.svg")); err == nil {
+		t.Error("a QQ plot drawn for an empirical distribution, which has no fitted quantiles")
+	}
 	// With a parametric fit both charts are drawn.
 	if _, stderr, err = calibrate(t, "", calData+"latencies.csv", "--column", "latency_ms", "--name", "b", "--plot", plots); err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
-	for _, f := range []string{"b-hist.svg", "b-qq.svg"} {
-		if _, err := os.Stat(filepath.Join(plots, f)); err != nil {
-			t.Error(err)
+	for f, want := range map[string]string{"b-hist.svg": "lognormal(", "b-qq.svg": "QQ against lognormal("} {
+		svg, err := os.ReadFile(filepath.Join(plots, f))
+		if err != nil || !strings.Contains(string(svg), "<svg") || !strings.Contains(string(svg), want) {
+			t.Errorf("%s: %v; want an SVG naming %q", f, err, want)
 		}
 	}
 }
