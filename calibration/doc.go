@@ -8,7 +8,7 @@
 // CSV columns — and keeps only the values that pass a filter (route, status,
 // tags, time window). It then fits candidate families by maximum likelihood,
 // ranks them by AIC or by the one-sample Kolmogorov–Smirnov distance, and
-// writes the winner, with its provenance, as a YAML fragment that scenarios
+// renders the winner, with its provenance, as a YAML fragment that scenarios
 // include by reference. When all there is are summary figures (a mean and a
 // p95 from a dashboard, a range from a report), it turns those into
 // distributions through the closed forms of package sim.
@@ -23,5 +23,6 @@
 // The package knows nothing of what the distributions will be used for: it
 // does not know scenarios, components or the simulation, only values in
 // seconds and the text syntax in which sim.Dist prints itself. It reads the
-// files it is given and writes only the files it is asked to write.
+// files it is given and writes none: fragments are returned as bytes, and
+// the fitted density and quantiles are there for the caller to draw.
 package calibration
