@@ -19,7 +19,15 @@ import (
 type decoder struct {
 	pos  *positions
 	errs ErrorList
+	// seen counts the values decoded. YAML aliases let a small file stand
+	// for an exponentially large tree ("billion laughs"); past maxValues
+	// decoding stops with an error instead of running out of time.
+	seen int
 }
+
+// maxValues bounds the values one scenario may expand to; a large real
+// scenario has a few thousand.
+const maxValues = 1_000_000
 
 // scalarValue is implemented by schema types written as one YAML scalar
 // (durations, rates, distributions, thresholds).
@@ -72,6 +80,12 @@ func describe(n *yaml.Node) string {
 
 func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string) {
 	n = resolve(n)
+	if d.seen++; d.seen > maxValues {
+		if d.seen == maxValues+1 {
+			d.fail(n, path, "the scenario expands to more than %d values (aliases repeating aliases?)", maxValues)
+		}
+		return
+	}
 	if v.CanAddr() {
 		if nv, ok := v.Addr().Interface().(nodeValue); ok {
 			nv.decodeNode(d, n, path)

@@ -1,6 +1,9 @@
 package main
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // Hostile values: every kind of nonsense a scenario can hold gets one
 // message naming the file, line, column and key, exit code 2, and never a
@@ -31,5 +34,14 @@ func TestHostileScenarioValues(t *testing.T) {
 				t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant:\ncapsim: %s", code, stdout, stderr, tc.want)
 			}
 		})
+	}
+}
+
+// A few lines of aliases repeating aliases stand for billions of steps;
+// decoding stops at a bound with a message instead of running for hours.
+func TestAliasBombIsRefused(t *testing.T) {
+	code, _, stderr := run(t, "validate", "testdata/hostile/alias_bomb.yaml")
+	if code != exitUsage || !strings.Contains(stderr, "the scenario expands to more than 1000000 values (aliases repeating aliases?)") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 }
