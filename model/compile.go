@@ -509,15 +509,44 @@ func (c *compiler) finishAttrs() {
 }
 
 // needs walks every block reachable from b and checks the attributes used.
+// attrNode locates attribute attr of journey jname (or the journey itself
+// when attr is "" or not set there), for error positions.
+func (c *compiler) attrNode(jname, attr string) *yaml.Node {
+	for _, it := range c.sc.Journeys.Items {
+		if it.Name != jname {
+			continue
+		}
+		for _, a := range it.Value.Attributes.Items {
+			if a.Name == attr {
+				return a.node
+			}
+		}
+		return it.node
+	}
+	return nil
+}
+
 func (c *compiler) needs(j *journeyProg, b int32, seen map[int32]bool) {
 	if b < 0 || seen[b] {
 		return
 	}
 	seen[b] = true
-	check := func(a int32, what string) {
+	check := func(a int32, what string) bool {
 		if a >= 0 && math.IsNaN(j.attrs[a]) {
-			c.fail(nil, "journeys."+j.name+".attributes", "%s uses attribute %q, which journey %s does not set", what, c.p.attrs[a], j.name)
+			c.fail(c.attrNode(j.name, ""), "journeys."+j.name+".attributes", "%s uses attribute %q, which journey %s does not set", what, c.p.attrs[a], j.name)
 			j.attrs[a] = 0 // report once
+			return false
+		}
+		return a >= 0
+	}
+	// An attribute used as a count must be a whole number, at least min.
+	countAt := func(a int32, what string, min float64) {
+		if !check(a, what) {
+			return
+		}
+		if v := j.attrs[a]; v < min || v != math.Trunc(v) || v > math.MaxInt32 {
+			c.fail(c.attrNode(j.name, c.p.attrs[a]), "journeys."+j.name+".attributes."+c.p.attrs[a], "%s uses %s as a count: it must be a whole number >= %g, got %g", what, c.p.attrs[a], min, v)
+			j.attrs[a] = min // report once
 		}
 	}
 	for i := range c.p.blocks[b].ops {
@@ -527,16 +556,18 @@ func (c *compiler) needs(j *journeyProg, b int32, seen map[int32]bool) {
 			where = "route " + c.p.routes[r].name
 		}
 		if o.code == opRepeat || o.code == opFanout {
-			check(o.count.attr, where)
+			countAt(o.count.attr, where, 0)
 		}
 		if o.code == opFanout {
-			check(o.limit.attr, where)
+			countAt(o.limit.attr, where, 1)
 		}
 		if o.code == opAcquire {
 			check(o.keyAttr, where)
 		}
 		for _, br := range o.branches {
-			check(br.weight.attr, where)
+			if check(br.weight.attr, where) && !(j.attrs[br.weight.attr] >= 0) {
+				c.fail(c.attrNode(j.name, c.p.attrs[br.weight.attr]), "journeys."+j.name+".attributes."+c.p.attrs[br.weight.attr], "%s uses %s as a weight: it must be >= 0, got %g", where, c.p.attrs[br.weight.attr], j.attrs[br.weight.attr])
+			}
 			c.needs(j, br.body, seen)
 		}
 		switch o.code {

@@ -11,6 +11,10 @@ import (
 func TestHostileScenarioValues(t *testing.T) {
 	cases := []struct{ file, want string }{
 		{"empirical_empty.yaml", `testdata/hostile/empirical_empty.yaml:9:9: journeys.visit.steps[0].work: empirical: empty.csv has no values`},
+		{"bad_attribute_counts.yaml", "the scenario has 3 problems:\n" +
+			"testdata/hostile/bad_attribute_counts.yaml:6:18: journeys.j.attributes.n: a step uses n as a count: it must be a whole number >= 0, got -5\n" +
+			"testdata/hostile/bad_attribute_counts.yaml:6:25: journeys.j.attributes.k: a step uses k as a count: it must be a whole number >= 1, got 2.5\n" +
+			"testdata/hostile/bad_attribute_counts.yaml:6:33: journeys.j.attributes.w: a step uses w as a weight: it must be >= 0, got -1"},
 		{"empirical_negative.yaml", `testdata/hostile/empirical_negative.yaml:9:9: journeys.visit.steps[0].work: empirical: negative.csv:3: a duration must be a finite number of seconds >= 0, got -3`},
 		{"empirical_missing.yaml", `testdata/hostile/empirical_missing.yaml:9:9: journeys.visit.steps[0].work: empirical: cannot read missing.csv: no such file`},
 		{"fanout_zero.yaml", `testdata/hostile/fanout_zero.yaml:9:17: journeys.visit.steps[0].fanout: fanout must be >= 1, got 0`},
