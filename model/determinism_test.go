@@ -124,8 +124,8 @@ func TestRunawayRunStopsAtAGuard(t *testing.T) {
 		t.Fatal(err)
 	}
 	runtime.ReadMemStats(&after)
-	if res.Broken == nil || res.Broken.Guard != "max_in_flight" {
-		t.Fatalf("broken = %+v, want the max_in_flight guard", res.Broken)
+	if res.Broken == nil || res.Broken.Guard != "max_in_flight" || res.Broken.Component != "server" {
+		t.Fatalf("broken = %+v, want the max_in_flight guard, naming the server where the queue grew", res.Broken)
 	}
 	for _, s := range res.SLOs {
 		if s.Met {

@@ -20,23 +20,44 @@ func (r *run) guardInFlight() bool {
 		return true
 	}
 	if r.inFlight >= r.p.limits.inFlight {
-		r.breakRun("max_in_flight", -1, fmt.Sprintf("%d journeys and requests in flight (limits.max_in_flight)", r.inFlight))
+		// Entities pile up where work waits: name the longest queue, the
+		// likeliest place the run broke.
+		worst, most := int32(-1), 0
+		for i := range r.comps {
+			if n := r.waiting(int32(i)); n > most {
+				worst, most = int32(i), n
+			}
+		}
+		detail := fmt.Sprintf("%d journeys and requests in flight (limits.max_in_flight)", r.inFlight)
+		if worst >= 0 {
+			detail += fmt.Sprintf("; the longest queue, %d waiting, is at this component", most)
+		}
+		r.breakRun("max_in_flight", worst, detail)
 		return true
 	}
 	return false
 }
 
-func (r *run) guardQueue(comp int32) {
-	c := &r.comps[comp]
-	n := 0
+// waiting is the number of requests queued at component ci; work slowed
+// on a cpu beyond its cores counts as waiting.
+func (r *run) waiting(ci int32) int {
+	c := &r.comps[ci]
 	switch {
 	case c.pool != nil:
-		n = c.pool.Waiting()
+		return c.pool.Waiting()
 	case c.lock != nil:
-		n = int(c.lock.Waiting.Value())
+		return int(c.lock.Waiting.Value())
 	case c.worker != nil:
-		n = c.worker.Waiting()
+		return c.worker.Waiting()
+	case c.cpu != nil:
+		return max(0, int(c.cpu.InSystem.Value()-r.p.comps[ci].cores))
 	}
+	return 0
+}
+
+func (r *run) guardQueue(comp int32) {
+	c := &r.comps[comp]
+	n := r.waiting(comp)
 	if n > c.peakQueue {
 		c.peakQueue = n
 	}
