@@ -393,11 +393,13 @@ func (c *compiler) resolveFile(ref DistRef, n *yaml.Node, p string) (sim.Dist, b
 func (c *compiler) dist(ref *DistRef, n *yaml.Node, p string) int32 {
 	if ref.Ref != "" {
 		i, ok := c.distIdx[ref.Ref]
-		if !ok {
-			c.fail(n, p, "unknown distribution %q (define it under distributions: or include a calibration file)", ref.Ref)
-			return 0
+		if ok {
+			return i
 		}
-		return i
+		c.fail(n, p, "unknown distribution %q (define it under distributions: or include a calibration file)", ref.Ref)
+		// Compilation goes on to report every problem: stand in a valid
+		// index, so that whoever reads it back does not fault.
+		ref = &DistRef{Dist: sim.Constant(0)}
 	}
 	d, ok := c.resolveFile(*ref, n, p)
 	if !ok {

@@ -178,10 +178,10 @@ func (c *compiler) component(name string, cs *Component, key *yaml.Node) {
 			w.Min = *cs.Min
 		}
 		if cs.ColdStart != nil {
-			w.ColdStart = c.p.dists[c.dist(cs.ColdStart, n, p+".cold_start")]
+			w.ColdStart = c.p.dists[c.dist(cs.ColdStart, valueNode(n, "cold_start"), p+".cold_start")]
 		}
 		if cs.WarmStart != nil {
-			w.WarmStart = c.p.dists[c.dist(cs.WarmStart, n, p+".warm_start")]
+			w.WarmStart = c.p.dists[c.dist(cs.WarmStart, valueNode(n, "warm_start"), p+".warm_start")]
 		}
 		if cs.IdleStop != nil {
 			w.IdleStop = cs.IdleStop.T

@@ -15,6 +15,7 @@ func TestHostileScenarioValues(t *testing.T) {
 			"testdata/hostile/bad_attribute_counts.yaml:6:18: journeys.j.attributes.n: a step uses n as a count: it must be a whole number >= 0, got -5\n" +
 			"testdata/hostile/bad_attribute_counts.yaml:6:25: journeys.j.attributes.k: a step uses k as a count: it must be a whole number >= 1, got 2.5\n" +
 			"testdata/hostile/bad_attribute_counts.yaml:6:33: journeys.j.attributes.w: a step uses w as a weight: it must be >= 0, got -1"},
+		{"unknown_distribution.yaml", `testdata/hostile/unknown_distribution.yaml:4:33: components.w.cold_start: unknown distribution "nosuch" (define it under distributions: or include a calibration file)`},
 		{"empirical_negative.yaml", `testdata/hostile/empirical_negative.yaml:9:9: journeys.visit.steps[0].work: empirical: negative.csv:3: a duration must be a finite number of seconds >= 0, got -3`},
 		{"empirical_missing.yaml", `testdata/hostile/empirical_missing.yaml:9:9: journeys.visit.steps[0].work: empirical: cannot read missing.csv: no such file`},
 		{"fanout_zero.yaml", `testdata/hostile/fanout_zero.yaml:9:17: journeys.visit.steps[0].fanout: fanout must be >= 1, got 0`},
