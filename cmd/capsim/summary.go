@@ -45,6 +45,25 @@ func fmtSec(v model.Num) string {
 	}
 }
 
+// hiddenFailures points out a journey whose users fail far more often than
+// its HTTP requests do: the gap an HTTP dashboard hides, because one failed
+// request sinks a whole journey of many.
+func hiddenFailures(j model.JourneyResult) string {
+	if j.Started == 0 || j.Requests == 0 {
+		return ""
+	}
+	journey := 1 - float64(j.SuccessRate)
+	http := float64(j.HTTPFailureRate)
+	if journey < 0.01 || journey < 5*http {
+		return ""
+	}
+	note := fmt.Sprintf("%s: %s of journeys failed but only %s of their HTTP requests", j.Name, fmtPct(model.Num(journey)), fmtPct(j.HTTPFailureRate))
+	if http > 0 {
+		note += fmt.Sprintf(": an HTTP dashboard understates the failure %.0fx", journey/http)
+	}
+	return note
+}
+
 // writeSummary prints a run's result for a person to read at a glance:
 // users first, then requests, then components.
 func writeSummary(w io.Writer, r *model.Result) {
@@ -65,6 +84,11 @@ func writeSummary(w io.Writer, r *model.Result) {
 			j.Unfinished, fmtPct(fail), fmtPct(j.HTTPFailureRate), fmtSec(j.Latency.P50), fmtSec(j.Latency.P95), fmtSec(j.Latency.P99))
 	}
 	tw.Flush()
+	for _, j := range r.Journeys {
+		if note := hiddenFailures(j); note != "" {
+			fmt.Fprintln(w, "  "+note)
+		}
+	}
 	for _, j := range r.Journeys {
 		if len(j.Stages) == 0 {
 			continue
