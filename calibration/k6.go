@@ -30,11 +30,7 @@ func (r *Reader) readK6CSV(name string, lr *lineReader, fs *FileStats) error {
 		iExtra, iMeta           int
 		nCols                   int
 	)
-	metric := r.k6Metric()
-	unit := k6Millisecond
-	if r.opts.Unit != 0 {
-		unit = r.opts.Unit
-	}
+	metric, unit := r.k6Metric(), r.k6Unit()
 	for {
 		line, num, ok, err := r.nextLine(name, lr, fs)
 		if !ok {
@@ -171,11 +167,7 @@ type k6Line struct {
 }
 
 func (r *Reader) readK6JSON(name string, lr *lineReader, fs *FileStats) error {
-	metric := r.k6Metric()
-	unit := k6Millisecond
-	if r.opts.Unit != 0 {
-		unit = r.opts.Unit
-	}
+	metric, unit := r.k6Metric(), r.k6Unit()
 	for {
 		line, num, ok, err := r.nextLine(name, lr, fs)
 		if !ok {

@@ -307,6 +307,15 @@ func (r *Reader) k6Metric() string {
 	return DefaultK6Metric
 }
 
+// k6Unit is the unit of k6 values: milliseconds, unless told otherwise
+// (a custom Trend that does not hold times).
+func (r *Reader) k6Unit() Unit {
+	if r.opts.Unit != 0 {
+		return r.opts.Unit
+	}
+	return k6Millisecond
+}
+
 func (r *Reader) nginxMetric() string {
 	if r.opts.Metric != "" {
 		return r.opts.Metric

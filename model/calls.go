@@ -53,15 +53,14 @@ func (r *run) startCall(p *proc, o *op) {
 		child.deadline = p.callDeadline
 	}
 	r.emit("request_start", child, -1, 0)
-	if o.pollBlk >= 0 && p.poller == nil {
+	if o.pollBlk >= 0 {
+		// The poller stops by itself once p no longer waits for this
+		// call (see pollTick), so a retry starts a fresh one.
 		poller := r.spawn(p, procPoller, o.pollBlk)
 		poller.client = p.client
 		poller.deadline = sim.Never
-		p.poller = poller
 	}
 }
-
-func (r *run) stopPoller(p *proc) { p.poller = nil }
 
 func (r *run) startJob(p *proc, o *op) {
 	if r.guardInFlight() {
@@ -158,7 +157,6 @@ func (r *run) childDone(p *proc) {
 	o := &r.p.blocks[f.blk].ops[f.pc]
 	switch o.code {
 	case opCall:
-		r.stopPoller(p)
 		r.callEnded(p, o, p.outcome, p.outComp, p.outStage)
 	case opJob, opFanout:
 		if p.outcome >= 400 {

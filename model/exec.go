@@ -25,7 +25,6 @@ func (r *run) newProc(kind procKind, jr *jrec, parent *proc) *proc {
 	p.frames, p.held = p.frames[:0], p.held[:0]
 	p.waiting = waitNone
 	p.pending, p.toSpawn, p.attempt, p.polls = 0, 0, 0, 0
-	p.poller = nil
 	p.failStage, p.failComp = -1, -1
 	p.reqID, p.jobID = 0, 0
 	p.picks, p.unwinding = p.picks[:0], false
@@ -47,7 +46,7 @@ func (r *run) freeProc(p *proc) {
 			r.freeJ = append(r.freeJ, jr.slot)
 		}
 	}
-	p.journey, p.parent, p.poller = nil, nil, nil
+	p.journey, p.parent = nil, nil
 	r.inFlight--
 	r.freeProcs = append(r.freeProcs, p.id)
 }
@@ -134,7 +133,6 @@ func (r *run) onTimeout(arg int64) {
 	case waitChild:
 		p.seq++ // the child becomes an orphan: its end is no longer awaited
 		p.waiting = waitNone
-		r.stopPoller(p)
 		o := &r.p.blocks[p.frames[len(p.frames)-1].blk].ops[p.frames[len(p.frames)-1].pc]
 		r.emitTimeout(p, o)
 		if o.code == opJob {

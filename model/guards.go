@@ -56,11 +56,7 @@ func (r *run) waiting(ci int32) int {
 }
 
 func (r *run) guardQueue(comp int32) {
-	c := &r.comps[comp]
 	n := r.waiting(comp)
-	if n > c.peakQueue {
-		c.peakQueue = n
-	}
 	if n > r.p.limits.queue {
 		r.breakRun("max_queue", comp, fmt.Sprintf("%d waiting (limits.max_queue)", n))
 	}

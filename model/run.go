@@ -102,7 +102,6 @@ type proc struct {
 	polls        int32
 	callDeadline sim.Time
 	awaitedReq   int64 // the request of the call being waited for, for tracing its timeout
-	poller       *proc
 	outcome      int32 // status delivered by the last child
 	outStage     int32
 	outComp      int32
@@ -142,18 +141,17 @@ type jrec struct {
 }
 
 type compRT struct {
-	pool      *sim.Pool
-	lock      *sim.KeyedLock
-	bucket    *sim.TokenBucket
-	worker    *sim.WorkerPool
-	bal       *sim.Balancer
-	cpu       *sim.ProcessorSharing
-	balRT     *balRT
-	leaked    int64 // holds never released (leak_on_failure)
-	offered   int64
-	rejected  int64
-	timedOut  int64
-	peakQueue int
+	pool     *sim.Pool
+	lock     *sim.KeyedLock
+	bucket   *sim.TokenBucket
+	worker   *sim.WorkerPool
+	bal      *sim.Balancer
+	cpu      *sim.ProcessorSharing
+	balRT    *balRT
+	leaked   int64 // holds never released (leak_on_failure)
+	offered  int64
+	rejected int64
+	timedOut int64
 }
 
 type run struct {
@@ -391,7 +389,7 @@ func (r *run) onWarmup(int64) {
 		case c.bal != nil:
 			r.resetBalancer(c, now)
 		}
-		c.offered, c.rejected, c.timedOut, c.peakQueue = 0, 0, 0, 0
+		c.offered, c.rejected, c.timedOut = 0, 0, 0
 	}
 	r.st.reset()
 }
