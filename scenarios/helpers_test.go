@@ -33,28 +33,27 @@ func runOnce(t *testing.T, name, design string, seed uint64, trace func(*model.T
 func journey(t *testing.T, r *model.Result, name string) model.JourneyResult {
 	t.Helper()
 	j, ok := r.Journey(name)
-	if !ok {
-		t.Fatalf("no journey %s in the result", name)
-	}
-	return *j
+	return must(t, j, ok, "journey", name)
 }
 
 func route(t *testing.T, r *model.Result, name string) model.RouteResult {
 	t.Helper()
 	x, ok := r.Route(name)
-	if !ok {
-		t.Fatalf("no route %s in the result", name)
-	}
-	return *x
+	return must(t, x, ok, "route", name)
 }
 
 func component(t *testing.T, r *model.Result, name string) model.ComponentResult {
 	t.Helper()
 	c, ok := r.Component(name)
+	return must(t, c, ok, "component", name)
+}
+
+func must[T any](t *testing.T, v *T, ok bool, kind, name string) T {
+	t.Helper()
 	if !ok {
-		t.Fatalf("no component %s in the result", name)
+		t.Fatalf("no %s %s in the result", kind, name)
 	}
-	return *c
+	return *v
 }
 
 // withinRel fails unless got is within rel of want.
