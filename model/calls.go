@@ -190,11 +190,7 @@ func (r *run) callEnded(p *proc, o *op, status, comp, stage int32) {
 	r.countHTTP(p, status)
 	now := r.s.Now()
 	if o.signal >= 0 {
-		for _, s := range r.p.comps[o.signal].adaptOn {
-			if s == status {
-				r.comps[o.signal].bucket.Signal(now)
-			}
-		}
+		r.comps[o.signal].rt.(signalled).signal(now, status)
 	}
 	f := &p.frames[len(p.frames)-1]
 	if status < 400 {

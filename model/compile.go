@@ -35,12 +35,11 @@ const (
 	opFail                    // fail with probability p
 	opLog                     // trace event
 	opStage                   // label the rest of the frame
-	opCPU                     // run a draw of dist on a processor-sharing comp
 )
 
 type op struct {
 	code     opcode
-	dist     int32 // opDelay, opWork
+	dist     int32 // opDelay, opWork; opAcquire of a component that runs work
 	comp     int32 // opAcquire
 	route    int32 // opCall, opJob, opPoll
 	body     int32 // opScope, opRepeat, opFanout
@@ -90,33 +89,6 @@ type count64 struct {
 type block struct {
 	ops   []op
 	route int32 // the route this block belongs to, -1 for journeys
-}
-
-type compKind uint8
-
-const (
-	kindPool compKind = iota
-	kindLock
-	kindBucket
-	kindWorker
-	kindBalancer
-	kindCPU
-)
-
-type compProg struct {
-	name        string
-	kind        compKind
-	servers     int
-	queue       int
-	callerRuns  bool
-	waitTimeout sim.Time
-	status      int32
-	bucket      sim.BucketConfig
-	adaptOn     []int32
-	worker      sim.WorkerConfig
-	coldStream  string
-	cores       float64
-	ext         *compExt // balancers, copies behind one, buckets that refuse late
 }
 
 type journeyProg struct {

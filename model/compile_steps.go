@@ -184,34 +184,31 @@ func (c *compiler) verb(s *Step, verb string, n *yaml.Node, p string, route int3
 		if !ok {
 			return nil
 		}
-		if c.p.comps[ci].kind == kindCPU {
+		kd := c.p.comps[ci].kind
+		if kd.runsWork {
 			// Work on a cpu is not held and released: it runs there,
 			// sharing the cores with whatever else runs.
 			if verb == "hold" || s.Work == nil || s.Steps != nil {
-				c.fail(n, p, "a cpu runs work: write use: %s with work: and no steps", name)
+				c.fail(n, p, "a %s runs work: write use: %s with work: and no steps", kd.name, name)
 				return nil
 			}
-			return []op{{code: opCPU, comp: ci, dist: c.dist(s.Work, n, p+".work"), status: status, name: -1}}
+			return []op{{code: opAcquire, comp: ci, keyAttr: -1, dist: c.dist(s.Work, n, p+".work"), status: status, name: -1}}
 		}
 		acq := op{code: opAcquire, comp: ci, keyAttr: -1, name: -1, session: s.Session, leak: s.Leak}
-		if s.Session && c.p.comps[ci].kind != kindBalancer {
+		if s.Session && !kd.sessions {
 			c.failKey(n, "session", p+".session", "session applies to a balancer; %s is not one", name)
 		}
 		if s.Key != "" {
-			if c.p.comps[ci].kind != kindLock {
+			if !kd.keyed {
 				c.failKey(n, "key", p+".key", "key applies to a lock; %s is not one", name)
 			}
 			acq.keyAttr = c.attr(s.Key)
-		} else if c.p.comps[ci].kind == kindLock {
-			if k := c.sc.Components.Items[ci].Value.Key; k != "" && k != "user" {
-				acq.keyAttr = c.attr(k)
-			}
+		} else if kp, ok := c.p.comps[ci].prog.(keyedProg); ok && kp.keyAttr() != "" {
+			acq.keyAttr = c.attr(kp.keyAttr())
 		}
-		if c.p.comps[ci].kind == kindBucket && (s.Work != nil || s.Steps != nil || verb == "hold") {
-			if verb == "hold" {
-				c.fail(n, p, "a bucket hands out tokens; it cannot be held (write use: %s)", name)
-				return nil
-			}
+		if kd.noHold && verb == "hold" {
+			c.fail(n, p, "a %s hands out tokens; it cannot be held (write use: %s)", kd.name, name)
+			return nil
 		}
 		if verb == "hold" {
 			return []op{acq}
@@ -250,8 +247,8 @@ func (c *compiler) verb(s *Step, verb string, n *yaml.Node, p string, route int3
 			if ci, ok := c.component0(s.Signal, n, p+".signal"); ok {
 				// A bucket without adapt: ignores signals, so a design can
 				// turn adaptation off without rewriting every call.
-				if c.p.comps[ci].kind != kindBucket {
-					c.failKey(n, "signal", p+".signal", "signal names a bucket; %s is a %s", s.Signal, c.sc.Components.Items[ci].Value.Kind)
+				if !c.p.comps[ci].kind.signals {
+					c.failKey(n, "signal", p+".signal", "signal names a bucket; %s is a %s", s.Signal, c.p.comps[ci].kind.name)
 				}
 				o.signal = ci
 			}

@@ -73,7 +73,9 @@ func (r *run) onWake(arg int64) {
 		p.waiting = waitNone
 		c := &r.comps[p.waitComp]
 		c.timedOut++
-		c.bucket.Signal(r.s.Now())
+		if s, ok := c.rt.(signalled); ok {
+			s.signal(r.s.Now(), 0)
+		}
 		r.emit("timeout", p, p.waitComp, r.p.comps[p.waitComp].status)
 		r.fail(p, r.p.comps[p.waitComp].status, p.waitComp)
 	case waitChild:
@@ -114,14 +116,7 @@ func (r *run) onTimeout(arg int64) {
 	switch p.waiting {
 	case waitAcquire:
 		c := &r.comps[p.waitComp]
-		switch {
-		case c.pool != nil:
-			c.pool.Abandon(now, p.id)
-		case c.lock != nil:
-			c.lock.Abandon(now, p.waitKey, p.id)
-		case c.worker != nil:
-			c.worker.Abandon(now, p.id)
-		}
+		c.rt.abandon(now, p)
 		c.timedOut++
 		p.waiting = waitNone
 		r.emit("timeout", p, p.waitComp, 0)
@@ -144,9 +139,9 @@ func (r *run) onTimeout(arg int64) {
 		p.waiting = waitNone
 		p.journey.awaiter = nil
 		r.fail(p, 504, -1)
-	case waitCPU:
+	case waitRunning:
 		c := &r.comps[p.waitComp]
-		c.cpu.Abandon(now, p.id)
+		c.rt.abandon(now, p)
 		c.timedOut++
 		p.waiting = waitNone
 		r.emit("timeout", p, p.waitComp, 504)
@@ -185,22 +180,19 @@ func (r *run) runReady() {
 	r.ready = r.ready[:0]
 }
 
-// runOnCPU starts a draw of o's work on its processor-sharing component;
-// cpuDone wakes p when the work is done, or its deadline fails it.
-func (r *run) runOnCPU(p *proc, o *op) {
-	now := r.s.Now()
-	c := &r.comps[o.comp]
-	c.offered++
-	c.cpu.Start(now, p.id, r.p.dists[o.dist].Sample(r.distRng[o.dist]))
+// runningAt parks p while its work runs at component comp (a cpu, whose
+// cores it shares); workDone wakes p when the work is done, or its deadline
+// fails it.
+func (r *run) runningAt(p *proc, comp int32) {
 	p.seq++
-	p.waiting = waitCPU
-	p.waitComp = o.comp
+	p.waiting = waitRunning
+	p.waitComp = comp
 	if p.deadline != sim.Never {
 		p.timer = r.s.Timer(p.deadline, r.kTimeout, pack(p))
 	}
 }
 
-func (r *run) cpuDone(id int32) {
+func (r *run) workDone(id int32) {
 	p := r.procs[id]
 	r.s.Cancel(p.timer)
 	p.waiting = waitSleep
@@ -244,10 +236,6 @@ func (r *run) exec(p *proc) {
 				return
 			}
 			r.sleep(p, waitSleep, d)
-			return
-		case opCPU:
-			f.pc++
-			r.runOnCPU(p, o)
 			return
 		case opAcquire:
 			f.pc++
@@ -353,35 +341,17 @@ func (r *run) popFrame(p *proc) {
 	for len(p.held) > int(f.held) {
 		h := p.held[len(p.held)-1]
 		p.held = p.held[:len(p.held)-1]
-		if r.comps[h.comp].bal != nil {
-			r.releasePick(p, h, p.unwinding)
-			continue
-		}
-		r.release(h)
+		r.comps[h.comp].rt.release(r, p, h, p.unwinding)
 	}
 	p.stage = f.stage
 	p.frames = p.frames[:len(p.frames)-1]
 }
 
-func (r *run) release(h held) {
-	now := r.s.Now()
-	c := &r.comps[h.comp]
-	switch {
-	case c.pool != nil:
-		c.pool.Release(now)
-	case c.lock != nil:
-		c.lock.Release(now, h.key)
-	case c.worker != nil:
-		c.worker.Release(now, int32(h.key))
-	}
-}
-
 // acquire takes o's component for p; false means p now waits or failed.
 func (r *run) acquire(p *proc, o *op) bool {
-	now := r.s.Now()
 	if ci := r.replicaComp(p, o.comp); ci != o.comp {
 		if ci < 0 {
-			r.breakRun("no_replica", o.comp, "used outside any pick of its balancer "+r.p.comps[r.p.comps[o.comp].ext.behind].name)
+			r.breakRun("no_replica", o.comp, "used outside any pick of its balancer "+r.p.comps[r.p.comps[o.comp].behind].name)
 			return false
 		}
 		routed := *o
@@ -391,55 +361,16 @@ func (r *run) acquire(p *proc, o *op) bool {
 	cp := &r.p.comps[o.comp]
 	c := &r.comps[o.comp]
 	c.offered++
-	if c.bal != nil {
-		r.pickReplica(p, o)
-		return true
-	}
-	var out sim.Outcome
-	var key int64
-	switch {
-	case c.pool != nil:
-		out = c.pool.Acquire(now, p.id)
-		if out == sim.Rejected && cp.callerRuns {
-			c.rejected++ // refused by the pool all the same
-			return true  // the caller does the work itself, holding nothing
-		}
-	case c.lock != nil:
-		key = p.journey.user
-		if o.keyAttr >= 0 {
-			key = int64(r.p.journeys[p.journey.typ].attrs[o.keyAttr])
-		}
-		out = c.lock.Acquire(now, key, p.id)
-	case c.bucket != nil:
-		limit := sim.Time(-1)
-		if p.deadline != sim.Never {
-			limit = p.deadline - now
-		}
-		wait, ok := c.bucket.Take(now, limit)
-		if !ok && cp.ext != nil && cp.ext.refuseAfterWait {
-			r.refuseLater(p, o.comp)
-			return false
-		}
-		if !ok {
-			c.rejected++
-			c.bucket.Signal(now)
-			r.emit("rejected", p, o.comp, cp.status)
-			r.fail(p, cp.status, o.comp)
-			return false
-		}
-		if wait > 0 {
-			r.sleep(p, waitSleep, wait)
-			return false
-		}
-		return true
-	case c.worker != nil:
-		out = c.worker.Submit(now, p.id)
-	}
+	out, key := c.rt.acquire(r, p, o, c)
 	switch out {
-	case sim.Granted:
+	case acqGranted:
 		p.held = append(p.held, held{comp: o.comp, key: key, leak: o.leak})
 		return true
-	case sim.Rejected:
+	case acqPassed:
+		return true
+	case acqParked:
+		return false
+	case acqRejected:
 		c.rejected++
 		r.emit("rejected", p, o.comp, cp.status)
 		r.fail(p, cp.status, o.comp)
@@ -488,4 +419,20 @@ func (r *run) failAt(p *proc, status int32, comp int32, stage int32) {
 		}
 	}
 	r.finish(p, status)
+}
+
+// leakHeld drops, without releasing, the holds of the top frame that were
+// taken with leak_on_failure: p is unwinding a failure, and those slots are
+// never given back.
+func (r *run) leakHeld(p *proc) {
+	f := p.frames[len(p.frames)-1]
+	kept := p.held[:f.held]
+	for _, h := range p.held[f.held:] {
+		if h.leak {
+			r.comps[h.comp].leaked++
+			continue
+		}
+		kept = append(kept, h)
+	}
+	p.held = kept
 }

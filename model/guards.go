@@ -24,7 +24,7 @@ func (r *run) guardInFlight() bool {
 		// likeliest place the run broke.
 		worst, most := int32(-1), 0
 		for i := range r.comps {
-			if n := r.waiting(int32(i)); n > most {
+			if n := r.comps[i].rt.waiting(); n > most {
 				worst, most = int32(i), n
 			}
 		}
@@ -38,25 +38,8 @@ func (r *run) guardInFlight() bool {
 	return false
 }
 
-// waiting is the number of requests queued at component ci; work slowed
-// on a cpu beyond its cores counts as waiting.
-func (r *run) waiting(ci int32) int {
-	c := &r.comps[ci]
-	switch {
-	case c.pool != nil:
-		return c.pool.Waiting()
-	case c.lock != nil:
-		return int(c.lock.Waiting.Value())
-	case c.worker != nil:
-		return c.worker.Waiting()
-	case c.cpu != nil:
-		return max(0, int(c.cpu.InSystem.Value()-r.p.comps[ci].cores))
-	}
-	return 0
-}
-
 func (r *run) guardQueue(comp int32) {
-	n := r.waiting(comp)
+	n := r.comps[comp].rt.waiting()
 	if n > r.p.limits.queue {
 		r.breakRun("max_queue", comp, fmt.Sprintf("%d waiting (limits.max_queue)", n))
 	}

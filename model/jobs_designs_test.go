@@ -41,8 +41,8 @@ func TestDesignsCompose(t *testing.T) {
 	}
 	app, _ := l.Scenario.Components.Get("app")
 	visit, _ := l.Scenario.Journeys.Get("visit")
-	if *app.Servers != 4 || visit.Rate.PerSecond != 2 {
-		t.Errorf("bigger+busier: servers %d, rate %g/s; want 4 and 2/s", *app.Servers, visit.Rate.PerSecond)
+	if *app.Spec.(*model.PoolSpec).Servers != 4 || visit.Rate.PerSecond != 2 {
+		t.Errorf("bigger+busier: servers %d, rate %g/s; want 4 and 2/s", *app.Spec.(*model.PoolSpec).Servers, visit.Rate.PerSecond)
 	}
 	if l.Design != "bigger+busier" {
 		t.Errorf("design name %q, want bigger+busier", l.Design)
@@ -52,8 +52,8 @@ func TestDesignsCompose(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if app, _ := l.Scenario.Components.Get("app"); *app.Servers != 2 {
-		t.Errorf("bigger+smaller: servers %d, want 2 (the later design wins)", *app.Servers)
+	if app, _ := l.Scenario.Components.Get("app"); *app.Spec.(*model.PoolSpec).Servers != 2 {
+		t.Errorf("bigger+smaller: servers %d, want 2 (the later design wins)", *app.Spec.(*model.PoolSpec).Servers)
 	}
 
 	// A later design may change what an earlier one added, without
@@ -62,7 +62,7 @@ func TestDesignsCompose(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cache, ok := l.Scenario.Components.Get("cache"); !ok || *cache.Servers != 3 {
+	if cache, ok := l.Scenario.Components.Get("cache"); !ok || *cache.Spec.(*model.PoolSpec).Servers != 3 {
 		t.Fatalf("cached+bigcache: cache %+v, want servers 3", cache)
 	}
 	cached, _ := l.Scenario.Designs.Get("cached")

@@ -268,7 +268,7 @@ func schemaKeys(path string) map[string]bool {
 	case path == "":
 		t = reflect.TypeOf(Scenario{})
 	case len(parts) == 2 && parts[0] == "components":
-		t = reflect.TypeOf(Component{})
+		return componentKeys()
 	case len(parts) == 2 && parts[0] == "journeys":
 		t = reflect.TypeOf(Journey{})
 	case len(parts) == 2 && parts[0] == "routes":

@@ -3,7 +3,6 @@ package model
 import (
 	"math"
 	"sort"
-	"strconv"
 )
 
 // Metric is one number a run measured, named for tidy tables: one row per
@@ -144,16 +143,15 @@ func (r *Result) Metrics() []Metric {
 		p := "component." + c.Name + "."
 		addNum(p+"utilisation_rate", c.Utilisation)
 		addNum(p+"mean_busy_count", c.MeanBusy)
-		peakBusy := c.PeakBusy
-		if c.Kind == "bucket" || c.Kind == "balancer" {
-			peakBusy = math.NaN()
+		kd := kindNamed(c.Kind)
+		peakBusy, peak := c.PeakBusy, c.PeakQueue
+		if kd != nil && kd.passThrough {
+			// It makes callers sleep or sends them on: nothing is busy
+			// or queued there.
+			peakBusy, peak = math.NaN(), math.NaN()
 		}
 		add(p+"peak_busy_count", peakBusy)
 		addNum(p+"mean_queue_count", c.MeanQueue)
-		peak := c.PeakQueue
-		if c.Kind == "bucket" || c.Kind == "balancer" {
-			peak = math.NaN() // it makes callers sleep or sends them on: no queue
-		}
 		add(p+"peak_queue_count", peak)
 		add(p+"offered_count", float64(c.Offered))
 		add(p+"rejected_count", float64(c.Rejected))
@@ -161,24 +159,8 @@ func (r *Result) Metrics() []Metric {
 		addNum(p+"rejection_rate", ratio(c.Rejected+c.TimedOut, c.Offered))
 		addNum(p+"mean_wait_s", c.Wait.Mean)
 		addNum(p+"p95_wait_s", c.Wait.P95)
-		switch c.Kind {
-		case "worker":
-			add(p+"cold_starts_count", float64(c.ColdStarts))
-		case "bucket":
-			add(p+"rate_steps_count", float64(c.RateSteps))
-			addNum(p+"final_refill_per_s", c.FinalRate)
-		}
-		if b := c.Balancer; b != nil {
-			add(p+"picks_count", float64(b.Picks))
-			addNum(p+"overloaded_rate", b.OverloadedRate)
-			addNum(p+"session_imbalance_ratio", b.SessionImbalance)
-			add(p+"fallback_picks_count", float64(b.Fallback))
-			for i, rr := range b.Replicas {
-				rp := p + "replica." + strconv.Itoa(i) + "."
-				add(rp+"picks_count", float64(rr.Picks))
-				addNum(rp+"mean_sessions_count", rr.MeanSessions)
-				add(rp+"peak_sessions_count", float64(rr.PeakSessions))
-			}
+		if kd != nil && kd.extraMetrics != nil {
+			kd.extraMetrics(&c, func(measure string, v float64) { add(p+measure, v) })
 		}
 		if c.Leaked > 0 {
 			out = append(out, Metric{Name: p + "leaked_count", Value: float64(c.Leaked), Sparse: true})

@@ -241,45 +241,8 @@ func (r *run) result(c *Compiled) *Result {
 func (r *run) componentResult(i int, now sim.Time) ComponentResult {
 	cp := &r.p.comps[i]
 	c := &r.comps[i]
-	cr := ComponentResult{Name: cp.name, Offered: c.offered, Rejected: c.rejected, TimedOut: c.timedOut, Leaked: c.leaked}
-	switch {
-	case c.pool != nil:
-		cr.Kind, cr.Capacity = "pool", float64(cp.servers)
-		cr.MeanBusy, cr.MeanQueue = Num(c.pool.Busy.Mean(now)), Num(c.pool.QueueLen.Mean(now))
-		cr.PeakQueue = c.pool.QueueLen.Max()
-		cr.Wait = latencyOf(&c.pool.Wait)
-		cr.Delayed = c.pool.Delayed
-		cr.PeakBusy = c.pool.Busy.Max()
-	case c.lock != nil:
-		cr.Kind = "lock"
-		cr.MeanBusy, cr.MeanQueue = Num(c.lock.Held.Mean(now)), Num(c.lock.Waiting.Mean(now))
-		cr.PeakQueue = c.lock.Waiting.Max()
-		cr.Wait = latencyOf(&c.lock.Wait)
-	case c.bucket != nil:
-		cr.Kind = "bucket"
-		cr.Wait = latencyOf(&c.bucket.Wait)
-		cr.RateSteps = c.bucket.RateSteps
-		cr.FinalRate = Num(c.bucket.CurrentRate())
-		cr.MeanBusy, cr.MeanQueue = Num(math.NaN()), Num(math.NaN())
-	case c.cpu != nil:
-		cr.Kind, cr.Capacity = "cpu", cp.cores
-		cr.MeanBusy = Num(c.cpu.Busy.Mean(now))
-		// Work beyond the cores is not queued but slowed: "queue" counts
-		// the jobs in excess of the cores.
-		cr.MeanQueue = Num(c.cpu.InSystem.Mean(now)) - cr.MeanBusy
-		cr.PeakQueue = max(0, c.cpu.InSystem.Max()-cp.cores)
-		cr.PeakBusy = min(c.cpu.InSystem.Max(), cp.cores)
-		cr.Wait = latencyOf(&sim.Tally{}) // nothing waits: work slows instead
-	case c.worker != nil:
-		cr.Kind, cr.Capacity = "worker", float64(cp.worker.Max)
-		cr.MeanBusy, cr.MeanQueue = Num(c.worker.Busy.Mean(now)), Num(c.worker.QueueLen.Mean(now))
-		cr.PeakQueue = c.worker.QueueLen.Max()
-		cr.Wait = latencyOf(&c.worker.Wait)
-		cr.ColdStarts = c.worker.ColdStarts
-		cr.PeakBusy = c.worker.Busy.Max()
-	case c.bal != nil:
-		r.balancerResult(&cr, i, now)
-	}
+	cr := ComponentResult{Name: cp.name, Kind: cp.kind.reported(), Offered: c.offered, Rejected: c.rejected, TimedOut: c.timedOut, Leaked: c.leaked}
+	c.rt.result(r, &cr, now)
 	cr.Utilisation = Num(math.NaN())
 	if cr.Capacity > 0 {
 		cr.Utilisation = cr.MeanBusy / Num(cr.Capacity)

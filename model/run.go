@@ -48,7 +48,7 @@ const (
 	waitJobs              // the journey's jobs; pc already past the op
 	waitAgain             // retry backoff or poll gap; pc on the op, which runs again
 	waitDeadline          // work cut short by the deadline: fails on wake
-	waitCPU               // work running on a cpu; pc already past the op
+	waitRunning           // work running at a component (a cpu); pc already past the op
 	waitRefused           // waiting out a bucket's max_wait for nothing: fails on wake
 )
 
@@ -140,20 +140,6 @@ type jrec struct {
 	lastReq, lastJob int64
 }
 
-type compRT struct {
-	pool     *sim.Pool
-	lock     *sim.KeyedLock
-	bucket   *sim.TokenBucket
-	worker   *sim.WorkerPool
-	bal      *sim.Balancer
-	cpu      *sim.ProcessorSharing
-	balRT    *balRT
-	leaked   int64 // holds never released (leak_on_failure)
-	offered  int64
-	rejected int64
-	timedOut int64
-}
-
 type run struct {
 	p    *program
 	opts RunOptions
@@ -228,32 +214,17 @@ func newRun(p *program, opts RunOptions) *run {
 	r.comps = make([]compRT, len(p.comps))
 	for i := range p.comps {
 		cp := &p.comps[i]
-		ci := int32(i)
-		switch cp.kind {
-		case kindPool:
-			r.comps[i].pool = sim.NewPool(cp.servers, cp.queue, func(id int32) { r.granted(id, ci, 0, false) })
-		case kindLock:
-			r.comps[i].lock = sim.NewKeyedLock(func(id int32) { r.granted(id, ci, r.procs[id].waitKey, false) })
-		case kindBucket:
-			r.comps[i].bucket = sim.NewTokenBucket(cp.bucket)
-		case kindWorker:
-			r.comps[i].worker = sim.NewWorkerPool(r.s, cp.worker, st.Get(cp.coldStream), func(id, inst int32) { r.granted(id, ci, int64(inst), true) })
-		case kindCPU:
-			r.comps[i].cpu = sim.NewProcessorSharing(r.s, cp.cores, r.cpuDone)
-		case kindBalancer:
-			n := cp.ext.replicas
-			r.comps[i].balRT = &balRT{sessions: make([]sim.TimeWeighted, n), overloaded: make([]int64, n)}
-		}
+		r.comps[i].rt = cp.prog.newRuntime(r, int32(i), cp, st)
 	}
-	for i := range p.comps {
-		if p.comps[i].kind == kindBalancer { // after the rest: it reads their load
-			r.comps[i].bal = r.newBalancer(int32(i))
+	for i := range r.comps {
+		if l, ok := r.comps[i].rt.(linker); ok { // after the rest: it reads them
+			l.link(r, int32(i))
 		}
 	}
 	r.st = newStats(p)
 	r.arrivals = make([]int64, len(p.journeys))
 	if opts.SeriesStep > 0 {
-		r.series = newSeriesRec(p, opts.SeriesStep)
+		r.series = newSeriesRec(r, opts.SeriesStep)
 		r.s.At(0, r.kSample, 0)
 	}
 	return r
@@ -375,20 +346,7 @@ func (r *run) onWarmup(int64) {
 	now := r.s.Now()
 	for i := range r.comps {
 		c := &r.comps[i]
-		switch {
-		case c.pool != nil:
-			c.pool.ResetStats(now)
-		case c.lock != nil:
-			c.lock.ResetStats(now)
-		case c.bucket != nil:
-			c.bucket.ResetStats(now)
-		case c.worker != nil:
-			c.worker.ResetStats(now)
-		case c.cpu != nil:
-			c.cpu.ResetStats(now)
-		case c.bal != nil:
-			r.resetBalancer(c, now)
-		}
+		c.rt.resetStats(now)
 		c.offered, c.rejected, c.timedOut = 0, 0, 0
 	}
 	r.st.reset()

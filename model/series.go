@@ -10,17 +10,12 @@ type seriesRec struct {
 	series []*sim.Series
 }
 
-func newSeriesRec(p *program, step sim.Time) *seriesRec {
+func newSeriesRec(r *run, step sim.Time) *seriesRec {
 	s := &seriesRec{step: step}
 	s.names = append(s.names, "journeys_in_flight")
-	for _, c := range p.comps {
-		switch c.kind {
-		case kindBucket:
-			s.names = append(s.names, c.name+".rate")
-		case kindBalancer:
-			s.names = append(s.names, c.name+".sessions")
-		default:
-			s.names = append(s.names, c.name+".busy", c.name+".queue")
+	for i := range r.comps {
+		for _, sig := range r.comps[i].rt.signals() {
+			s.names = append(s.names, r.p.comps[i].name+"."+sig)
 		}
 	}
 	for range s.names {
@@ -39,30 +34,7 @@ func (r *run) onSample(int64) {
 	}
 	put(float64(r.active))
 	for ci := range r.comps {
-		c := &r.comps[ci]
-		switch {
-		case c.pool != nil:
-			put(float64(c.pool.InUse()))
-			put(float64(c.pool.Waiting()))
-		case c.lock != nil:
-			put(c.lock.Held.Value())
-			put(c.lock.Waiting.Value())
-		case c.worker != nil:
-			put(c.worker.Busy.Value())
-			put(float64(c.worker.Waiting()))
-		case c.bucket != nil:
-			put(c.bucket.CurrentRate())
-		case c.cpu != nil:
-			busy := c.cpu.Busy.Value()
-			put(busy)
-			put(c.cpu.InSystem.Value() - busy)
-		case c.bal != nil:
-			n := 0.0
-			for i := range c.balRT.sessions {
-				n += c.balRT.sessions[i].Value()
-			}
-			put(n)
-		}
+		r.comps[ci].rt.sample(put)
 	}
 	if !r.ended || r.active > 0 {
 		r.s.After(s.step, r.kSample, 0)

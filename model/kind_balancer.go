@@ -1,0 +1,411 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+
+	"capsim/sim"
+)
+
+// balancer: spreads requests over replicas. A use or hold of a balancer
+// picks a replica (with session: true the pick counts as a session until
+// released); every component declared behind: the balancer has one copy per
+// replica, and a use of it reaches the copy of the replica picked for the
+// request or any caller up its call chain. Replicas report sessions and
+// load every report_every (stale in between).
+
+var balancerKind = &kindDef{name: "balancer", newSpec: func() kindSpec { return &BalancerSpec{} }, status: 503,
+	sessions: true, passThrough: true, extraMetrics: balancerMetrics}
+
+// BalancerSpec is a load balancer in front of replicas.
+type BalancerSpec struct {
+	Replicas *int   `yaml:"replicas"`
+	Policy   string `yaml:"policy"` // round_robin (default) | least_request | least_sessions | least_load | hybrid
+	// Load names the component behind the balancer whose busy share
+	// (busy / capacity) each replica reports as its load. least_load and
+	// hybrid need it; it also says when a pick is overloaded (the replica
+	// had no free capacity at that moment).
+	Load        string    `yaml:"load"`
+	ReportEvery *Duration `yaml:"report_every"` // report interval of sessions and load; unset = the balancer sees them live
+	TTL         *Duration `yaml:"ttl"`          // a report older than this is ignored and picks fall back to least_request
+	ReportGap   *Span     `yaml:"report_gap"`   // reports due in [from, to) are lost (a partition)
+	Target      *float64  `yaml:"target"`       // hybrid: load to fill replicas up to (default 0.7)
+	Safety      *float64  `yaml:"safety"`       // hybrid: share of the spare capacity offered per report (default 0.5)
+	MaxSessions *int      `yaml:"max_sessions"` // hybrid: static session slots per replica
+	// How a replica's session counter is decremented when a session ends
+	// by failure (a dropped or timed-out session): once (correct), never
+	// (missing_decrement) or twice (double_decrement).
+	Counter string `yaml:"counter"`
+}
+
+type balancerProg struct {
+	cfg      sim.BalancerConfig
+	load     int32 // component behind the balancer whose busy share is the load, or -1
+	counter  int8  // decrements of the session counter when a session ends by failure
+	replicas int
+}
+
+var policies = map[string]sim.BalancePolicy{"round_robin": sim.RoundRobin, "least_request": sim.LeastInFlight,
+	"least_sessions": sim.LeastCount, "least_load": sim.LeastLoad, "hybrid": sim.Headroom}
+
+var policyNames = []string{"round_robin", "least_request", "least_sessions", "least_load", "hybrid"}
+
+// compile checks a balancer's own keys. Its load component is resolved by
+// replicate, once every component is known.
+func (s *BalancerSpec) compile(c *compiler, _ *compProg, at site) kindProg {
+	x := &balancerProg{load: -1}
+	if s.Replicas == nil || *s.Replicas < 1 {
+		got := "nothing"
+		if s.Replicas != nil {
+			got = fmt.Sprint(*s.Replicas)
+		}
+		c.failAt(at, "replicas", "a balancer needs replicas >= 1, got %s", got)
+	} else {
+		x.replicas = *s.Replicas
+	}
+	x.cfg = sim.BalancerConfig{Targets: x.replicas, TargetLoad: 0.7, Safety: 0.5, GapFrom: sim.Never, GapTo: sim.Never}
+	if s.Policy != "" {
+		pol, ok := policies[s.Policy]
+		if !ok {
+			c.failAt(at, "policy", "policy must be one of round_robin, least_request, least_sessions, least_load or hybrid, got %q", s.Policy)
+		}
+		x.cfg.Policy = pol
+	}
+	if s.ReportEvery != nil {
+		x.cfg.ReportEvery = s.ReportEvery.T
+	}
+	if s.TTL != nil {
+		if x.cfg.ReportEvery == 0 {
+			c.failAt(at, "ttl", "ttl needs report_every: live figures never age")
+		}
+		x.cfg.TTL = s.TTL.T
+	}
+	if g := s.ReportGap; g != nil {
+		if x.cfg.ReportEvery == 0 {
+			c.failAt(at, "report_gap", "report_gap needs report_every: live figures cannot be lost")
+		}
+		if !g.From.Set || !g.To.Set || g.To.T <= g.From.T {
+			c.failAt(at, "report_gap", "report_gap needs from and to, with to after from (e.g. {from: 10m, to: 15m})")
+		}
+		x.cfg.GapFrom, x.cfg.GapTo = g.From.T, g.To.T
+	}
+	if s.Target != nil {
+		if *s.Target <= 0 || *s.Target > 1 {
+			c.failAt(at, "target", "target is a share of capacity, in (0, 1], got %g", *s.Target)
+		}
+		x.cfg.TargetLoad = *s.Target
+	}
+	if s.Safety != nil {
+		if *s.Safety <= 0 || *s.Safety > 1 {
+			c.failAt(at, "safety", "safety is a share, in (0, 1], got %g", *s.Safety)
+		}
+		x.cfg.Safety = *s.Safety
+	}
+	if s.MaxSessions != nil {
+		if *s.MaxSessions < 1 {
+			c.failAt(at, "max_sessions", "max_sessions must be >= 1, got %d", *s.MaxSessions)
+		}
+		x.cfg.MaxCount = float64(*s.MaxSessions)
+	}
+	switch s.Counter {
+	case "", "correct":
+		x.counter = 1
+	case "missing_decrement":
+		x.counter = 0
+	case "double_decrement":
+		x.counter = 2
+	default:
+		c.failAt(at, "counter", "counter must be correct, missing_decrement or double_decrement, got %q", s.Counter)
+	}
+	if (x.cfg.Policy == sim.LeastLoad || x.cfg.Policy == sim.Headroom) && s.Load == "" {
+		c.failAt(at, "policy", "policy %s needs load: (the component behind this balancer whose busy share is the load)", s.Policy)
+	}
+	return x
+}
+
+// replicate resolves balancer references and makes the copies of every
+// component behind a balancer. Copies go at the end of the component list,
+// so the indices steps already hold stay valid; copy 0 is the component
+// itself, renamed name[0].
+func (c *compiler) replicate() {
+	items := c.sc.Components.Items
+	base := len(c.p.comps)
+	for i := 0; i < base; i++ {
+		cs := &items[i].Value
+		if cs.Behind == "" {
+			continue
+		}
+		at := site{node: cs.Node, path: "components." + items[i].Name}
+		if at.node == nil {
+			at.node = items[i].node
+		}
+		bi, ok := c.compIdx[cs.Behind]
+		if !ok || c.p.comps[bi].kind != balancerKind {
+			c.failAt(at, "behind", "behind names a balancer; %q is not one", cs.Behind)
+			continue
+		}
+		if c.p.comps[i].kind == balancerKind {
+			c.failAt(at, "behind", "a balancer cannot be behind another")
+			continue
+		}
+		cp := &c.p.comps[i]
+		cp.behind = bi
+		reps := c.p.comps[bi].prog.(*balancerProg).replicas
+		name := cp.name
+		cp.copies = []int32{int32(i)}
+		for r := 1; r < reps; r++ {
+			cpy := *cp
+			cpy.name = fmt.Sprintf("%s[%d]", name, r)
+			cpy.seedName = cpy.name
+			c.p.comps = append(c.p.comps, cpy)
+			cp = &c.p.comps[i]
+			cp.copies = append(cp.copies, int32(len(c.p.comps)-1))
+		}
+		cp.name = name + "[0]"
+	}
+	for i := 0; i < base; i++ {
+		spec, ok := items[i].Value.Spec.(*BalancerSpec)
+		if !ok || spec.Load == "" || c.p.comps[i].kind != balancerKind {
+			continue
+		}
+		at := site{node: items[i].Value.Node, path: "components." + items[i].Name}
+		if at.node == nil {
+			at.node = items[i].node
+		}
+		li, ok := c.compIdx[spec.Load]
+		if !ok || c.p.comps[li].behind != int32(i) {
+			c.failAt(at, "load", "load names a component behind this balancer (behind: %s); %q is not one", items[i].Name, spec.Load)
+			continue
+		}
+		if !c.p.comps[li].kind.capacity {
+			c.failAt(at, "load", "load must be a pool, semaphore, worker or cpu (something with a capacity), not %s", spec.Load)
+			continue
+		}
+		c.p.comps[i].prog.(*balancerProg).load = li
+	}
+}
+
+// replicaComp maps a use of component ci to the copy on the replica that
+// p's request was routed to; -1 when no balancer picked one for it.
+func (r *run) replicaComp(p *proc, ci int32) int32 {
+	cp := &r.p.comps[ci]
+	if cp.behind < 0 {
+		return ci
+	}
+	for k := len(p.picks) - 1; k >= 0; k-- {
+		if p.picks[k].bal == cp.behind {
+			return cp.copies[p.picks[k].replica]
+		}
+	}
+	return -1
+}
+
+// pick is a balancer's choice made for a request, inherited by everything
+// the request calls.
+type pick struct {
+	bal     int32
+	replica int32
+}
+
+func (x *balancerProg) newRuntime(_ *run, _ int32, _ *compProg, _ *sim.Streams) component {
+	return &balancerRT{prog: x, sessions: make([]sim.TimeWeighted, x.replicas), overloaded: make([]int64, x.replicas)}
+}
+
+// balancerRT is a balancer's runtime: the kernel's balancer and what the
+// model counts beside it.
+type balancerRT struct {
+	noWaits
+	prog       *balancerProg
+	bal        *sim.Balancer
+	sessions   []sim.TimeWeighted // sessions each replica really holds
+	overloaded []int64
+	picks      int64
+	sessPicks  int64
+	// load is the capacity of each replica's copy of the load component,
+	// nil without load.
+	load []capacityUser
+}
+
+// link builds the kernel's balancer once the components it reads the load
+// of exist.
+func (b *balancerRT) link(r *run, _ int32) {
+	x := b.prog
+	var load func(i int) float64
+	if x.load >= 0 {
+		copies := r.p.comps[x.load].copies
+		for _, ci := range copies {
+			b.load = append(b.load, r.comps[ci].rt.(capacityUser))
+		}
+		load = func(i int) float64 { return busyShare(b.load[i]) }
+		if x.cfg.ReportEvery > 0 {
+			// A reported load is the busy share averaged over the interval
+			// since the last report, as a utilisation metric is, not the
+			// instant's draw.
+			area := make([]float64, len(copies))
+			at := make([]sim.Time, len(copies))
+			load = func(i int) float64 { return r.windowShare(b.load[i], &area[i], &at[i]) }
+		}
+	}
+	b.bal = sim.NewBalancer(r.s, x.cfg, load)
+}
+
+// windowShare is u's mean busy share since *at, whose busy integral was
+// *area then; it moves both to now. Component statistics restart at the
+// warm-up, so the integral is taken from there.
+func (r *run) windowShare(u capacityUser, area *float64, at *sim.Time) float64 {
+	now := r.s.Now()
+	busy, capacity := u.busy(), u.capacity()
+	start := sim.Time(0)
+	if r.p.warmup > 0 && now >= r.p.warmup {
+		start = r.p.warmup
+	}
+	a := busy.Mean(now) * float64(now-start)
+	prev, since := *area, *at
+	if since < start {
+		prev, since = 0, start
+	}
+	*area, *at = a, now
+	if now == since {
+		return busy.Value() / capacity
+	}
+	return (a - prev) / float64(now-since) / capacity
+}
+
+// busyShare is u's busy capacity share now.
+func busyShare(u capacityUser) float64 { return u.busyNow() / u.capacity() }
+
+// acquire routes p through the balancer and records the pick: in p.picks,
+// so that what p and its callees use behind the balancer is the copy on
+// that replica, and as a hold, so that the pick ends with the frame.
+func (b *balancerRT) acquire(r *run, p *proc, o *op, _ *compRT) (acquired, int64) {
+	now := r.s.Now()
+	units := 0.0
+	if o.session {
+		units = 1
+	}
+	i := b.bal.Pick(now, units)
+	b.picks++
+	if b.load != nil && b.load[i].busyNow() >= b.load[i].capacity() {
+		b.overloaded[i]++
+	}
+	key := int64(i)
+	if o.session {
+		b.sessPicks++
+		b.bal.AddCount(i, 1)
+		b.sessions[i].Add(now, 1)
+		key |= 1 << 32
+	}
+	p.picks = append(p.picks, pick{bal: o.comp, replica: int32(i)})
+	return acqGranted, key
+}
+
+// release ends a pick. A session that ends by failure is decremented from
+// the replica's counter as the counter option says; its real count always
+// drops by one.
+func (b *balancerRT) release(r *run, p *proc, h held, failed bool) {
+	now := r.s.Now()
+	i := int(int32(h.key))
+	b.bal.Done(now, i)
+	if h.key>>32&1 == 1 {
+		dec := 1.0
+		if failed {
+			dec = float64(b.prog.counter)
+		}
+		b.bal.AddCount(i, -dec)
+		b.sessions[i].Add(now, -1)
+	}
+	for k := len(p.picks) - 1; k >= 0; k-- {
+		if p.picks[k].bal == h.comp && p.picks[k].replica == int32(i) {
+			p.picks = append(p.picks[:k], p.picks[k+1:]...)
+			break
+		}
+	}
+}
+
+func (b *balancerRT) resetStats(now sim.Time) {
+	b.bal.ResetStats(now)
+	for i := range b.sessions {
+		b.sessions[i].Reset(now)
+		b.overloaded[i] = 0
+	}
+	b.picks, b.sessPicks = 0, 0
+}
+
+// BalancerResult is what a balancer saw: per replica, the picks it made,
+// the sessions held and the load reported.
+type BalancerResult struct {
+	Policy   string `json:"policy"`
+	Picks    int64  `json:"picks"`
+	Sessions int64  `json:"session_picks"`
+	// Overloaded counts picks sent to a replica whose load component had no
+	// free capacity at that moment; OverloadedRate is their share.
+	Overloaded     int64 `json:"overloaded_picks"`
+	OverloadedRate Num   `json:"overloaded_rate"`
+	// SessionImbalance is the largest replica's time-average of sessions
+	// held over the mean of all replicas' (1 = perfectly even).
+	SessionImbalance Num `json:"session_imbalance"`
+	// Fallback counts picks made by least_request because the last report
+	// was older than the ttl.
+	Fallback int64           `json:"fallback_picks"`
+	Replicas []ReplicaResult `json:"replicas"`
+}
+
+// ReplicaResult is one replica behind a balancer.
+type ReplicaResult struct {
+	Picks        int64 `json:"picks"`
+	MeanSessions Num   `json:"mean_sessions"`
+	PeakSessions int64 `json:"peak_sessions"`
+	// Counter is the replica's own session counter at the end, which a
+	// buggy decrement makes drift from the sessions it really holds.
+	Counter    float64 `json:"session_counter"`
+	Overloaded int64   `json:"overloaded_picks"`
+}
+
+func (b *balancerRT) result(_ *run, cr *ComponentResult, now sim.Time) {
+	x := b.prog
+	cr.Capacity = float64(x.replicas)
+	cr.MeanBusy, cr.MeanQueue = Num(math.NaN()), Num(math.NaN())
+	res := &BalancerResult{Policy: policyNames[x.cfg.Policy], Picks: b.picks, Sessions: b.sessPicks, Fallback: b.bal.Fallback}
+	var sum, peak float64
+	for i := 0; i < x.replicas; i++ {
+		m := b.sessions[i].Mean(now)
+		sum += m
+		peak = math.Max(peak, m)
+		res.Overloaded += b.overloaded[i]
+		res.Replicas = append(res.Replicas, ReplicaResult{Picks: b.bal.Picks[i], MeanSessions: Num(m),
+			PeakSessions: int64(b.sessions[i].Max()), Counter: b.bal.Count(i), Overloaded: b.overloaded[i]})
+	}
+	res.OverloadedRate = ratio(res.Overloaded, b.picks)
+	res.SessionImbalance = Num(math.NaN())
+	if sum > 0 {
+		res.SessionImbalance = Num(peak / (sum / float64(x.replicas)))
+	}
+	cr.Balancer = res
+}
+
+func balancerMetrics(c *ComponentResult, add func(string, float64)) {
+	b := c.Balancer
+	if b == nil {
+		return
+	}
+	add("picks_count", float64(b.Picks))
+	add("overloaded_rate", float64(b.OverloadedRate))
+	add("session_imbalance_ratio", float64(b.SessionImbalance))
+	add("fallback_picks_count", float64(b.Fallback))
+	for i, rr := range b.Replicas {
+		rp := "replica." + strconv.Itoa(i) + "."
+		add(rp+"picks_count", float64(rr.Picks))
+		add(rp+"mean_sessions_count", float64(rr.MeanSessions))
+		add(rp+"peak_sessions_count", float64(rr.PeakSessions))
+	}
+}
+
+func (b *balancerRT) signals() []string { return []string{"sessions"} }
+func (b *balancerRT) sample(put func(float64)) {
+	n := 0.0
+	for i := range b.sessions {
+		n += b.sessions[i].Value()
+	}
+	put(n)
+}

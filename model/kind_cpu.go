@@ -1,0 +1,78 @@
+package model
+
+import "capsim/sim"
+
+// cpu: processor sharing. Every use with work in flight runs at once, each
+// at min(1, cores/n) of a core, so more work slows all of it instead of
+// queueing: a thread pool's CPU, a container's vCPU share.
+
+var cpuKind = &kindDef{name: "cpu", newSpec: func() kindSpec { return &CPUSpec{} }, status: 503, capacity: true, runsWork: true}
+
+// CPUSpec is a processor-sharing server.
+type CPUSpec struct {
+	Cores *float64 `yaml:"cores"` // may be fractional
+}
+
+type cpuProg struct{ cores float64 }
+
+func (s *CPUSpec) compile(c *compiler, _ *compProg, at site) kindProg {
+	cp := &cpuProg{}
+	switch {
+	case s.Cores == nil:
+		c.failAt(at, "cores", "a cpu needs cores (e.g. cores: 4)")
+	case *s.Cores <= 0:
+		c.failAt(at, "cores", "cores must be > 0, got %g", *s.Cores)
+	default:
+		cp.cores = *s.Cores
+	}
+	return cp
+}
+
+func (cp *cpuProg) newRuntime(r *run, _ int32, _ *compProg, _ *sim.Streams) component {
+	c := &cpuRT{cores: cp.cores}
+	c.ProcessorSharing = sim.NewProcessorSharing(r.s, cp.cores, func(id int32) { r.workDone(id) })
+	return c
+}
+
+type cpuRT struct {
+	*sim.ProcessorSharing
+	cores float64
+}
+
+// acquire starts a draw of the step's work on the shared cores; p sleeps
+// until it is done (workDone) or its deadline fails it.
+func (c *cpuRT) acquire(r *run, p *proc, o *op, _ *compRT) (acquired, int64) {
+	c.Start(r.s.Now(), p.id, r.p.dists[o.dist].Sample(r.distRng[o.dist]))
+	r.runningAt(p, o.comp)
+	return acqParked, 0
+}
+
+func (c *cpuRT) release(*run, *proc, held, bool) {}
+func (c *cpuRT) abandon(now sim.Time, p *proc)   { c.Abandon(now, p.id) }
+
+// waiting counts work in excess of the cores: it is slowed, not queued,
+// but it is the load a queue would hold.
+func (c *cpuRT) waiting() int            { return max(0, int(c.InSystem.Value()-c.cores)) }
+func (c *cpuRT) resetStats(now sim.Time) { c.ResetStats(now) }
+
+func (c *cpuRT) result(_ *run, cr *ComponentResult, now sim.Time) {
+	cr.Capacity = c.cores
+	cr.MeanBusy = Num(c.Busy.Mean(now))
+	// Work beyond the cores is not queued but slowed: "queue" counts the
+	// jobs in excess of the cores.
+	cr.MeanQueue = Num(c.InSystem.Mean(now)) - cr.MeanBusy
+	cr.PeakQueue = max(0, c.InSystem.Max()-c.cores)
+	cr.PeakBusy = min(c.InSystem.Max(), c.cores)
+	cr.Wait = latencyOf(&sim.Tally{}) // nothing waits: work slows instead
+}
+
+func (c *cpuRT) signals() []string { return []string{"busy", "queue"} }
+func (c *cpuRT) sample(put func(float64)) {
+	busy := c.Busy.Value()
+	put(busy)
+	put(c.InSystem.Value() - busy)
+}
+
+func (c *cpuRT) busy() *sim.TimeWeighted { return &c.Busy }
+func (c *cpuRT) busyNow() float64        { return c.Busy.Value() }
+func (c *cpuRT) capacity() float64       { return c.cores }

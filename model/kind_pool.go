@@ -1,0 +1,148 @@
+package model
+
+import (
+	"capsim/sim"
+)
+
+// pool and semaphore: a set of identical servers (threads, connections,
+// permits) with a FIFO waiting room in front.
+
+var poolKind = &kindDef{name: "pool", newSpec: func() kindSpec { return &PoolSpec{} }, status: 503, capacity: true}
+
+// A semaphore is a pool counted in permits, and its results say pool.
+var semaphoreKind = &kindDef{name: "semaphore", newSpec: func() kindSpec { return &SemaphoreSpec{} }, status: 503, capacity: true,
+	reportAs: "pool"}
+
+// PoolSpec is a thread pool, executor or connection pool.
+type PoolSpec struct {
+	Servers     *int      `yaml:"servers"`
+	Queue       *int      `yaml:"queue"`        // waiting room; unset = unbounded
+	Admit       *int      `yaml:"admit"`        // at most this many in service + waiting
+	WhenFull    string    `yaml:"when_full"`    // reject (default) | caller_runs
+	WaitTimeout *Duration `yaml:"wait_timeout"` // longest wait before failing
+}
+
+// SemaphoreSpec is a pool counted in permits.
+type SemaphoreSpec struct {
+	Permits     *int      `yaml:"permits"`
+	Queue       *int      `yaml:"queue"`
+	WaitTimeout *Duration `yaml:"wait_timeout"`
+}
+
+type poolProg struct {
+	servers    int
+	queue      int // sim.Unbounded or the waiting room
+	callerRuns bool
+}
+
+func (s *PoolSpec) compile(c *compiler, cp *compProg, at site) kindProg {
+	pp := &poolProg{queue: sim.Unbounded}
+	if s.Servers == nil {
+		c.failAt(at, "servers", "a pool needs servers (how many requests it serves at once)")
+	} else {
+		pp.servers = *s.Servers
+		if pp.servers < 1 {
+			c.failAt(at, "servers", "must be >= 1, got %d", pp.servers)
+		}
+	}
+	if s.Queue != nil && s.Admit != nil {
+		c.failAt(at, "admit", "give queue or admit, not both (admit = servers + queue)")
+	}
+	pp.queue = c.queueSize(s.Queue, at, pp.queue)
+	if s.Admit != nil {
+		if *s.Admit < pp.servers {
+			c.failAt(at, "admit", "admit (%d) must be at least servers (%d)", *s.Admit, pp.servers)
+		}
+		pp.queue = *s.Admit - pp.servers
+	}
+	switch s.WhenFull {
+	case "", "reject":
+	case "caller_runs":
+		pp.callerRuns = true
+	default:
+		c.failAt(at, "when_full", "when_full must be reject or caller_runs, got %q", s.WhenFull)
+	}
+	cp.waitTimeout = waitTimeout(s.WaitTimeout)
+	return pp
+}
+
+func (s *SemaphoreSpec) compile(c *compiler, cp *compProg, at site) kindProg {
+	pp := &poolProg{queue: sim.Unbounded}
+	if s.Permits == nil {
+		c.failAt(at, "permits", "a semaphore needs permits")
+	} else {
+		pp.servers = *s.Permits
+		if pp.servers < 1 {
+			c.failAt(at, "permits", "must be >= 1, got %d", pp.servers)
+		}
+	}
+	pp.queue = c.queueSize(s.Queue, at, pp.queue)
+	cp.waitTimeout = waitTimeout(s.WaitTimeout)
+	return pp
+}
+
+// queueSize checks a waiting room's size; unset keeps def.
+func (c *compiler) queueSize(q *int, at site, def int) int {
+	if q == nil {
+		return def
+	}
+	if *q < 0 {
+		c.failAt(at, "queue", "queue must be >= 0, got %d", *q)
+	}
+	return *q
+}
+
+func waitTimeout(d *Duration) sim.Time {
+	if d == nil {
+		return 0
+	}
+	return d.T
+}
+
+func (pp *poolProg) newRuntime(r *run, ci int32, _ *compProg, _ *sim.Streams) component {
+	return &poolRT{Pool: sim.NewPool(pp.servers, pp.queue, func(id int32) { r.granted(id, ci, 0, false) }), prog: pp}
+}
+
+type poolRT struct {
+	*sim.Pool
+	prog *poolProg
+}
+
+func (c *poolRT) acquire(r *run, p *proc, _ *op, rt *compRT) (acquired, int64) {
+	switch c.Acquire(r.s.Now(), p.id) {
+	case sim.Granted:
+		return acqGranted, 0
+	case sim.Queued:
+		return acqQueued, 0
+	}
+	if c.prog.callerRuns {
+		rt.rejected++       // refused by the pool all the same
+		return acqPassed, 0 // the caller does the work itself, holding nothing
+	}
+	return acqRejected, 0
+}
+
+func (c *poolRT) release(r *run, _ *proc, _ held, _ bool) { c.Release(r.s.Now()) }
+func (c *poolRT) abandon(now sim.Time, p *proc)           { c.Abandon(now, p.id) }
+func (c *poolRT) waiting() int                            { return c.Waiting() }
+
+func (c *poolRT) result(_ *run, cr *ComponentResult, now sim.Time) {
+	cr.Capacity = float64(c.Servers())
+	cr.MeanBusy, cr.MeanQueue = Num(c.Busy.Mean(now)), Num(c.QueueLen.Mean(now))
+	cr.PeakQueue = c.QueueLen.Max()
+	cr.Wait = latencyOf(&c.Wait)
+	cr.Delayed = c.Delayed
+	cr.PeakBusy = c.Busy.Max()
+}
+
+func (c *poolRT) signals() []string { return []string{"busy", "queue"} }
+func (c *poolRT) sample(put func(float64)) {
+	put(float64(c.InUse()))
+	put(float64(c.Waiting()))
+}
+
+func (c *poolRT) busy() *sim.TimeWeighted { return &c.Busy }
+func (c *poolRT) busyNow() float64        { return float64(c.InUse()) }
+func (c *poolRT) capacity() float64       { return float64(c.Servers()) }
+
+func (c *poolRT) resetStats(now sim.Time) { c.ResetStats(now) }
