@@ -56,6 +56,7 @@ type op struct {
 	signal   int32
 	status   int32
 	p        float64
+	site     int32 // index into program.sites: the step it was compiled from
 	optional bool
 	async    bool
 	session  bool // use/hold of a balancer: the pick is a session
@@ -122,6 +123,7 @@ type program struct {
 	names      []string // stage labels and log events
 	routeLabel []int32  // names index of each route's name: the stage of an unlabelled failure
 	attrs      []string
+	sites      []string // key paths of steps, for messages; 0 is none
 	limits     limitsProg
 	duration   sim.Time
 	drain      sim.Time // sim.Never = until idle
@@ -134,6 +136,8 @@ type limitsProg struct {
 	queue    int
 	events   uint64
 	time     sim.Time
+	// instantOps bounds the ops run at one instant of simulated time.
+	instantOps int64
 }
 
 // Default guards: generous enough for every scenario in the library far
@@ -145,6 +149,11 @@ const (
 	DefaultMaxInFlight = 100_000
 	DefaultMaxQueue    = 100_000
 	DefaultMaxEvents   = 500_000_000 // about a minute of simulation here
+	// DefaultMaxStepsPerInstant is far above what any real burst runs at
+	// one instant (a hundred thousand clients starting at once run a few
+	// hundred thousand), and is reached in about a second by a loop of
+	// steps that take no time.
+	DefaultMaxStepsPerInstant = 20_000_000
 )
 
 // Compiled is a scenario ready to run any number of times.
@@ -228,6 +237,7 @@ func (c *compiler) stream(name string) int32 {
 
 func (c *compiler) compile() {
 	sc := c.sc
+	c.p.sites = []string{""}
 	if sc.Name == "" {
 		c.fail(nil, "name", "name is required")
 	}
@@ -278,7 +288,14 @@ func (c *compiler) compile() {
 
 func (c *compiler) limits() {
 	l := c.sc.Limits
-	c.p.limits = limitsProg{inFlight: DefaultMaxInFlight, queue: DefaultMaxQueue, events: DefaultMaxEvents, time: sim.Never}
+	c.p.limits = limitsProg{inFlight: DefaultMaxInFlight, queue: DefaultMaxQueue, events: DefaultMaxEvents, time: sim.Never,
+		instantOps: DefaultMaxStepsPerInstant}
+	if l.MaxStepsPerInstant != nil {
+		if *l.MaxStepsPerInstant < 1 {
+			c.fail(nil, "limits.max_steps_per_instant", "must be >= 1, got %d", *l.MaxStepsPerInstant)
+		}
+		c.p.limits.instantOps = *l.MaxStepsPerInstant
+	}
 	if l.MaxInFlight != nil {
 		if *l.MaxInFlight < 1 {
 			c.fail(nil, "limits.max_in_flight", "must be >= 1, got %d", *l.MaxInFlight)

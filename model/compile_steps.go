@@ -39,7 +39,15 @@ func (c *compiler) block(steps []Step, p string, route int32) int32 {
 	c.p.blocks = append(c.p.blocks, block{route: route})
 	var ops []op
 	for i := range steps {
-		ops = append(ops, c.step(&steps[i], fmt.Sprintf("%s[%d]", p, i), route)...)
+		at := fmt.Sprintf("%s[%d]", p, i)
+		site := int32(len(c.p.sites))
+		c.p.sites = append(c.p.sites, at)
+		for _, o := range c.step(&steps[i], at, route) {
+			if o.site == 0 {
+				o.site = site
+			}
+			ops = append(ops, o)
+		}
 	}
 	c.p.blocks[idx].ops = ops
 	return idx

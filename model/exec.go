@@ -209,8 +209,42 @@ func (r *run) waitUntil(p *proc, timeout sim.Time) sim.Time {
 	return end
 }
 
+// exec runs p's ops until p waits or ends. It never recurses: a failure
+// that an optional frame swallows while p's ops run (failAt calls exec
+// again) only marks p to go on, and the loop here carries on with the step
+// after the frame.
 func (r *run) exec(p *proc) {
+	if r.executing == p {
+		p.resume = true
+		return
+	}
+	prev, prevOps := r.executing, r.opsRun
+	r.executing, r.opsRun = p, 0
 	for {
+		r.runOps(p)
+		if !p.resume {
+			break
+		}
+		p.resume = false
+	}
+	r.executing, r.opsRun = prev, prevOps
+}
+
+// yieldEvery is how many ops a proc runs before it yields through the
+// event queue, so that other events of the same instant, the interrupt
+// poll and the guards get their turn even when no simulated time passes.
+const yieldEvery = 4096
+
+// runOps is the interpreter's loop over p's ops.
+func (r *run) runOps(p *proc) {
+	for ; ; r.opsRun++ {
+		if r.opsRun == yieldEvery {
+			if r.tooManyAtOnce(p, yieldEvery) {
+				return
+			}
+			r.sleep(p, waitSleep, 0)
+			return
+		}
 		if len(p.frames) == 0 {
 			r.finish(p, 200)
 			return
@@ -227,6 +261,7 @@ func (r *run) exec(p *proc) {
 			continue
 		}
 		o := &ops[f.pc]
+		r.lastOp = o
 		switch o.code {
 		case opDelay, opWork:
 			f.pc++

@@ -38,6 +38,30 @@ func (r *run) guardInFlight() bool {
 	return false
 }
 
+// tooManyAtOnce counts n more ops run at the current instant and stops the
+// run once more than limits.max_steps_per_instant have run without
+// simulated time passing: a loop of steps that take no time (a repeat of
+// logs, a retry without backoff) would otherwise never end.
+func (r *run) tooManyAtOnce(p *proc, n int) bool {
+	now := r.s.Now()
+	if now != r.instant {
+		r.instant, r.instantOps = now, 0
+	}
+	r.instantOps += int64(n)
+	if r.instantOps <= r.p.limits.instantOps {
+		return false
+	}
+	where := "a journey's steps"
+	if s := r.lastOp.site; s > 0 {
+		where = r.p.sites[s]
+	}
+	if p.route >= 0 {
+		where += " (route " + r.p.routes[p.route].name + ")"
+	}
+	r.breakRun("max_steps_per_instant", -1, fmt.Sprintf("%d steps ran at one instant without simulated time passing (limits.max_steps_per_instant); the last at %s: a loop that takes no time?", r.instantOps, where))
+	return true
+}
+
 func (r *run) guardQueue(comp int32) {
 	n := r.comps[comp].rt.waiting()
 	if n > r.p.limits.queue {

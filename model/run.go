@@ -111,6 +111,7 @@ type proc struct {
 
 	picks     []pick // balancer replicas this request was routed to, inherited by callees
 	unwinding bool   // frames are ending by a failure
+	resume    bool   // a failure was swallowed while its ops ran: go on
 }
 
 type jrec struct {
@@ -166,6 +167,14 @@ type run struct {
 	nextJrn   int64
 
 	kArrive, kWake, kTimeout, kWarm, kEnd, kSample, kClient sim.Kind
+
+	// executing is the proc whose ops run now; instant and instantOps
+	// count the ops run at one instant, for the zero-time loop guard.
+	executing  *proc
+	opsRun     int // by the executing proc, since it was woken
+	lastOp     *op
+	instant    sim.Time
+	instantOps int64
 
 	st     stats
 	broken *Broken

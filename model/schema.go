@@ -148,6 +148,8 @@ type Limits struct {
 	MaxQueue    *int      `yaml:"max_queue"`     // waiters at one component
 	MaxEvents   *int64    `yaml:"max_events"`
 	MaxTime     *Duration `yaml:"max_time"` // simulated time
+	// ops run at one instant without simulated time passing
+	MaxStepsPerInstant *int64 `yaml:"max_steps_per_instant"`
 }
 
 // SweepDefaults are the grid capsim sweep uses when not told otherwise.
