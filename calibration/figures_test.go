@@ -2,18 +2,14 @@ package calibration
 
 import (
 	"bytes"
-	"flag"
 	"math"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-)
 
-// update rewrites the golden files of this package: go test ./calibration -update.
-// Only keep regenerated goldens whose changes you understand.
-var update = flag.Bool("update", false, "rewrite golden files")
+	"capsim/cmd/golden"
+)
 
 func TestReadK6SummaryShapes(t *testing.T) {
 	t.Parallel()
@@ -209,27 +205,7 @@ func TestFiguresFragmentGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkGolden(t, "figures.golden.yaml", got)
-}
-
-func checkGolden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := testdata(name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(got) != string(want) {
-		gotPath := filepath.Join(t.TempDir(), name)
-		os.WriteFile(gotPath, got, 0o644)
-		t.Errorf("%s differs from the golden file (got written to %s; rerun with -update if the change is intended)\n%s", name, gotPath, got)
-	}
+	golden.Check(t, testdata("figures.golden.yaml"), got)
 }
 
 // FuzzFigureInputs feeds arbitrary bytes to the figures-file and summary

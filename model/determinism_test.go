@@ -3,12 +3,12 @@ package model_test
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
 
+	"capsim/cmd/golden"
 	"capsim/model"
 )
 
@@ -138,8 +138,6 @@ func TestRunawayRunStopsAtAGuard(t *testing.T) {
 	}
 }
 
-var update = flag.Bool("update", false, "rewrite golden files (only commit them if you understand why they changed)")
-
 // The first events of a reference run are pinned: any change to event
 // order, tie-breaking or stream derivation shows up here first, as a diff
 // of the trace a user would see. If it changes, the change must be meant.
@@ -148,18 +146,5 @@ func TestTraceIsStableAcrossVersions(t *testing.T) {
 	_, trace := runBytes(t, c, model.RunOptions{Seed: 1})
 	lines := bytes.SplitAfterN(trace, []byte("\n"), 121)
 	got := bytes.Join(lines[:120], nil)
-	path := filepath.Join("testdata", "features_trace.golden")
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		os.WriteFile(path+".got", got, 0o644)
-		t.Fatalf("the first 120 trace events changed; see %s.got", path)
-	}
+	golden.Check(t, filepath.Join("testdata", "features_trace.golden"), got)
 }

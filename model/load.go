@@ -140,6 +140,11 @@ func parseYAML(name string, data []byte) (*yaml.Node, error) {
 	if root.Kind != yaml.MappingNode {
 		return nil, &Error{File: name, Line: root.Line, Col: root.Column, Msg: "a scenario must be a mapping of keys (name:, duration:, components:, ...), got " + describe(root)}
 	}
+	// Repeats are reported alone: until the author picks one of the two
+	// values, problems found in either may be in the one to delete.
+	if errs := repeatedKeys(name, root, ""); len(errs) > 0 {
+		return nil, errs
+	}
 	return root, nil
 }
 
@@ -307,6 +312,9 @@ func applySet(pos *positions, root *yaml.Node, s string) error {
 	}
 	pos.mark(v, label)
 	unposition(v) // positions inside a flag value would only confuse
+	if errs := repeatedKeys(label, v, strings.TrimSpace(p)); len(errs) > 0 {
+		return errs
+	}
 	node := root
 	segs := strings.Split(strings.TrimSpace(p), ".")
 	for i, seg := range segs {

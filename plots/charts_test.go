@@ -11,6 +11,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	_ "capsim/cmd/golden" // no goldens here: only so that go test ./... -update is accepted
 )
 
 // Charts in these tests are small but carry every awkward case a sweep

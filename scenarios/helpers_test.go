@@ -3,6 +3,7 @@ package scenarios_test
 import (
 	"testing"
 
+	_ "capsim/cmd/golden" // no goldens here: only so that go test ./... -update is accepted
 	"capsim/model"
 	"capsim/scenarios"
 )

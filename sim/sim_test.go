@@ -3,6 +3,8 @@ package sim
 import (
 	"math/rand/v2"
 	"testing"
+
+	_ "capsim/cmd/golden" // no goldens here: only so that go test ./... -update is accepted
 )
 
 func TestEventsFireInTimeThenScheduleOrder(t *testing.T) {

@@ -17,7 +17,8 @@ func calibrate(t *testing.T, stdin string, args ...string) (stdout, stderr strin
 	var out, errOut bytes.Buffer
 	cmd := newCalibrateCmd(&IOStreams{In: strings.NewReader(stdin), Out: &out, ErrOut: &errOut})
 	cmd.SilenceUsage, cmd.SilenceErrors = true, true
-	cmd.SetArgs(args)
+	// Never nil: cobra would read os.Args instead, the test binary's own flags.
+	cmd.SetArgs(append([]string{}, args...))
 	err = cmd.Execute()
 	return out.String(), errOut.String(), err
 }

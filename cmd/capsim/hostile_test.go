@@ -31,6 +31,10 @@ func TestHostileScenarioValues(t *testing.T) {
 		{"reversed_uniform.yaml", `testdata/hostile/reversed_uniform.yaml:10:15: journeys.visit.steps[0].work: uniform: max must be > min, got min=2, max=1`},
 		{"self_route.yaml", `testdata/hostile/self_route.yaml:15:13: routes.self.steps[0].call: routes call each other in a cycle (self → self); a request cannot recurse forever`},
 		{"zero_servers.yaml", `testdata/hostile/zero_servers.yaml:4:30: components.app.servers: must be >= 1, got 0`},
+		{"repeated_keys.yaml", "the scenario has 3 problems:\n" +
+			`testdata/hostile/repeated_keys.yaml:4:33: components.app.servers: key "servers" repeated (first at line 4, column 21)` + "\n" +
+			`testdata/hostile/repeated_keys.yaml:8:5: journeys.visit.rate: key "rate" repeated (first at line 7, column 5)` + "\n" +
+			`testdata/hostile/repeated_keys.yaml:13:25: journeys.visit.steps[0].steps[0].delay: key "delay" repeated (first at line 13, column 14)`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.file, func(t *testing.T) {

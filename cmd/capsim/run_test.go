@@ -2,39 +2,20 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"capsim/cmd/golden"
 	"capsim/scenarios"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files (only commit them if you understand why they changed)")
-
-// golden compares got with testdata/<name>.golden, or rewrites it with
-// -update. Goldens pin exact bytes on the architecture CI runs on; numbers
-// are printed with 4 significant digits, which absorbs the low-bit noise
-// that fused multiply-add can introduce elsewhere.
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if got != string(want) {
-		os.WriteFile(path+".got", []byte(got), 0o644)
-		t.Errorf("output differs from %s; got written to %s.got", path, path)
-	}
-}
+// goldenFile is the path of a golden file of this package's tests. Goldens
+// pin exact bytes on the architecture CI runs on; numbers are printed with
+// 4 significant digits, which absorbs the low-bit noise that fused
+// multiply-add can introduce elsewhere.
+func goldenFile(name string) string { return filepath.Join("testdata", name+".golden") }
 
 // The summary a person reads: journeys, routes, components, SLOs.
 func TestRunSummaryGolden(t *testing.T) {
@@ -42,7 +23,7 @@ func TestRunSummaryGolden(t *testing.T) {
 	if code != 0 || stderr != "" {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
-	golden(t, "run_mmck", stdout)
+	golden.Check(t, goldenFile("run_mmck"), []byte(stdout))
 }
 
 func TestRunJSONAndTrace(t *testing.T) {
@@ -148,7 +129,7 @@ func TestEmbeddedScenarioSummariesGolden(t *testing.T) {
 			if code != 0 || stderr != "" {
 				t.Fatalf("exit %d, stderr %q", code, stderr)
 			}
-			golden(t, "summary_"+name, stdout)
+			golden.Check(t, goldenFile("summary_"+name), []byte(stdout))
 		})
 	}
 }

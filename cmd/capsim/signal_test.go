@@ -73,21 +73,34 @@ func TestInterruptedSweepWritesNothing(t *testing.T) {
 	}
 }
 
-// An interrupted run exits 130 and leaves no trace file behind.
+// An interrupted run, by SIGINT or SIGTERM, stops within a second, exits
+// 130 and leaves no trace file behind, whole or partial. The kernel asks
+// every 65,536 events, a few milliseconds apart; the second leaves room for
+// a loaded machine.
 func TestInterruptedRunWritesNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a child process")
 	}
-	dir := t.TempDir()
-	cmd, stderr := startCapsim(t, "run", "mmc", "--set", "journeys.customer.count=1000000000",
-		"--set", "duration=1000000000s", "--trace", filepath.Join(dir, "trace.jsonl"))
-	time.Sleep(400 * time.Millisecond)
-	cmd.Process.Signal(syscall.SIGINT)
-	err := cmd.Wait()
-	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitInterrupt {
-		t.Fatalf("exit %v, stderr %s", err, stderr)
-	}
-	if files := listFiles(t, dir); len(files) != 0 {
-		t.Errorf("files left behind: %v", files)
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		dir := t.TempDir()
+		cmd, stderr := startCapsim(t, "run", "mmc", "--set", "journeys.customer.count=1000000000",
+			"--set", "duration=1000000000s", "--trace", filepath.Join(dir, "trace.jsonl"))
+		time.Sleep(400 * time.Millisecond)
+		sent := time.Now()
+		cmd.Process.Signal(sig)
+		err := cmd.Wait()
+		took := time.Since(sent)
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitInterrupt {
+			t.Fatalf("%v: exit %v, stderr %s", sig, err, stderr)
+		}
+		if took > time.Second {
+			t.Errorf("%v: exited %v after the signal, want within a second", sig, took)
+		}
+		if !bytes.Contains(stderr.Bytes(), []byte("capsim: run interrupted; no output written")) {
+			t.Errorf("%v: stderr %q", sig, stderr)
+		}
+		if files := listFiles(t, dir); len(files) != 0 {
+			t.Errorf("%v: files left behind: %v", sig, files)
+		}
 	}
 }

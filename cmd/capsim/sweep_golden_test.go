@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"capsim/cmd/golden"
 )
 
 // The bytes of a small trip sweep are pinned: an unintended change in the
@@ -24,6 +26,6 @@ func TestSweepOutputGolden(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		golden(t, "sweep_trip_"+name, string(data))
+		golden.Check(t, goldenFile("sweep_trip_"+name), data)
 	}
 }

@@ -34,6 +34,15 @@ func TestValidateReportsBadScenarios(t *testing.T) {
 		{"design_key.yaml", `testdata/bad/design_key.yaml:15:9: components.app.servrs: design "bigger" overlays components.app.servrs, which does not exist in the base scenario`},
 		{"design_comp.yaml", `testdata/bad/design_comp.yaml:14:7: components.api: design "bigger" overlays components.api, which does not exist in the base scenario (a new entry needs kind:)`},
 		{"empty.yaml", `testdata/bad/empty.yaml: the file is empty; a scenario needs at least duration, components and journeys`},
+		// A repeated key would silently keep one of its values; at every
+		// level it is an error naming both places.
+		{"repeated_top.yaml", `testdata/bad/repeated_top.yaml:11:1: duration: key "duration" repeated (first at line 2, column 1)`},
+		{"repeated_component.yaml", `testdata/bad/repeated_component.yaml:6:3: components.app: key "app" repeated (first at line 4, column 3)`},
+		{"repeated_comp_key.yaml", `testdata/bad/repeated_comp_key.yaml:8:5: components.app.servers: key "servers" repeated (first at line 6, column 5)`},
+		{"repeated_journey.yaml", `testdata/bad/repeated_journey.yaml:9:3: journeys.visit: key "visit" repeated (first at line 6, column 3)`},
+		{"repeated_step.yaml", `testdata/bad/repeated_step.yaml:10:30: journeys.visit.steps[1].work: key "work" repeated (first at line 10, column 20)`},
+		{"repeated_design.yaml", `testdata/bad/repeated_design.yaml:18:5: designs.smaller.components: key "components" repeated (first at line 16, column 5)`},
+		{"repeated_include.yaml", `testdata/bad/repeated_calibration.yaml:4:3: distributions.service: key "service" repeated (first at line 2, column 3)`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.file, func(t *testing.T) {
@@ -95,6 +104,10 @@ func TestUnknownScenarioAndDesign(t *testing.T) {
 	}
 	code, _, stderr = run(t, "run", "mmc", "--set", "components.server.servrs=2")
 	if code != exitUsage || stderr != "capsim: --set components.server.servrs=2: components.server.servrs: unknown key \"servrs\"; did you mean \"servers\"?\n" {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+	code, _, stderr = run(t, "run", "mmc", "--set", "journeys.customer.steps=[{use: server, work: 1s, work: 2s}]")
+	if code != exitUsage || stderr != "capsim: --set journeys.customer.steps=[{use: server, work: 1s, work: 2s}]: journeys.customer.steps[0].work: key \"work\" repeated\n" {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	_ "capsim/cmd/golden" // no goldens here: only so that go test ./... -update is accepted
 )
 
 // Published figures are quoted to six decimals, so they are checked to half

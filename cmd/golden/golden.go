@@ -1,0 +1,99 @@
+// Package golden compares test output with files checked in under testdata,
+// and rewrites those files when the tests run with -update:
+//
+//	go test ./... -update
+//
+// Only commit a regenerated golden whose change you understand.
+//
+// Goldens pin exact bytes on the architecture CI runs on. The tests print
+// numbers to a precision that absorbs the last-bit differences fused
+// multiply-add can make on others, rather than keeping a golden per
+// architecture.
+//
+// Only tests import it. It sits under cmd/ because it writes files, which
+// code under sim/, model/ and plots/ may not do, and because an internal
+// package would be hidden from the tests of the other top-level
+// directories. Packages with no golden files import it for its flag alone,
+// so that every package accepts -update.
+package golden
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files (only commit them if you understand why they changed)")
+
+// Check compares got with the golden file at path and fails t when they
+// differ, naming the first line that does and writing got to path+".got"
+// for a full diff. With -update it writes got to path instead.
+func Check(t testing.TB, path string, got []byte) {
+	t.Helper()
+	gotPath := path + ".got"
+	if *update {
+		if err := writeFile(path, got); err != nil {
+			t.Fatal(err)
+		}
+		os.Remove(gotPath)
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test -update creates it)", err)
+	}
+	if bytes.Equal(got, want) {
+		os.Remove(gotPath) // a mismatch fixed since
+		return
+	}
+	if err := os.WriteFile(gotPath, got, 0o644); err != nil {
+		t.Errorf("output differs from %s, and could not be kept: %v\n%s", path, err, firstDifference(want, got))
+		return
+	}
+	t.Errorf("output differs from %s (all of it is in %s; go test -update accepts it)\n%s", path, gotPath, firstDifference(want, got))
+}
+
+// firstDifference describes the first line where got departs from want.
+func firstDifference(want, got []byte) string {
+	w := bytes.SplitAfter(want, []byte("\n"))
+	g := bytes.SplitAfter(got, []byte("\n"))
+	i := 0
+	for i < len(w) && i < len(g) && bytes.Equal(w[i], g[i]) {
+		i++
+	}
+	return fmt.Sprintf("line %d:\n  got  %s\n  want %s", i+1, lineAt(g, i), lineAt(w, i))
+}
+
+// lineAt quotes line i, so that a difference in spaces or a missing final
+// newline shows.
+func lineAt(lines [][]byte, i int) string {
+	if i >= len(lines) || len(lines[i]) == 0 {
+		return "the end of the file"
+	}
+	return fmt.Sprintf("%q", lines[i])
+}
+
+// writeFile replaces path in one rename, so that a test in another package
+// reading the same golden while this one is rewritten never sees half of it.
+func writeFile(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name()) // after the rename, nothing to remove
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}

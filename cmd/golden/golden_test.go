@@ -1,0 +1,79 @@
+package golden
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// recorder stands in for a test, keeping what Check reports.
+type recorder struct {
+	testing.TB
+	errs []string
+}
+
+func (r *recorder) Helper() {}
+func (r *recorder) Errorf(format string, a ...any) {
+	r.errs = append(r.errs, fmt.Sprintf(format, a...))
+}
+func (r *recorder) Fatalf(format string, a ...any) { r.Errorf(format, a...) }
+func (r *recorder) Fatal(a ...any)                 { r.errs = append(r.errs, fmt.Sprint(a...)) }
+
+// A mismatch names the first differing line and keeps the whole output
+// beside the golden; a later match removes that file again.
+func TestCheckKeepsTheOutputOfAMismatch(t *testing.T) {
+	if *update {
+		t.Skip("checks the comparison, which -update replaces")
+	}
+	path := filepath.Join(t.TempDir(), "x.golden")
+	os.WriteFile(path, []byte("a\nb\nc\n"), 0o644)
+	r := &recorder{TB: t}
+	Check(r, path, []byte("a\nB\nc\n"))
+	want := "output differs from " + path + " (all of it is in " + path + ".got; go test -update accepts it)\n" +
+		"line 2:\n  got  \"B\\n\"\n  want \"b\\n\""
+	if len(r.errs) != 1 || r.errs[0] != want {
+		t.Fatalf("reported %q, want %q", r.errs, want)
+	}
+	if kept, _ := os.ReadFile(path + ".got"); string(kept) != "a\nB\nc\n" {
+		t.Errorf(".got holds %q", kept)
+	}
+	r.errs = nil
+	Check(r, path, []byte("a\nb\nc\n"))
+	if _, err := os.Stat(path + ".got"); len(r.errs) != 0 || err == nil {
+		t.Errorf("a match reported %q and left .got (stat: %v)", r.errs, err)
+	}
+}
+
+func TestFirstDifference(t *testing.T) {
+	for _, c := range []struct{ want, got, diff string }{
+		{"a\nb\n", "a\nc\n", "line 2:\n  got  \"c\\n\"\n  want \"b\\n\""},
+		{"a\nb\n", "a\n", "line 2:\n  got  the end of the file\n  want \"b\\n\""},
+		{"a\n", "a\nb\n", "line 2:\n  got  \"b\\n\"\n  want the end of the file"},
+		{"a\n", "a", "line 1:\n  got  \"a\"\n  want \"a\\n\""},
+	} {
+		if d := firstDifference([]byte(c.want), []byte(c.got)); d != c.diff {
+			t.Errorf("want %q, got %q:\n%s\nexpected:\n%s", c.want, c.got, d, c.diff)
+		}
+	}
+}
+
+// A rewrite leaves no temporary file behind and an ordinary file mode.
+func TestWriteFileReplacesInOneStep(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "x.golden")
+	os.WriteFile(path, []byte("old"), 0o600)
+	if err := writeFile(path, []byte("new")); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := os.ReadDir(dir)
+	data, _ := os.ReadFile(path)
+	st, _ := os.Stat(path)
+	if len(entries) != 1 || string(data) != "new" || st.Mode().Perm() != 0o644 {
+		t.Errorf("entries %v, content %q, mode %v", entries, data, st.Mode())
+	}
+	if strings.Contains(entries[0].Name(), ".tmp-") {
+		t.Errorf("temporary file left: %s", entries[0].Name())
+	}
+}
