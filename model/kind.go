@@ -2,6 +2,7 @@ package model
 
 import (
 	"reflect"
+	"sort"
 	"strings"
 
 	"capsim/sim"
@@ -213,6 +214,15 @@ func componentKeys() map[string]bool {
 	return keys
 }
 
+func sortedKeys(set map[string]bool) []string {
+	keys := make([]string, 0, len(set))
+	for k := range set {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
 // decodeNode decodes a component: kind first, then every other key into
 // the shared fields or the kind's spec. A key of another kind is reported
 // as not applying to this one; a key of no kind as unknown.
@@ -255,8 +265,12 @@ func (cs *Component) decodeNode(d *decoder, n *yaml.Node, path string) {
 				d.decode(val, spec.Field(fi), p)
 				continue
 			}
+			if def == nil && all[k.Value] {
+				continue // the missing or unknown kind is reported when compiling
+			}
 			if def == nil {
-				continue // the kind itself is reported when compiling
+				d.fail(k, p, "%s", unknownKey(k.Value, sortedKeys(all)))
+				continue
 			}
 			if all[k.Value] {
 				d.fail(resolve(val), p, "%s does not apply to a component of kind %s", k.Value, cs.Kind)
