@@ -98,18 +98,15 @@ func (r *Result) Metrics() []Metric {
 	}
 	add("slos_broken_count", float64(unmet))
 
-	for _, j := range r.Journeys {
+	for i := range r.Journeys {
+		j := &r.Journeys[i]
 		p := "journey." + j.Name + "."
 		add(p+"started_count", float64(j.Started))
 		add(p+"succeeded_count", float64(j.Succeeded))
 		add(p+"failed_count", float64(j.Failed))
 		add(p+"unfinished_count", float64(j.Unfinished))
 		addNum(p+"journey_success_rate", j.SuccessRate)
-		fail := math.NaN()
-		if j.Started > 0 {
-			fail = 1 - float64(j.SuccessRate)
-		}
-		add(p+"journey_failure_rate", fail)
+		addNum(p+"journey_failure_rate", j.FailureRate())
 		add(p+"http_requests_count", float64(j.Requests))
 		add(p+"http_failures_count", float64(j.RequestFailures))
 		addNum(p+"http_failure_rate", j.HTTPFailureRate)
@@ -140,7 +137,8 @@ func (r *Result) Metrics() []Metric {
 		addLatency(add, p, rt.Latency)
 	}
 
-	for _, c := range r.Components {
+	for i := range r.Components {
+		c := &r.Components[i]
 		p := "component." + c.Name + "."
 		addNum(p+"utilisation_rate", c.Utilisation)
 		addNum(p+"mean_busy_count", c.MeanBusy)
@@ -158,7 +156,7 @@ func (r *Result) Metrics() []Metric {
 		add(p+"offered_count", float64(c.Offered))
 		add(p+"rejected_count", float64(c.Rejected))
 		add(p+"timed_out_count", float64(c.TimedOut))
-		addNum(p+"rejection_rate", ratio(c.Rejected+c.TimedOut, c.Offered))
+		addNum(p+"rejection_rate", c.RejectionRate())
 		addNum(p+"mean_wait_s", c.Wait.Mean)
 		addNum(p+"p95_wait_s", c.Wait.P95)
 		switch c.Kind {
