@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -18,6 +20,11 @@ import (
 type LoadOptions struct {
 	Design string   // a name under designs:, overlaid on the base; "" for the base; "a+b" applies a, then b
 	Sets   []string // path=value overrides, applied last, in order
+	// DisplayName is what errors and Sources call the scenario file, such
+	// as the path a user typed when fsys is the folder it names; "" for
+	// the name inside fsys. Files read beside the scenario (includes,
+	// empirical data) go by their path relative to it.
+	DisplayName string
 }
 
 // Loaded is a decoded scenario ready to compile, with the positions needed
@@ -25,9 +32,77 @@ type LoadOptions struct {
 type Loaded struct {
 	Scenario *Scenario
 	Design   string
-	File     string
+	File     string // the scenario's name inside the fs.FS it was loaded from
 	fsys     fs.FS
 	pos      *positions
+	read     *reads
+}
+
+// Source is one file a scenario was made of, as it was read: the scenario
+// itself, a file it includes or an empirical distribution's data.
+type Source struct {
+	Name string // under the display name (see LoadOptions.DisplayName)
+	Data []byte
+}
+
+// Sources lists every file read to load the scenario and, once compiled,
+// to compile it: the scenario first, then the others in the order they were
+// first read, each once. Hashing these bytes identifies exactly what was
+// simulated, even if the files change on disk afterwards.
+func (l *Loaded) Sources() []Source {
+	l.read.mu.Lock()
+	defer l.read.mu.Unlock()
+	return append([]Source(nil), l.read.files...)
+}
+
+// reads records the files read through a Loaded's file system. Compile
+// reads empirical files through it too, perhaps from several goroutines.
+type reads struct {
+	fsys    fs.FS
+	display func(string) string
+	mu      sync.Mutex
+	files   []Source
+}
+
+func (r *reads) Open(name string) (fs.File, error) { return r.fsys.Open(name) }
+
+func (r *reads) ReadFile(name string) ([]byte, error) {
+	data, err := fs.ReadFile(r.fsys, name)
+	if err == nil {
+		r.add(r.display(name), data)
+	}
+	return data, err
+}
+
+func (r *reads) add(name string, data []byte) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, f := range r.files {
+		if f.Name == name && bytes.Equal(f.Data, data) {
+			return
+		}
+	}
+	r.files = append(r.files, Source{Name: name, Data: data})
+}
+
+// displayNames returns the name errors give each file of fsys read beside
+// the scenario at name: the scenario under display, and the files beside it
+// relative to display's folder, joined as the caller's paths are.
+func displayNames(name, display string) func(string) string {
+	if display == "" || display == name {
+		return func(n string) string { return n }
+	}
+	dir := path.Dir(name)
+	return func(n string) string {
+		if n == name {
+			return display
+		}
+		rel := n
+		if dir != "." {
+			rel = strings.TrimPrefix(n, dir+"/")
+		}
+		return filepath.Join(filepath.Dir(display), filepath.FromSlash(rel))
+	}
 }
 
 // Load reads the scenario at name from fsys, overlays the design and the
@@ -36,7 +111,7 @@ type Loaded struct {
 func Load(fsys fs.FS, name string, opts LoadOptions) (*Loaded, error) {
 	data, err := fs.ReadFile(fsys, name)
 	if err != nil {
-		return nil, &Error{File: name, Msg: fsErrorText(err)}
+		return nil, &Error{File: displayNames(name, opts.DisplayName)(name), Msg: fsErrorText(err)}
 	}
 	return LoadBytes(fsys, name, data, opts)
 }
@@ -44,8 +119,11 @@ func Load(fsys fs.FS, name string, opts LoadOptions) (*Loaded, error) {
 // LoadBytes is Load for a scenario already in memory; includes and
 // empirical files are still read from fsys relative to name.
 func LoadBytes(fsys fs.FS, name string, data []byte, opts LoadOptions) (*Loaded, error) {
-	pos := &positions{main: name, fileOf: map[*yaml.Node]string{}}
-	root, err := parseYAML(name, data)
+	display := displayNames(name, opts.DisplayName)
+	rec := &reads{fsys: fsys, display: display}
+	rec.add(display(name), data)
+	pos := &positions{main: display(name), display: display, fileOf: map[*yaml.Node]string{}}
+	root, err := parseYAML(pos.main, data)
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +164,7 @@ func LoadBytes(fsys fs.FS, name string, data []byte, opts LoadOptions) (*Loaded,
 	if len(d.errs) > 0 {
 		return nil, d.errs.sorted()
 	}
-	l := &Loaded{Scenario: sc, Design: opts.Design, File: name, fsys: fsys, pos: pos}
+	l := &Loaded{Scenario: sc, Design: opts.Design, File: name, fsys: rec, pos: pos, read: rec}
 	if err := l.include(d); err != nil {
 		return nil, err
 	}
@@ -361,13 +439,14 @@ func (l *Loaded) include(d *decoder) error {
 		name := path.Join(path.Dir(l.File), inc)
 		data, err := fs.ReadFile(l.fsys, name)
 		if err != nil {
-			return &Error{File: l.File, Path: "include", Msg: fmt.Sprintf("cannot read %s: %s", inc, fsErrorText(err))}
+			return &Error{File: l.pos.main, Path: "include", Msg: fmt.Sprintf("cannot read %s: %s", inc, fsErrorText(err))}
 		}
-		root, err := parseYAML(name, data)
+		shown := l.pos.display(name)
+		root, err := parseYAML(shown, data)
 		if err != nil {
 			return err
 		}
-		l.pos.mark(root, name)
+		l.pos.mark(root, shown)
 		var frag struct {
 			Distributions Named[DistEntry] `yaml:"distributions"`
 		}
@@ -377,7 +456,7 @@ func (l *Loaded) include(d *decoder) error {
 		}
 		for _, it := range frag.Distributions.Items {
 			if _, dup := l.Scenario.Distributions.Get(it.Name); dup {
-				return l.pos.errAt(it.node, "distributions."+it.Name, "defined both in %s and in the scenario", name)
+				return l.pos.errAt(it.node, "distributions."+it.Name, "defined both in %s and in the scenario", shown)
 			}
 			l.Scenario.Distributions.Items = append(l.Scenario.Distributions.Items, it)
 		}
