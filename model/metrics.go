@@ -4,6 +4,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"strings"
 )
 
 // Metric is one number a run measured, named for tidy tables: one row per
@@ -64,7 +65,7 @@ import (
 // <j>, <r> and <c> are the journey, route and component names of the
 // scenario, in the order it lists them. A name may itself contain dots: the
 // kind is before the first dot and the measure after the last one (after
-// ".failed_at." for stage counts).
+// ".failed_at." for stage counts); ParseMetricName takes a name apart so.
 //
 // A value is NaN when nothing was observed (a rate of zero calls, a
 // percentile of no journeys). Percentiles come from the run's bounded-error
@@ -75,6 +76,36 @@ type Metric struct {
 	// Sparse metrics are listed only when non-zero: a failure stage that
 	// never failed in a run is absent from it, and counts as 0.
 	Sparse bool
+}
+
+// MetricName is a metric's name taken apart: journey.checkout.p95_s is
+// the measure p95_s of the entity checkout of kind journey.
+type MetricName struct {
+	Kind    string // journey, route or component; "" for the run's own, such as broken_count
+	Entity  string // the journey's, route's or component's name
+	Measure string // the last part, e.g. p95_s; failed_at.<stage>_count for a stage count
+	Stage   string // for a stage count, the failure stage it counts; else ""
+}
+
+// ParseMetricName takes a name from Metrics apart by the rule above. A
+// balancer replica's metrics keep their replica in the entity:
+// component.lb.replica.0.picks_count is the measure picks_count of
+// lb.replica.0.
+func ParseMetricName(name string) MetricName {
+	kind, rest, ok := strings.Cut(name, ".")
+	if !ok {
+		return MetricName{Measure: name}
+	}
+	if kind == "journey" {
+		if j, stage, ok := strings.Cut(rest, ".failed_at."); ok {
+			return MetricName{Kind: kind, Entity: j, Measure: "failed_at." + stage, Stage: strings.TrimSuffix(stage, "_count")}
+		}
+	}
+	i := strings.LastIndexByte(rest, '.')
+	if i < 0 {
+		return MetricName{Measure: name}
+	}
+	return MetricName{Kind: kind, Entity: rest[:i], Measure: rest[i+1:]}
 }
 
 // Metrics flattens the result into metrics, in a stable order: the same

@@ -9,40 +9,19 @@ import (
 	"text/tabwriter"
 
 	"capsim/model"
+	"capsim/plots"
 )
 
-// fmtNum prints a number compactly; NaN (nothing observed) prints as "-".
-func fmtNum(v float64) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return "-"
-	}
-	return strconv.FormatFloat(v, 'g', 4, 64)
-}
+// fmtNum and fmtSec print as the sweep's report does.
+func fmtNum(v float64) string { return plots.Number(v) }
+
+func fmtSec(v model.Num) string { return plots.Seconds(float64(v)) }
 
 func fmtPct(v model.Num) string {
 	if math.IsNaN(float64(v)) {
 		return "-"
 	}
 	return strconv.FormatFloat(100*float64(v), 'f', 2, 64) + "%"
-}
-
-// fmtSec prints seconds with a unit chosen for the magnitude.
-func fmtSec(v model.Num) string {
-	s := float64(v)
-	switch {
-	case math.IsNaN(s):
-		return "-"
-	case s == 0:
-		return "0"
-	case s < 1e-3:
-		return strconv.FormatFloat(s*1e6, 'f', 0, 64) + "µs"
-	case s < 1:
-		return strconv.FormatFloat(s*1e3, 'f', 1, 64) + "ms"
-	case s < 120:
-		return strconv.FormatFloat(s, 'f', 2, 64) + "s"
-	default:
-		return strconv.FormatFloat(s/60, 'f', 1, 64) + "m"
-	}
 }
 
 // writeSummary prints a run's result for a person to read at a glance:
