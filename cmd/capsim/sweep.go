@@ -14,11 +14,11 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 
 	"capsim/model"
 	"capsim/model/sweep"
+	"capsim/plots/sweepreport"
 	"capsim/scenarios"
 	"capsim/sim"
 	"github.com/spf13/cobra"
@@ -219,13 +219,13 @@ func runSweep(ctx context.Context, io *IOStreams, opts *sweepOptions) error {
 		}
 	}
 
-	writeSweepTables(io.Out, res, sc)
+	sweepreport.WriteTables(io.Out, res, sc.Journeys.Names())
 	fmt.Fprintf(io.Out, "\nwrote %s: runs.csv, summary.csv, first_failure.csv, report.md, report.html and more\n", opts.Out)
 	if opts.FailOnSLO {
 		var broke []string
 		for _, ff := range res.FirstFailures {
 			if ff.Found {
-				broke = append(broke, fmt.Sprintf("%s at %sx (%s)", ff.Design, fmtMult(ff.Multiplier), ff.SLO))
+				broke = append(broke, fmt.Sprintf("%s at %sx (%s)", ff.Design, sweep.FormatMultiplier(ff.Multiplier), ff.SLO))
 			}
 		}
 		if len(broke) > 0 {
@@ -534,11 +534,16 @@ func sweepFiles(res *sweep.Result, plan *sweepPlan, opts *sweepOptions) ([]outFi
 		return nil, err
 	}
 	files = append(files, outFile{"manifest.json", manifest})
-	report, err := sweepReport(res, plan, opts)
+	sc := plan.scenario.Scenario
+	report, err := sweepreport.Build(res, sweepreport.Options{Description: sc.Description, Journeys: sc.Journeys.Names(),
+		CommandLine: opts.cmdline, Workers: plan.workers})
 	if err != nil {
 		return nil, err
 	}
-	return append(files, report...), nil
+	for _, f := range report {
+		files = append(files, outFile{f.Name, f.Data})
+	}
+	return files, nil
 }
 
 type manifest struct {
@@ -606,5 +611,3 @@ func sweepManifest(res *sweep.Result, plan *sweepPlan, opts *sweepOptions) ([]by
 	out, err := json.MarshalIndent(m, "", "  ")
 	return append(out, '\n'), err
 }
-
-func fmtMult(v float64) string { return strconv.FormatFloat(v, 'g', 10, 64) }
