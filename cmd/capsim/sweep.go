@@ -364,28 +364,9 @@ func experimentKey(plan *sweepPlan, opts *sweepOptions) (string, error) {
 }
 
 // sources is every file the designs were loaded and compiled from, as
-// read: the scenario first, then the others by name, each once. Each
-// design reads the files anew, so a file edited in the meantime would
-// have the designs simulate different bytes; that is an error.
+// read: the bytes the sweep simulated.
 func (p *sweepPlan) sources() ([]model.Source, error) {
-	var out []model.Source
-	seen := map[string][]byte{}
-	for _, l := range append([]*model.Loaded{p.scenario}, p.loaded...) {
-		for _, src := range l.Sources() {
-			data, ok := seen[src.Name]
-			switch {
-			case !ok:
-				seen[src.Name] = src.Data
-				out = append(out, src)
-			case !bytes.Equal(data, src.Data):
-				return nil, fmt.Errorf("%s changed while the sweep was reading it; run the sweep again", src.Name)
-			}
-		}
-	}
-	if len(out) > 1 {
-		slices.SortFunc(out[1:], func(a, b model.Source) int { return strings.Compare(a.Name, b.Name) })
-	}
-	return out, nil
+	return model.MergeSources(append([]*model.Loaded{p.scenario}, p.loaded...)...)
 }
 
 // planSweep settles every choice before anything runs, so a bad flag
