@@ -63,9 +63,8 @@ The component and failure stage are those most failed journeys ended at, at that
 		Table: ffTable,
 	})
 
-	journeys := opts.Journeys
 	for d, design := range res.Designs {
-		t := sweepTable(res, d, journeys)
+		t := sweepTable(res, d, opts.Journeys)
 		r.Sections = append(r.Sections, plots.Section{
 			Heading: "Design " + design,
 			Table:   &plots.Table{Header: t.Header, Rows: t.Rows},
@@ -119,7 +118,7 @@ The component and failure stage are those most failed journeys ended at, at that
 
 	var sfigs []plots.Figure
 	for d, design := range res.Designs {
-		chart, ok := stageChart(res, d, len(journeys) > 1)
+		chart, ok := stageChart(res, d, len(opts.Journeys) > 1)
 		if ok {
 			sfigs = addFigure(sfigs, names.get("stages_"+design), "Failed journeys per run by failure_stage, design "+design+" (mean over replications).", chart)
 		}
@@ -262,8 +261,8 @@ func stageChart(res *sweep.Result, d int, withJourney bool) (plots.BarChart, boo
 		chart.Categories = append(chart.Categories, sweep.FormatMultiplier(res.Multipliers[m])+"x")
 	}
 	failed := false
-	for _, st := range res.Cells[d*nm].Metrics {
-		metric := st.Metric
+	for _, first := range res.Cells[d*nm].Metrics {
+		metric := first.Metric
 		n := model.ParseMetricName(metric)
 		if n.Stage == "" {
 			continue
