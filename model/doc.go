@@ -5,6 +5,7 @@
 // sweeps aggregate.
 //
 // It never touches the command line, the terminal or the wall clock; files
-// are read only through the fs.FS a caller hands to Load, and results are
-// returned as values for the caller to print or write.
+// are read only through the fs.FS a caller hands to Load, which keeps the
+// bytes it read (Loaded.Sources), and results are returned as values for
+// the caller to print or write.
 package model

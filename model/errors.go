@@ -61,10 +61,11 @@ func (l ErrorList) sorted() ErrorList {
 }
 
 // positions remembers which file each node came from: the scenario, a file
-// it includes, or a --set override.
+// it includes, or a --set override, each under the name errors give it.
 type positions struct {
-	main   string
-	fileOf map[*yaml.Node]string
+	main    string // the scenario's display name
+	display func(name string) string
+	fileOf  map[*yaml.Node]string
 }
 
 func (p *positions) mark(n *yaml.Node, file string) {

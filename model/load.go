@@ -18,6 +18,11 @@ import (
 type LoadOptions struct {
 	Design string   // a name under designs:, overlaid on the base; "" for the base; "a+b" applies a, then b
 	Sets   []string // path=value overrides, applied last, in order
+	// DisplayName is what errors and Sources call the scenario file, such
+	// as the path a user typed when fsys is the folder it names; "" for
+	// the name inside fsys. Files read beside the scenario (includes,
+	// empirical data) go by their path relative to it.
+	DisplayName string
 }
 
 // Loaded is a decoded scenario ready to compile, with the positions needed
@@ -25,9 +30,10 @@ type LoadOptions struct {
 type Loaded struct {
 	Scenario *Scenario
 	Design   string
-	File     string
+	File     string // the scenario's name inside the fs.FS it was loaded from
 	fsys     fs.FS
 	pos      *positions
+	read     *reads
 }
 
 // Load reads the scenario at name from fsys, overlays the design and the
@@ -36,7 +42,7 @@ type Loaded struct {
 func Load(fsys fs.FS, name string, opts LoadOptions) (*Loaded, error) {
 	data, err := fs.ReadFile(fsys, name)
 	if err != nil {
-		return nil, &Error{File: name, Msg: fsErrorText(err)}
+		return nil, &Error{File: displayNames(name, opts.DisplayName)(name), Msg: fsErrorText(err)}
 	}
 	return LoadBytes(fsys, name, data, opts)
 }
@@ -44,8 +50,11 @@ func Load(fsys fs.FS, name string, opts LoadOptions) (*Loaded, error) {
 // LoadBytes is Load for a scenario already in memory; includes and
 // empirical files are still read from fsys relative to name.
 func LoadBytes(fsys fs.FS, name string, data []byte, opts LoadOptions) (*Loaded, error) {
-	pos := &positions{main: name, fileOf: map[*yaml.Node]string{}}
-	root, err := parseYAML(name, data)
+	display := displayNames(name, opts.DisplayName)
+	rec := &reads{fsys: fsys, display: display}
+	rec.add(display(name), data)
+	pos := &positions{main: display(name), display: display, fileOf: map[*yaml.Node]string{}}
+	root, err := parseYAML(pos.main, data)
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +95,7 @@ func LoadBytes(fsys fs.FS, name string, data []byte, opts LoadOptions) (*Loaded,
 	if len(d.errs) > 0 {
 		return nil, d.errs.sorted()
 	}
-	l := &Loaded{Scenario: sc, Design: opts.Design, File: name, fsys: fsys, pos: pos}
+	l := &Loaded{Scenario: sc, Design: opts.Design, File: name, fsys: rec, pos: pos, read: rec}
 	if err := l.include(d); err != nil {
 		return nil, err
 	}
@@ -369,13 +378,14 @@ func (l *Loaded) include(d *decoder) error {
 		name := path.Join(path.Dir(l.File), inc)
 		data, err := fs.ReadFile(l.fsys, name)
 		if err != nil {
-			return &Error{File: l.File, Path: "include", Msg: fmt.Sprintf("cannot read %s: %s", inc, fsErrorText(err))}
+			return &Error{File: l.pos.main, Path: "include", Msg: fmt.Sprintf("cannot read %s: %s", inc, fsErrorText(err))}
 		}
-		root, err := parseYAML(name, data)
+		shown := l.pos.display(name)
+		root, err := parseYAML(shown, data)
 		if err != nil {
 			return err
 		}
-		l.pos.mark(root, name)
+		l.pos.mark(root, shown)
 		var frag struct {
 			Distributions Named[DistEntry] `yaml:"distributions"`
 		}
@@ -385,7 +395,7 @@ func (l *Loaded) include(d *decoder) error {
 		}
 		for _, it := range frag.Distributions.Items {
 			if _, dup := l.Scenario.Distributions.Get(it.Name); dup {
-				return l.pos.errAt(it.node, "distributions."+it.Name, "defined both in %s and in the scenario", name)
+				return l.pos.errAt(it.node, "distributions."+it.Name, "defined both in %s and in the scenario", shown)
 			}
 			l.Scenario.Distributions.Items = append(l.Scenario.Distributions.Items, it)
 		}

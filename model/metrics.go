@@ -3,6 +3,7 @@ package model
 import (
 	"math"
 	"sort"
+	"strings"
 )
 
 // Metric is one number a run measured, named for tidy tables: one row per
@@ -63,7 +64,7 @@ import (
 // <j>, <r> and <c> are the journey, route and component names of the
 // scenario, in the order it lists them. A name may itself contain dots: the
 // kind is before the first dot and the measure after the last one (after
-// ".failed_at." for stage counts).
+// ".failed_at." for stage counts); ParseMetricName takes a name apart so.
 //
 // A value is NaN when nothing was observed (a rate of zero calls, a
 // percentile of no journeys). Percentiles come from the run's bounded-error
@@ -74,6 +75,36 @@ type Metric struct {
 	// Sparse metrics are listed only when non-zero: a failure stage that
 	// never failed in a run is absent from it, and counts as 0.
 	Sparse bool
+}
+
+// MetricName is a metric's name taken apart: journey.checkout.p95_s is
+// the measure p95_s of the entity checkout of kind journey.
+type MetricName struct {
+	Kind    string // journey, route or component; "" for the run's own, such as broken_count
+	Entity  string // the journey's, route's or component's name
+	Measure string // the last part, e.g. p95_s; failed_at.<stage>_count for a stage count
+	Stage   string // for a stage count, the failure stage it counts; else ""
+}
+
+// ParseMetricName takes a name from Metrics apart by the rule above. A
+// balancer replica's metrics keep their replica in the entity:
+// component.lb.replica.0.picks_count is the measure picks_count of
+// lb.replica.0.
+func ParseMetricName(name string) MetricName {
+	kind, rest, ok := strings.Cut(name, ".")
+	if !ok {
+		return MetricName{Measure: name}
+	}
+	if kind == "journey" {
+		if j, stage, ok := strings.Cut(rest, ".failed_at."); ok {
+			return MetricName{Kind: kind, Entity: j, Measure: "failed_at." + stage, Stage: strings.TrimSuffix(stage, "_count")}
+		}
+	}
+	i := strings.LastIndexByte(rest, '.')
+	if i < 0 {
+		return MetricName{Measure: name}
+	}
+	return MetricName{Kind: kind, Entity: rest[:i], Measure: rest[i+1:]}
 }
 
 // Metrics flattens the result into metrics, in a stable order: the same
@@ -97,18 +128,15 @@ func (r *Result) Metrics() []Metric {
 	}
 	add("slos_broken_count", float64(unmet))
 
-	for _, j := range r.Journeys {
+	for i := range r.Journeys {
+		j := &r.Journeys[i]
 		p := "journey." + j.Name + "."
 		add(p+"started_count", float64(j.Started))
 		add(p+"succeeded_count", float64(j.Succeeded))
 		add(p+"failed_count", float64(j.Failed))
 		add(p+"unfinished_count", float64(j.Unfinished))
 		addNum(p+"journey_success_rate", j.SuccessRate)
-		fail := math.NaN()
-		if j.Started > 0 {
-			fail = 1 - float64(j.SuccessRate)
-		}
-		add(p+"journey_failure_rate", fail)
+		addNum(p+"journey_failure_rate", j.FailureRate())
 		add(p+"http_requests_count", float64(j.Requests))
 		add(p+"http_failures_count", float64(j.RequestFailures))
 		addNum(p+"http_failure_rate", j.HTTPFailureRate)
@@ -139,7 +167,8 @@ func (r *Result) Metrics() []Metric {
 		addLatency(add, p, rt.Latency)
 	}
 
-	for _, c := range r.Components {
+	for i := range r.Components {
+		c := &r.Components[i]
 		p := "component." + c.Name + "."
 		addNum(p+"utilisation_rate", c.Utilisation)
 		addNum(p+"mean_busy_count", c.MeanBusy)
@@ -156,11 +185,11 @@ func (r *Result) Metrics() []Metric {
 		add(p+"offered_count", float64(c.Offered))
 		add(p+"rejected_count", float64(c.Rejected))
 		add(p+"timed_out_count", float64(c.TimedOut))
-		addNum(p+"rejection_rate", ratio(c.Rejected+c.TimedOut, c.Offered))
+		addNum(p+"rejection_rate", c.RejectionRate())
 		addNum(p+"mean_wait_s", c.Wait.Mean)
 		addNum(p+"p95_wait_s", c.Wait.P95)
 		if kd != nil && kd.extraMetrics != nil {
-			kd.extraMetrics(&c, func(measure string, v float64) { add(p+measure, v) })
+			kd.extraMetrics(c, func(measure string, v float64) { add(p+measure, v) })
 		}
 		if c.Leaked > 0 {
 			out = append(out, Metric{Name: p + "leaked_count", Value: float64(c.Leaked), Sparse: true})

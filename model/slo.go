@@ -20,11 +20,7 @@ func evaluateSLOs(slos []SLO, res *Result) []SLOResult {
 		case s.Journey != "":
 			if j, ok := res.Journey(s.Journey); ok {
 				check("success_rate", s.SuccessRate, j.SuccessRate)
-				fr := Num(math.NaN())
-				if j.Started > 0 {
-					fr = 1 - j.SuccessRate
-				}
-				check("failure_rate", s.FailureRate, fr)
+				check("failure_rate", s.FailureRate, j.FailureRate())
 				check("http_failure_rate", s.HTTPFailureRate, j.HTTPFailureRate)
 				check("mean", s.Mean, j.Latency.Mean)
 				check("p50", s.P50, j.Latency.P50)
@@ -41,7 +37,7 @@ func evaluateSLOs(slos []SLO, res *Result) []SLOResult {
 			}
 		default:
 			if c, ok := res.Component(s.Component); ok {
-				check("rejection_rate", s.RejectionRate, ratio(c.Rejected+c.TimedOut, c.Offered))
+				check("rejection_rate", s.RejectionRate, c.RejectionRate())
 				check("utilisation", s.Utilisation, c.Utilisation)
 			}
 		}

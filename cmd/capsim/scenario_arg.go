@@ -23,8 +23,10 @@ func loadScenario(arg string, opts model.LoadOptions) (*model.Loaded, error) {
 		if dir == "" {
 			dir = "."
 		}
-		l, err := model.Load(os.DirFS(dir), file, opts)
-		return l, relabel(err, file, arg)
+		// Errors name the files under the path typed, not their names
+		// inside the folder's file system.
+		opts.DisplayName = arg
+		return model.Load(os.DirFS(dir), file, opts)
 	}
 	if _, ok := scenarios.Get(arg); !ok {
 		return nil, usageErr("no scenario file or embedded scenario called %q (embedded: %s)", arg, strings.Join(scenarios.List(), ", "))
@@ -40,32 +42,6 @@ func isPath(arg string) bool {
 	return strings.ContainsAny(arg, "/\\") || strings.HasSuffix(arg, ".yaml") || strings.HasSuffix(arg, ".yml")
 }
 
-// relabel reports errors under the path the user typed, not the name inside
-// the directory file system the loader was given.
-func relabel(err error, inner, outer string) error {
-	if err == nil || inner == outer {
-		return err
-	}
-	fix := func(e *model.Error) {
-		if e.File == inner {
-			e.File = outer
-		} else if !strings.HasPrefix(e.File, "--set") && !filepath.IsAbs(e.File) {
-			e.File = filepath.Join(filepath.Dir(outer), e.File)
-		}
-	}
-	var list model.ErrorList
-	var one *model.Error
-	switch {
-	case errors.As(err, &list):
-		for _, e := range list {
-			fix(e)
-		}
-	case errors.As(err, &one):
-		fix(one)
-	}
-	return err
-}
-
 // compileScenario loads and compiles; every failure is a usage error (exit 2)
 // because the fix is in the scenario or the flags.
 func compileScenario(arg string, opts model.LoadOptions) (*model.Compiled, *model.Loaded, error) {
@@ -73,20 +49,11 @@ func compileScenario(arg string, opts model.LoadOptions) (*model.Compiled, *mode
 	if err != nil {
 		return nil, nil, scenarioErr(err)
 	}
-	c, err := compileLoaded(arg, l)
+	c, err := l.Compile()
 	if err != nil {
 		return nil, nil, scenarioErr(err)
 	}
 	return c, l, nil
-}
-
-// compileLoaded compiles l, reporting problems under the path typed.
-func compileLoaded(arg string, l *model.Loaded) (*model.Compiled, error) {
-	c, err := l.Compile()
-	if err != nil && isPath(arg) {
-		return nil, relabel(err, filepath.Base(arg), arg)
-	}
-	return c, err
 }
 
 func scenarioErr(err error) error {

@@ -9,59 +9,19 @@ import (
 	"text/tabwriter"
 
 	"capsim/model"
+	"capsim/plots"
 )
 
-// fmtNum prints a number compactly; NaN (nothing observed) prints as "-".
-func fmtNum(v float64) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return "-"
-	}
-	return strconv.FormatFloat(v, 'g', 4, 64)
-}
+// fmtNum and fmtSec print as the sweep's report does.
+func fmtNum(v float64) string { return plots.Number(v) }
+
+func fmtSec(v model.Num) string { return plots.Seconds(float64(v)) }
 
 func fmtPct(v model.Num) string {
 	if math.IsNaN(float64(v)) {
 		return "-"
 	}
 	return strconv.FormatFloat(100*float64(v), 'f', 2, 64) + "%"
-}
-
-// fmtSec prints seconds with a unit chosen for the magnitude.
-func fmtSec(v model.Num) string {
-	s := float64(v)
-	switch {
-	case math.IsNaN(s):
-		return "-"
-	case s == 0:
-		return "0"
-	case s < 1e-3:
-		return strconv.FormatFloat(s*1e6, 'f', 0, 64) + "µs"
-	case s < 1:
-		return strconv.FormatFloat(s*1e3, 'f', 1, 64) + "ms"
-	case s < 120:
-		return strconv.FormatFloat(s, 'f', 2, 64) + "s"
-	default:
-		return strconv.FormatFloat(s/60, 'f', 1, 64) + "m"
-	}
-}
-
-// hiddenFailures points out a journey whose users fail far more often than
-// its HTTP requests do: the gap an HTTP dashboard hides, because one failed
-// request sinks a whole journey of many.
-func hiddenFailures(j model.JourneyResult) string {
-	if j.Started == 0 || j.Requests == 0 {
-		return ""
-	}
-	journey := 1 - float64(j.SuccessRate)
-	http := float64(j.HTTPFailureRate)
-	if journey < 0.01 || journey < 5*http {
-		return ""
-	}
-	note := fmt.Sprintf("%s: %s of journeys failed but only %s of their HTTP requests", j.Name, fmtPct(model.Num(journey)), fmtPct(j.HTTPFailureRate))
-	if http > 0 {
-		note += fmt.Sprintf(": an HTTP dashboard understates the failure %.0fx", journey/http)
-	}
-	return note
 }
 
 // writeSummary prints a run's result for a person to read at a glance:
@@ -76,18 +36,12 @@ func writeSummary(w io.Writer, r *model.Result) {
 	fmt.Fprintln(w, "\nJourneys (what users saw)")
 	fmt.Fprintln(tw, "journey\tstarted\tsucceeded\tfailed\tunfinished\tjourney fail\tHTTP fail\tp50\tp95\tp99\t")
 	for _, j := range r.Journeys {
-		fail := model.Num(math.NaN())
-		if j.Started > 0 {
-			fail = 1 - j.SuccessRate
-		}
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t\n", j.Name, j.Started, j.Succeeded, j.Failed,
-			j.Unfinished, fmtPct(fail), fmtPct(j.HTTPFailureRate), fmtSec(j.Latency.P50), fmtSec(j.Latency.P95), fmtSec(j.Latency.P99))
+			j.Unfinished, fmtPct(j.FailureRate()), fmtPct(j.HTTPFailureRate), fmtSec(j.Latency.P50), fmtSec(j.Latency.P95), fmtSec(j.Latency.P99))
 	}
 	tw.Flush()
-	for _, j := range r.Journeys {
-		if note := hiddenFailures(j); note != "" {
-			fmt.Fprintln(w, "  "+note)
-		}
+	for _, d := range r.Diagnostics() {
+		fmt.Fprintln(w, "  "+d.String())
 	}
 	for _, j := range r.Journeys {
 		if len(j.Stages) == 0 {

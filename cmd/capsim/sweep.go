@@ -10,17 +10,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 
 	"capsim/model"
 	"capsim/model/sweep"
+	"capsim/plots/sweepreport"
 	"capsim/scenarios"
 	"capsim/sim"
 	"github.com/spf13/cobra"
@@ -145,6 +143,7 @@ func commandLine(cmd *cobra.Command, args []string) []string {
 // sweepPlan is the experiment once flags and scenario defaults are settled.
 type sweepPlan struct {
 	scenario    *model.Loaded
+	loaded      []*model.Loaded // the scenario as each design loaded it
 	designs     []sweep.Design
 	multipliers []float64
 	reps        int
@@ -220,13 +219,13 @@ func runSweep(ctx context.Context, io *IOStreams, opts *sweepOptions) error {
 		}
 	}
 
-	writeSweepTables(io.Out, res, sc)
+	sweepreport.WriteTables(io.Out, res, sc.Journeys.Names())
 	fmt.Fprintf(io.Out, "\nwrote %s: runs.csv, summary.csv, first_failure.csv, report.md, report.html and more\n", opts.Out)
 	if opts.FailOnSLO {
 		var broke []string
 		for _, ff := range res.FirstFailures {
 			if ff.Found {
-				broke = append(broke, fmt.Sprintf("%s at %sx (%s)", ff.Design, fmtMult(ff.Multiplier), ff.SLO))
+				broke = append(broke, fmt.Sprintf("%s at %sx (%s)", ff.Design, sweep.FormatMultiplier(ff.Multiplier), ff.SLO))
 			}
 		}
 		if len(broke) > 0 {
@@ -344,11 +343,11 @@ func openShards(plan *sweepPlan, opts *sweepOptions) (*sweep.Shards, func(), err
 }
 
 // experimentKey identifies what decides the grid runs: capsim's version,
-// the scenario and the files it includes, the designs, the grid, the
-// replications, the seed and the overrides. Shards merge only with the
-// same key.
+// the bytes of every file the scenario was loaded from, the designs, the
+// grid, the replications, the seed and the overrides. Shards merge only
+// with the same key.
 func experimentKey(plan *sweepPlan, opts *sweepOptions) (string, error) {
-	_, main, err := scenarioSource(opts.Scenario)
+	sources, err := plan.sources()
 	if err != nil {
 		return "", err
 	}
@@ -358,15 +357,16 @@ func experimentKey(plan *sweepPlan, opts *sweepOptions) (string, error) {
 		designs = append(designs, d.Name)
 	}
 	fmt.Fprintf(h, "%s\n%q\n%v\n%d\n%d\n%q\n", Version, designs, plan.multipliers, plan.reps, opts.Seed, opts.Sets)
-	h.Write(main)
-	for _, inc := range plan.scenario.Scenario.Include {
-		data, err := includedSource(opts.Scenario, inc)
-		if err != nil {
-			return "", err
-		}
-		h.Write(data)
+	for _, src := range sources {
+		h.Write(src.Data)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// sources is every file the designs were loaded and compiled from, as
+// read: the bytes the sweep simulated.
+func (p *sweepPlan) sources() ([]model.Source, error) {
+	return model.MergeSources(append([]*model.Loaded{p.scenario}, p.loaded...)...)
 }
 
 // planSweep settles every choice before anything runs, so a bad flag
@@ -416,10 +416,11 @@ func planSweep(opts *sweepOptions) (*sweepPlan, error) {
 		if name == baseDesign && !slices.Contains(l.Scenario.Designs.Names(), baseDesign) {
 			design = ""
 		}
-		c, _, err := compileScenario(opts.Scenario, model.LoadOptions{Design: design, Sets: opts.Sets})
+		c, dl, err := compileScenario(opts.Scenario, model.LoadOptions{Design: design, Sets: opts.Sets})
 		if err != nil {
 			return nil, err
 		}
+		plan.loaded = append(plan.loaded, dl)
 		plan.designs = append(plan.designs, sweep.Design{Name: name, Compiled: c})
 	}
 	return plan, nil
@@ -514,39 +515,65 @@ func sweepFiles(res *sweep.Result, plan *sweepPlan, opts *sweepOptions) ([]outFi
 		return nil, err
 	}
 	files = append(files, outFile{"manifest.json", manifest})
-	report, err := sweepReport(res, plan, opts)
+	sc := plan.scenario.Scenario
+	report, err := sweepreport.Build(res, sweepreport.Options{Description: sc.Description, Journeys: sc.Journeys.Names(),
+		CommandLine: opts.cmdline, Workers: plan.workers})
 	if err != nil {
 		return nil, err
 	}
-	return append(files, report...), nil
+	for _, f := range report {
+		files = append(files, outFile{f.Name, f.Data})
+	}
+	return files, nil
 }
 
 type manifest struct {
-	CapsimVersion  string    `json:"capsim_version"`
-	Scenario       string    `json:"scenario"`
-	ScenarioFile   string    `json:"scenario_file"`
-	ScenarioSHA256 string    `json:"scenario_sha256"`
-	CommandLine    []string  `json:"command_line"`
-	Sets           []string  `json:"sets"`
-	Seed           uint64    `json:"seed"`
-	Replications   int       `json:"replications"`
-	Multipliers    []float64 `json:"multipliers"`
-	Designs        []string  `json:"designs"`
-	Refine         int       `json:"refine"`
-	Files          []string  `json:"files"`
+	CapsimVersion  string         `json:"capsim_version"`
+	Scenario       string         `json:"scenario"`
+	ScenarioFile   string         `json:"scenario_file"`
+	ScenarioSHA256 string         `json:"scenario_sha256"`
+	Included       []manifestFile `json:"included"`
+	CommandLine    []string       `json:"command_line"`
+	Sets           []string       `json:"sets"`
+	Seed           uint64         `json:"seed"`
+	Replications   int            `json:"replications"`
+	Multipliers    []float64      `json:"multipliers"`
+	Designs        []string       `json:"designs"`
+	Refine         int            `json:"refine"`
+	Files          []string       `json:"files"`
 }
 
+// manifestFile is a file the scenario read besides itself: an include or
+// an empirical distribution's data.
+type manifestFile struct {
+	File   string `json:"file"`
+	SHA256 string `json:"sha256"`
+}
+
+// sweepManifest records how to repeat the sweep, with the SHA-256 of the
+// very bytes simulated, not of the files as they are on disk by now.
 func sweepManifest(res *sweep.Result, plan *sweepPlan, opts *sweepOptions) ([]byte, error) {
-	file, data, err := scenarioSource(opts.Scenario)
+	sources, err := plan.sources()
 	if err != nil {
 		return nil, err
 	}
-	sum := sha256.Sum256(data)
+	hash := func(data []byte) string {
+		sum := sha256.Sum256(data)
+		return hex.EncodeToString(sum[:])
+	}
+	file := opts.Scenario
+	if file == "" {
+		file = scenarios.Default
+	}
+	if !isPath(file) {
+		file = scenarios.File(file) + " (embedded)"
+	}
 	m := manifest{
 		CapsimVersion:  Version,
 		Scenario:       res.Scenario,
 		ScenarioFile:   file,
-		ScenarioSHA256: hex.EncodeToString(sum[:]),
+		ScenarioSHA256: hash(sources[0].Data),
+		Included:       []manifestFile{},
 		CommandLine:    opts.cmdline,
 		Sets:           append([]string{}, opts.Sets...),
 		Seed:           res.Seed,
@@ -556,36 +583,12 @@ func sweepManifest(res *sweep.Result, plan *sweepPlan, opts *sweepOptions) ([]by
 		Refine:         opts.Refine,
 		Files:          []string{"runs.csv", "summary.csv", "first_failure.csv", "report.md", "report.html"},
 	}
+	for _, src := range sources[1:] {
+		m.Included = append(m.Included, manifestFile{File: src.Name, SHA256: hash(src.Data)})
+	}
 	if len(res.Designs) > 1 {
 		m.Files = slices.Insert(m.Files, 2, "compare.csv")
 	}
 	out, err := json.MarshalIndent(m, "", "  ")
 	return append(out, '\n'), err
 }
-
-// includedSource returns the bytes of a file the scenario includes.
-func includedSource(arg, inc string) ([]byte, error) {
-	if arg == "" {
-		arg = scenarios.Default
-	}
-	if isPath(arg) {
-		return os.ReadFile(filepath.Join(filepath.Dir(arg), inc))
-	}
-	return fs.ReadFile(scenarios.FS(), path.Join(path.Dir(scenarios.File(arg)), inc))
-}
-
-// scenarioSource returns how the scenario argument was resolved and the
-// bytes of its main file (included calibration files are not hashed).
-func scenarioSource(arg string) (string, []byte, error) {
-	if arg == "" {
-		arg = scenarios.Default
-	}
-	if isPath(arg) {
-		data, err := os.ReadFile(arg)
-		return arg, data, err
-	}
-	data, _ := scenarios.Get(arg)
-	return scenarios.File(arg) + " (embedded)", data, nil
-}
-
-func fmtMult(v float64) string { return strconv.FormatFloat(v, 'g', 10, 64) }

@@ -3,12 +3,19 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"capsim/scenarios"
 )
 
 // sweepCLI runs capsim in-process and returns its exit code and streams.
@@ -185,5 +192,60 @@ func TestSweepInterruptedLeavesNoFile(t *testing.T) {
 	}
 	if files := readTree(t, dir); len(files) != 0 {
 		t.Fatalf("files left: %v", files)
+	}
+}
+
+// The manifest hashes the bytes the sweep simulated: the embedded scenario
+// and the calibration file it includes.
+func TestSweepManifestHashesTheBytesLoaded(t *testing.T) {
+	dir := t.TempDir()
+	code, _, stderr := sweepCLI(t, false, "sweep", "trip", "--designs", "v1-original", "--multipliers", "1",
+		"--replications", "1", "--refine", "0", "--set", "duration=60s", "--out", dir)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m manifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	hash := func(b []byte) string {
+		sum := sha256.Sum256(b)
+		return hex.EncodeToString(sum[:])
+	}
+	main, _ := scenarios.Get("trip")
+	cal, err := fs.ReadFile(scenarios.FS(), path.Join(path.Dir(scenarios.File("trip")), "trip-calibration.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.ScenarioSHA256 != hash(main) {
+		t.Errorf("scenario_sha256 %s, want %s", m.ScenarioSHA256, hash(main))
+	}
+	want := []manifestFile{{File: "trip-calibration.yaml", SHA256: hash(cal)}}
+	if !slices.Equal(m.Included, want) {
+		t.Errorf("included %+v, want %+v", m.Included, want)
+	}
+}
+
+// A problem in a file the scenario includes is reported under the path
+// typed, joined with the include's name.
+func TestIncludedFileErrorNamesThePathTyped(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "s")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	scenario := "name: inc\nduration: 60s\ninclude: [fit.yaml]\ncomponents:\n  app: {kind: pool, servers: 1}\n" +
+		"journeys:\n  visit:\n    rate: 1/s\n    steps: [{use: app, work: service}]\n"
+	for name, data := range map[string]string{"s.yaml": scenario, "fit.yaml": "distributions:\n  service: exponential(mean=1s)\n  bogus: [\n"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, _, stderr := run(t, "validate", filepath.Join(dir, "s.yaml"))
+	if code != exitUsage || !strings.Contains(stderr, filepath.Join(dir, "fit.yaml")+":") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 }

@@ -49,7 +49,7 @@ func validateOne(arg, design string, sets []string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := compileLoaded(arg, l); err != nil {
+	if _, err := l.Compile(); err != nil {
 		return err
 	}
 	if design != "" {
@@ -59,7 +59,7 @@ func validateOne(arg, design string, sets []string) error {
 	for _, d := range l.Scenario.Designs.Names() {
 		ld, err := loadScenario(arg, model.LoadOptions{Design: d, Sets: sets})
 		if err == nil {
-			_, err = compileLoaded(arg, ld)
+			_, err = ld.Compile()
 		}
 		if err != nil {
 			errs = append(errs, err)

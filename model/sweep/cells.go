@@ -41,6 +41,18 @@ type Cell struct {
 	// summed over the replications, most frequent first.
 	Failures []StageCount
 	Verdict  Verdict
+
+	index map[string]int // position in Metrics by name
+}
+
+// Stat returns the summary of the metric called name over the cell's
+// replications, and whether the cell's design measures it at all.
+func (c *Cell) Stat(name string) (Summary, bool) {
+	i, ok := c.index[name]
+	if !ok {
+		return Summary{}, false
+	}
+	return c.Metrics[i].Summary, true
 }
 
 // Stat is one metric's summary over the replications. Sparse metrics
@@ -109,6 +121,27 @@ type Comparison struct {
 	Design, Baseline string
 	Multiplier       float64
 	Diffs            []Stat
+
+	index map[string]int // position in Diffs by name
+}
+
+// Diff returns the paired difference of the metric called name, and
+// whether both designs measure it.
+func (c *Comparison) Diff(name string) (Summary, bool) {
+	i, ok := c.index[name]
+	if !ok {
+		return Summary{}, false
+	}
+	return c.Diffs[i].Summary, true
+}
+
+// indexStats maps each stat's metric name to its position.
+func indexStats(stats []Stat) map[string]int {
+	index := make(map[string]int, len(stats))
+	for i, st := range stats {
+		index[st.Metric] = i
+	}
+	return index
 }
 
 // SeriesRun is the time series of one run at a design's first failure.
@@ -301,6 +334,7 @@ func (s *sweeper) finishCell(c *cellAcc) *Cell {
 		}
 		out.Metrics = append(out.Metrics, Stat{Metric: name, Summary: a.summary()})
 	}
+	out.index = indexStats(out.Metrics)
 	return out
 }
 
@@ -318,6 +352,7 @@ func (s *sweeper) finishCompare(c *cellAcc) *Comparison {
 		}
 		out.Diffs = append(out.Diffs, Stat{Metric: name, Summary: c.fixed[i].summary()})
 	}
+	out.index = indexStats(out.Diffs)
 	return out
 }
 

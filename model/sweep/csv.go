@@ -48,7 +48,7 @@ func writeRow(w io.Writer, fields ...string) {
 const runsHeader = "scenario,design,multiplier,replication,seed,metric,value\n"
 
 func writeRunRows(w io.Writer, scenario, design string, mult float64, rep int, seed uint64, ms []model.Metric) {
-	prefix := csvField(scenario) + "," + csvField(design) + "," + fmtMult(mult) + "," +
+	prefix := csvField(scenario) + "," + csvField(design) + "," + FormatMultiplier(mult) + "," +
 		strconv.Itoa(rep) + "," + strconv.FormatUint(seed, 10) + ","
 	for _, m := range ms {
 		io.WriteString(w, prefix)
@@ -67,7 +67,7 @@ func (r *Result) WriteSummaryCSV(w io.Writer) error {
 	writeRow(bw, "scenario", "design", "multiplier", "metric", "n", "mean", "ci_low", "ci_high")
 	for _, c := range r.Cells {
 		for _, m := range c.Metrics {
-			writeRow(bw, r.Scenario, c.Design, fmtMult(c.Multiplier), m.Metric, strconv.Itoa(m.N),
+			writeRow(bw, r.Scenario, c.Design, FormatMultiplier(c.Multiplier), m.Metric, strconv.Itoa(m.N),
 				fmtValue(m.Mean), fmtValue(m.Lo), fmtValue(m.Hi))
 		}
 	}
@@ -82,7 +82,7 @@ func (r *Result) WriteCompareCSV(w io.Writer) error {
 	writeRow(bw, "scenario", "design", "baseline", "multiplier", "metric", "n", "mean_diff", "ci_low", "ci_high")
 	for _, c := range r.Compare {
 		for _, m := range c.Diffs {
-			writeRow(bw, r.Scenario, c.Design, c.Baseline, fmtMult(c.Multiplier), m.Metric, strconv.Itoa(m.N),
+			writeRow(bw, r.Scenario, c.Design, c.Baseline, FormatMultiplier(c.Multiplier), m.Metric, strconv.Itoa(m.N),
 				fmtValue(m.Mean), fmtValue(m.Lo), fmtValue(m.Hi))
 		}
 	}
@@ -99,7 +99,7 @@ func (r *Result) WriteFirstFailureCSV(w io.Writer) error {
 			writeRow(bw, r.Scenario, ff.Design, "", "", "", "", "", "")
 			continue
 		}
-		writeRow(bw, r.Scenario, ff.Design, fmtMult(ff.Multiplier), fmtValue(ff.Lo), fmtValue(ff.Hi), ff.SLO, ff.Component, ff.Stage)
+		writeRow(bw, r.Scenario, ff.Design, FormatMultiplier(ff.Multiplier), fmtValue(ff.Lo), fmtValue(ff.Hi), ff.SLO, ff.Component, ff.Stage)
 	}
 	return bw.Flush()
 }

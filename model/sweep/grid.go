@@ -42,12 +42,12 @@ func ParseMultipliers(s string) ([]float64, error) {
 		}
 		switch {
 		case start <= 0:
-			return nil, fmt.Errorf("multipliers must be > 0, but the range starts at %s", fmtMult(start))
+			return nil, fmt.Errorf("multipliers must be > 0, but the range starts at %s", FormatMultiplier(start))
 		case end < start:
 			return nil, fmt.Errorf("the end %s is below the start %s; write start:end:step with start <= end, e.g. %s:%s:0.5",
-				fmtMult(end), fmtMult(start), fmtMult(end), fmtMult(start))
+				FormatMultiplier(end), FormatMultiplier(start), FormatMultiplier(end), FormatMultiplier(start))
 		case step <= 0:
-			return nil, fmt.Errorf("the step must be > 0, got %s", fmtMult(step))
+			return nil, fmt.Errorf("the step must be > 0, got %s", FormatMultiplier(step))
 		}
 		// The small allowance keeps the end point when (end-start)/step is
 		// a whole number that floating point lands just under.
@@ -76,7 +76,7 @@ func ParseMultipliers(s string) ([]float64, error) {
 	slices.Sort(grid)
 	for i := 1; i < len(grid); i++ {
 		if grid[i] == grid[i-1] {
-			return nil, fmt.Errorf("multiplier %s is listed twice", fmtMult(grid[i]))
+			return nil, fmt.Errorf("multiplier %s is listed twice", FormatMultiplier(grid[i]))
 		}
 	}
 	return grid, nil
@@ -97,4 +97,6 @@ func roundSig(v float64) float64 {
 	return r
 }
 
-func fmtMult(v float64) string { return strconv.FormatFloat(v, 'g', 10, 64) }
+// FormatMultiplier writes a multiplier as every output of a sweep does, to
+// the 10 significant digits the runs used (see roundSig).
+func FormatMultiplier(v float64) string { return strconv.FormatFloat(v, 'g', 10, 64) }

@@ -311,7 +311,7 @@ func (s *sweeper) runTask(ctx context.Context, t task) (*outcome, error) {
 		return nil, ctx.Err()
 	}
 	if err != nil {
-		return nil, fmt.Errorf("design %s at multiplier %s, seed %d: %w", d.Name, fmtMult(t.mult), opts.Seed, err)
+		return nil, fmt.Errorf("design %s at multiplier %s, seed %d: %w", d.Name, FormatMultiplier(t.mult), opts.Seed, err)
 	}
 	out := &outcome{metrics: res.Metrics(), slos: res.SLOs, broken: res.Broken, series: res.Series}
 	for _, j := range res.Journeys {

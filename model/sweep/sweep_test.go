@@ -393,3 +393,28 @@ func TestMemoryFlatInReplications(t *testing.T) {
 		t.Fatalf("live heap grew from %d to %d bytes as replications went on", first, last)
 	}
 }
+
+// A cell answers for the metrics its design measures, by name, and a
+// comparison for the metrics both designs measure.
+func TestCellStatAndDiffByName(t *testing.T) {
+	c := compile(t, "mmck", "duration=300s", "warmup=0s")
+	res, err := Run(context.Background(), Config{Scenario: "mmck", Designs: []Design{{Name: "a", Compiled: c}, {Name: "b", Compiled: c}},
+		Multipliers: []float64{1}, Replications: 2, Seed: 1, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cell := res.Cells[0]
+	for _, st := range cell.Metrics {
+		got, ok := cell.Stat(st.Metric)
+		if !ok || got != st.Summary && !(math.IsNaN(got.Mean) && math.IsNaN(st.Mean)) {
+			t.Errorf("Stat(%q) = %+v, %v, want %+v", st.Metric, got, ok, st.Summary)
+		}
+	}
+	if _, ok := cell.Stat("journey.nosuch.p95_s"); ok {
+		t.Error("a metric nobody measured was found")
+	}
+	cmp := res.Compare[0]
+	if d, ok := cmp.Diff("journey.customer.journey_success_rate"); !ok || d.Mean != 0 {
+		t.Errorf("a design against itself: diff %+v, %v", d, ok)
+	}
+}

@@ -1,4 +1,4 @@
-package main
+package sweepreport
 
 import (
 	"fmt"
@@ -8,18 +8,19 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"capsim/model"
 	"capsim/model/sweep"
+	"capsim/plots"
 )
 
-// writeSweepTables prints what a sweep found, in the manner of benchstat:
+// WriteTables prints what a sweep found, in the manner of benchstat:
 // constants once above the tables, then per design one row per multiplier
-// and journey, each cell the mean ± the half-width of its 95 % interval.
-func writeSweepTables(w io.Writer, res *sweep.Result, sc *model.Scenario) {
+// and journey (journeys names them, in the scenario's order), each cell
+// the mean ± the half-width of its 95 % interval, and last where each
+// design first broke an SLO.
+func WriteTables(w io.Writer, res *sweep.Result, journeys []string) {
 	for _, line := range sweepPreamble(res) {
 		fmt.Fprintln(w, line)
 	}
-	journeys := sc.Journeys.Names()
 	for d, design := range res.Designs {
 		fmt.Fprintf(w, "\ndesign %s\n", design)
 		t := sweepTable(res, d, journeys)
@@ -40,9 +41,9 @@ func writeSweepTables(w io.Writer, res *sweep.Result, sc *model.Scenario) {
 
 func sweepPreamble(res *sweep.Result) []string {
 	ms := res.Multipliers
-	grid := fmtMult(ms[0])
+	grid := sweep.FormatMultiplier(ms[0])
 	if len(ms) > 1 {
-		grid += "–" + fmtMult(ms[len(ms)-1]) + " (" + strconv.Itoa(len(ms)) + " points)"
+		grid += "–" + sweep.FormatMultiplier(ms[len(ms)-1]) + " (" + strconv.Itoa(len(ms)) + " points)"
 	}
 	lines := []string{
 		fmt.Sprintf("scenario: %s   designs: %s   multipliers: %s   replications: %d   seed: %d",
@@ -80,7 +81,7 @@ func sweepTable(res *sweep.Result, d int, journeys []string) textTable {
 				fmtSecCI(stat(c, p+"p95_s")),
 				""}
 			if ji == 0 {
-				row[0] = fmtMult(c.Multiplier) + "x"
+				row[0] = sweep.FormatMultiplier(c.Multiplier) + "x"
 				row[6] = verdictText(c)
 			}
 			if compare {
@@ -92,23 +93,22 @@ func sweepTable(res *sweep.Result, d int, journeys []string) textTable {
 	return t
 }
 
+// missing is the summary of a metric a cell does not measure: no
+// replication, no value.
+var missing = sweep.Summary{Mean: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}
+
 func stat(c *sweep.Cell, metric string) sweep.Summary {
-	for _, m := range c.Metrics {
-		if m.Metric == metric {
-			return m.Summary
-		}
+	if s, ok := c.Stat(metric); ok {
+		return s
 	}
-	return sweep.Summary{Mean: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}
+	return missing
 }
 
 func compareStat(res *sweep.Result, d, m int, metric string) sweep.Summary {
-	cmp := res.Compare[(d-1)*len(res.Multipliers)+m]
-	for _, s := range cmp.Diffs {
-		if s.Metric == metric {
-			return s.Summary
-		}
+	if s, ok := res.Compare[(d-1)*len(res.Multipliers)+m].Diff(metric); ok {
+		return s
 	}
-	return sweep.Summary{Mean: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}
+	return missing
 }
 
 func verdictText(c *sweep.Cell) string {
@@ -156,7 +156,7 @@ func relCI(s sweep.Summary) string {
 	case h == 0:
 		return " ± 0%"
 	case s.Mean == 0:
-		return " ± " + fmtNum(h)
+		return " ± " + plots.Number(h)
 	}
 	r := 100 * h / math.Abs(s.Mean)
 	if r >= 9.95 {
@@ -180,7 +180,7 @@ func fmtSecCI(s sweep.Summary) string {
 	if s.N == 0 {
 		return "-"
 	}
-	return fmtSec(model.Num(s.Mean)) + relCI(s)
+	return plots.Seconds(s.Mean) + relCI(s)
 }
 
 // fmtDiff shows a paired difference of rates in points, or "~" when its
@@ -208,7 +208,7 @@ func fmtBound(v float64) string {
 // firstFailureLine says where a design first broke an SLO, or that it held.
 func firstFailureLine(ff sweep.FirstFailure, grid []float64) string {
 	if !ff.Found {
-		return fmt.Sprintf("no SLO broken up to %sx", fmtMult(grid[len(grid)-1]))
+		return fmt.Sprintf("no SLO broken up to %sx", sweep.FormatMultiplier(grid[len(grid)-1]))
 	}
 	where := ""
 	if ff.Stage != "" || ff.Component != "" {
@@ -219,9 +219,9 @@ func firstFailureLine(ff sweep.FirstFailure, grid []float64) string {
 	}
 	if ff.BelowRange {
 		return fmt.Sprintf("already fails at %sx, the lowest multiplier tried (CI ?–%s): %s%s",
-			fmtMult(ff.Multiplier), fmtBound(ff.Hi), ff.SLO, where)
+			sweep.FormatMultiplier(ff.Multiplier), fmtBound(ff.Hi), ff.SLO, where)
 	}
-	return fmt.Sprintf("%sx (CI %s–%s): %s%s", fmtMult(ff.Multiplier), fmtBound(ff.Lo), fmtBound(ff.Hi), ff.SLO, where)
+	return fmt.Sprintf("%sx (CI %s–%s): %s%s", sweep.FormatMultiplier(ff.Multiplier), fmtBound(ff.Lo), fmtBound(ff.Hi), ff.SLO, where)
 }
 
 func orDash(s string) string {
@@ -229,32 +229,4 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
-}
-
-// progress draws a one-line progress report on a terminal's stderr.
-type progress struct {
-	w        io.Writer
-	scenario string
-	last     string
-}
-
-func newProgress(io *IOStreams, scenario string) *progress {
-	if !io.ErrIsTerminal {
-		return nil
-	}
-	return &progress{w: io.ErrOut, scenario: scenario}
-}
-
-func (p *progress) update(pr sweep.Progress) {
-	line := fmt.Sprintf("sweep %s: %s, %d of %d runs (%d%%)", p.scenario, pr.Phase, pr.Done, pr.Total, 100*pr.Done/max(pr.Total, 1))
-	if line != p.last {
-		fmt.Fprintf(p.w, "\r\x1b[K%s", line)
-		p.last = line
-	}
-}
-
-func (p *progress) finish() {
-	if p != nil && p.last != "" {
-		fmt.Fprint(p.w, "\r\x1b[K")
-	}
 }

@@ -1,4 +1,4 @@
-package main
+package sweepreport
 
 import (
 	"fmt"
@@ -7,22 +7,33 @@ import (
 	"strings"
 	"sync"
 
+	"capsim/model"
 	"capsim/model/sweep"
 	"capsim/plots"
 )
 
-// sweepReport lays out report.md, report.html and their charts: the
-// answer first (where each design breaks), then the evidence.
-func sweepReport(res *sweep.Result, plan *sweepPlan, opts *sweepOptions) ([]outFile, error) {
-	sc := plan.scenario.Scenario
+// Options is what a report says besides the sweep's result.
+type Options struct {
+	Description string   // the scenario's description, shown under the title
+	Journeys    []string // the scenario's journeys, in its order
+	CommandLine []string // how the sweep was run, shown as given
+	// Workers is how many charts are drawn at once; the bytes do not
+	// depend on it.
+	Workers int
+}
+
+// Build lays out report.md, report.html and their charts: the answer
+// first (where each design breaks), then the evidence. It returns the
+// files as [plots.Report.Build] does, for the caller to write.
+func Build(res *sweep.Result, opts Options) ([]plots.File, error) {
 	names := newFigureNames()
 	r := plots.Report{Title: "capsim sweep: " + res.Scenario}
 
 	var pre strings.Builder
-	if d := strings.TrimSpace(sc.Description); d != "" {
+	if d := strings.TrimSpace(opts.Description); d != "" {
 		pre.WriteString(d + "\n\n")
 	}
-	fmt.Fprintf(&pre, "Command: `%s`\n\n", strings.Join(opts.cmdline, " "))
+	fmt.Fprintf(&pre, "Command: `%s`\n\n", strings.Join(opts.CommandLine, " "))
 	for _, line := range sweepPreamble(res) {
 		fmt.Fprintf(&pre, "- %s\n", mdEscape(line))
 	}
@@ -32,9 +43,9 @@ func sweepReport(res *sweep.Result, plan *sweepPlan, opts *sweepOptions) ([]outF
 	for _, ff := range res.FirstFailures {
 		switch {
 		case !ff.Found:
-			ffTable.Rows = append(ffTable.Rows, []string{ff.Design, "none up to " + fmtMult(res.Multipliers[len(res.Multipliers)-1]) + "x"})
+			ffTable.Rows = append(ffTable.Rows, []string{ff.Design, "none up to " + sweep.FormatMultiplier(res.Multipliers[len(res.Multipliers)-1]) + "x"})
 		default:
-			at := fmtMult(ff.Multiplier) + "x"
+			at := sweep.FormatMultiplier(ff.Multiplier) + "x"
 			if ff.BelowRange {
 				at = "≤ " + at
 			}
@@ -52,9 +63,8 @@ The component and failure stage are those most failed journeys ended at, at that
 		Table: ffTable,
 	})
 
-	journeys := sc.Journeys.Names()
 	for d, design := range res.Designs {
-		t := sweepTable(res, d, journeys)
+		t := sweepTable(res, d, opts.Journeys)
 		r.Sections = append(r.Sections, plots.Section{
 			Heading: "Design " + design,
 			Table:   &plots.Table{Header: t.Header, Rows: t.Rows},
@@ -63,7 +73,7 @@ The component and failure stage are those most failed journeys ended at, at that
 
 	var jfigs []plots.Figure
 	zero, one := 0.0, 1.0
-	for _, j := range metricNames(res, "journey.", ".journey_success_rate") {
+	for _, j := range entities(res, "journey", "journey_success_rate") {
 		p := "journey." + j + "."
 		success := plots.LineChart{Title: j + ": journey success", XLabel: "load multiplier", YLabel: "journeys that succeeded",
 			Series: designSeries(res, p+"journey_success_rate", ""), YMin: &zero, YMax: &one, Percent: true}
@@ -83,7 +93,7 @@ The component and failure stage are those most failed journeys ended at, at that
 	r.Sections = append(r.Sections, plots.Section{Heading: "Journeys", Figures: jfigs})
 
 	var rfigs []plots.Figure
-	for _, rt := range metricNames(res, "route.", ".p95_s") {
+	for _, rt := range entities(res, "route", "p95_s") {
 		chart := plots.LineChart{Title: "route " + rt + ": p95 latency", XLabel: "load multiplier", YLabel: "p95 (s)",
 			Series: designSeries(res, "route."+rt+".p95_s", ""), YMin: &zero}
 		rfigs = addFigure(rfigs, names.get("p95_"+rt), "Server-side p95 latency of route "+rt+", per design.", chart)
@@ -93,7 +103,7 @@ The component and failure stage are those most failed journeys ended at, at that
 	}
 
 	var cfigs []plots.Figure
-	for _, c := range metricNames(res, "component.", ".peak_queue_count") {
+	for _, c := range entities(res, "component", "peak_queue_count") {
 		p := "component." + c + "."
 		util := plots.LineChart{Title: c + ": utilisation", XLabel: "load multiplier", YLabel: "busy / capacity",
 			Series: designSeries(res, p+"utilisation_rate", ""), YMin: &zero, Percent: true}
@@ -108,7 +118,7 @@ The component and failure stage are those most failed journeys ended at, at that
 
 	var sfigs []plots.Figure
 	for d, design := range res.Designs {
-		chart, ok := stageChart(res, d, len(journeys) > 1)
+		chart, ok := stageChart(res, d, len(opts.Journeys) > 1)
 		if ok {
 			sfigs = addFigure(sfigs, names.get("stages_"+design), "Failed journeys per run by failure_stage, design "+design+" (mean over replications).", chart)
 		}
@@ -124,14 +134,14 @@ The component and failure stage are those most failed journeys ended at, at that
 		}
 		var queues, held []plots.Signal
 		for _, sig := range sr.Series.Signals {
-			switch {
-			case sig.Name == "journeys_in_flight" || strings.HasSuffix(sig.Name, ".queue"):
+			switch _, measure := model.ParseSignalName(sig.Name); measure {
+			case "journeys_in_flight", "queue":
 				queues = append(queues, plots.Signal{Name: sig.Name, Values: sig.Values})
-			case strings.HasSuffix(sig.Name, ".busy"):
+			case "busy":
 				held = append(held, plots.Signal{Name: sig.Name, Values: sig.Values})
 			}
 		}
-		what := fmt.Sprintf("design %s at %sx, seed %d", sr.Design, fmtMult(sr.Multiplier), sr.Seed)
+		what := fmt.Sprintf("design %s at %sx, seed %d", sr.Design, sweep.FormatMultiplier(sr.Multiplier), sr.Seed)
 		tfigs = addFigure(tfigs, names.get("series_"+sr.Design),
 			"Journeys in flight and queue lengths over simulated time, one run of "+what+".",
 			plots.TimeSeriesChart{Title: "In flight and queues: " + what, YLabel: "count", Step: sr.Series.Step, Series: queues})
@@ -143,16 +153,8 @@ The component and failure stage are those most failed journeys ended at, at that
 		r.Sections = append(r.Sections, plots.Section{Heading: "At the first failure", Figures: tfigs})
 	}
 
-	prerender(r, plan.workers)
-	files, err := r.Build()
-	if err != nil {
-		return nil, err
-	}
-	out := make([]outFile, len(files))
-	for i, f := range files {
-		out[i] = outFile{f.Name, f.Data}
-	}
-	return out, nil
+	prerender(r, opts.Workers)
+	return r.Build()
 }
 
 // addFigure adds a chart unless it has nothing to draw: a route nobody
@@ -195,19 +197,17 @@ func drawable(chart plots.Renderer) bool {
 	return false
 }
 
-// metricNames lists the journey, route or component names that carry a
-// metric, in the order the cells list them, across every design.
-func metricNames(res *sweep.Result, prefix, suffix string) []string {
+// entities lists the journeys, routes or components (kind) that carry a
+// measure, in the order the cells list them, across every design.
+func entities(res *sweep.Result, kind, measure string) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, c := range res.Cells {
 		for _, m := range c.Metrics {
-			if strings.HasPrefix(m.Metric, prefix) && strings.HasSuffix(m.Metric, suffix) {
-				name := strings.TrimSuffix(strings.TrimPrefix(m.Metric, prefix), suffix)
-				if !seen[name] {
-					seen[name] = true
-					out = append(out, name)
-				}
+			n := model.ParseMetricName(m.Metric)
+			if n.Kind == kind && n.Measure == measure && !seen[n.Entity] {
+				seen[n.Entity] = true
+				out = append(out, n.Entity)
 			}
 		}
 	}
@@ -224,8 +224,8 @@ func designSeries(res *sweep.Result, metric, suffix string) []plots.Series {
 		s := plots.Series{Name: design + suffix}
 		for m := 0; m < nm; m++ {
 			c := res.Cells[d*nm+m]
-			st := stat(c, metric)
-			if st.N == 0 && math.IsNaN(st.Mean) && !hasMetric(c, metric) {
+			st, ok := c.Stat(metric)
+			if !ok {
 				continue
 			}
 			pt := plots.Point{X: c.Multiplier, Y: st.Mean, Lo: st.Lo, Hi: st.Hi}
@@ -237,15 +237,6 @@ func designSeries(res *sweep.Result, metric, suffix string) []plots.Series {
 		out = append(out, s)
 	}
 	return out
-}
-
-func hasMetric(c *sweep.Cell, metric string) bool {
-	for _, m := range c.Metrics {
-		if m.Metric == metric {
-			return true
-		}
-	}
-	return false
 }
 
 // interleave orders two blocks of per-design series (a0 a1 … b0 b1 …) as
@@ -267,20 +258,18 @@ func stageChart(res *sweep.Result, d int, withJourney bool) (plots.BarChart, boo
 	nm := len(res.Multipliers)
 	chart := plots.BarChart{Title: "Failure stages: " + res.Designs[d], XLabel: "load multiplier", YLabel: "failed journeys per run", Stacked: true}
 	for m := 0; m < nm; m++ {
-		chart.Categories = append(chart.Categories, fmtMult(res.Multipliers[m])+"x")
-	}
-	var metrics []string
-	for _, st := range res.Cells[d*nm].Metrics {
-		if strings.Contains(st.Metric, ".failed_at.") {
-			metrics = append(metrics, st.Metric)
-		}
+		chart.Categories = append(chart.Categories, sweep.FormatMultiplier(res.Multipliers[m])+"x")
 	}
 	failed := false
-	for _, metric := range metrics {
-		j, stage, _ := strings.Cut(strings.TrimPrefix(metric, "journey."), ".failed_at.")
-		name := strings.TrimSuffix(stage, "_count")
+	for _, first := range res.Cells[d*nm].Metrics {
+		metric := first.Metric
+		n := model.ParseMetricName(metric)
+		if n.Stage == "" {
+			continue
+		}
+		name := n.Stage
 		if withJourney {
-			name = j + ": " + name
+			name = n.Entity + ": " + name
 		}
 		g := plots.Series{Name: name}
 		for m := 0; m < nm; m++ {

@@ -1,0 +1,95 @@
+package model_test
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"capsim/model"
+)
+
+const withInclude = `name: inc
+duration: 60s
+include: [cal/fit.yaml]
+components:
+  app: {kind: pool, servers: 1}
+journeys:
+  visit:
+    rate: 1/s
+    steps: [{use: app, work: service}]
+`
+
+// Errors and Sources name the files under the display name the caller
+// gives, the included file beside it, and Sources holds the very bytes
+// read.
+func TestLoadUsesTheDisplayName(t *testing.T) {
+	fit := []byte("distributions:\n  service: exponential(mean=0.5s)\n")
+	fsys := fstest.MapFS{"s.yaml": {Data: []byte(withInclude)}, "cal/fit.yaml": {Data: fit}}
+	display := filepath.Join("typed", "dir", "s.yaml")
+	l, err := model.Load(fsys, "s.yaml", model.LoadOptions{DisplayName: display})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := l.Sources()
+	if len(src) != 2 || src[0].Name != display || src[1].Name != filepath.Join("typed", "dir", "cal", "fit.yaml") ||
+		src[0].Data == nil || !bytes.Equal(src[0].Data, []byte(withInclude)) || !bytes.Equal(src[1].Data, fit) {
+		t.Fatalf("sources %+v", src)
+	}
+
+	fsys["cal/fit.yaml"] = &fstest.MapFile{Data: []byte("distributions:\n  service: exponential(mean=-1s)\n")}
+	_, err = model.Load(fsys, "s.yaml", model.LoadOptions{DisplayName: display})
+	if err == nil || !strings.HasPrefix(err.Error(), filepath.Join("typed", "dir", "cal", "fit.yaml")+":2:12: ") {
+		t.Fatalf("error %v", err)
+	}
+	_, err = model.Load(fsys, "s.yaml", model.LoadOptions{DisplayName: display, Design: "nosuch"})
+	if err == nil || !strings.HasPrefix(err.Error(), display+": unknown design") {
+		t.Fatalf("error %v", err)
+	}
+	_, err = model.Load(fsys, "s.yaml", model.LoadOptions{Design: "nosuch"})
+	if err == nil || !strings.HasPrefix(err.Error(), "s.yaml: unknown design") {
+		t.Fatalf("without a display name: error %v", err)
+	}
+}
+
+// A file compile reads, an empirical distribution's data, is a source too.
+func TestSourcesIncludeEmpiricalData(t *testing.T) {
+	scenario := strings.Replace(withInclude, "include: [cal/fit.yaml]\n", "distributions:\n  service: empirical(file=times.csv)\n", 1)
+	fsys := fstest.MapFS{"s.yaml": {Data: []byte(scenario)}, "times.csv": {Data: []byte("0.1\n0.2\n")}}
+	l, err := model.Load(fsys, "s.yaml", model.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Compile(); err != nil {
+		t.Fatal(err)
+	}
+	src := l.Sources()
+	if len(src) != 2 || src[0].Name != "s.yaml" || src[1].Name != "times.csv" || string(src[1].Data) != "0.1\n0.2\n" {
+		t.Fatalf("sources %+v", src)
+	}
+}
+
+// Loads of one scenario merge into one list of files, each once, unless a
+// file changed between them.
+func TestMergeSources(t *testing.T) {
+	fit := "distributions:\n  service: exponential(mean=0.5s)\n"
+	fsys := fstest.MapFS{"s.yaml": {Data: []byte(withInclude)}, "cal/fit.yaml": {Data: []byte(fit)}}
+	load := func() *model.Loaded {
+		t.Helper()
+		l, err := model.Load(fsys, "s.yaml", model.LoadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	a, b := load(), load()
+	merged, err := model.MergeSources(a, b)
+	if err != nil || len(merged) != 2 || merged[0].Name != "s.yaml" || merged[1].Name != "cal/fit.yaml" {
+		t.Fatalf("merged %+v, error %v", merged, err)
+	}
+	fsys["cal/fit.yaml"] = &fstest.MapFile{Data: []byte(strings.Replace(fit, "0.5s", "0.6s", 1))}
+	if _, err := model.MergeSources(a, load()); err == nil || err.Error() != "cal/fit.yaml changed while it was being read" {
+		t.Fatalf("error %v", err)
+	}
+}

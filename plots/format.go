@@ -1,0 +1,38 @@
+package plots
+
+import (
+	"math"
+	"strconv"
+)
+
+// Number and Seconds are how capsim writes numbers for a person to read,
+// in a report's tables and on the terminal alike, so the two never show
+// the same value two ways.
+
+// Number writes v compactly, to 4 significant digits; NaN or an infinity
+// (nothing observed) is "-".
+func Number(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "-"
+	}
+	return strconv.FormatFloat(v, 'g', 4, 64)
+}
+
+// Seconds writes a duration of s seconds with a unit chosen for its
+// magnitude: µs, ms, s, or m from two minutes on. NaN is "-".
+func Seconds(s float64) string {
+	switch {
+	case math.IsNaN(s):
+		return "-"
+	case s == 0:
+		return "0"
+	case s < 1e-3:
+		return strconv.FormatFloat(s*1e6, 'f', 0, 64) + "µs"
+	case s < 1:
+		return strconv.FormatFloat(s*1e3, 'f', 1, 64) + "ms"
+	case s < 120:
+		return strconv.FormatFloat(s, 'f', 2, 64) + "s"
+	default:
+		return strconv.FormatFloat(s/60, 'f', 1, 64) + "m"
+	}
+}

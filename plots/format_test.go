@@ -1,0 +1,26 @@
+package plots
+
+import (
+	"math"
+	"testing"
+)
+
+func TestNumberAndSeconds(t *testing.T) {
+	cases := []struct{ got, want string }{
+		{Number(math.NaN()), "-"},
+		{Number(math.Inf(1)), "-"},
+		{Number(1234.5678), "1235"},
+		{Number(0.000123456), "0.0001235"},
+		{Seconds(math.NaN()), "-"},
+		{Seconds(0), "0"},
+		{Seconds(0.0004), "400µs"},
+		{Seconds(0.25), "250.0ms"},
+		{Seconds(2.5), "2.50s"},
+		{Seconds(300), "5.0m"},
+	}
+	for i, c := range cases {
+		if c.got != c.want {
+			t.Errorf("case %d: got %q, want %q", i, c.got, c.want)
+		}
+	}
+}

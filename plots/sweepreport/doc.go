@@ -1,0 +1,14 @@
+// Package sweepreport lays out what a sweep found for a person to read: the
+// tables `capsim sweep` prints, and report.md and report.html with their
+// charts, the answer first (where each design breaks), then the evidence.
+//
+// It reads a [sweep.Result] and draws through package plots. It returns
+// text and files as bytes, for the caller to print or write wherever and
+// however it likes; it never opens a file, and knows nothing of flags or
+// exit codes. Metric and signal names are taken apart only through
+// [model.ParseMetricName] and [model.ParseSignalName], so the report
+// follows the names the model defines rather than re-deriving them.
+//
+// The same result gives the same bytes, whatever the number of workers
+// drawing the charts.
+package sweepreport

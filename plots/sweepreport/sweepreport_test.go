@@ -1,0 +1,164 @@
+package sweepreport
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"strings"
+	"testing"
+
+	"capsim/model"
+	"capsim/model/sweep"
+	"capsim/plots"
+	"capsim/scenarios"
+	"capsim/sim"
+)
+
+// smallSweep sweeps the embedded M/M/4/6 scenario over two designs, one
+// of which breaks its SLO (success_rate >= 0.9) inside the range, so the
+// report has a first failure, a comparison and a time series to show.
+func smallSweep(t *testing.T) (*sweep.Result, []string) {
+	t.Helper()
+	var designs []sweep.Design
+	var journeys []string
+	for _, d := range []struct{ name, servers string }{{"four", "4"}, {"eight", "8"}} {
+		l, err := model.Load(scenarios.FS(), scenarios.File("mmck"), model.LoadOptions{
+			Sets: []string{"duration=600s", "warmup=60s", "components.server.servers=" + d.servers}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := l.Compile()
+		if err != nil {
+			t.Fatal(err)
+		}
+		designs = append(designs, sweep.Design{Name: d.name, Compiled: c})
+		journeys = l.Scenario.Journeys.Names()
+	}
+	res, err := sweep.Run(context.Background(), sweep.Config{Scenario: "mmck", Designs: designs,
+		Multipliers: []float64{0.5, 1}, Replications: 2, Seed: 1, Workers: 2, Refine: 1, SeriesStep: sim.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, journeys
+}
+
+// The report's files are the same bytes however many workers draw the
+// charts, and hold the sections a reader looks for.
+func TestBuildIsTheSameWithAnyWorkers(t *testing.T) {
+	res, journeys := smallSweep(t)
+	build := func(workers int) map[string][]byte {
+		files, err := Build(res, Options{Description: "A short M/M/c/K sweep.", Journeys: journeys,
+			CommandLine: []string{"capsim", "sweep", "mmck"}, Workers: workers})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := map[string][]byte{}
+		for _, f := range files {
+			m[f.Name] = f.Data
+		}
+		return m
+	}
+	one, three := build(1), build(3)
+	if len(one) != len(three) {
+		t.Fatalf("%d files with 1 worker, %d with 3", len(one), len(three))
+	}
+	for name, data := range one {
+		if !bytes.Equal(data, three[name]) {
+			t.Errorf("%s differs between 1 and 3 workers", name)
+		}
+	}
+	for _, name := range []string{"report.md", "report.html", "charts/success_customer.svg", "charts/success_customer.png",
+		"charts/utilisation_server.svg", "charts/queue_server.png"} {
+		if one[name] == nil {
+			t.Errorf("%s is missing", name)
+		}
+	}
+	md := string(one["report.md"])
+	for _, want := range []string{"A short M/M/c/K sweep.", "Command: `capsim sweep mmck`", "## First failure", "## Design four",
+		"## Design eight", "success vs four", "## At the first failure"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report.md lacks %q", want)
+		}
+	}
+}
+
+// The tables: the constants once, a table per design, then the first
+// failures.
+func TestWriteTables(t *testing.T) {
+	res, journeys := smallSweep(t)
+	var b strings.Builder
+	WriteTables(&b, res, journeys)
+	out := b.String()
+	for _, want := range []string{"scenario: mmck   designs: four, eight   multipliers: 0.5–1 (2 points)   replications: 2   seed: 1",
+		"\ndesign four\n", "\ndesign eight\n", "success vs four", "first failure: smallest multiplier", "customer success_rate >= 0.9"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("tables lack %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestCellFormats(t *testing.T) {
+	nan := math.NaN()
+	cases := []struct{ got, want string }{
+		{fmtRateCI(sweep.Summary{N: 3, Mean: 0.5, Lo: 0.49, Hi: 0.51}), "50.00% ±1.00pp"},
+		{fmtRateCI(sweep.Summary{N: 1, Mean: 0.5, Lo: nan, Hi: nan}), "50.00% ± ∞"},
+		{fmtRateCI(sweep.Summary{Mean: nan, Lo: nan, Hi: nan}), "-"},
+		{fmtCountCI(sweep.Summary{N: 2, Mean: 250, Lo: 225, Hi: 275}), "250 ± 10%"},
+		{fmtCountCI(sweep.Summary{N: 2, Mean: 12.5, Lo: 12.5, Hi: 12.5}), "12.5 ± 0%"},
+		{fmtCountCI(sweep.Summary{N: 2, Mean: 0, Lo: -0.5, Hi: 0.5}), "0.0 ± 0.5"},
+		{fmtSecCI(sweep.Summary{N: 2, Mean: 0.25, Lo: 0.24, Hi: 0.26}), "250.0ms ± 4.0%"},
+		{fmtDiff(sweep.Summary{N: 2, Mean: 0.1, Lo: -0.1, Hi: 0.3}), "~"},
+		{fmtDiff(sweep.Summary{N: 2, Mean: 0.1, Lo: 0.05, Hi: 0.15}), "+10.00pp [+5.00, +15.00]"},
+		{fmtBound(1.7734375), "1.773"},
+		{fmtBound(nan), "?"},
+	}
+	for i, c := range cases {
+		if c.got != c.want {
+			t.Errorf("case %d: got %q, want %q", i, c.got, c.want)
+		}
+	}
+}
+
+func TestFirstFailureLine(t *testing.T) {
+	grid := []float64{1, 2, 3}
+	cases := []struct {
+		ff   sweep.FirstFailure
+		want string
+	}{
+		{sweep.FirstFailure{}, "no SLO broken up to 3x"},
+		{sweep.FirstFailure{Found: true, Multiplier: 1.5, Lo: 1.25, Hi: 1.75, SLO: "a success_rate >= 0.9", Stage: "pay", Component: "db"},
+			"1.5x (CI 1.25–1.75): a success_rate >= 0.9; failure_stage pay at db"},
+		{sweep.FirstFailure{Found: true, BelowRange: true, Multiplier: 1, Lo: math.NaN(), Hi: 1, SLO: "a p95 <= 2s", Component: "db"},
+			"already fails at 1x, the lowest multiplier tried (CI ?–1): a p95 <= 2s; failure_stage - at db"},
+	}
+	for _, c := range cases {
+		if got := firstFailureLine(c.ff, grid); got != c.want {
+			t.Errorf("got %q, want %q", got, c.want)
+		}
+	}
+}
+
+// Scenario names become plain, unique chart file names.
+func TestFigureNames(t *testing.T) {
+	n := newFigureNames()
+	got := []string{n.get("success_trip creation"), n.get("success_trip/creation"), n.get("p95_a.b")}
+	want := []string{"success_trip_creation", "success_trip_creation_2", "p95_a.b"}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("name %d: got %q, want %q", i, got[i], want[i])
+		}
+	}
+}
+
+// A chart with nothing finite to draw leaves no figure; a saturated point
+// is something to draw.
+func TestAddFigureSkipsEmptyCharts(t *testing.T) {
+	empty := plots.LineChart{Series: []plots.Series{{Points: []plots.Point{{X: 1, Y: math.NaN()}}}}}
+	saturated := plots.LineChart{Series: []plots.Series{{Points: []plots.Point{{X: 1, Y: math.Inf(1), Saturated: true}}}}}
+	figs := addFigure(nil, "empty", "", empty)
+	figs = addFigure(figs, "saturated", "", saturated)
+	figs = addFigure(figs, "no_signal", "", plots.TimeSeriesChart{Series: []plots.Signal{{Values: []float64{math.NaN()}}}})
+	if len(figs) != 1 || figs[0].Name != "saturated" {
+		t.Fatalf("figures %+v", figs)
+	}
+}
