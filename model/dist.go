@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -122,17 +123,53 @@ func (a distArgs) number(key, v string) (float64, error) {
 	return f, nil
 }
 
-// forms lists, per family, the accepted parameter sets; the first set whose
-// keys are all present wins, so the error for a wrong set can list them.
-var forms = map[string][][]string{
-	"constant":    {{"value"}},
-	"uniform":     {{"min", "max"}},
-	"exponential": {{"mean"}, {"rate"}},
-	"normal":      {{"mean", "sd"}},
-	"lognormal":   {{"mu", "sigma"}, {"mean", "p95"}, {"p50", "p95"}, {"mean", "cv"}},
-	"gamma":       {{"shape", "scale"}, {"mean", "cv"}, {"mean", "p95"}},
-	"weibull":     {{"shape", "scale"}},
-	"empirical":   {{"file"}},
+// distForms is the one list of distribution forms: a family, the named
+// parameters of one way to give it, and its constructor. A family's forms
+// are tried in this order; the first whose keys are all present wins, and
+// the error for a wrong set lists them all.
+var distForms = []struct {
+	family string
+	params []string
+	build  func(v map[string]float64) (sim.Dist, error)
+}{
+	{"constant", []string{"value"}, func(v map[string]float64) (sim.Dist, error) {
+		if v["value"] < 0 {
+			return sim.Dist{}, fmt.Errorf("constant: value must be >= 0")
+		}
+		return sim.Constant(v["value"]), nil
+	}},
+	{"uniform", []string{"min", "max"}, func(v map[string]float64) (sim.Dist, error) { return sim.Uniform(v["min"], v["max"]) }},
+	{"exponential", []string{"mean"}, func(v map[string]float64) (sim.Dist, error) { return sim.Exponential(v["mean"]) }},
+	{"exponential", []string{"rate"}, func(v map[string]float64) (sim.Dist, error) {
+		if v["rate"] <= 0 {
+			return sim.Dist{}, fmt.Errorf("exponential: rate must be > 0")
+		}
+		return sim.Exponential(1 / v["rate"])
+	}},
+	{"normal", []string{"mean", "sd"}, func(v map[string]float64) (sim.Dist, error) { return sim.Normal(v["mean"], v["sd"]) }},
+	{"lognormal", []string{"mu", "sigma"}, func(v map[string]float64) (sim.Dist, error) { return sim.LogNormal(v["mu"], v["sigma"]) }},
+	{"lognormal", []string{"mean", "p95"}, func(v map[string]float64) (sim.Dist, error) { return sim.LogNormalMeanP95(v["mean"], v["p95"]) }},
+	{"lognormal", []string{"p50", "p95"}, func(v map[string]float64) (sim.Dist, error) { return sim.LogNormalP50P95(v["p50"], v["p95"]) }},
+	{"lognormal", []string{"mean", "cv"}, func(v map[string]float64) (sim.Dist, error) { return sim.LogNormalMeanCV(v["mean"], v["cv"]) }},
+	{"gamma", []string{"shape", "scale"}, func(v map[string]float64) (sim.Dist, error) { return sim.Gamma(v["shape"], v["scale"]) }},
+	{"gamma", []string{"mean", "cv"}, func(v map[string]float64) (sim.Dist, error) { return sim.GammaMeanCV(v["mean"], v["cv"]) }},
+	{"gamma", []string{"mean", "p95"}, func(v map[string]float64) (sim.Dist, error) { return sim.GammaMeanP95(v["mean"], v["p95"]) }},
+	{"weibull", []string{"shape", "scale"}, func(v map[string]float64) (sim.Dist, error) { return sim.Weibull(v["shape"], v["scale"]) }},
+	// The values of an empirical distribution are read by the compiler,
+	// relative to the scenario's file.
+	{"empirical", []string{"file"}, nil},
+}
+
+// formsOf lists the parameter sets of a family, in the order they are
+// tried; nil for an unknown family.
+func formsOf(family string) [][]string {
+	var sets [][]string
+	for _, f := range distForms {
+		if f.family == family {
+			sets = append(sets, f.params)
+		}
+	}
+	return sets
 }
 
 // timeParams are the parameters measured in seconds (written with a unit).
@@ -144,11 +181,13 @@ func parseDist(s string) (sim.Dist, string, error) {
 	if err != nil {
 		return sim.Dist{}, "", err
 	}
-	sets, ok := forms[a.family]
-	if !ok {
-		fams := make([]string, 0, len(forms))
-		for f := range forms {
-			fams = append(fams, f)
+	sets := formsOf(a.family)
+	if sets == nil {
+		var fams []string
+		for _, f := range distForms {
+			if !slices.Contains(fams, f.family) {
+				fams = append(fams, f.family)
+			}
 		}
 		sort.Strings(fams)
 		return sim.Dist{}, "", fmt.Errorf("unknown distribution %q (expected one of: %s)", a.family, strings.Join(fams, ", "))
@@ -214,42 +253,12 @@ func parseDist(s string) (sim.Dist, string, error) {
 }
 
 func build(family string, form []string, v map[string]float64) (sim.Dist, error) {
-	key := family + "(" + strings.Join(form, ",") + ")"
-	switch key {
-	case "constant(value)":
-		if v["value"] < 0 {
-			return sim.Dist{}, fmt.Errorf("constant: value must be >= 0")
+	for _, f := range distForms {
+		if f.family == family && slices.Equal(f.params, form) {
+			return f.build(v)
 		}
-		return sim.Constant(v["value"]), nil
-	case "uniform(min,max)":
-		return sim.Uniform(v["min"], v["max"])
-	case "exponential(mean)":
-		return sim.Exponential(v["mean"])
-	case "exponential(rate)":
-		if v["rate"] <= 0 {
-			return sim.Dist{}, fmt.Errorf("exponential: rate must be > 0")
-		}
-		return sim.Exponential(1 / v["rate"])
-	case "normal(mean,sd)":
-		return sim.Normal(v["mean"], v["sd"])
-	case "lognormal(mu,sigma)":
-		return sim.LogNormal(v["mu"], v["sigma"])
-	case "lognormal(mean,p95)":
-		return sim.LogNormalMeanP95(v["mean"], v["p95"])
-	case "lognormal(p50,p95)":
-		return sim.LogNormalP50P95(v["p50"], v["p95"])
-	case "lognormal(mean,cv)":
-		return sim.LogNormalMeanCV(v["mean"], v["cv"])
-	case "gamma(shape,scale)":
-		return sim.Gamma(v["shape"], v["scale"])
-	case "gamma(mean,cv)":
-		return sim.GammaMeanCV(v["mean"], v["cv"])
-	case "gamma(mean,p95)":
-		return sim.GammaMeanP95(v["mean"], v["p95"])
-	case "weibull(shape,scale)":
-		return sim.Weibull(v["shape"], v["scale"])
 	}
-	panic("model: distribution form without a constructor: " + key)
+	panic("model: distribution form without a constructor: " + family)
 }
 
 func hasAll(m map[string]string, keys []string) bool {
@@ -263,7 +272,7 @@ func hasAll(m map[string]string, keys []string) bool {
 
 func describeForms(family string) string {
 	var alts []string
-	for _, f := range forms[family] {
+	for _, f := range formsOf(family) {
 		alts = append(alts, "("+strings.Join(f, "=, ")+"=)")
 	}
 	return strings.Join(alts, " or ")

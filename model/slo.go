@@ -3,43 +3,86 @@ package model
 import (
 	"fmt"
 	"math"
+	"reflect"
 )
+
+// sloMeasures is the one list of what an SLO can bound: each measure
+// with how to read it from a journey's, a route's or a component's result
+// (nil where it does not apply to that subject). The SLO struct's fields
+// carry the same YAML keys; compiling and evaluating both read this table.
+var sloMeasures = []struct {
+	key       string
+	journey   func(*JourneyResult) Num
+	route     func(*RouteResult) Num
+	component func(*ComponentResult) Num
+}{
+	{key: "success_rate", journey: func(j *JourneyResult) Num { return j.SuccessRate }},
+	{key: "failure_rate", journey: (*JourneyResult).FailureRate, route: func(r *RouteResult) Num { return r.FailureRate }},
+	{key: "http_failure_rate", journey: func(j *JourneyResult) Num { return j.HTTPFailureRate }},
+	{key: "mean", journey: func(j *JourneyResult) Num { return j.Latency.Mean }, route: func(r *RouteResult) Num { return r.Latency.Mean }},
+	{key: "p50", journey: func(j *JourneyResult) Num { return j.Latency.P50 }, route: func(r *RouteResult) Num { return r.Latency.P50 }},
+	{key: "p95", journey: func(j *JourneyResult) Num { return j.Latency.P95 }, route: func(r *RouteResult) Num { return r.Latency.P95 }},
+	{key: "p99", journey: func(j *JourneyResult) Num { return j.Latency.P99 }, route: func(r *RouteResult) Num { return r.Latency.P99 }},
+	{key: "rejection_rate", component: (*ComponentResult).RejectionRate},
+	{key: "utilisation", component: func(c *ComponentResult) Num { return c.Utilisation }},
+}
+
+// sloField is the index of each YAML key's field in SLO.
+var _, sloField = fieldsOf(reflect.TypeOf(SLO{}))
+
+// bound returns the SLO's threshold on measure key, or nil.
+func (s *SLO) bound(key string) *Threshold {
+	return reflect.ValueOf(s).Elem().Field(sloField[key]).Interface().(*Threshold)
+}
+
+// subject names what the SLO is about: journey, route or component.
+func (s *SLO) subject() string {
+	switch {
+	case s.Journey != "":
+		return "journey"
+	case s.Route != "":
+		return "route"
+	}
+	return "component"
+}
+
+// measuresOf lists the measures that apply to a subject, for messages.
+func measuresOf(subject string) []string {
+	var keys []string
+	for _, m := range sloMeasures {
+		if subject == "journey" && m.journey != nil || subject == "route" && m.route != nil || subject == "component" && m.component != nil {
+			keys = append(keys, m.key)
+		}
+	}
+	return keys
+}
 
 func evaluateSLOs(slos []SLO, res *Result) []SLOResult {
 	var out []SLOResult
-	for _, s := range slos {
-		check := func(metric string, t *Threshold, v Num) {
+	for i := range slos {
+		s := &slos[i]
+		name := s.Journey + s.Route + s.Component
+		j, jok := res.Journey(s.Journey)
+		r, rok := res.Route(s.Route)
+		c, cok := res.Component(s.Component)
+		for _, m := range sloMeasures {
+			t := s.bound(m.key)
 			if t == nil {
-				return
+				continue
 			}
-			subject := s.Journey + s.Route + s.Component
+			var v Num
+			switch {
+			case s.Journey != "" && jok && m.journey != nil:
+				v = m.journey(j)
+			case s.Route != "" && rok && m.route != nil:
+				v = m.route(r)
+			case s.Component != "" && cok && m.component != nil:
+				v = m.component(c)
+			default:
+				continue
+			}
 			met := !math.IsNaN(float64(v)) && t.Holds(float64(v)) && res.Broken == nil
-			out = append(out, SLOResult{SLO: fmt.Sprintf("%s %s %s", subject, metric, t.Text), Value: v, Met: met, Bound: *t})
-		}
-		switch {
-		case s.Journey != "":
-			if j, ok := res.Journey(s.Journey); ok {
-				check("success_rate", s.SuccessRate, j.SuccessRate)
-				check("failure_rate", s.FailureRate, j.FailureRate())
-				check("http_failure_rate", s.HTTPFailureRate, j.HTTPFailureRate)
-				check("mean", s.Mean, j.Latency.Mean)
-				check("p50", s.P50, j.Latency.P50)
-				check("p95", s.P95, j.Latency.P95)
-				check("p99", s.P99, j.Latency.P99)
-			}
-		case s.Route != "":
-			if r, ok := res.Route(s.Route); ok {
-				check("failure_rate", s.FailureRate, r.FailureRate)
-				check("mean", s.Mean, r.Latency.Mean)
-				check("p50", s.P50, r.Latency.P50)
-				check("p95", s.P95, r.Latency.P95)
-				check("p99", s.P99, r.Latency.P99)
-			}
-		default:
-			if c, ok := res.Component(s.Component); ok {
-				check("rejection_rate", s.RejectionRate, c.RejectionRate())
-				check("utilisation", s.Utilisation, c.Utilisation)
-			}
+			out = append(out, SLOResult{SLO: fmt.Sprintf("%s %s %s", name, m.key, t.Text), Value: v, Met: met, Bound: *t})
 		}
 	}
 	return out
