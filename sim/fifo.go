@@ -59,8 +59,10 @@ func (q *fifo) push(w waiter, ix *waitIndex) {
 	if w.id < 0 {
 		panic("sim: negative waiter id")
 	}
-	for int(w.id) >= len(*ix) {
-		*ix = append(*ix, waitPos{})
+	if int(w.id) >= len(*ix) {
+		grown := make(waitIndex, max(int(w.id)+1, 2*len(*ix), 64))
+		copy(grown, *ix)
+		*ix = grown
 	}
 	if p := (*ix)[w.id]; p.q != nil && p.q.holds(p.pos, w.id) {
 		q.unindexed++ // the index keeps pointing at the older entry
