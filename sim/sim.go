@@ -301,8 +301,19 @@ func (s *Sim) next() (event, bool) {
 	return s.popHeap(), true
 }
 
-// peek returns the time of the earliest queued event, or Never.
+// peek returns the time of the earliest live event, or Never. Cancelled
+// timers at the head of soon are dropped first: RunUntil must not take
+// their time for that of the next live event, which may be after its end.
 func (s *Sim) peek() Time {
+	for s.deadSoon > 0 && s.soonLen > 0 {
+		head := &s.soon[s.soonHead]
+		if head.slot == 0 || !s.timers[head.slot-1].cancelled {
+			break
+		}
+		s.retire(head.slot)
+		s.soonHead = (s.soonHead + 1) & (len(s.soon) - 1)
+		s.soonLen--
+	}
 	t := Never
 	if len(s.heap) > 0 {
 		t = s.heap[0].at
@@ -343,7 +354,7 @@ func (s *Sim) Step() bool {
 func (s *Sim) RunUntil(end Time) bool {
 	for !s.stopped && s.peek() <= end {
 		if !s.Step() {
-			break // nothing left: only cancelled timers were queued
+			break // nothing left to fire (RunUntil(Never) on an empty queue)
 		}
 	}
 	if s.stopped {

@@ -378,3 +378,33 @@ func equalInts64(a, b []int64) bool {
 	}
 	return true
 }
+
+// RunUntil fires nothing after its end, even when the earliest queued event
+// is a cancelled timer due before it: skipping that timer must not let the
+// next live event, due later, fire in its place.
+func TestRunUntilSkipsCancelledTimersWithoutOvershooting(t *testing.T) {
+	s := New()
+	var fired []Time
+	k := s.Handle(func(int64) { fired = append(fired, s.Now()) })
+	var tm Timer
+	arm := s.Handle(func(int64) {
+		tm = s.Timer(s.Now(), k, 0) // due now: in the ring of same-instant events
+		s.Cancel(tm)
+	})
+	s.At(Second, arm, 0)
+	s.At(5*Second, k, 0)
+	s.RunUntil(2 * Second)
+	if len(fired) != 0 || s.Now() != 2*Second {
+		t.Fatalf("RunUntil(2s) fired at %v and left the clock at %v", fired, s.Now())
+	}
+	far := s.Timer(3*Second, k, 0) // on the heap
+	s.Cancel(far)
+	s.RunUntil(4 * Second)
+	if len(fired) != 0 || s.Now() != 4*Second {
+		t.Fatalf("RunUntil(4s) fired at %v and left the clock at %v", fired, s.Now())
+	}
+	s.RunUntil(Never)
+	if len(fired) != 1 || fired[0] != 5*Second {
+		t.Fatalf("fired at %v, want once at 5s", fired)
+	}
+}
