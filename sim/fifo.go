@@ -12,8 +12,8 @@ type waiter struct {
 //
 // Positions are absolute: head counts every entry that ever left the front,
 // and the entry at position p lives in buf[p&(len(buf)-1)]. A position so
-// stays valid while the ring turns and when it grows, and an index entry
-// can be checked against the ring instead of being kept in step with it.
+// stays valid while the ring turns and when it grows: the index changes
+// only when an entry joins or leaves.
 type fifo struct {
 	buf   []waiter // its length is 0 or a power of two
 	head  int
@@ -26,8 +26,8 @@ type fifo struct {
 	unindexed int
 }
 
-// waitIndex locates, for each waiter id, its entry in one of the fifos of
-// a resource: Abandon then costs O(1) instead of a scan of the queue. It is
+// waitIndex locates, for each waiter id, its live entry in one of the
+// fifos of a resource, or holds the zero waitPos when it has none: Abandon then costs O(1) instead of a scan of the queue. It is
 // a slice indexed by id, not a map, since ids are small dense integers (the
 // model's process slots) and a slice costs neither hashing nor allocation
 // once grown. The fifos of a KeyedLock share one, so its size follows the
@@ -41,18 +41,13 @@ type waitPos struct {
 
 func (q *fifo) Len() int { return q.alive }
 
-// holds reports whether the live entry at position pos is id's.
-func (q *fifo) holds(pos int, id int32) bool {
-	return pos >= q.head && pos < q.head+q.size && q.buf[pos&(len(q.buf)-1)].id == id
-}
-
-// at returns where ix says id waits, if that is in q and still true.
+// at returns where id waits in q, if ix knows it does.
 func (ix waitIndex) at(q *fifo, id int32) (int, bool) {
 	if int(id) >= len(ix) {
 		return 0, false
 	}
 	p := ix[id]
-	return p.pos, p.q == q && q.holds(p.pos, id)
+	return p.pos, p.q == q
 }
 
 func (q *fifo) push(w waiter, ix *waitIndex) {
@@ -64,7 +59,7 @@ func (q *fifo) push(w waiter, ix *waitIndex) {
 		copy(grown, *ix)
 		*ix = grown
 	}
-	if p := (*ix)[w.id]; p.q != nil && p.q.holds(p.pos, w.id) {
+	if (*ix)[w.id].q != nil {
 		q.unindexed++ // the index keeps pointing at the older entry
 	} else {
 		(*ix)[w.id] = waitPos{q: q, pos: q.head + q.size}

@@ -290,7 +290,11 @@ func TestSimMatchesABruteForceQueue(t *testing.T) {
 		var k Kind
 		schedule := func() {
 			seq++
+			// Few distinct offsets make ties; many make a deep heap.
 			at := s.Now() + Time(r.IntN(4))*Millisecond
+			if r.IntN(2) == 0 {
+				at = s.Now() + Time(r.IntN(1_000_000))*Nanosecond
+			}
 			e := ev{at: at, seq: seq}
 			if r.IntN(2) == 0 {
 				e.timer = s.Timer(at, k, seq)
@@ -331,14 +335,14 @@ func TestSimMatchesABruteForceQueue(t *testing.T) {
 			last = s.Now()
 			delete(live, id)
 			fired++
-			for n := r.IntN(3); n > 0 && seq < 2000; n-- {
+			for n := r.IntN(3); n > 0 && seq < 3000; n-- {
 				schedule()
 			}
 			if r.IntN(3) == 0 {
 				cancel()
 			}
 		})
-		for i := 0; i < 50; i++ {
+		for i := 0; i < 300; i++ {
 			schedule()
 		}
 		for i := 0; i < 10; i++ {
