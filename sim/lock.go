@@ -27,7 +27,8 @@ func NewKeyedLock(grant func(id int32)) *KeyedLock {
 	return &KeyedLock{byKey: map[int64]*keyState{}, grant: grant}
 }
 
-// Acquire locks key for id, or queues id behind the current holder.
+// Acquire locks key for id, or queues id behind the current holder. id
+// must not be negative.
 func (l *KeyedLock) Acquire(now Time, key int64, id int32) Outcome {
 	k, held := l.byKey[key]
 	if !held {

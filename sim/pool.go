@@ -49,7 +49,7 @@ func (p *Pool) InUse() int { return p.busy }
 // Waiting is the number of queued requesters.
 func (p *Pool) Waiting() int { return p.queue.Len() }
 
-// Acquire asks for a server on behalf of id.
+// Acquire asks for a server on behalf of id, which must not be negative.
 func (p *Pool) Acquire(now Time, id int32) Outcome {
 	if p.busy < p.servers {
 		p.busy++

@@ -70,8 +70,8 @@ func NewWorkerPool(s *Sim, cfg WorkerConfig, rng *rand.Rand, grant func(id, inst
 // Waiting is the number of queued jobs.
 func (w *WorkerPool) Waiting() int { return w.queue.Len() }
 
-// Submit queues job id. The grant callback follows once an instance is ready;
-// Rejected means the queue is full.
+// Submit queues job id, which must not be negative. The grant callback
+// follows once an instance is ready; Rejected means the queue is full.
 func (w *WorkerPool) Submit(now Time, id int32) Outcome {
 	for i := range w.inst {
 		if w.inst[i].state == idle {
