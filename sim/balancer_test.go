@@ -2,7 +2,6 @@ package sim
 
 import (
 	"math"
-	"math/rand/v2"
 	"testing"
 )
 
@@ -103,28 +102,6 @@ func TestBalancerStaleReportsAndTTL(t *testing.T) {
 	}
 }
 
-// An abandoned job never reaches its grant: queued, it leaves the queue;
-// being prepared on an instance, the instance serves the next job instead.
-func TestWorkerAbandon(t *testing.T) {
-	s := New()
-	var granted []int32
-	w := NewWorkerPool(s, WorkerConfig{Max: 1, Min: 1, ColdStart: Constant(0), WarmStart: Constant(1), QueueCap: Unbounded},
-		rand.New(rand.NewPCG(1, 2)), func(id, _ int32) { granted = append(granted, id) })
-	w.Submit(0, 1) // prepares on the idle instance for 1 s
-	w.Submit(0, 2) // queued
-	w.Submit(0, 3) // queued
-	if !w.Abandon(0, 1) || !w.Abandon(0, 2) {
-		t.Fatal("abandon of a waiting job reported false")
-	}
-	if w.Abandon(0, 9) {
-		t.Fatal("abandon of an unknown job reported true")
-	}
-	s.RunUntil(10 * Second)
-	if !equalInts32(granted, []int32{3}) {
-		t.Fatalf("granted %v, want [3]", granted)
-	}
-}
-
 func equalInts(a, b []int) bool {
 	if len(a) != len(b) {
 		return false
@@ -147,4 +124,86 @@ func equalInts32(a, b []int32) bool {
 		}
 	}
 	return true
+}
+
+// Least in flight breaks ties in round-robin order, starting after the last
+// pick, so that equal targets share the picks.
+//
+//	picks 0, 1, 2 (all idle; each tie goes to the next in turn)   in flight 1 1 1
+//	1 done: pick 1, the only one with fewer                       1 1 1
+//	pick 2 (tie, the turn after 1)                                1 1 2
+//	pick 0 (0 and 1 tie, 0 comes first after 2)                   2 1 2
+//	pick 1                                                        2 2 2
+func TestBalancerLeastInFlightTieBreak(t *testing.T) {
+	b := NewBalancer(New(), BalancerConfig{Targets: 3, Policy: LeastInFlight}, nil)
+	var got []int
+	for k := 0; k < 3; k++ {
+		got = append(got, b.Pick(0, 0))
+	}
+	b.Done(0, 1)
+	for k := 0; k < 4; k++ {
+		got = append(got, b.Pick(0, 0))
+	}
+	if want := []int{0, 1, 2, 1, 2, 0, 1}; !equalInts(got, want) {
+		t.Fatalf("picked %v, want %v", got, want)
+	}
+	if b.Picks[0] != 2 || b.Picks[1] != 3 || b.Picks[2] != 2 {
+		t.Fatalf("picks per target %v, want [2 3 2]", b.Picks)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Fatal("Done without a pick in flight did not panic")
+		}
+	}()
+	nb := NewBalancer(New(), BalancerConfig{Targets: 2, Policy: RoundRobin}, nil)
+	nb.Done(0, 1)
+}
+
+// Without reports, least count and least load see the targets as they are.
+func TestBalancerLiveCountAndLoad(t *testing.T) {
+	s := New()
+	load := []float64{0.5, 0.2, 0.2}
+	b := NewBalancer(s, BalancerConfig{Targets: 3, Policy: LeastLoad}, func(i int) float64 { return load[i] })
+	// 1 and 2 tie at 0.2: 1 first, then 2 (the turn after 1).
+	if i, j := b.Pick(0, 0), b.Pick(0, 0); i != 1 || j != 2 {
+		t.Fatalf("least load picked %d, %d; want 1, 2", i, j)
+	}
+	load[0] = 0.1
+	if i := b.Pick(0, 0); i != 0 {
+		t.Fatalf("least load picked %d after target 0's load fell, want 0", i)
+	}
+	c := NewBalancer(s, BalancerConfig{Targets: 3, Policy: LeastCount}, nil)
+	c.AddCount(0, 2)
+	c.AddCount(1, 1)
+	c.AddCount(2, 3)
+	if i := c.Pick(0, 1); i != 1 {
+		t.Fatalf("least count picked %d, want 1", i)
+	}
+	c.AddCount(1, 2) // 1 now counts 3
+	if i := c.Pick(0, 1); i != 0 {
+		t.Fatalf("least count picked %d, want 0", i)
+	}
+	if n, _ := c.Reported(1); n != 3 || c.Count(1) != 3 {
+		t.Fatalf("target 1 reports %v, counts %v; want 3 and 3", n, c.Count(1))
+	}
+}
+
+// With reports every 10 s, a policy sees the figures of the last report:
+// a load that changes in between changes nothing until the next one.
+func TestBalancerLeastLoadSeesTheLastReport(t *testing.T) {
+	s := New()
+	load := []float64{0.1, 0.9}
+	b := NewBalancer(s, BalancerConfig{Targets: 2, Policy: LeastLoad, ReportEvery: 10 * Second}, func(i int) float64 { return load[i] })
+	load[0], load[1] = 0.9, 0.1 // after the report at 0 s
+	s.RunUntil(9 * Second)
+	if i := b.Pick(s.Now(), 0); i != 0 {
+		t.Fatalf("picked %d before the next report, want 0 (reported 0.1)", i)
+	}
+	s.RunUntil(10 * Second)
+	if i := b.Pick(s.Now(), 0); i != 1 {
+		t.Fatalf("picked %d after the report at 10 s, want 1", i)
+	}
+	if b.Fallback != 0 {
+		t.Fatalf("%d fallback picks without a TTL", b.Fallback)
+	}
 }

@@ -7,6 +7,7 @@ package sim
 type KeyedLock struct {
 	byKey map[int64]*keyState // lookup only; never iterated
 	spare []*keyState
+	index waitIndex // shared by the keys' queues
 	grant func(id int32)
 
 	Held      TimeWeighted // keys currently locked
@@ -26,7 +27,8 @@ func NewKeyedLock(grant func(id int32)) *KeyedLock {
 	return &KeyedLock{byKey: map[int64]*keyState{}, grant: grant}
 }
 
-// Acquire locks key for id, or queues id behind the current holder.
+// Acquire locks key for id, or queues id behind the current holder. id
+// must not be negative.
 func (l *KeyedLock) Acquire(now Time, key int64, id int32) Outcome {
 	k, held := l.byKey[key]
 	if !held {
@@ -42,7 +44,7 @@ func (l *KeyedLock) Acquire(now Time, key int64, id int32) Outcome {
 		l.Wait.Add(0)
 		return Granted
 	}
-	k.queue.push(waiter{id: id, since: now})
+	k.queue.push(waiter{id: id, since: now}, &l.index)
 	l.Waiting.Add(now, 1)
 	return Queued
 }
@@ -53,7 +55,7 @@ func (l *KeyedLock) Release(now Time, key int64) {
 	if !held {
 		panic("sim: KeyedLock.Release of a key not held")
 	}
-	if w, ok := k.queue.pop(); ok {
+	if w, ok := k.queue.pop(l.index); ok {
 		l.Waiting.Add(now, -1)
 		l.Granted++
 		l.Wait.Add((now - w.since).Seconds())
@@ -61,7 +63,9 @@ func (l *KeyedLock) Release(now Time, key int64) {
 		return
 	}
 	delete(l.byKey, key)
-	k.queue = fifo{buf: k.queue.buf}
+	// The queue is empty and keeps its buffer and positions for the next
+	// key: positions are never reused, so a stale index entry cannot
+	// match a new waiter.
 	l.spare = append(l.spare, k)
 	l.Held.Add(now, -1)
 }
@@ -72,7 +76,7 @@ func (l *KeyedLock) Abandon(now Time, key int64, id int32) bool {
 	if !held {
 		return false
 	}
-	if _, ok := k.queue.remove(id); !ok {
+	if _, ok := k.queue.remove(id, l.index); !ok {
 		return false
 	}
 	l.Waiting.Add(now, -1)

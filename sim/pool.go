@@ -21,6 +21,7 @@ type Pool struct {
 	queueCap int // Unbounded, or the number of requesters allowed to wait
 	busy     int
 	queue    fifo
+	index    waitIndex
 	grant    func(id int32)
 
 	Busy      TimeWeighted // servers in use
@@ -48,7 +49,7 @@ func (p *Pool) InUse() int { return p.busy }
 // Waiting is the number of queued requesters.
 func (p *Pool) Waiting() int { return p.queue.Len() }
 
-// Acquire asks for a server on behalf of id.
+// Acquire asks for a server on behalf of id, which must not be negative.
 func (p *Pool) Acquire(now Time, id int32) Outcome {
 	if p.busy < p.servers {
 		p.busy++
@@ -61,14 +62,14 @@ func (p *Pool) Acquire(now Time, id int32) Outcome {
 		p.Rejected++
 		return Rejected
 	}
-	p.queue.push(waiter{id: id, since: now})
+	p.queue.push(waiter{id: id, since: now}, &p.index)
 	p.QueueLen.Set(now, float64(p.queue.Len()))
 	return Queued
 }
 
 // Release frees a server, handing it straight to the oldest waiter if any.
 func (p *Pool) Release(now Time) {
-	if w, ok := p.queue.pop(); ok {
+	if w, ok := p.queue.pop(p.index); ok {
 		p.QueueLen.Set(now, float64(p.queue.Len()))
 		p.Granted++
 		p.Delayed++
@@ -86,7 +87,7 @@ func (p *Pool) Release(now Time) {
 // Abandon withdraws a queued requester (its wait timed out) and reports
 // whether it was still waiting.
 func (p *Pool) Abandon(now Time, id int32) bool {
-	if _, ok := p.queue.remove(id); !ok {
+	if _, ok := p.queue.remove(id, p.index); !ok {
 		return false
 	}
 	p.QueueLen.Set(now, float64(p.queue.Len()))

@@ -31,13 +31,23 @@ func (e *event) before(o *event) bool {
 
 func (e *event) kind() Kind { return Kind(e.key & (1<<kindBits - 1)) }
 
-// timerSlot tracks one cancellable event while it is queued. The slot is
-// freed when the event leaves the queue (fired or skipped), never earlier,
-// so a queued event's slot always refers to it; gen tells a stale Timer
-// handle from the slot's current occupant.
+// timerSlot tracks one cancellable event while it is queued. A slot on the
+// heap knows its position there, so Cancel takes the event out at once and
+// memory follows what is still to fire, not everything ever scheduled: a call
+// timeout of half an hour that is cancelled after ten milliseconds costs ten
+// milliseconds of queue. The price is one test per move in the heap for the
+// slot, paid by every event; lazy deletion with periodic compaction would
+// avoid that test, but would keep up to as many dead events as live ones and
+// pay for them in bursts. An event scheduled for the current instant goes to
+// the soon ring, which drains before the clock moves, so a cancelled one
+// there is only marked and skipped. The slot is freed when its event leaves
+// the queue (fired, removed or skipped), never earlier, so a queued event's
+// slot always refers to it; gen tells a stale Timer handle from the slot's
+// current occupant.
 type timerSlot struct {
 	gen       uint32
-	cancelled bool
+	pos       int32 // index in Sim.heap, or -1 while in the soon ring
+	cancelled bool  // only ever set in the soon ring
 }
 
 // Sim is the kernel: a virtual clock and the events still to fire. It is not
@@ -68,6 +78,7 @@ type Sim struct {
 
 	timers    []timerSlot
 	timerFree []int32
+	deadSoon  int // cancelled timers still in soon
 }
 
 // New returns an empty simulation at time 0.
@@ -89,9 +100,9 @@ func (s *Sim) Now() Time { return s.now }
 // Fired counts the events fired so far (cancelled timers excluded).
 func (s *Sim) Fired() uint64 { return s.fired }
 
-// Pending counts events still queued, including cancelled timers not yet
-// reached.
-func (s *Sim) Pending() int { return len(s.heap) + s.soonLen }
+// Pending counts events still to fire. A cancelled timer is not counted: it
+// has left the queue, or will be skipped without firing.
+func (s *Sim) Pending() int { return len(s.heap) + s.soonLen - s.deadSoon }
 
 // At schedules kind(arg) at time t. A time in the past is clamped to now:
 // the clock never runs backwards. O(log n).
@@ -116,13 +127,14 @@ func (s *Sim) Timer(t Time, k Kind, arg int64) Timer {
 	}
 	ts := &s.timers[slot-1]
 	ts.cancelled = false
+	ts.pos = -1 // push sets it if the event goes to the heap
 	s.push(event{at: t, key: uint64(k), arg: arg, slot: slot})
 	return Timer{slot: slot, gen: ts.gen}
 }
 
 // Cancel stops a timer that has not fired yet and reports whether it did.
-// The cancelled event stays queued and is skipped when reached, which costs
-// less than removing it from the middle of the heap.
+// The event leaves the heap at once, O(log n); one due at the current
+// instant is skipped when reached instead.
 func (s *Sim) Cancel(t Timer) bool {
 	if t.slot == 0 {
 		return false
@@ -131,7 +143,13 @@ func (s *Sim) Cancel(t Timer) bool {
 	if ts.gen != t.gen || ts.cancelled {
 		return false
 	}
-	ts.cancelled = true
+	if ts.pos < 0 {
+		ts.cancelled = true
+		s.deadSoon++
+		return true
+	}
+	s.removeHeap(int(ts.pos))
+	s.retire(t.slot)
 	return true
 }
 
@@ -140,6 +158,9 @@ func (s *Sim) Cancel(t Timer) bool {
 func (s *Sim) retire(slot int32) (cancelled bool) {
 	ts := &s.timers[slot-1]
 	cancelled = ts.cancelled
+	if cancelled {
+		s.deadSoon--
+	}
 	ts.gen++
 	s.timerFree = append(s.timerFree, slot)
 	return cancelled
@@ -166,15 +187,60 @@ func (s *Sim) push(e event) {
 		return
 	}
 	s.heap = append(s.heap, e)
+	s.up(len(s.heap)-1, e)
+}
+
+// up moves e, whose place is free at i, towards the root until its parent
+// comes before it. Both sifts move a hole rather than swap, one write per
+// level, and tell every timer it passes its new position.
+func (s *Sim) up(i int, e event) {
 	h := s.heap
-	i := len(h) - 1
 	for i > 0 {
 		p := (i - 1) >> 2
-		if !h[i].before(&h[p]) {
+		if !e.before(&h[p]) {
 			break
 		}
-		h[i], h[p] = h[p], h[i]
+		h[i] = h[p]
+		if m := h[i].slot; m != 0 {
+			s.timers[m-1].pos = int32(i)
+		}
 		i = p
+	}
+	h[i] = e
+	if e.slot != 0 {
+		s.timers[e.slot-1].pos = int32(i)
+	}
+}
+
+// down moves e, whose place is free at i, away from the root until no
+// child comes before it.
+func (s *Sim) down(i int, e event) {
+	h := s.heap
+	n := len(h)
+	for {
+		c := 4*i + 1
+		if c >= n {
+			break
+		}
+		m := c
+		end := min(c+4, n)
+		for j := c + 1; j < end; j++ {
+			if h[j].before(&h[m]) {
+				m = j
+			}
+		}
+		if !h[m].before(&e) {
+			break
+		}
+		h[i] = h[m]
+		if sl := h[i].slot; sl != 0 {
+			s.timers[sl-1].pos = int32(i)
+		}
+		i = m
+	}
+	h[i] = e
+	if e.slot != 0 {
+		s.timers[e.slot-1].pos = int32(i)
 	}
 }
 
@@ -194,29 +260,26 @@ func (s *Sim) popHeap() event {
 	h := s.heap
 	top := h[0]
 	n := len(h) - 1
-	h[0] = h[n]
-	h = h[:n]
-	s.heap = h
-	i := 0
-	for {
-		c := 4*i + 1
-		if c >= n {
-			break
-		}
-		m := c
-		end := min(c+4, n)
-		for j := c + 1; j < end; j++ {
-			if h[j].before(&h[m]) {
-				m = j
-			}
-		}
-		if !h[m].before(&h[i]) {
-			break
-		}
-		h[i], h[m] = h[m], h[i]
-		i = m
+	s.heap = h[:n]
+	if n > 0 {
+		s.down(0, h[n])
 	}
 	return top
+}
+
+// removeHeap takes out the event at i, filling its place with the last one.
+func (s *Sim) removeHeap(i int) {
+	n := len(s.heap) - 1
+	last := s.heap[n]
+	s.heap = s.heap[:n]
+	if i == n {
+		return
+	}
+	if i > 0 && last.before(&s.heap[(i-1)>>2]) {
+		s.up(i, last)
+	} else {
+		s.down(i, last)
+	}
 }
 
 // next removes the earliest event, or reports false when none is left. An
@@ -238,8 +301,19 @@ func (s *Sim) next() (event, bool) {
 	return s.popHeap(), true
 }
 
-// peek returns the time of the earliest queued event, or Never.
+// peek returns the time of the earliest live event, or Never. Cancelled
+// timers at the head of soon are dropped first: RunUntil must not take
+// their time for that of the next live event, which may be after its end.
 func (s *Sim) peek() Time {
+	for s.deadSoon > 0 && s.soonLen > 0 {
+		head := &s.soon[s.soonHead]
+		if head.slot == 0 || !s.timers[head.slot-1].cancelled {
+			break
+		}
+		s.retire(head.slot)
+		s.soonHead = (s.soonHead + 1) & (len(s.soon) - 1)
+		s.soonLen--
+	}
 	t := Never
 	if len(s.heap) > 0 {
 		t = s.heap[0].at
@@ -280,7 +354,7 @@ func (s *Sim) Step() bool {
 func (s *Sim) RunUntil(end Time) bool {
 	for !s.stopped && s.peek() <= end {
 		if !s.Step() {
-			break // nothing left: only cancelled timers were queued
+			break // nothing left to fire (RunUntil(Never) on an empty queue)
 		}
 	}
 	if s.stopped {

@@ -240,3 +240,173 @@ func TestRunUntilNeverReturnsWhenEmpty(t *testing.T) {
 		t.Fatalf("fired %d, %d pending", s.Fired(), s.Pending())
 	}
 }
+
+// Cancelled timers leave the queue: a burst of far-off timers, all
+// cancelled, leaves nothing pending, and repeating the burst reuses the
+// same storage instead of piling up dead events (a call timeout of half an
+// hour cancelled after milliseconds must not hold memory for half an hour).
+func TestCancelledTimersLeaveTheQueue(t *testing.T) {
+	s := New()
+	k := s.Handle(func(int64) {})
+	const n = 10000
+	timers := make([]Timer, n)
+	var heapCap, slots int
+	for round := 0; round < 5; round++ {
+		for i := range timers {
+			timers[i] = s.Timer(s.Now()+30*Minute+Time(i), k, int64(i))
+		}
+		if got := s.Pending(); got != n {
+			t.Fatalf("round %d: %d pending after scheduling %d", round, got, n)
+		}
+		for _, tm := range timers {
+			if !s.Cancel(tm) {
+				t.Fatalf("round %d: Cancel of a pending timer returned false", round)
+			}
+		}
+		if got := s.Pending(); got != 0 || len(s.heap) != 0 {
+			t.Fatalf("round %d: %d pending, heap length %d after cancelling all", round, got, len(s.heap))
+		}
+		if round == 0 {
+			heapCap, slots = cap(s.heap), len(s.timers)
+		} else if cap(s.heap) != heapCap || len(s.timers) != slots {
+			t.Fatalf("round %d: heap capacity %d, %d timer slots; round 0 left %d, %d",
+				round, cap(s.heap), len(s.timers), heapCap, slots)
+		}
+		s.At(s.Now()+Second, k, 0)
+		s.RunUntil(Never)
+	}
+	if s.Fired() != 5 {
+		t.Fatalf("fired %d, want the 5 plain events only", s.Fired())
+	}
+}
+
+// In steady state, with one timer armed and cancelled per request, the
+// queue holds what is in flight, not what was ever armed.
+func TestPendingFollowsWhatIsInFlight(t *testing.T) {
+	s := New()
+	var done, arrive Kind
+	timeout := s.Handle(func(int64) { t.Fatal("a cancelled timeout fired") })
+	inFlight := map[int64]Timer{}
+	next := int64(0)
+	peak := 0
+	done = s.Handle(func(id int64) {
+		s.Cancel(inFlight[id])
+		delete(inFlight, id)
+	})
+	arrive = s.Handle(func(int64) {
+		next++
+		inFlight[next] = s.Timer(s.Now()+30*Minute, timeout, next)
+		s.After(10*Millisecond, done, next)
+		s.After(Millisecond, arrive, 0)
+		peak = max(peak, s.Pending())
+	})
+	s.At(0, arrive, 0)
+	s.RunUntil(100 * Second)
+	// About 10 requests in flight, each with its completion and its
+	// timeout, plus the next arrival.
+	if peak > 25 {
+		t.Fatalf("peak pending %d with about 10 requests in flight", peak)
+	}
+}
+
+// Removing a timer from the middle of the heap keeps every other event in
+// (time, schedule) order, including timers moved by the removal.
+func TestCancelFromTheMiddleKeepsOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for trial := 0; trial < 100; trial++ {
+		s := New()
+		var fired []int64
+		var at []Time
+		k := s.Handle(func(arg int64) { fired = append(fired, arg); at = append(at, s.Now()) })
+		var timers []Timer
+		var ids []int64
+		for i := int64(0); i < 200; i++ {
+			timers = append(timers, s.Timer(Time(1+r.IntN(20))*Second, k, i))
+			ids = append(ids, i)
+		}
+		cancelled := map[int64]bool{}
+		for _, j := range r.Perm(len(timers))[:100] {
+			s.Cancel(timers[j])
+			cancelled[ids[j]] = true
+		}
+		s.RunUntil(Never)
+		if len(fired) != 100 {
+			t.Fatalf("trial %d: %d fired, want 100", trial, len(fired))
+		}
+		for i, id := range fired {
+			if cancelled[id] {
+				t.Fatalf("trial %d: cancelled timer %d fired", trial, id)
+			}
+			if i > 0 && (at[i] < at[i-1] || at[i] == at[i-1] && id < fired[i-1]) {
+				t.Fatalf("trial %d: %d at %v fired after %d at %v", trial, id, at[i], fired[i-1], at[i-1])
+			}
+		}
+	}
+}
+
+// A timer due at the current instant sits in the ring of same-instant
+// events; cancelled there, it stops counting as pending at once and is
+// skipped, not fired.
+func TestCancelAtTheCurrentInstant(t *testing.T) {
+	s := New()
+	var fired []int64
+	k := s.Handle(func(arg int64) { fired = append(fired, arg) })
+	a := s.Timer(0, k, 1)
+	s.At(0, k, 2)
+	b := s.Timer(0, k, 3)
+	if !s.Cancel(a) || s.Pending() != 2 {
+		t.Fatalf("after cancelling one of three same-instant events, %d pending, want 2", s.Pending())
+	}
+	if s.Cancel(a) {
+		t.Fatal("second Cancel of a same-instant timer returned true")
+	}
+	s.RunUntil(Never)
+	if !equalInts64(fired, []int64{2, 3}) || s.Pending() != 0 || s.Fired() != 2 {
+		t.Fatalf("fired %v (%d), %d pending; want [2 3], none pending", fired, s.Fired(), s.Pending())
+	}
+	if s.Cancel(b) {
+		t.Fatal("Cancel of a fired timer returned true")
+	}
+}
+
+func equalInts64(a, b []int64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// RunUntil fires nothing after its end, even when the earliest queued event
+// is a cancelled timer due before it: skipping that timer must not let the
+// next live event, due later, fire in its place.
+func TestRunUntilSkipsCancelledTimersWithoutOvershooting(t *testing.T) {
+	s := New()
+	var fired []Time
+	k := s.Handle(func(int64) { fired = append(fired, s.Now()) })
+	var tm Timer
+	arm := s.Handle(func(int64) {
+		tm = s.Timer(s.Now(), k, 0) // due now: in the ring of same-instant events
+		s.Cancel(tm)
+	})
+	s.At(Second, arm, 0)
+	s.At(5*Second, k, 0)
+	s.RunUntil(2 * Second)
+	if len(fired) != 0 || s.Now() != 2*Second {
+		t.Fatalf("RunUntil(2s) fired at %v and left the clock at %v", fired, s.Now())
+	}
+	far := s.Timer(3*Second, k, 0) // on the heap
+	s.Cancel(far)
+	s.RunUntil(4 * Second)
+	if len(fired) != 0 || s.Now() != 4*Second {
+		t.Fatalf("RunUntil(4s) fired at %v and left the clock at %v", fired, s.Now())
+	}
+	s.RunUntil(Never)
+	if len(fired) != 1 || fired[0] != 5*Second {
+		t.Fatalf("fired at %v, want once at 5s", fired)
+	}
+}

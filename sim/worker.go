@@ -39,6 +39,7 @@ type WorkerPool struct {
 	rng   *rand.Rand
 	inst  []instance
 	queue fifo
+	index waitIndex
 	grant func(id int32, instance int32)
 
 	kReady, kIdle Kind
@@ -69,8 +70,8 @@ func NewWorkerPool(s *Sim, cfg WorkerConfig, rng *rand.Rand, grant func(id, inst
 // Waiting is the number of queued jobs.
 func (w *WorkerPool) Waiting() int { return w.queue.Len() }
 
-// Submit queues job id. The grant callback follows once an instance is ready;
-// Rejected means the queue is full.
+// Submit queues job id, which must not be negative. The grant callback
+// follows once an instance is ready; Rejected means the queue is full.
 func (w *WorkerPool) Submit(now Time, id int32) Outcome {
 	for i := range w.inst {
 		if w.inst[i].state == idle {
@@ -82,7 +83,7 @@ func (w *WorkerPool) Submit(now Time, id int32) Outcome {
 		w.Rejected++
 		return Rejected
 	}
-	w.queue.push(waiter{id: id, since: now})
+	w.queue.push(waiter{id: id, since: now}, &w.index)
 	w.QueueLen.Set(now, float64(w.queue.Len()))
 	w.scaleUp(now)
 	return Queued
@@ -124,7 +125,7 @@ func (w *WorkerPool) onReady(arg int64) {
 	in := &w.inst[i]
 	switch in.state {
 	case starting:
-		if q, ok := w.queue.pop(); ok {
+		if q, ok := w.queue.pop(w.index); ok {
 			w.QueueLen.Set(now, float64(w.queue.Len()))
 			w.Busy.Add(now, 1)
 			w.start(now, i, q.id, q.since)
@@ -147,7 +148,7 @@ func (w *WorkerPool) onReady(arg int64) {
 // idle: a connection being opened for a caller that gave up is still
 // opened, and kept.
 func (w *WorkerPool) Abandon(now Time, id int32) bool {
-	if _, ok := w.queue.remove(id); ok {
+	if _, ok := w.queue.remove(id, w.index); ok {
 		w.QueueLen.Set(now, float64(w.queue.Len()))
 		return true
 	}
@@ -181,7 +182,7 @@ func (w *WorkerPool) Release(now Time, i int32) {
 
 // next gives free instance i the next queued job, or lets it go idle.
 func (w *WorkerPool) next(now Time, i int32) {
-	if q, ok := w.queue.pop(); ok {
+	if q, ok := w.queue.pop(w.index); ok {
 		w.QueueLen.Set(now, float64(w.queue.Len()))
 		w.prepare(now, i, q.id, q.since)
 		return
