@@ -18,6 +18,7 @@ func (r *run) spawn(p *proc, kind procKind, blk int32) *proc {
 }
 
 func (r *run) await(p *proc, timeout sim.Time) {
+	p.kids = p.kids[:0]
 	p.seq++
 	p.waiting = waitChild
 	if end := r.waitUntil(p, timeout); end != sim.Never {
@@ -41,6 +42,7 @@ func (r *run) startCall(p *proc, o *op) {
 	r.await(p, o.timeout)
 	child := r.spawn(p, procCall, r.p.routes[o.route].body)
 	child.route = o.route
+	p.kids = append(p.kids, kid{child, child.gen})
 	r.nextReq++
 	child.reqID = r.nextReq
 	p.awaitedReq = child.reqID
@@ -80,6 +82,8 @@ func (r *run) startJob(p *proc, o *op) {
 	p.journey.jobs++
 	if o.async {
 		child.parent = nil
+	} else {
+		p.kids = append(p.kids, kid{child, child.gen})
 	}
 	r.emit("job_start", child, -1, 0)
 }
@@ -92,6 +96,7 @@ func (r *run) startFanout(p *proc, o *op, n int32) {
 	r.await(p, 0)
 	p.outcome, p.outStage, p.outComp = 200, -1, -1
 	p.toSpawn, p.pending, p.body = n, 0, o.body
+	p.failFast = o.failFast
 	for i := int32(0); i < min(n, limit); i++ {
 		r.spawnBranch(p)
 	}
@@ -104,6 +109,7 @@ func (r *run) spawnBranch(p *proc) {
 	b := r.spawn(p, procBranch, p.body)
 	b.client = p.client
 	b.route = p.route
+	p.kids = append(p.kids, kid{b, b.gen})
 	p.toSpawn--
 	p.pending++
 }
@@ -261,12 +267,23 @@ func (r *run) finish(p *proc, status int32) {
 		if q := p.parent; q != nil && q.gen == p.pgen && q.seq == p.pseq && q.waiting == waitChild {
 			q.outcome, q.outComp, q.outStage = status, p.failComp, stage
 			r.s.After(0, r.kWake, pack(q))
+		} else if p.parent != nil && !p.cancelled {
+			r.st.orphanDone(p) // worked on after its caller gave up
 		}
 	case procBranch:
 		if q := p.parent; q != nil && q.gen == p.pgen && q.seq == p.pseq && q.waiting == waitChild {
 			q.pending--
 			if status >= 400 && q.outcome < 400 {
 				q.outcome, q.outComp, q.outStage = status, p.failComp, p.failStage
+			}
+			if status >= 400 && q.failFast {
+				// The first failure settles the fan-out: nothing more
+				// starts, and the branches still running are cancelled.
+				q.toSpawn, q.pending = 0, 0
+				q.seq++
+				r.s.After(0, r.kWake, pack(q))
+				r.cancelKids(q, p)
+				break
 			}
 			if q.toSpawn > 0 {
 				r.spawnBranch(q)
@@ -277,4 +294,46 @@ func (r *run) finish(p *proc, status int32) {
 		}
 	}
 	r.freeProc(p)
+}
+
+// statusCancelled ends work cancelled because its caller gave up, as
+// nginx logs a request whose client closed the connection.
+const statusCancelled = 499
+
+// cancelKids cancels the children p no longer waits for that observe it:
+// every fan-out branch, and calls and jobs of cancellable routes (others
+// work on, orphaned). except is a child ending now, left to finish.
+func (r *run) cancelKids(p *proc, except *proc) {
+	for _, k := range p.kids {
+		c := k.p
+		if c == except || c.gen != k.gen || c.cancelled {
+			continue // ended, or ending now
+		}
+		if c.kind == procBranch || (c.route >= 0 && r.p.routes[c.route].cancellable) {
+			r.cancel(c)
+		}
+	}
+	p.kids = p.kids[:0]
+}
+
+// cancel stops p: what it waits for is withdrawn, what it holds is
+// released, the children it waits for are cancelled in turn (as
+// cancelKids says), and it ends with statusCancelled, which nobody awaits.
+func (r *run) cancel(p *proc) {
+	now := r.s.Now()
+	p.cancelled = true
+	switch p.waiting {
+	case waitAcquire, waitRunning:
+		r.comps[p.waitComp].rt.abandon(now, p)
+		r.s.Cancel(p.timer)
+	case waitChild:
+		r.s.Cancel(p.timer)
+		p.toSpawn = 0
+	case waitJobs:
+		p.journey.awaiter = nil
+	}
+	p.seq++ // whatever was to wake it is stale
+	p.waiting = waitNone
+	r.cancelKids(p, nil)
+	r.failAt(p, statusCancelled, -1, r.label(p))
 }

@@ -58,6 +58,7 @@ type op struct {
 	p        float64
 	site     int32 // index into program.sites: the step it was compiled from
 	optional bool
+	failFast bool // opFanout: the first failed branch cancels the rest
 	async    bool
 	session  bool // use/hold of a balancer: the pick is a session
 	leak     bool // use/hold: never released when its frame fails
@@ -106,8 +107,9 @@ type journeyProg struct {
 }
 
 type routeProg struct {
-	name string
-	body int32
+	name        string
+	body        int32
+	cancellable bool // its work stops when its caller gives up
 }
 
 type program struct {
@@ -268,7 +270,7 @@ func (c *compiler) compile() {
 	c.replicate()
 	for i, it := range sc.Routes.Items {
 		c.routeIdx[it.Name] = int32(i)
-		c.p.routes = append(c.p.routes, routeProg{name: it.Name, body: -1})
+		c.p.routes = append(c.p.routes, routeProg{name: it.Name, body: -1, cancellable: it.Value.Cancellable})
 		c.p.routeLabel = append(c.p.routeLabel, c.name(it.Name))
 	}
 	// Routes compile on first call so that recursion is caught on the path

@@ -28,6 +28,7 @@ func (r *run) newProc(kind procKind, jr *jrec, parent *proc) *proc {
 	p.failStage, p.failComp = -1, -1
 	p.reqID, p.jobID = 0, 0
 	p.picks, p.unwinding = p.picks[:0], false
+	p.cancelled, p.failFast, p.kids = false, false, p.kids[:0]
 	if parent != nil {
 		p.picks = append(p.picks, parent.picks...)
 		p.pgen, p.pseq = parent.gen, parent.seq
@@ -128,6 +129,7 @@ func (r *run) onTimeout(arg int64) {
 	case waitChild:
 		p.seq++ // the child becomes an orphan: its end is no longer awaited
 		p.waiting = waitNone
+		r.cancelKids(p, nil) // unless it observes cancellation
 		o := &r.p.blocks[p.frames[len(p.frames)-1].blk].ops[p.frames[len(p.frames)-1].pc]
 		r.emitTimeout(p, o)
 		if o.code == opJob {
@@ -165,15 +167,18 @@ func (r *run) granted(id int32, comp int32, key int64, fromKernel bool) {
 		r.s.After(0, r.kWake, pack(p))
 		return
 	}
-	r.ready = append(r.ready, p)
+	r.ready = append(r.ready, readyProc{p: p, seq: p.seq})
 }
 
 // runReady runs the procs granted a resource during the current event, in
 // the order they were granted. Every model handler ends with it.
 func (r *run) runReady() {
 	for i := 0; i < len(r.ready); i++ {
-		p := r.ready[i]
-		r.ready[i] = nil
+		p, seq := r.ready[i].p, r.ready[i].seq
+		r.ready[i] = readyProc{}
+		if p.seq != seq {
+			continue // cancelled since it was granted
+		}
 		p.waiting = waitNone
 		r.exec(p)
 	}
@@ -442,7 +447,7 @@ func (r *run) failAt(p *proc, status int32, comp int32, stage int32) {
 	p.failStage, p.failComp = stage, comp
 	p.unwinding = true
 	for len(p.frames) > 0 {
-		optional := p.frames[len(p.frames)-1].optional
+		optional := p.frames[len(p.frames)-1].optional && !p.cancelled
 		r.leakHeld(p)
 		r.popFrame(p)
 		if optional {

@@ -39,6 +39,8 @@ import (
 //	route.<r>.calls_count, .failures_count, .failure_rate
 //	route.<r>.mean_s, .p50_s, .p95_s, .p99_s
 //	                                      server-side latency of every call
+//	route.<r>.orphaned_count              calls and jobs that ended after their
+//	                                      caller gave up; sparse
 //	component.<c>.utilisation_rate        time-average busy / capacity
 //	component.<c>.mean_busy_count         time-average servers, permits, held
 //	                                      locks or worker instances in use
@@ -165,6 +167,9 @@ func (r *Result) Metrics() []Metric {
 		add(p+"failures_count", float64(rt.Failures))
 		addNum(p+"failure_rate", rt.FailureRate)
 		addLatency(add, p, rt.Latency)
+		if rt.Orphaned > 0 {
+			out = append(out, Metric{Name: p + "orphaned_count", Value: float64(rt.Orphaned), Sparse: true})
+		}
 	}
 
 	for i := range r.Components {

@@ -98,6 +98,9 @@ type RouteResult struct {
 	FailureRate Num           `json:"failure_rate"`
 	Latency     Latency       `json:"latency"`
 	Statuses    []StatusCount `json:"statuses"`
+	// Orphaned counts calls and jobs that ended after their caller had
+	// given up (a timeout): work the service did for no one.
+	Orphaned int64 `json:"orphaned,omitempty"`
 }
 
 // StatusCount counts calls that ended with one status.
@@ -222,7 +225,7 @@ func (r *run) result(c *Compiled) *Result {
 	for i := range r.p.routes {
 		rs := &r.st.routes[i]
 		rr := RouteResult{Name: r.p.routes[i].name, Calls: rs.calls, Failures: rs.failures,
-			FailureRate: ratio(rs.failures, rs.calls), Latency: latencyOf(&rs.latency)}
+			FailureRate: ratio(rs.failures, rs.calls), Latency: latencyOf(&rs.latency), Orphaned: rs.orphaned}
 		for _, s := range rs.statuses {
 			rr.Statuses = append(rr.Statuses, StatusCount{Status: s.status, Count: s.n})
 		}

@@ -112,6 +112,24 @@ type proc struct {
 	picks     []pick // balancer replicas this request was routed to, inherited by callees
 	unwinding bool   // frames are ending by a failure
 	resume    bool   // a failure was swallowed while its ops ran: go on
+	cancelled bool   // its caller gave up and it observes that: it only unwinds
+	failFast  bool   // its fan-out fails at the first failed branch
+	// kids are the children it waits for (the call, the job, the fan-out's
+	// branches), with their generation at spawn, so that they can be
+	// cancelled.
+	kids []kid
+}
+
+type kid struct {
+	p   *proc
+	gen uint32
+}
+
+// readyProc is a proc granted a resource, with its wait seq then: a proc
+// cancelled before the ready list runs has moved on and is skipped.
+type readyProc struct {
+	p   *proc
+	seq uint32
 }
 
 type jrec struct {
@@ -159,9 +177,9 @@ type run struct {
 	inFlight  int
 	active    int // journeys in flight
 	arrivals  []int64
-	ready     []*proc // granted during the current event, to run when it ends
-	ended     bool    // arrivals over
-	exhausted []bool  // journey types that reached their count
+	ready     []readyProc // granted during the current event, to run when it ends
+	ended     bool        // arrivals over
+	exhausted []bool      // journey types that reached their count
 	nextReq   int64
 	nextJob   int64
 	nextJrn   int64

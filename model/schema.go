@@ -50,6 +50,11 @@ type Journey struct {
 // Route is what a request does inside a service.
 type Route struct {
 	Description string `yaml:"description"`
+	// Cancellable: the route's work stops when its caller gives up (its
+	// timeout fires, or a fail-fast fan-out cancels it), as a handler that
+	// watches its request's context does. By default a caller giving up
+	// does not cancel anything: the callee works on, orphaned.
+	Cancellable bool   `yaml:"cancellable"`
 	Steps       []Step `yaml:"steps"`
 }
 
@@ -73,8 +78,12 @@ type Step struct {
 	Stage  string   `yaml:"stage"`  // label for failure attribution
 
 	// modifiers
-	Steps    []Step    `yaml:"steps"`
-	Limit    *Count    `yaml:"limit"`    // fanout: at most this many at once
+	Steps []Step `yaml:"steps"`
+	Limit *Count `yaml:"limit"` // fanout: at most this many at once
+	// fanout: the first failed branch fails the step at once and cancels
+	// the others and those not started, as a shared context does;
+	// default: every branch runs to its end and the step then fails.
+	FailFast bool      `yaml:"fail_fast"`
 	Timeout  *Duration `yaml:"timeout"`  // call/job: give up waiting after this
 	Deadline *Duration `yaml:"deadline"` // call: absolute budget passed down to every stage
 	Retry    *Retry    `yaml:"retry"`    // call: retry on failure statuses

@@ -33,6 +33,7 @@ func (j *journeyStats) addStage(stage, comp string) {
 
 type routeStats struct {
 	calls, failures int64
+	orphaned        int64     // calls and jobs that ended after their caller gave up
 	latency         sim.Tally // of every call, failed ones included
 	statuses        []statusCount
 }
@@ -54,6 +55,13 @@ func (s *stats) reset() {
 		s.routes[i] = routeStats{}
 	}
 	s.tolerated = 0
+}
+
+// orphanDone counts a call or job that ended after its caller gave up.
+func (s *stats) orphanDone(p *proc) {
+	if p.journey != nil && p.journey.counted && p.route >= 0 {
+		s.routes[p.route].orphaned++
+	}
 }
 
 func (s *stats) routeDone(p *proc, now sim.Time, status int32) {

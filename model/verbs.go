@@ -56,7 +56,7 @@ func init() {
 		{key: "job", modifiers: []string{"timeout", "async"}, compile: (*compiler).jobStep},
 		{key: "await", compile: (*compiler).awaitStep},
 		{key: "repeat", modifiers: []string{"steps"}, compile: (*compiler).repeatStep},
-		{key: "fanout", modifiers: []string{"steps", "limit"}, compile: (*compiler).repeatStep},
+		{key: "fanout", modifiers: []string{"steps", "limit", "fail_fast"}, compile: (*compiler).repeatStep},
 		{key: "choose", compile: (*compiler).chooseStep},
 		{key: "poll", unless: "call", modifiers: []string{}, compile: (*compiler).pollStep},
 		{key: "fail", compile: (*compiler).failStep},
@@ -65,7 +65,7 @@ func init() {
 
 // stepModifiers are the keys that modify a verb, in the order problems
 // with them are reported.
-var stepModifiers = []string{"steps", "limit", "timeout", "deadline", "retry", "async", "key", "signal", "status", "work", "poll", "session", "leak_on_failure"}
+var stepModifiers = []string{"steps", "limit", "fail_fast", "timeout", "deadline", "retry", "async", "key", "signal", "status", "work", "poll", "session", "leak_on_failure"}
 
 // stepField is the index of each YAML key's field in Step.
 var _, stepField = fieldsOf(reflect.TypeOf(Step{}))
@@ -252,6 +252,7 @@ func (c *compiler) repeatStep(s *Step, at stepSite) []op {
 	o := op{code: opRepeat, count: c.countOf(ct), body: c.block(s.Steps, p+".steps", route), name: -1}
 	if verb == "fanout" {
 		o.code = opFanout
+		o.failFast = s.FailFast
 		o.limit = count{attr: -1}
 		if s.Limit != nil {
 			o.limit = c.countOf(s.Limit)
