@@ -120,3 +120,36 @@ func busySeconds(res *model.Result, name string) float64 {
 	c, _ := res.Component(name)
 	return float64(c.MeanBusy) * res.SimTime
 }
+
+// A bucket tells a refusal for the deadline from one for max_wait, and a
+// refusal may take time to arrive.
+func TestBucketRefusalReasonAndCost(t *testing.T) {
+	src := `name: bucket
+duration: 1s
+arrivals: even
+components:
+  api: {kind: bucket, rate: 1/s, burst: 1, max_wait: 10s, deadline_status: 504, refuse_cost: 1ms}
+journeys:
+  j:
+    rate: 1/s
+    count: 1
+    steps:
+      - fanout: 3
+        steps: [{call: r, deadline: 500ms, optional: true}]
+routes:
+  r:
+    steps: [{use: api}, {log: admitted}]
+`
+	res, events := runYAML(t, src, model.RunOptions{})
+	_, statuses := endsOf(events, "request_end", "r")
+	times, _ := endsOf(events, "request_end", "r")
+	api, _ := res.Component("api")
+	// The first takes the token; the next two would wait 1 s and 2 s for
+	// one, within max_wait but past their 0.5 s deadline: refused with 504,
+	// each 1 ms later.
+	want := []int32{200, 504, 504}
+	if len(statuses) != 3 || statuses[0] != want[0] || statuses[1] != want[1] || statuses[2] != want[2] ||
+		times[1] != 0.001 || times[2] != 0.001 || api.Rejected != 2 {
+		t.Errorf("statuses %v at %v, rejected %d; want %v, the refusals at 0.001s, 2", statuses, times, api.Rejected, want)
+	}
+}

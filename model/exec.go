@@ -79,6 +79,9 @@ func (r *run) onWake(arg int64) {
 		}
 		r.emit("timeout", p, p.waitComp, r.p.comps[p.waitComp].status)
 		r.fail(p, r.p.comps[p.waitComp].status, p.waitComp)
+	case waitFailing:
+		p.waiting = waitNone
+		r.fail(p, p.outcome, p.waitComp)
 	case waitChild:
 		p.waiting = waitNone
 		r.childDone(p)
@@ -183,6 +186,13 @@ func (r *run) runReady() {
 		r.exec(p)
 	}
 	r.ready = r.ready[:0]
+}
+
+// failLater makes p fail with status after d, as a refusal that takes
+// time to arrive does; comp is the component that refused.
+func (r *run) failLater(p *proc, d sim.Time, status, comp int32) {
+	p.outcome, p.waitComp = status, comp
+	r.sleep(p, waitFailing, d)
 }
 
 // runningAt parks p while its work runs at component comp (a cpu, whose

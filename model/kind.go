@@ -1,6 +1,7 @@
 package model
 
 import (
+	"fmt"
 	"reflect"
 	"sort"
 	"strings"
@@ -269,7 +270,12 @@ func (cs *Component) decodeNode(d *decoder, n *yaml.Node, path string) {
 				continue // the missing or unknown kind is reported when compiling
 			}
 			if def == nil {
-				d.fail(k, p, "%s", unknownKey(k.Value, sortedKeys(all)))
+				msg := unknownKey(k.Value, sortedKeys(all))
+				if !strings.Contains(msg, "did you mean") {
+					// Listing every kind's keys would bury the point.
+					msg = fmt.Sprintf("unknown key %q (a component takes %s and the keys of its kind)", k.Value, strings.Join(commonKeys, ", "))
+				}
+				d.fail(k, p, "%s", msg)
 				continue
 			}
 			if all[k.Value] {

@@ -28,6 +28,14 @@ type BucketSpec struct {
 	// max_wait (or what its deadline leaves) for nothing, then is refused,
 	// as a client polling a shared bucket until its budget runs out.
 	Refuse string `yaml:"refuse"`
+	// DeadlineStatus is the status of a refusal because the caller's
+	// deadline would pass before a token comes (while max_wait would
+	// not): default the bucket's status. A client that tells the two
+	// apart retries the one and not the other.
+	DeadlineStatus *int `yaml:"deadline_status"`
+	// RefuseCost is how long a refusal takes to reach the caller (the
+	// round trip of a rate-limited API's 429); default none.
+	RefuseCost *DistRef `yaml:"refuse_cost"`
 }
 
 // Adapt lowers a token bucket's refill rate on overload signals.
@@ -43,10 +51,21 @@ type bucketProg struct {
 	cfg             sim.BucketConfig
 	adaptOn         []int32 // statuses of signalled calls that count; nil without adapt
 	refuseAfterWait bool
+	deadlineStatus  int32 // 0: the bucket's status
+	refuseCost      int32 // distribution index, or -1
 }
 
 func (s *BucketSpec) compile(c *compiler, _ *compProg, at site) kindProg {
-	bp := &bucketProg{}
+	bp := &bucketProg{refuseCost: -1}
+	if s.DeadlineStatus != nil {
+		if *s.DeadlineStatus < 400 || *s.DeadlineStatus > 599 {
+			c.failAt(at, "deadline_status", "deadline_status must be an HTTP error status (400-599), got %d", *s.DeadlineStatus)
+		}
+		bp.deadlineStatus = int32(*s.DeadlineStatus)
+	}
+	if s.RefuseCost != nil {
+		bp.refuseCost = c.dist(s.RefuseCost, valueNode(at.node, "refuse_cost"), at.path+".refuse_cost")
+	}
 	switch s.Refuse {
 	case "", "at_once":
 	case "after_max_wait":
@@ -115,7 +134,7 @@ type bucketRT struct {
 // acquire takes a token. A caller that must wait for one sleeps; one that
 // would wait past max_wait (or its deadline) is refused, at once or after
 // waiting out what it may wait.
-func (c *bucketRT) acquire(r *run, p *proc, o *op, _ *compRT) (acquired, int64) {
+func (c *bucketRT) acquire(r *run, p *proc, o *op, rt *compRT) (acquired, int64) {
 	now := r.s.Now()
 	limit := sim.Time(-1)
 	if p.deadline != sim.Never {
@@ -133,12 +152,34 @@ func (c *bucketRT) acquire(r *run, p *proc, o *op, _ *compRT) (acquired, int64) 
 		return acqParked, 0
 	case !ok:
 		c.Signal(now)
-		return acqRejected, 0
+		return c.refuse(r, p, o, rt, now)
 	case wait > 0:
 		r.sleep(p, waitSleep, wait)
 		return acqParked, 0
 	}
 	return acqPassed, 0
+}
+
+// refuse answers a caller refused at once: with the bucket's status, or
+// deadline_status when only its deadline stood in the way, after
+// refuse_cost when the refusal takes time to arrive.
+func (c *bucketRT) refuse(r *run, p *proc, o *op, rt *compRT, now sim.Time) (acquired, int64) {
+	status := r.p.comps[o.comp].status
+	if c.prog.deadlineStatus != 0 && c.NextWait(now) <= c.prog.cfg.MaxWait {
+		status = c.prog.deadlineStatus
+	}
+	if c.prog.refuseCost < 0 && status == r.p.comps[o.comp].status {
+		return acqRejected, 0
+	}
+	rt.rejected++
+	r.emit("rejected", p, o.comp, status)
+	if c.prog.refuseCost < 0 {
+		r.fail(p, status, o.comp)
+		return acqParked, 0
+	}
+	d := sim.Seconds(r.p.dists[c.prog.refuseCost].Sample(r.distRng[c.prog.refuseCost]))
+	r.failLater(p, d, status, o.comp)
+	return acqParked, 0
 }
 
 // signal counts an overload: a late refusal of its own (status 0), or a

@@ -50,6 +50,7 @@ const (
 	waitDeadline          // work cut short by the deadline: fails on wake
 	waitRunning           // work running at a component (a cpu); pc already past the op
 	waitRefused           // waiting out a bucket's max_wait for nothing: fails on wake
+	waitFailing           // a refusal on its way (outcome holds its status): fails on wake
 )
 
 type frame struct {

@@ -89,6 +89,16 @@ func (b *TokenBucket) advance(now Time) {
 // Take asks for one token at now. It returns how long the requester must
 // wait for it, or ok=false when that wait would exceed the bucket's MaxWait
 // or the caller's own limit (limit < 0 means none).
+// NextWait is how long a request arriving now would wait for a token: 0
+// when one is there. It takes nothing.
+func (b *TokenBucket) NextWait(now Time) Time {
+	b.refill(now)
+	if b.tokens >= 1 {
+		return 0
+	}
+	return Seconds((1 - b.tokens) / b.levels[b.level])
+}
+
 func (b *TokenBucket) Take(now Time, limit Time) (wait Time, ok bool) {
 	b.refill(now)
 	if b.tokens >= 1 {
