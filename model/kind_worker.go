@@ -21,9 +21,17 @@ type WorkerSpec struct {
 	IdleStop    *Duration `yaml:"idle_stop"`
 	Queue       *int      `yaml:"queue"`
 	WaitTimeout *Duration `yaml:"wait_timeout"`
+	// DiscardOnFailure: an instance whose holder failed (its deadline or
+	// timeout abandoned the response) is stopped, not reused, as an HTTP
+	// client closes a connection whose body it did not read: the next job
+	// pays cold_start (the connect).
+	DiscardOnFailure bool `yaml:"discard_on_failure"`
 }
 
-type workerProg struct{ cfg sim.WorkerConfig }
+type workerProg struct {
+	cfg     sim.WorkerConfig
+	discard bool
+}
 
 func (s *WorkerSpec) compile(c *compiler, cp *compProg, at site) kindProg {
 	cp.waitTimeout = waitTimeout(s.WaitTimeout)
@@ -52,7 +60,7 @@ func (s *WorkerSpec) compile(c *compiler, cp *compProg, at site) kindProg {
 		w.Min = w.Max // never stops: all warm
 	}
 	w.QueueCap = c.queueSize(s.Queue, at, w.QueueCap)
-	return &workerProg{cfg: w}
+	return &workerProg{cfg: w, discard: s.DiscardOnFailure}
 }
 
 func (wp *workerProg) newRuntime(r *run, ci int32, cp *compProg, st *sim.Streams) component {
@@ -75,10 +83,16 @@ func (c *workerRT) acquire(r *run, p *proc, _ *op, _ *compRT) (acquired, int64) 
 	return acqRejected, 0
 }
 
-func (c *workerRT) release(r *run, _ *proc, h held, _ bool) { c.Release(r.s.Now(), int32(h.key)) }
-func (c *workerRT) abandon(now sim.Time, p *proc)           { c.Abandon(now, p.id) }
-func (c *workerRT) waiting() int                            { return c.Waiting() }
-func (c *workerRT) resetStats(now sim.Time)                 { c.ResetStats(now) }
+func (c *workerRT) release(r *run, _ *proc, h held, failed bool) {
+	if failed && c.prog.discard {
+		c.Discard(r.s.Now(), int32(h.key))
+		return
+	}
+	c.Release(r.s.Now(), int32(h.key))
+}
+func (c *workerRT) abandon(now sim.Time, p *proc) { c.Abandon(now, p.id) }
+func (c *workerRT) waiting() int                  { return c.Waiting() }
+func (c *workerRT) resetStats(now sim.Time)       { c.ResetStats(now) }
 
 func (c *workerRT) result(_ *run, cr *ComponentResult, now sim.Time) {
 	cr.Capacity = float64(c.prog.cfg.Max)

@@ -180,6 +180,22 @@ func (w *WorkerPool) Release(now Time, i int32) {
 	w.next(now, i)
 }
 
+// Discard ends the job on instance i and stops the instance instead of
+// reusing it (a connection closed because its response was abandoned):
+// the next job it would have taken pays a cold start.
+func (w *WorkerPool) Discard(now Time, i int32) {
+	in := &w.inst[i]
+	if in.state != busy {
+		panic("sim: WorkerPool.Discard of an instance not running a job")
+	}
+	w.Busy.Add(now, -1)
+	in.state = stopped
+	w.Running.Add(now, -1)
+	if w.queue.Len() > 0 {
+		w.scaleUp(now)
+	}
+}
+
 // next gives free instance i the next queued job, or lets it go idle.
 func (w *WorkerPool) next(now Time, i int32) {
 	if q, ok := w.queue.pop(w.index); ok {

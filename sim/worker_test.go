@@ -147,3 +147,23 @@ func TestWorkerAbandon(t *testing.T) {
 		t.Fatalf("%d waiting, busy %v; want 0 and 1 (3 still running)", w.Waiting(), w.Busy.Value())
 	}
 }
+
+// A discarded instance stops: the job waiting for it pays a cold start.
+// One instance, cold start 2 s: job 1 starts at 2; at 3 it is discarded
+// while job 2 waits, so job 2 starts at 3 + 2 = 5.
+func TestWorkerDiscardStopsTheInstance(t *testing.T) {
+	s := New()
+	var starts []Time
+	var w *WorkerPool
+	w = NewWorkerPool(s, WorkerConfig{Max: 1, Min: 0, ColdStart: Constant(2), WarmStart: Constant(0), IdleStop: Hour, QueueCap: Unbounded},
+		nil, func(id, inst int32) { starts = append(starts, s.Now()) })
+	w.Submit(0, 1)
+	s.RunUntil(Second)
+	w.Submit(s.Now(), 2)
+	s.RunUntil(3 * Second)
+	w.Discard(s.Now(), 0)
+	s.RunUntil(10 * Second)
+	if len(starts) != 2 || starts[0] != 2*Second || starts[1] != 5*Second || w.ColdStarts != 2 {
+		t.Errorf("starts %v, cold starts %d; want [2s 5s], 2", starts, w.ColdStarts)
+	}
+}
