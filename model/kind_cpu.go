@@ -32,8 +32,10 @@ func (s *CPUSpec) compile(c *compiler, _ *compProg, at site) kindProg {
 	default:
 		cp.cores = *s.Cores
 	}
-	// Above 1, one thread too many would cost more than a whole core's
-	// work: not scheduling overhead but a different failure.
+	// σ is a share of throughput. Above 1, a single job beyond the cores
+	// would more than halve the work done, c/(1 + σ) < c/2: not scheduling
+	// overhead but another failure (swapping), which this model does not
+	// describe.
 	if s.SwitchCost != nil {
 		if !(*s.SwitchCost >= 0 && *s.SwitchCost <= 1) {
 			c.failAt(at, "switch_cost", "switch_cost must be between 0 and 1 (a share of throughput per thread beyond the cores, e.g. 0.02), got %g", *s.SwitchCost)
