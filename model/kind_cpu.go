@@ -4,16 +4,23 @@ import "capsim/sim"
 
 // cpu: processor sharing. Every use with work in flight runs at once, each
 // at min(1, cores/n) of a core, so more work slows all of it instead of
-// queueing: a thread pool's CPU, a container's vCPU share.
+// queueing: a thread pool's CPU, a container's vCPU share. With
+// switch_cost σ, the jobs beyond the cores also cost throughput (context
+// switches, cold caches): each runs at min(1, c/n)/(1 + σ·max(0, n −
+// max(c, 1))), the model of sim.ProcessorSharing.
 
-var cpuKind = &kindDef{name: "cpu", newSpec: func() kindSpec { return &CPUSpec{} }, status: 503, capacity: true, runsWork: true}
+var cpuKind = &kindDef{name: "cpu", newSpec: func() kindSpec { return &CPUSpec{} }, status: 503, capacity: true, runsWork: true,
+	extraMetrics: func(c *ComponentResult, add func(string, float64)) {
+		add("useful_busy_count", float64(c.UsefulBusy))
+	}}
 
 // CPUSpec is a processor-sharing server.
 type CPUSpec struct {
-	Cores *float64 `yaml:"cores"` // may be fractional
+	Cores      *float64 `yaml:"cores"`       // may be fractional
+	SwitchCost *float64 `yaml:"switch_cost"` // σ: throughput lost per job beyond the cores; default 0
 }
 
-type cpuProg struct{ cores float64 }
+type cpuProg struct{ cores, switchCost float64 }
 
 func (s *CPUSpec) compile(c *compiler, _ *compProg, at site) kindProg {
 	cp := &cpuProg{}
@@ -25,12 +32,24 @@ func (s *CPUSpec) compile(c *compiler, _ *compProg, at site) kindProg {
 	default:
 		cp.cores = *s.Cores
 	}
+	// σ is a share of throughput. Above 1, a single job beyond the cores
+	// would more than halve the work done, c/(1 + σ) < c/2: not scheduling
+	// overhead but another failure (swapping), which this model does not
+	// describe.
+	if s.SwitchCost != nil {
+		if !(*s.SwitchCost >= 0 && *s.SwitchCost <= 1) {
+			c.failAt(at, "switch_cost", "switch_cost must be between 0 and 1 (a share of throughput per thread beyond the cores, e.g. 0.02), got %g", *s.SwitchCost)
+		} else {
+			cp.switchCost = *s.SwitchCost
+		}
+	}
 	return cp
 }
 
 func (cp *cpuProg) newRuntime(r *run, _ int32, _ *compProg, _ *sim.Streams) component {
 	c := &cpuRT{cores: cp.cores}
 	c.ProcessorSharing = sim.NewProcessorSharing(r.s, cp.cores, func(id int32) { r.workDone(id) })
+	c.SetSwitchCost(cp.switchCost)
 	return c
 }
 
@@ -57,7 +76,10 @@ func (c *cpuRT) resetStats(now sim.Time) { c.ResetStats(now) }
 
 func (c *cpuRT) result(_ *run, cr *ComponentResult, now sim.Time) {
 	cr.Capacity = c.cores
+	// Busy cores, as a dashboard shows them: switching is busy time too.
+	// UsefulBusy is the part of it that did work.
 	cr.MeanBusy = Num(c.Busy.Mean(now))
+	cr.UsefulBusy = Num(c.Useful.Mean(now))
 	// Work beyond the cores is not queued but slowed: "queue" counts the
 	// jobs in excess of the cores.
 	cr.MeanQueue = Num(c.InSystem.Mean(now)) - cr.MeanBusy

@@ -20,6 +20,10 @@ type PoolSpec struct {
 	Admit       *int      `yaml:"admit"`        // at most this many in service + waiting
 	WhenFull    string    `yaml:"when_full"`    // reject (default) | caller_runs
 	WaitTimeout *Duration `yaml:"wait_timeout"` // longest wait before failing
+	// A server's memory (a thread's stack, a connection's buffers) and
+	// what the process has for them, in MB: see checkMemory.
+	MemoryPerServer *float64 `yaml:"memory_per_server_mb"`
+	MemoryLimit     *float64 `yaml:"memory_limit_mb"`
 }
 
 // SemaphoreSpec is a pool counted in permits.
@@ -62,8 +66,47 @@ func (s *PoolSpec) compile(c *compiler, cp *compProg, at site) kindProg {
 	default:
 		c.failAt(at, "when_full", "when_full must be reject or caller_runs, got %q", s.WhenFull)
 	}
+	s.checkMemory(c, at, pp.servers)
 	cp.waitTimeout = waitTimeout(s.WaitTimeout)
 	return pp
+}
+
+// checkMemory refuses a pool whose servers do not fit its memory. A
+// thread's stack and a connection's buffers are taken when the server is
+// created and kept while the pool lives, busy or idle, so the test is
+// static: servers × memory_per_server_mb <= memory_limit_mb. A design
+// that cannot start has no throughput to rank; the message says how many
+// servers fit.
+func (s *PoolSpec) checkMemory(c *compiler, at site, servers int) {
+	per, limit := s.MemoryPerServer, s.MemoryLimit
+	switch {
+	case per == nil && limit == nil:
+		return
+	case per == nil:
+		c.failAt(at, "memory_limit_mb", "memory_limit_mb needs memory_per_server_mb (what one server takes)")
+		return
+	case limit == nil:
+		c.failAt(at, "memory_per_server_mb", "memory_per_server_mb needs memory_limit_mb (what the servers may take)")
+		return
+	}
+	bad := false
+	if *per <= 0 {
+		c.failAt(at, "memory_per_server_mb", "memory_per_server_mb must be > 0, got %g", *per)
+		bad = true
+	}
+	if *limit <= 0 {
+		c.failAt(at, "memory_limit_mb", "memory_limit_mb must be > 0, got %g", *limit)
+		bad = true
+	}
+	if bad || servers < 1 {
+		return
+	}
+	// A relative tolerance, so that 3 × 0.1 MB fits in 0.3 MB.
+	if need := float64(servers) * *per; need > *limit*(1+1e-12) {
+		fit := int(*limit / *per * (1 + 1e-12))
+		c.failAt(at, "servers", "%d servers × %g MB = %g MB do not fit memory_limit_mb %g MB (at most %d servers fit)",
+			servers, *per, need, *limit, fit)
+	}
 }
 
 func (s *SemaphoreSpec) compile(c *compiler, cp *compProg, at site) kindProg {

@@ -131,8 +131,11 @@ type ComponentResult struct {
 	PeakBusy float64 `json:"peak_busy,omitempty"`
 	// Leaked counts holds never released because their step failed with
 	// leak_on_failure set.
-	Leaked   int64           `json:"leaked,omitempty"`
-	Balancer *BalancerResult `json:"balancer,omitempty"`
+	Leaked int64 `json:"leaked,omitempty"`
+	// UsefulBusy is a cpu's mean cores' worth of work done: MeanBusy less
+	// the time lost to switch_cost.
+	UsefulBusy Num             `json:"useful_busy,omitempty"`
+	Balancer   *BalancerResult `json:"balancer,omitempty"`
 }
 
 // SLOResult is one objective checked against the run.

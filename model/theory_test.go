@@ -10,6 +10,7 @@ package model_test
 // Little's law L = λW for every one of them.
 
 import (
+	"fmt"
 	"math"
 	"testing"
 	"testing/fstest"
@@ -227,5 +228,87 @@ journeys:
 			t.Fatal(err)
 		}
 		replicate(t, c, 20, metric{"M/G/1-PS sojourn, " + work, sojourn, 1 / (1 - 0.8)})
+	}
+}
+
+// compileSource compiles a scenario given as text.
+func compileSource(t *testing.T, src string) *model.Compiled {
+	t.Helper()
+	l, err := model.LoadBytes(fstest.MapFS{}, "s.yaml", []byte(src), model.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := l.Compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// A cpu with switch_cost σ, driven by a closed loop of clients, against
+// the product-form solution theory.ClosedPS (BCMP: a think station and a
+// processor-sharing station whose rate depends on its population). With no
+// think time every client is always at the cpu, and completions per second
+// are the scalability law's c/(1 + σ(N − c)) over the mean work; with
+// think time the population varies and the whole birth-death chain
+// counts. Completions are counted as journeys started after the warm-up
+// that succeeded, over the arrival window past it; the run stops at the
+// window's end (drain: 0s), so the population never thins out as the
+// loop winds down. Without think time the population is N throughout and
+// the cores' worth of work done is exactly X(N), every run.
+func TestPSSwitchCostMatchesClosedLoopTheory(t *testing.T) {
+	t.Parallel()
+	const duration, warmup = 20000.0, 200.0
+	for _, tc := range []struct {
+		clients, cores int
+		think, sigma   float64
+	}{
+		{clients: 8, cores: 2, think: 0, sigma: 0.1},
+		{clients: 12, cores: 2, think: 4, sigma: 0.2},
+		{clients: 6, cores: 2, think: 0, sigma: 0}, // exact PS: the cores' full rate
+	} {
+		think := ""
+		if tc.think > 0 {
+			think = fmt.Sprintf("\n    think: exponential(mean=%gs)", tc.think)
+		}
+		src := fmt.Sprintf(`name: closed
+duration: %gs
+warmup: %gs
+drain: 0s
+components:
+  cpu: {kind: cpu, cores: %d, switch_cost: %g}
+journeys:
+  client:
+    clients: %d%s
+    steps:
+      - use: cpu
+        work: exponential(mean=1s)
+`, duration, warmup, tc.cores, tc.sigma, tc.clients, think)
+		q, err := theory.ClosedPS(tc.clients, tc.think, 1, float64(tc.cores), tc.sigma)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := fmt.Sprintf("N=%d c=%d Z=%gs σ=%g", tc.clients, tc.cores, tc.think, tc.sigma)
+		throughput := func(r *model.Result) float64 { return float64(r.Journeys[0].Succeeded) / (duration - warmup) }
+		useful := func(r *model.Result) float64 { return float64(component(r, "cpu").UsefulBusy) }
+		c := compileSource(t, src)
+		metrics := []metric{{"completions/s, " + name, throughput, q.Throughput}}
+		if tc.think == 0 {
+			res, err := c.Run(model.RunOptions{Seed: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := float64(tc.cores) / (1 + tc.sigma*float64(tc.clients-tc.cores))
+			if got := useful(res); math.Abs(got-want) > 1e-9*want {
+				t.Errorf("useful cores, %s: %.12g, want c/(1+σ(N−c)) = %.12g", name, got, want)
+			}
+		} else {
+			metrics = append(metrics,
+				// Work of mean 1 s: cores of work done = completions per second.
+				metric{"useful cores, " + name, useful, q.Throughput},
+				metric{"sojourn, " + name, sojourn, q.W},
+				metric{"utilisation, " + name, func(r *model.Result) float64 { return float64(component(r, "cpu").Utilisation) }, q.Rho})
+		}
+		replicate(t, c, 20, metrics...)
 	}
 }

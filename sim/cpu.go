@@ -5,6 +5,24 @@ package sim
 // jobs, as threads time-sliced on a CPU do. A job's sojourn then depends
 // on its own work and the load, not on who came first.
 //
+// A switch cost σ > 0 charges for the threads that time-slice: when n jobs
+// exceed the c cores, each context switch and the cache and TLB misses
+// after it take core time from useful work, and their number grows with
+// the jobs waiting for a core (Li, Ding and Shen, "Quantifying the Cost of
+// Context Switch", ExpCS 2007). The first-order model charged here is the
+// contention term of Gunther's Universal Scalability Law (Guerrilla
+// Capacity Planning, 2007): useful throughput, in cores of work done,
+//
+//	X(n) = min(n, c) / (1 + σ·e),  e = max(0, n − max(c, 1))
+//
+// so each job runs at X(n)/n = min(1, c/n) / (1 + σ·e). The cores stay
+// busy (Busy is min(n, c), as a dashboard shows it) while less of their
+// time is work; Useful is X(n). A lone job on a fractional core is
+// throttled, not switched against another thread, hence max(c, 1). X(n)
+// falls towards 0 as n grows, so with σ > 0 an open workload has no steady
+// state: once enough jobs pile up, completions slow and the pile grows
+// (thrashing). σ = 0 is exact processor sharing.
+//
 // It runs on virtual time: v counts the work each job present has
 // received, so a job's finish is fixed in v when it starts (v + work) and
 // only the mapping from v to real time changes as jobs come and go. The
@@ -13,6 +31,7 @@ package sim
 type ProcessorSharing struct {
 	s     *Sim
 	cores float64
+	sigma float64 // switch cost, see SetSwitchCost
 	done  func(id int32)
 	kDone Kind
 	timer Timer
@@ -23,6 +42,7 @@ type ProcessorSharing struct {
 	seq  uint64
 
 	Busy     TimeWeighted // cores in use: min(n, cores)
+	Useful   TimeWeighted // cores' worth of work done: X(n), Busy less the switching
 	InSystem TimeWeighted // jobs present
 	Served   int64
 }
@@ -45,8 +65,21 @@ func NewProcessorSharing(s *Sim, cores float64, done func(id int32)) *ProcessorS
 	return c
 }
 
+// SetSwitchCost sets σ >= 0: with e jobs beyond the cores, the useful
+// throughput is divided by 1 + σ·e (see the type's doc). Call it before
+// the first Start.
+func (c *ProcessorSharing) SetSwitchCost(sigma float64) { c.sigma = sigma }
+
+// rate is the work each present job receives per second, X(n)/n. It
+// depends only on n, so it is constant between arrivals and departures and
+// virtual time advances linearly in between.
 func (c *ProcessorSharing) rate() float64 {
-	return min(1, c.cores/float64(len(c.jobs)))
+	n := float64(len(c.jobs))
+	r := min(1, c.cores/n)
+	if e := n - max(c.cores, 1); c.sigma > 0 && e > 0 {
+		r /= 1 + c.sigma*e
+	}
+	return r
 }
 
 func (c *ProcessorSharing) advance(now Time) {
@@ -104,8 +137,12 @@ func (c *ProcessorSharing) changed(now Time) {
 	c.InSystem.Set(now, n)
 	c.Busy.Set(now, min(n, c.cores))
 	c.s.Cancel(c.timer)
-	if len(c.jobs) > 0 {
-		left := (c.jobs[0].finish - c.v) / c.rate()
+	if len(c.jobs) == 0 {
+		c.Useful.Set(now, 0)
+	} else {
+		rate := c.rate()
+		c.Useful.Set(now, n*rate)
+		left := (c.jobs[0].finish - c.v) / rate
 		c.timer = c.s.Timer(now+Seconds(max(left, 0)), c.kDone, 0)
 	}
 }
@@ -159,6 +196,7 @@ func (c *ProcessorSharing) removeAt(i int) {
 // ResetStats starts the statistics afresh at now, keeping the current state.
 func (c *ProcessorSharing) ResetStats(now Time) {
 	c.Busy.Reset(now)
+	c.Useful.Reset(now)
 	c.InSystem.Reset(now)
 	c.Served = 0
 }

@@ -64,14 +64,107 @@ func TestProcessorSharingAbandon(t *testing.T) {
 	}
 }
 
-// One core; A needs 3 s of work and B 1 s from 0 s, C 1 s from 3 s.
-//
-//	0–2s  A and B at half speed: B has its 1 s at 2 s     A has 1 s
-//	2–3s  A alone at full speed                           A has 2 s
-//	3–5s  A and C at half speed, 1 s left each: both end at 5 s, A first
-//	      (it started first)
-//
-// Jobs in the system: 2, 1, 2 over those spans, 9 over 5 s.
+// With a switch cost of 0.5, two 1 s jobs on one core each run at
+// min(1, 1/2)/(1 + 0.5·1) = 1/3: both end at 3 s. The core is busy
+// throughout, but only 2/3 of its time is work.
+func TestProcessorSharingSwitchCost(t *testing.T) {
+	s := New()
+	ends := map[int32]Time{}
+	c := NewProcessorSharing(s, 1, func(id int32) { ends[id] = s.Now() })
+	c.SetSwitchCost(0.5)
+	c.Start(0, 1, 1)
+	c.Start(0, 2, 1)
+	s.RunUntil(Never)
+	if ends[1] != 3*Second || ends[2] != 3*Second {
+		t.Fatalf("ends = %v, want both at 3s", ends)
+	}
+	if got := c.Busy.Mean(3 * Second); math.Abs(got-1) > 1e-12 {
+		t.Fatalf("busy = %v, want 1", got)
+	}
+	if got := c.Useful.Mean(3 * Second); math.Abs(got-2.0/3) > 1e-12 {
+		t.Fatalf("useful = %v, want 2/3 (2 s of work in 3 s)", got)
+	}
+}
+
+// Three jobs of 1, 1 and 3 s on two cores with σ = 0.25: each runs at
+// (2/3)/(1 + 0.25·1) = 8/15 until the short ones end at 15/8 s, when the
+// long one has had 1 s and runs its last 2 s alone at full speed, with no
+// switching: it ends at 3.875 s.
+func TestProcessorSharingSwitchCostEndsWithTheExcess(t *testing.T) {
+	s := New()
+	ends := map[int32]Time{}
+	c := NewProcessorSharing(s, 2, func(id int32) { ends[id] = s.Now() })
+	c.SetSwitchCost(0.25)
+	c.Start(0, 1, 1)
+	c.Start(0, 2, 1)
+	c.Start(0, 3, 3)
+	s.RunUntil(Never)
+	if ends[1] != 1875*Millisecond || ends[2] != 1875*Millisecond || ends[3] != 3875*Millisecond {
+		t.Fatalf("ends = %v, want 1 and 2 at 1.875s, 3 at 3.875s", ends)
+	}
+	// Work done: 5 s of work in 3.875 s.
+	if got, want := c.Useful.Mean(3875*Millisecond), 5/3.875; math.Abs(got-want) > 1e-9 {
+		t.Fatalf("useful = %v, want %v", got, want)
+	}
+}
+
+// On half a core a lone job is throttled, not switched: 1 s of work takes
+// 2 s whatever σ. A second job is one thread too many: each then runs at
+// (0.5/2)/(1 + 1·1) = 1/8, so two 1 s jobs take 8 s.
+func TestProcessorSharingSwitchCostOnAFractionalCore(t *testing.T) {
+	s := New()
+	ends := map[int32]Time{}
+	c := NewProcessorSharing(s, 0.5, func(id int32) { ends[id] = s.Now() })
+	c.SetSwitchCost(1)
+	c.Start(0, 1, 1)
+	s.RunUntil(Never)
+	if ends[1] != 2*Second {
+		t.Fatalf("lone job ended at %v, want 2s", ends[1])
+	}
+	k := s.Handle(func(int64) { c.Start(s.Now(), 2, 1); c.Start(s.Now(), 3, 1) })
+	s.At(10*Second, k, 0)
+	s.RunUntil(Never)
+	if ends[2] != 18*Second || ends[3] != 18*Second {
+		t.Fatalf("ends = %v, want 2 and 3 at 18s", ends)
+	}
+}
+
+// An abandoned job takes its switching with it: two 2 s jobs on one core
+// at σ = 1 run at 1/4 each; at 4 s (1 s of work each) job 2 leaves and job
+// 1 runs its last second alone, ending at 5 s.
+func TestProcessorSharingSwitchCostAbandon(t *testing.T) {
+	s := New()
+	ends := map[int32]Time{}
+	c := NewProcessorSharing(s, 1, func(id int32) { ends[id] = s.Now() })
+	c.SetSwitchCost(1)
+	c.Start(0, 1, 2)
+	c.Start(0, 2, 2)
+	k := s.Handle(func(int64) { c.Abandon(s.Now(), 2) })
+	s.At(4*Second, k, 0)
+	s.RunUntil(Never)
+	if _, ok := ends[2]; ok || ends[1] != 5*Second {
+		t.Fatalf("ends = %v, want only job 1, at 5s", ends)
+	}
+}
+
+// Finishing work allocates nothing, with or without a switch cost.
+func TestProcessorSharingFinishAllocatesNothing(t *testing.T) {
+	s := New()
+	var c *ProcessorSharing
+	next := int32(0)
+	c = NewProcessorSharing(s, 2, func(int32) { next++; c.Start(s.Now(), next, 0.001) })
+	c.SetSwitchCost(0.1)
+	for next < 8 {
+		next++
+		c.Start(0, next, 0.001)
+	}
+	s.RunUntil(Second) // warm the heap and the buffers
+	allocs := testing.AllocsPerRun(10, func() { s.RunUntil(s.Now() + Second) })
+	if allocs != 0 {
+		t.Fatalf("%v allocations per simulated second, want 0", allocs)
+	}
+}
+
 func TestProcessorSharingTimeline(t *testing.T) {
 	s := New()
 	var order []int32
@@ -96,9 +189,6 @@ func TestProcessorSharingTimeline(t *testing.T) {
 	}
 }
 
-// Four jobs of 1 s each run at min(1, cores/4): on 2 cores at half speed,
-// ending together at 2 s; on 4 or 8 at full speed, at 1 s; on half a core
-// at 1/8 speed, at 8 s. Busy is min(4, cores) throughout.
 func TestProcessorSharingRateIsCoresOverJobs(t *testing.T) {
 	for _, tc := range []struct {
 		cores float64

@@ -11,6 +11,11 @@
 //   - [Kleinrock] L. Kleinrock, Queueing Systems, Volume 1: Theory, Wiley, 1975.
 //   - [Gross] D. Gross, J. F. Shortle, J. M. Thompson, C. M. Harris,
 //     Fundamentals of Queueing Theory, 4th ed., Wiley, 2008.
+//   - [BCMP] F. Baskett, K. M. Chandy, R. R. Muntz, F. G. Palacios, Open,
+//     closed and mixed networks of queues with different classes of
+//     customers, J. ACM 22(2), 1975.
+//   - [Gunther] N. J. Gunther, Guerrilla Capacity Planning, Springer, 2007
+//     (the Universal Scalability Law).
 package theory
 
 import (
@@ -270,6 +275,89 @@ func Tandem(lambda float64, mus ...float64) (Queue, error) {
 		total.L += station.L
 	}
 	return total, nil
+}
+
+// SwitchedPS returns X(n), the cores' worth of useful work n jobs receive
+// on a processor-sharing server of cores cores that loses a share sigma of
+// its throughput to each job beyond the cores (context switches and the
+// cache misses after them):
+//
+//	X(n) = min(n, c) / (1 + σ·max(0, n − max(c, 1)))
+//
+// the contention term of the Universal Scalability Law applied to the
+// runnable jobs in excess of the cores [Gunther ch. 4]. A lone job on a
+// fractional core is throttled, not switched, hence max(c, 1).
+func SwitchedPS(cores, sigma float64, n int) float64 {
+	x := min(float64(n), cores)
+	if e := float64(n) - max(cores, 1); e > 0 {
+		x /= 1 + sigma*e
+	}
+	return x
+}
+
+// ClosedPS returns the steady state of a closed loop: clients users each
+// thinking for a mean think, then sending one job of mean work seconds to
+// a processor-sharing server whose useful throughput with n jobs is
+// SwitchedPS(cores, sigma, n). The network of an infinite-server station
+// (the think) and a processor-sharing station with a load-dependent rate
+// has product form, insensitive to both distributions beyond their means
+// [BCMP]; the population at the server is then the birth-death chain
+//
+//	π(n) ∝ Z^(N−n)/(N−n)! · S^n / Π_{k=1..n} X(k)
+//
+// with Z = think, S = work and N = clients (Z = 0: all N are always at
+// the server). Throughput is Σ π(n)·X(n)/S, L = Σ n·π(n), W = L/Throughput
+// (Little), Lq = Σ max(0, n−c)·π(n) the jobs beyond the cores, and Rho the
+// busy share of the cores Σ min(n, c)·π(n)/c, as a dashboard shows it. Wq
+// and PWait are NaN: nobody waits, the work slows.
+func ClosedPS(clients int, think, work, cores, sigma float64) (Queue, error) {
+	switch {
+	case clients < 1:
+		return Queue{}, fmt.Errorf("closed PS: clients must be >= 1, got %d", clients)
+	case math.IsNaN(think) || math.IsInf(think, 0) || think < 0:
+		return Queue{}, fmt.Errorf("closed PS: think must be finite and >= 0, got %g", think)
+	case math.IsNaN(sigma) || math.IsInf(sigma, 0) || sigma < 0:
+		return Queue{}, fmt.Errorf("closed PS: sigma must be finite and >= 0, got %g", sigma)
+	}
+	if err := checkPositive("closed PS", "work", work); err != nil {
+		return Queue{}, err
+	}
+	if err := checkPositive("closed PS", "cores", cores); err != nil {
+		return Queue{}, err
+	}
+	// Weights in log space: Z^N/N! overflows for a few hundred clients.
+	logw := make([]float64, clients+1)
+	top := math.Inf(-1)
+	sumLogX := 0.0
+	for n := 0; n <= clients; n++ {
+		if n > 0 {
+			sumLogX += math.Log(SwitchedPS(cores, sigma, n))
+		}
+		k := float64(clients - n)
+		lg, _ := math.Lgamma(k + 1)
+		switch {
+		case think > 0:
+			logw[n] = k*math.Log(think) - lg + float64(n)*math.Log(work) - sumLogX
+		case n == clients:
+			logw[n] = 0 // no think: the only state is every client at the server
+		default:
+			logw[n] = math.Inf(-1)
+		}
+		top = max(top, logw[n])
+	}
+	var sum, x, l, lq, busy float64
+	for n := 0; n <= clients; n++ {
+		p := math.Exp(logw[n] - top)
+		sum += p
+		x += p * SwitchedPS(cores, sigma, n)
+		l += p * float64(n)
+		lq += p * max(0, float64(n)-cores)
+		busy += p * min(float64(n), cores)
+	}
+	q := Queue{PWait: math.NaN(), Wq: math.NaN(), L: l / sum, Lq: lq / sum, Rho: busy / sum / cores,
+		Throughput: x / sum / work}
+	q.W = q.L / q.Throughput
+	return q, nil
 }
 
 func checkRates(model string, lambda, mu float64, c int) error {

@@ -321,3 +321,72 @@ func must(q Queue, err error) Queue {
 	}
 	return q
 }
+
+func TestSwitchedPS(t *testing.T) {
+	near(t, "X(2) on 1 core, σ=0.5", SwitchedPS(1, 0.5, 2), 1/1.5, identityTol)
+	near(t, "X(3) on 4 cores", SwitchedPS(4, 0.5, 3), 3, 0)
+	near(t, "X(10) on 4 cores, σ=0.1", SwitchedPS(4, 0.1, 10), 4/1.6, identityTol)
+	near(t, "X(1) on half a core", SwitchedPS(0.5, 1, 1), 0.5, 0)
+	near(t, "X(2) on half a core, σ=1", SwitchedPS(0.5, 1, 2), 0.25, 0)
+	near(t, "X(100) without switch cost", SwitchedPS(2, 0, 100), 2, 0)
+}
+
+// Two clients, one core, σ = 0.5, think and work of 1 s, by hand: the
+// weights Z^(N−n)/(N−n)! · S^n/ΠX(k) are 1/2, 1 and 1/(2/3) = 3/2, so
+// π = 1/6, 1/3, 1/2 and the throughput 1/3·1 + 1/2·2/3 = 2/3 per second.
+func TestClosedPSByHand(t *testing.T) {
+	q := must(ClosedPS(2, 1, 1, 1, 0.5))
+	near(t, "Throughput", q.Throughput, 2.0/3, identityTol)
+	near(t, "L", q.L, 1.0/3+2*0.5, identityTol)
+	near(t, "W", q.W, (4.0/3)/(2.0/3), identityTol)
+	near(t, "Lq", q.Lq, 0.5, identityTol)
+	near(t, "Rho", q.Rho, 1.0/3+0.5, identityTol)
+}
+
+// Without think time every client is always at the server: the
+// throughput is the law's c/(1 + σ(N − c)) jobs per unit of work.
+func TestClosedPSWithoutThink(t *testing.T) {
+	q := must(ClosedPS(10, 0, 0.5, 4, 0.1))
+	near(t, "Throughput", q.Throughput, 4/(1+0.1*6)/0.5, identityTol)
+	near(t, "L", q.L, 10, identityTol)
+	near(t, "Rho", q.Rho, 1, identityTol)
+}
+
+// With σ = 0 and one core the loop is the machine-repair model M/M/1//N,
+// whose idle probability is 1/Σ_n N!/(N−n)! (S/Z)^n [Gross §2.7]; with as
+// many cores as clients nobody shares and the cycle is Z + S.
+func TestClosedPSWithoutSwitchCost(t *testing.T) {
+	const n, z, s = 5, 4.0, 1.0
+	sum, term := 0.0, 1.0
+	for k := 0; k <= n; k++ {
+		sum += term
+		term *= float64(n-k) * s / z
+	}
+	q := must(ClosedPS(n, z, s, 1, 0))
+	near(t, "M/M/1//5 throughput", q.Throughput, (1-1/sum)/s, identityTol)
+	free := must(ClosedPS(n, z, s, n, 0))
+	near(t, "uncontended throughput", free.Throughput, n/(z+s), identityTol)
+	near(t, "uncontended W", free.W, s, identityTol)
+	big := must(ClosedPS(400, 2, 0.01, 4, 0.02))
+	if math.IsNaN(big.Throughput) || big.Throughput <= 0 {
+		t.Errorf("400 clients: throughput %g, want a finite positive value", big.Throughput)
+	}
+}
+
+func TestClosedPSInvalid(t *testing.T) {
+	for _, c := range []struct {
+		n                  int
+		z, s, cores, sigma float64
+		want               string
+	}{
+		{0, 1, 1, 1, 0, "clients must be >= 1"},
+		{1, -1, 1, 1, 0, "think must be finite and >= 0"},
+		{1, 1, 0, 1, 0, "work must be finite and > 0"},
+		{1, 1, 1, 0, 0, "cores must be finite and > 0"},
+		{1, 1, 1, 1, -0.1, "sigma must be finite and >= 0"},
+	} {
+		if _, err := ClosedPS(c.n, c.z, c.s, c.cores, c.sigma); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("ClosedPS(%d, %g, %g, %g, %g) error = %v, want %q", c.n, c.z, c.s, c.cores, c.sigma, err, c.want)
+		}
+	}
+}
