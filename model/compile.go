@@ -102,6 +102,7 @@ type journeyProg struct {
 	start   sim.Time
 	count   int64 // 0 = unlimited
 	users   int64
+	profile []segment // stages of the rate over time; nil = constant rate
 	attrs   []float64 // by attribute index; NaN when not set
 	body    int32
 }
@@ -432,10 +433,12 @@ func (c *compiler) journey(name string, js *Journey, key *yaml.Node) {
 	p := "journeys." + name
 	jp := journeyProg{name: name, think: -1, even: c.sc.Arrivals == "even"}
 	switch {
-	case js.Rate != nil && js.Clients != nil:
+	case (js.Rate != nil || js.Stages != nil) && js.Clients != nil:
 		c.fail(key, p, "give rate (open workload) or clients (closed workload), not both")
-	case js.Rate != nil:
-		jp.rate = js.Rate.PerSecond
+	case js.Rate != nil || js.Stages != nil:
+		if js.Rate != nil {
+			jp.rate = js.Rate.PerSecond
+		}
 	case js.Clients != nil:
 		if *js.Clients < 1 {
 			c.fail(key, p+".clients", "clients must be >= 1, got %d", *js.Clients)
@@ -458,6 +461,9 @@ func (c *compiler) journey(name string, js *Journey, key *yaml.Node) {
 	}
 	if js.Start != nil {
 		jp.start = js.Start.T
+	}
+	if js.Stages != nil {
+		c.compileProfile(&jp, js.Stages, key, p)
 	}
 	if js.Count != nil {
 		if *js.Count < 1 {

@@ -269,6 +269,12 @@ func (r *run) execute() {
 			}
 			continue
 		}
+		if j.profile != nil {
+			if first, ok := r.firstArrival(ji); ok {
+				r.s.At(first, r.kArrive, int64(ji))
+			}
+			continue
+		}
 		if j.rate*r.mult > 0 {
 			// A constant arrival rate starts at once, as a load tester's
 			// does; a Poisson stream starts one random gap in.
@@ -326,6 +332,12 @@ func (r *run) onArrive(arg int64) {
 	r.runReady()
 	if j.count > 0 && r.arrivals[ji] >= j.count {
 		r.arrivalsDone(ji)
+		return
+	}
+	if j.profile != nil {
+		if next, ok := r.profileNext(ji, r.s.Now()); ok {
+			r.s.At(next, r.kArrive, arg)
+		}
 		return
 	}
 	if next := r.s.Now() + r.gap(ji); next < r.p.duration {

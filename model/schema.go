@@ -33,16 +33,19 @@ type DistEntry struct {
 
 // Journey is what one user does, start to end: the unit of success.
 type Journey struct {
-	Description string         `yaml:"description"`
-	Rate        *Rate          `yaml:"rate"`     // open workload: journeys started per unit time at multiplier 1
-	Clients     *int           `yaml:"clients"`  // closed workload: concurrent users, each looping
-	Think       *DistRef       `yaml:"think"`    // closed workload: pause between a client's journeys
-	Arrivals    string         `yaml:"arrivals"` // even | poisson; default from the scenario
-	Start       *Duration      `yaml:"start"`    // first arrival
-	Count       *int           `yaml:"count"`    // stop after this many journeys
-	Users       *int           `yaml:"users"`    // distinct user keys, reused in turn; unset = one per journey
-	Attributes  Named[float64] `yaml:"attributes"`
-	Steps       []Step         `yaml:"steps"`
+	Description string `yaml:"description"`
+	Rate        *Rate  `yaml:"rate"` // open workload: journeys started per unit time at multiplier 1
+	// Stages make the open workload's rate change over time: each ramps
+	// linearly from the rate before it (rate, default 0) to its target.
+	Stages     []Stage        `yaml:"stages"`
+	Clients    *int           `yaml:"clients"`  // closed workload: concurrent users, each looping
+	Think      *DistRef       `yaml:"think"`    // closed workload: pause between a client's journeys
+	Arrivals   string         `yaml:"arrivals"` // even | poisson; default from the scenario
+	Start      *Duration      `yaml:"start"`    // first arrival
+	Count      *int           `yaml:"count"`    // stop after this many journeys
+	Users      *int           `yaml:"users"`    // distinct user keys, reused in turn; unset = one per journey
+	Attributes Named[float64] `yaml:"attributes"`
+	Steps      []Step         `yaml:"steps"`
 
 	Node *yaml.Node `yaml:"-"`
 }
