@@ -44,7 +44,7 @@ journeys:
     servers: 3
 journeys:
   visit: {rate: 1/h, steps: [{use: app, work: 1s}]}
-`, `s.yaml:6:5: components.db.<<: unknown key "<<" (expected one of: adapt, admit, behind, burst, cold_start, cores, counter, description, idle_stop, instances, key, kind, load, max_sessions, max_wait, min_instances, permits, policy, queue, rate, refuse, replicas, report_every, report_gap, safety, servers, source, status, target, ttl, wait_timeout, warm_start, when_full)`},
+`, `s.yaml:6:5: components.db.<<: unknown key "<<" (expected one of: adapt, admit, behind, burst, cold_start, connect, cores, counter, description, idle_stop, idle_timeout, instances, key, kind, load, max, max_sessions, max_wait, min_instances, permits, policy, queue, rate, refuse, replicas, report_every, report_gap, safety, servers, source, status, target, ttl, wait_timeout, warm_start, when_full)`},
 		{"merge written twice", head + `components:
   app: &pool {kind: pool, servers: 2}
   db:
