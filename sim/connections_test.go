@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 )
@@ -194,5 +195,160 @@ func TestKeyedSlotsAllocateNothingPerRequest(t *testing.T) {
 	}
 	if n := testing.AllocsPerRun(1000, cycle); n != 0 {
 		t.Fatalf("%g allocations per request cycle, want 0", n)
+	}
+}
+
+// KeyedSlots on a running Sim against plain bookkeeping of every slot: a
+// requester reuses its key's idle slot released last if there is one,
+// else opens a closed slot while fewer than Max are open, else is refused
+// or queued; a slot is held by one holder at a time, for its own key; an
+// idle slot closes IdleClose after its release (an action at that very
+// instant still finds it open: it was scheduled first), and one released
+// while opening closes at once; a waiter is granted only a slot closing
+// now, oldest first; and once drained, everyone offered was granted,
+// refused or abandoned, and nothing is left open.
+func TestKeyedSlotsProperties(t *testing.T) {
+	type refSlot struct {
+		open, held bool
+		key        int64
+		ready      Time
+		released   Time
+		order      int // release order, for the last released
+	}
+	for trial := 0; trial < 300; trial++ {
+		r := rand.New(rand.NewPCG(uint64(trial), 11))
+		cfg := KeyedSlotsConfig{Max: 1 + r.IntN(4), Open: Constant(1), IdleClose: Time(r.IntN(4)) * Second, Wait: r.IntN(2) == 0}
+		s := New()
+		ref := make([]refSlot, cfg.Max)
+		keys := map[int32]int64{}
+		state := map[int32]string{} // waiting, holding, done, refused, abandoned
+		holder := map[int32]int32{} // slot → id
+		var waiting []int32
+		releases := 0
+		var k *KeyedSlots
+		fail := func(format string, args ...any) {
+			t.Helper()
+			t.Fatalf("trial %d (%+v) at %s: %s", trial, cfg, s.Now(), fmt.Sprintf(format, args...))
+		}
+		// expire closes, in the bookkeeping, idle slots whose close is
+		// due before now.
+		expire := func(now Time) {
+			for i := range ref {
+				if ref[i].open && !ref[i].held && ref[i].released+cfg.IdleClose < now {
+					ref[i].open = false
+				}
+			}
+		}
+		release := s.Handle(func(arg int64) {
+			now, i := s.Now(), int32(arg)
+			state[holder[i]] = "done"
+			delete(holder, i)
+			expire(now)
+			releases++
+			ref[i].held, ref[i].released, ref[i].order = false, now, releases
+			if cfg.IdleClose == 0 || now < ref[i].ready {
+				ref[i].open = false
+			}
+			k.Release(now, i)
+		})
+		hold := func(id, slot int32, now Time) {
+			ref[slot] = refSlot{open: true, held: true, key: keys[id], ready: now + Second}
+			holder[slot] = id
+			state[id] = "holding"
+			s.After(Time(r.IntN(4))*Second/2, release, int64(slot))
+		}
+		k = NewKeyedSlots(s, cfg, rand.New(rand.NewPCG(1, 1)), func(id int32) int64 { return keys[id] },
+			func(id, slot int32, open Time) {
+				now := s.Now()
+				if len(waiting) == 0 || waiting[0] != id || state[id] != "waiting" {
+					fail("granted %d (%s), waiting %v", id, state[id], waiting)
+				}
+				waiting = waiting[1:]
+				if sl := ref[slot]; sl.held || sl.open && sl.released+cfg.IdleClose != now {
+					fail("waiter %d granted slot %d, which is %+v", id, slot, sl)
+				}
+				if open != Second {
+					fail("waiter %d pays %s to open, want 1s", id, open)
+				}
+				hold(id, slot, now)
+			})
+		next, refused, abandoned := int32(0), 0, 0
+		act := s.Handle(func(int64) {
+			now := s.Now()
+			expire(now)
+			if r.IntN(4) == 0 && next > 0 {
+				id := r.Int32N(next)
+				ok := k.Abandon(now, id)
+				if ok != (state[id] == "waiting") {
+					fail("Abandon(%d) = %v while %s", id, ok, state[id])
+				}
+				if ok {
+					state[id] = "abandoned"
+					abandoned++
+					for j, w := range waiting {
+						if w == id {
+							waiting = append(waiting[:j:j], waiting[j+1:]...)
+							break
+						}
+					}
+				}
+				return
+			}
+			id := next
+			next++
+			keys[id] = int64(r.IntN(3))
+			reuse, opened := int32(-1), 0
+			for i := range ref {
+				sl := &ref[i]
+				if sl.open {
+					opened++
+				}
+				if sl.open && !sl.held && sl.key == keys[id] && (reuse < 0 || sl.order > ref[reuse].order) {
+					reuse = int32(i)
+				}
+			}
+			out, slot, open := k.Acquire(now, keys[id], id)
+			switch {
+			case reuse >= 0:
+				if out != Granted || slot != reuse || open != 0 {
+					fail("key %d got (%d, %d, %s), want a reuse of slot %d", keys[id], out, slot, open, reuse)
+				}
+				ref[slot].held = true
+				holder[slot] = id
+				state[id] = "holding"
+				s.After(Time(r.IntN(4))*Second/2, release, int64(slot))
+			case opened < cfg.Max:
+				if out != Granted || ref[slot].open || open != Second {
+					fail("key %d got (%d, %d, %s), want a closed slot opened for 1s", keys[id], out, slot, open)
+				}
+				hold(id, slot, now)
+			case cfg.Wait:
+				if out != Queued {
+					fail("key %d got %d in a full table, want queued", keys[id], out)
+				}
+				state[id] = "waiting"
+				waiting = append(waiting, id)
+			default:
+				if out != Rejected {
+					fail("key %d got %d in a full table, want refused", keys[id], out)
+				}
+				state[id] = "refused"
+				refused++
+			}
+			if k.OpenNow() > cfg.Max || k.InUse() != len(holder) || k.Waiting() != len(waiting) {
+				fail("%d open, %d held, %d waiting; bookkeeping has %d held, %d waiting", k.OpenNow(), k.InUse(), k.Waiting(), len(holder), len(waiting))
+			}
+		})
+		for range 100 {
+			s.At(Time(r.IntN(40))*Second/4, act, 0)
+		}
+		s.RunUntil(Never)
+		if k.Waiting() != 0 || k.InUse() != 0 || k.OpenNow() != 0 {
+			fail("drained with %d waiting, %d held, %d open", k.Waiting(), k.InUse(), k.OpenNow())
+		}
+		if int(k.Granted)+refused+abandoned != int(next) || int(k.Rejected) != refused || k.Opened+k.Reused != k.Granted {
+			fail("granted %d (%d opened, %d reused) + refused %d + abandoned %d != offered %d",
+				k.Granted, k.Opened, k.Reused, refused, abandoned, next)
+		}
 	}
 }
