@@ -24,7 +24,7 @@ import (
 
 // kinds is the registry of component kinds, in the order error messages
 // list them.
-var kinds = []*kindDef{poolKind, semaphoreKind, lockKind, bucketKind, workerKind, balancerKind, cpuKind}
+var kinds = []*kindDef{poolKind, semaphoreKind, lockKind, bucketKind, workerKind, balancerKind, cpuKind, connectionsKind}
 
 // kindDef describes one kind to the generic parts of the model: how to
 // decode it, what steps may do with it, and how its results read.

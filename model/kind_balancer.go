@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 
 	"capsim/sim"
 )
@@ -179,11 +180,23 @@ func (c *compiler) replicate() {
 			continue
 		}
 		if !c.p.comps[li].kind.capacity {
-			c.failAt(at, "load", "load must be a pool, semaphore, worker or cpu (something with a capacity), not %s", spec.Load)
+			c.failAt(at, "load", "load must be a %s (something with a capacity), not %s", capacityKindNames(), spec.Load)
 			continue
 		}
 		c.p.comps[i].prog.(*balancerProg).load = li
 	}
+}
+
+// capacityKindNames lists the kinds a balancer may read as load, from the
+// registry, so that the message names every one: "a, b or c".
+func capacityKindNames() string {
+	var names []string
+	for _, k := range kinds {
+		if k.capacity {
+			names = append(names, k.name)
+		}
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 // replicaComp maps a use of component ci to the copy on the replica that

@@ -43,7 +43,8 @@ import (
 //	                                      caller gave up; sparse
 //	component.<c>.utilisation_rate        time-average busy / capacity
 //	component.<c>.mean_busy_count         time-average servers, permits, held
-//	                                      locks or worker instances in use
+//	                                      locks, worker instances or active
+//	                                      connections in use
 //	component.<c>.peak_busy_count         most in use at once
 //	component.<c>.mean_queue_count        time-average waiters
 //	component.<c>.peak_queue_count        most waiters at once
@@ -53,6 +54,11 @@ import (
 //	component.<c>.cold_starts_count       workers only
 //	component.<c>.rate_steps_count        buckets only: adaptive refill steps down
 //	component.<c>.final_refill_per_s      buckets only: refill rate at the end
+//	component.<c>.mean_open_count         connections only: time-average open
+//	                                      connections, idle ones included
+//	component.<c>.peak_open_count         connections only
+//	component.<c>.connects_count          connections only: connections opened
+//	component.<c>.reuses_count            connections only: uses of an idle one
 //	component.<c>.picks_count             balancers only: requests routed
 //	component.<c>.overloaded_rate         balancers only: share of picks sent
 //	                                      to a replica with no free capacity

@@ -126,6 +126,14 @@ type ComponentResult struct {
 	ColdStarts  int64   `json:"cold_starts,omitempty"`
 	RateSteps   int64   `json:"rate_steps,omitempty"`
 	FinalRate   Num     `json:"final_rate,omitempty"`
+	// MeanOpen and PeakOpen are a connections table's open connections,
+	// idle ones included (its busy figures count the active ones);
+	// Connects and Reuses count the uses that opened a connection and
+	// those that took an idle one.
+	MeanOpen Num     `json:"mean_open,omitempty"`
+	PeakOpen float64 `json:"peak_open,omitempty"`
+	Connects int64   `json:"connects,omitempty"`
+	Reuses   int64   `json:"reuses,omitempty"`
 	// PeakBusy is the most servers, permits, held keys or instances in use
 	// at once.
 	PeakBusy float64 `json:"peak_busy,omitempty"`

@@ -4,11 +4,12 @@ import "strings"
 
 // ParseSignalName takes a time-series signal's name apart into the
 // component it samples and what it samples of it: journeys_in_flight is
-// the run's own (component ""); <c>.busy (servers, permits, held locks or
-// worker instances in use), <c>.queue (waiters), <c>.rate (a bucket's
-// refill rate) and <c>.sessions (a balancer's open sessions) are a
-// component's. A component's name may itself contain dots: the measure is
-// after the last one.
+// the run's own (component ""); <c>.busy (servers, permits, held locks,
+// worker instances or active connections in use), <c>.queue (waiters),
+// <c>.rate (a bucket's refill rate), <c>.sessions (a balancer's open
+// sessions) and <c>.open (a connections table's open connections, idle
+// ones included) are a component's. A component's name may itself contain
+// dots: the measure is after the last one.
 func ParseSignalName(name string) (component, measure string) {
 	i := strings.LastIndexByte(name, '.')
 	if i < 0 {
