@@ -39,7 +39,7 @@ func (r *run) startCall(p *proc, o *op) {
 		p.callDeadline = sim.Never
 	}
 	p.attempt++
-	r.await(p, o.timeout)
+	r.await(p, r.drawTime(o.timeout))
 	child := r.spawn(p, procCall, r.p.routes[o.route].body)
 	child.route = o.route
 	p.kids = append(p.kids, kid{child, child.gen})
@@ -69,7 +69,7 @@ func (r *run) startJob(p *proc, o *op) {
 		return
 	}
 	if !o.async {
-		r.await(p, o.timeout)
+		r.await(p, r.drawTime(o.timeout))
 	}
 	child := r.spawn(p, procJob, r.p.routes[o.route].body)
 	child.route = o.route

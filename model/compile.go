@@ -47,7 +47,7 @@ type op struct {
 	count    count
 	limit    count
 	keyAttr  int32 // opAcquire of a lock: attribute index, -1 = the journey's user
-	timeout  sim.Time
+	timeout  int32 // opCall, opJob: distribution of the caller's patience, or -1
 	deadline sim.Time
 	every    sim.Time
 	maxPolls int32

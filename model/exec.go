@@ -216,6 +216,14 @@ func (r *run) workDone(id int32) {
 }
 
 // waitLimit is how long p may wait given its own timeout and deadline.
+// drawTime draws a time from distribution d; 0 when d is -1 (none).
+func (r *run) drawTime(d int32) sim.Time {
+	if d < 0 {
+		return 0
+	}
+	return sim.Seconds(r.p.dists[d].Sample(r.distRng[d]))
+}
+
 func (r *run) waitUntil(p *proc, timeout sim.Time) sim.Time {
 	end := p.deadline
 	if timeout > 0 && r.s.Now()+timeout < end {
@@ -429,7 +437,7 @@ func (r *run) acquire(p *proc, o *op) bool {
 	p.seq++
 	p.waiting = waitAcquire
 	p.waitComp, p.waitKey, p.waitLeak = o.comp, key, o.leak
-	if end := r.waitUntil(p, cp.waitTimeout); end != sim.Never {
+	if end := r.waitUntil(p, r.drawTime(cp.waitTimeout)); end != sim.Never {
 		p.timer = r.s.Timer(end, r.kTimeout, pack(p))
 	}
 	r.guardQueue(o.comp)

@@ -299,7 +299,7 @@ type compProg struct {
 	kind        *kindDef
 	prog        kindProg
 	status      int32
-	waitTimeout sim.Time
+	waitTimeout int32 // distribution of the longest wait, or -1
 	// behind is the balancer this component is copied behind, or -1;
 	// copies are the program indices of its copies, one per replica.
 	behind int32
@@ -331,7 +331,7 @@ func (c *compiler) component(name string, cs *Component, key *yaml.Node) {
 		c.failAt(at, "kind", "unknown kind %q (expected %s)", cs.Kind, kindNames())
 		return
 	}
-	cp := compProg{name: name, seedName: name, kind: def, status: def.status, behind: -1}
+	cp := compProg{name: name, seedName: name, kind: def, status: def.status, behind: -1, waitTimeout: -1}
 	if cs.Status != nil {
 		if *cs.Status < 400 || *cs.Status > 599 {
 			c.failAt(at, "status", "status must be an HTTP error status (400-599), got %d", *cs.Status)

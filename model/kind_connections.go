@@ -27,7 +27,7 @@ type ConnectionsSpec struct {
 	Connect     *DistRef  `yaml:"connect"`      // cost of opening a connection, paid by the request that opens it
 	Key         string    `yaml:"key"`          // attribute naming the client; default each journey, user for the journey's user
 	WhenFull    string    `yaml:"when_full"`    // reject (default) | wait
-	WaitTimeout *Duration `yaml:"wait_timeout"` // longest wait, with when_full: wait
+	WaitTimeout *DistRef  `yaml:"wait_timeout"` // longest wait, with when_full: wait
 }
 
 type connectionsProg struct {
@@ -65,7 +65,7 @@ func (s *ConnectionsSpec) compile(c *compiler, cp *compProg, at site) kindProg {
 	if s.WaitTimeout != nil && !cfg.Wait {
 		c.failAt(at, "wait_timeout", "wait_timeout applies with when_full: wait; a full table refuses at once")
 	}
-	cp.waitTimeout = waitTimeout(s.WaitTimeout)
+	cp.waitTimeout = c.patience(s.WaitTimeout, at, "wait_timeout")
 	return &connectionsProg{cfg: cfg, key: s.Key, byUser: s.Key == "user"}
 }
 

@@ -9,16 +9,16 @@ var lockKind = &kindDef{name: "lock", newSpec: func() kindSpec { return &LockSpe
 
 // LockSpec is a family of locks keyed by an attribute.
 type LockSpec struct {
-	Key         string    `yaml:"key"`          // attribute that names the key (default: the journey's user)
-	WaitTimeout *Duration `yaml:"wait_timeout"` // longest wait before failing
+	Key         string   `yaml:"key"`          // attribute that names the key (default: the journey's user)
+	WaitTimeout *DistRef `yaml:"wait_timeout"` // longest wait before failing
 }
 
 type lockProg struct {
 	key string // attribute naming the key; "" or "user" for the journey's user
 }
 
-func (s *LockSpec) compile(_ *compiler, cp *compProg, _ site) kindProg {
-	cp.waitTimeout = waitTimeout(s.WaitTimeout)
+func (s *LockSpec) compile(c *compiler, cp *compProg, at site) kindProg {
+	cp.waitTimeout = c.patience(s.WaitTimeout, at, "wait_timeout")
 	return &lockProg{key: s.Key}
 }
 

@@ -15,11 +15,11 @@ var semaphoreKind = &kindDef{name: "semaphore", newSpec: func() kindSpec { retur
 
 // PoolSpec is a thread pool, executor or connection pool.
 type PoolSpec struct {
-	Servers     *int      `yaml:"servers"`
-	Queue       *int      `yaml:"queue"`        // waiting room; unset = unbounded
-	Admit       *int      `yaml:"admit"`        // at most this many in service + waiting
-	WhenFull    string    `yaml:"when_full"`    // reject (default) | caller_runs
-	WaitTimeout *Duration `yaml:"wait_timeout"` // longest wait before failing
+	Servers     *int     `yaml:"servers"`
+	Queue       *int     `yaml:"queue"`        // waiting room; unset = unbounded
+	Admit       *int     `yaml:"admit"`        // at most this many in service + waiting
+	WhenFull    string   `yaml:"when_full"`    // reject (default) | caller_runs
+	WaitTimeout *DistRef `yaml:"wait_timeout"` // longest wait before failing
 	// A server's memory (a thread's stack, a connection's buffers) and
 	// what the process has for them, in MB: see checkMemory.
 	MemoryPerServer *float64 `yaml:"memory_per_server_mb"`
@@ -28,9 +28,9 @@ type PoolSpec struct {
 
 // SemaphoreSpec is a pool counted in permits.
 type SemaphoreSpec struct {
-	Permits     *int      `yaml:"permits"`
-	Queue       *int      `yaml:"queue"`
-	WaitTimeout *Duration `yaml:"wait_timeout"`
+	Permits     *int     `yaml:"permits"`
+	Queue       *int     `yaml:"queue"`
+	WaitTimeout *DistRef `yaml:"wait_timeout"`
 }
 
 type poolProg struct {
@@ -67,7 +67,7 @@ func (s *PoolSpec) compile(c *compiler, cp *compProg, at site) kindProg {
 		c.failAt(at, "when_full", "when_full must be reject or caller_runs, got %q", s.WhenFull)
 	}
 	s.checkMemory(c, at, pp.servers)
-	cp.waitTimeout = waitTimeout(s.WaitTimeout)
+	cp.waitTimeout = c.patience(s.WaitTimeout, at, "wait_timeout")
 	return pp
 }
 
@@ -120,7 +120,7 @@ func (s *SemaphoreSpec) compile(c *compiler, cp *compProg, at site) kindProg {
 		}
 	}
 	pp.queue = c.queueSize(s.Queue, at, pp.queue)
-	cp.waitTimeout = waitTimeout(s.WaitTimeout)
+	cp.waitTimeout = c.patience(s.WaitTimeout, at, "wait_timeout")
 	return pp
 }
 
@@ -135,11 +135,14 @@ func (c *compiler) queueSize(q *int, at site, def int) int {
 	return *q
 }
 
-func waitTimeout(d *Duration) sim.Time {
+// patience compiles a longest wait, which may be a distribution (the
+// patience of callers, each drawing their own), into a distribution index;
+// -1 when there is none.
+func (c *compiler) patience(d *DistRef, at site, key string) int32 {
 	if d == nil {
-		return 0
+		return -1
 	}
-	return d.T
+	return c.dist(d, valueNode(at.node, key), at.path+"."+key)
 }
 
 func (pp *poolProg) newRuntime(r *run, ci int32, _ *compProg, _ *sim.Streams) component {

@@ -20,7 +20,7 @@ type WorkerSpec struct {
 	WarmStart   *DistRef  `yaml:"warm_start"`
 	IdleStop    *Duration `yaml:"idle_stop"`
 	Queue       *int      `yaml:"queue"`
-	WaitTimeout *Duration `yaml:"wait_timeout"`
+	WaitTimeout *DistRef  `yaml:"wait_timeout"`
 	// DiscardOnFailure: an instance whose holder failed (its deadline or
 	// timeout abandoned the response) is stopped, not reused, as an HTTP
 	// client closes a connection whose body it did not read: the next job
@@ -34,7 +34,7 @@ type workerProg struct {
 }
 
 func (s *WorkerSpec) compile(c *compiler, cp *compProg, at site) kindProg {
-	cp.waitTimeout = waitTimeout(s.WaitTimeout)
+	cp.waitTimeout = c.patience(s.WaitTimeout, at, "wait_timeout")
 	w := sim.WorkerConfig{Max: 1, QueueCap: sim.Unbounded, ColdStart: sim.Constant(0), WarmStart: sim.Constant(0)}
 	if s.Instances != nil {
 		if *s.Instances < 1 {

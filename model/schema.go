@@ -87,7 +87,7 @@ type Step struct {
 	// the others and those not started, as a shared context does;
 	// default: every branch runs to its end and the step then fails.
 	FailFast bool      `yaml:"fail_fast"`
-	Timeout  *Duration `yaml:"timeout"`  // call/job: give up waiting after this
+	Timeout  *DistRef  `yaml:"timeout"`  // call/job: give up waiting after this (a distribution: each caller's patience)
 	Deadline *Duration `yaml:"deadline"` // call: absolute budget passed down to every stage
 	Retry    *Retry    `yaml:"retry"`    // call: retry on failure statuses
 	Async    bool      `yaml:"async"`    // job: continue at once

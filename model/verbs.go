@@ -179,12 +179,7 @@ func (c *compiler) callStep(s *Step, at stepSite) []op {
 		return nil
 	}
 	o := op{code: opCall, route: r, signal: -1, name: -1, pollBlk: -1}
-	if s.Timeout != nil {
-		o.timeout = s.Timeout.T
-		if o.timeout <= 0 {
-			c.failKey(n, "timeout", p+".timeout", "timeout must be > 0")
-		}
-	}
+	o.timeout = c.callTimeout(s, n, p)
 	if s.Deadline != nil {
 		o.deadline = s.Deadline.T
 		if o.deadline <= 0 {
@@ -221,9 +216,7 @@ func (c *compiler) jobStep(s *Step, at stepSite) []op {
 		return nil
 	}
 	o := op{code: opJob, route: r, async: s.Async, name: -1}
-	if s.Timeout != nil {
-		o.timeout = s.Timeout.T
-	}
+	o.timeout = c.callTimeout(s, n, p)
 	return []op{o}
 }
 
@@ -300,4 +293,17 @@ func (c *compiler) failStep(s *Step, at stepSite) []op {
 		c.fail(n, p+".fail.status", "status must be an HTTP error status (400-599), got %d", f.Status)
 	}
 	return []op{{code: opFail, p: f.P, status: int32(f.Status), stream: c.stream("fail/" + p), name: -1}}
+}
+
+// callTimeout compiles a call's or job's timeout, which may be a
+// distribution of patience; -1 when there is none.
+func (c *compiler) callTimeout(s *Step, n *yaml.Node, p string) int32 {
+	if s.Timeout == nil {
+		return -1
+	}
+	d := c.dist(s.Timeout, n, p+".timeout")
+	if c.p.dists[d].Mean() <= 0 {
+		c.failKey(n, "timeout", p+".timeout", "timeout must be > 0")
+	}
+	return d
 }
