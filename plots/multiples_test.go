@@ -117,3 +117,17 @@ func TestContentsAndFoldedSections(t *testing.T) {
 		t.Error("contents before the first section")
 	}
 }
+
+// Figures of a section sit in one grid; a wide one spans it.
+func TestWideFigures(t *testing.T) {
+	r := Report{Sections: []Section{{Heading: "Charts", Figures: []Figure{
+		{Name: "a", Chart: sweepChart(), Wide: true},
+		{Name: "b", Chart: sweepChart()},
+	}}}}
+	page := string(buildFiles(t, r)["report.html"])
+	for _, want := range []string{`<div class="figures">`, `<figure id="fig-a" class="wide">`, `<figure id="fig-b">`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+}

@@ -63,6 +63,10 @@ type Figure struct {
 	Chart   Renderer
 	// WidthCm and HeightCm default to 16 and 10.
 	WidthCm, HeightCm float64
+	// Wide figures, such as small multiples, take the page's whole width
+	// in report.html, where other figures sit two to a row when the page
+	// is wide enough.
+	Wide bool
 }
 
 // File is one output of [Report.Build]: a slash-separated path relative to
@@ -363,7 +367,9 @@ tr.strong td{font-weight:600;background:#eef6ee}
 nav ul{columns:3;margin:.3rem 0}
 details{margin:1rem 0;border:1px solid #ddd;padding:.3rem .8rem}
 summary{font-weight:600;cursor:pointer}
-figure{margin:1.2rem 0}
+.figures{display:grid;grid-template-columns:repeat(auto-fill,minmax(28rem,1fr));gap:0 1.5rem}
+figure{margin:1rem 0}
+figure.wide{grid-column:1/-1}
 figure svg{width:100%;height:auto;display:block}
 figcaption{font-size:.9rem;color:#555;margin-top:.3rem}
 </style>
@@ -388,10 +394,12 @@ figcaption{font-size:.9rem;color:#555;margin-top:.3rem}
 {{range .Rows}}<tr{{if .Strong}} class="strong"{{end}}>{{range .Cells}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</tbody>
 </table></div>
-{{end}}{{range .Figures}}<figure id="fig-{{.Name}}">
+{{end}}{{with .Figures}}<div class="figures">
+{{range .}}<figure id="fig-{{.Name}}"{{if .Wide}} class="wide"{{end}}>
 {{.SVG}}
 <figcaption>Figure {{.Number}}.{{with .Caption}} {{.}}{{end}}</figcaption>
 </figure>
+{{end}}</div>
 {{end}}{{if .Folded}}</details>{{else}}</section>{{end}}
 {{end}}</body>
 </html>
@@ -423,6 +431,7 @@ type pageRow struct {
 }
 
 type pageFigure struct {
+	Wide    bool
 	Name    string
 	Number  int
 	Caption string
@@ -447,6 +456,7 @@ func (r Report) html(svgs map[string][]byte) ([]byte, error) {
 		for _, fig := range s.Figures {
 			n++
 			ps.Figures = append(ps.Figures, pageFigure{
+				Wide:    fig.Wide,
 				Name:    fig.Name,
 				Number:  n,
 				Caption: lineClean(fig.Caption),

@@ -66,7 +66,8 @@ func Build(res *sweep.Result, opts Options) ([]plots.File, error) {
 			}
 		}
 		caption += alikeNote(res, groups)
-		jfigs, left = keepChart(jfigs, left, names.get("success_"+j), caption, success, j+" journey success")
+		// The answer's chart takes the page's width.
+		jfigs, left = keepChart(jfigs, left, plots.Figure{Name: names.get("success_" + j), Caption: caption, Wide: true}, success, j+" journey success")
 
 		// One panel per design (alike ones together): two lines a panel
 		// read at a glance where sixteen in one chart do not.
@@ -81,7 +82,7 @@ func Build(res *sweep.Result, opts Options) ([]plots.File, error) {
 		}
 		fig := plots.Figure{Name: names.get("failures_" + j),
 			Caption: "What users saw (journeys that failed) beside what an HTTP dashboard saw (requests that failed), for " + j + ", per design; every panel has the same scale." + alikeNote(res, fgroups),
-			Chart:   fails, WidthCm: chartW, HeightCm: 1.2 + 5.2*float64(fails.Rows())}
+			Chart:   fails, WidthCm: chartW, HeightCm: 1.2 + 5.2*float64(fails.Rows()), Wide: true}
 		if v, flat := flatAll(fails); flat {
 			left = append(left, fmt.Sprintf("%s journey vs HTTP failure rate (%s everywhere)", j, plots.Percent(v)))
 		} else {
@@ -102,7 +103,7 @@ func Build(res *sweep.Result, opts Options) ([]plots.File, error) {
 	for _, rt := range entities(res, "route", "p95_s") {
 		chart := plots.LineChart{Title: "route " + rt + ": p95 latency", XLabel: "load multiplier", YLabel: "p95 (s)",
 			Series: designSeries(res, "route."+rt+".p95_s", ""), YMin: &zero}
-		rfigs, left = keepChart(rfigs, left, names.get("p95_"+rt), "Server-side p95 latency of route "+rt+", per design.", chart, "route "+rt+" p95")
+		rfigs, left = keepChart(rfigs, left, plots.Figure{Name: names.get("p95_" + rt), Caption: "Server-side p95 latency of route " + rt + ", per design."}, chart, "route "+rt+" p95")
 	}
 	if len(rfigs) > 0 {
 		r.Sections = append(r.Sections, plots.Section{Heading: "Routes", Figures: rfigs})
@@ -113,10 +114,10 @@ func Build(res *sweep.Result, opts Options) ([]plots.File, error) {
 		p := "component." + c + "."
 		util := plots.LineChart{Title: c + ": utilisation", XLabel: "load multiplier", YLabel: "busy / capacity",
 			Series: designSeries(res, p+"utilisation_rate", ""), YMin: &zero, Percent: true}
-		cfigs, left = keepChart(cfigs, left, names.get("utilisation_"+c), "Time-average utilisation of "+c+", per design.", util, c+" utilisation")
+		cfigs, left = keepChart(cfigs, left, plots.Figure{Name: names.get("utilisation_" + c), Caption: "Time-average utilisation of " + c + ", per design."}, util, c+" utilisation")
 		queue := plots.LineChart{Title: c + ": peak queue", XLabel: "load multiplier", YLabel: "most waiting at once",
 			Series: designSeries(res, p+"peak_queue_count", ""), YMin: &zero}
-		cfigs, left = keepChart(cfigs, left, names.get("queue_"+c), "Peak number of waiters at "+c+", per design.", queue, c+" peak queue")
+		cfigs, left = keepChart(cfigs, left, plots.Figure{Name: names.get("queue_" + c), Caption: "Peak number of waiters at " + c + ", per design."}, queue, c+" peak queue")
 	}
 	if len(cfigs) > 0 {
 		r.Sections = append(r.Sections, plots.Section{Heading: "Components", Figures: cfigs})
@@ -150,7 +151,7 @@ func Build(res *sweep.Result, opts Options) ([]plots.File, error) {
 		tfigs = append(tfigs, plots.Figure{Name: names.get("series_" + sr.Design),
 			Caption: "Journeys in flight, queue lengths and resources held over simulated time, one run of " + what +
 				"; each panel has its own scale, and a dashed line is the component's capacity.",
-			Chart: sm, WidthCm: chartW, HeightCm: 1.2 + 4.5*float64(sm.Rows())})
+			Chart: sm, WidthCm: chartW, HeightCm: 1.2 + 4.5*float64(sm.Rows()), Wide: true})
 	}
 	if len(tfigs) > 0 {
 		r.Sections = append(r.Sections, plots.Section{Heading: "At the first failure", Figures: tfigs})
@@ -208,16 +209,17 @@ func opSign(op string) string {
 	return map[string]string{">=": "≥", "<=": "≤", ">": ">", "<": "<"}[op]
 }
 
-// keepChart adds a chart that shows something, and notes one that would
-// be a flat line or an empty frame.
-func keepChart(figs []plots.Figure, left []string, name, caption string, chart plots.LineChart, what string) ([]plots.Figure, []string) {
+// keepChart adds fig with chart when the chart shows something, and
+// notes one that would be a flat line or an empty frame.
+func keepChart(figs []plots.Figure, left []string, fig plots.Figure, chart plots.LineChart, what string) ([]plots.Figure, []string) {
 	if !drawable(chart) {
 		return figs, append(left, what+" (nothing measured)")
 	}
 	if v, flat := flatLine(chart); flat {
 		return figs, append(left, what+" ("+flatValue(chart, v)+" everywhere)")
 	}
-	return append(figs, plots.Figure{Name: name, Caption: caption, Chart: chart}), left
+	fig.Chart = chart
+	return append(figs, fig), left
 }
 
 func flatValue(chart plots.LineChart, v float64) string {

@@ -259,8 +259,8 @@ func TestVerdictRanksAndGroups(t *testing.T) {
 func TestKeepChartLeavesOutFlatCharts(t *testing.T) {
 	flat := plots.LineChart{Series: []plots.Series{{Points: []plots.Point{{X: 1, Y: 0, Lo: 0, Hi: 0.2}, {X: 2, Y: 0}}}}}
 	moving := plots.LineChart{Series: []plots.Series{{Points: []plots.Point{{X: 1, Y: 0}, {X: 2, Y: 1}}}}}
-	figs, left := keepChart(nil, nil, "flat", "", flat, "q peak queue")
-	figs, left = keepChart(figs, left, "moving", "", moving, "r")
+	figs, left := keepChart(nil, nil, plots.Figure{Name: "flat"}, flat, "q peak queue")
+	figs, left = keepChart(figs, left, plots.Figure{Name: "moving"}, moving, "r")
 	if len(figs) != 1 || figs[0].Name != "moving" || len(left) != 1 || left[0] != "q peak queue (0 everywhere)" {
 		t.Errorf("kept %v, left out %q", figs, left)
 	}
