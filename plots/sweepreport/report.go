@@ -50,9 +50,7 @@ func Build(res *sweep.Result, opts Options) ([]plots.File, error) {
 			YMin: &zero, YMax: &one, Percent: true}
 		groups := groupSeries(res, []string{p + "journey_success_rate"})
 		for _, g := range groups {
-			s := g.series[0]
-			s.Name, s.Look = g.label(res), g.designs[0]+1
-			success.Series = append(success.Series, s)
+			success.Series = append(success.Series, g.named(res))
 		}
 		caption := "Journey success rate of " + j + " against the load multiplier: mean and 95 % interval over replications."
 		if b, ok := sloBound(res, j, "success_rate"); ok {
@@ -101,9 +99,10 @@ func Build(res *sweep.Result, opts Options) ([]plots.File, error) {
 
 	var rfigs []plots.Figure
 	for _, rt := range entities(res, "route", "p95_s") {
+		series, note := alikeSeries(res, "route."+rt+".p95_s")
 		chart := plots.LineChart{Title: "route " + rt + ": p95 latency", XLabel: "load multiplier", YLabel: "p95 (s)",
-			Series: designSeries(res, "route."+rt+".p95_s", ""), YMin: &zero}
-		rfigs, left = keepChart(rfigs, left, plots.Figure{Name: names.get("p95_" + rt), Caption: "Server-side p95 latency of route " + rt + ", per design."}, chart, "route "+rt+" p95")
+			Series: series, YMin: &zero}
+		rfigs, left = keepChart(rfigs, left, plots.Figure{Name: names.get("p95_" + rt), Caption: "Server-side p95 latency of route " + rt + ", per design." + note}, chart, "route "+rt+" p95")
 	}
 	if len(rfigs) > 0 {
 		r.Sections = append(r.Sections, plots.Section{Heading: "Routes", Figures: rfigs})
@@ -112,12 +111,14 @@ func Build(res *sweep.Result, opts Options) ([]plots.File, error) {
 	var cfigs []plots.Figure
 	for _, c := range entities(res, "component", "peak_queue_count") {
 		p := "component." + c + "."
+		series, note := alikeSeries(res, p+"utilisation_rate")
 		util := plots.LineChart{Title: c + ": utilisation", XLabel: "load multiplier", YLabel: "busy / capacity",
-			Series: designSeries(res, p+"utilisation_rate", ""), YMin: &zero, Percent: true}
-		cfigs, left = keepChart(cfigs, left, plots.Figure{Name: names.get("utilisation_" + c), Caption: "Time-average utilisation of " + c + ", per design."}, util, c+" utilisation")
+			Series: series, YMin: &zero, Percent: true}
+		cfigs, left = keepChart(cfigs, left, plots.Figure{Name: names.get("utilisation_" + c), Caption: "Time-average utilisation of " + c + ", per design." + note}, util, c+" utilisation")
+		series, note = alikeSeries(res, p+"peak_queue_count")
 		queue := plots.LineChart{Title: c + ": peak queue", XLabel: "load multiplier", YLabel: "most waiting at once",
-			Series: designSeries(res, p+"peak_queue_count", ""), YMin: &zero}
-		cfigs, left = keepChart(cfigs, left, plots.Figure{Name: names.get("queue_" + c), Caption: "Peak number of waiters at " + c + ", per design."}, queue, c+" peak queue")
+			Series: series, YMin: &zero}
+		cfigs, left = keepChart(cfigs, left, plots.Figure{Name: names.get("queue_" + c), Caption: "Peak number of waiters at " + c + ", per design." + note}, queue, c+" peak queue")
 	}
 	if len(cfigs) > 0 {
 		r.Sections = append(r.Sections, plots.Section{Heading: "Components", Figures: cfigs})
@@ -272,6 +273,29 @@ func flatAll(sm plots.SmallMultiples) (float64, bool) {
 type seriesGroup struct {
 	designs []int
 	series  []plots.Series // one per metric
+}
+
+// named is the group's first series, named for the group, in the colour
+// of its first design so a design looks the same in every chart.
+func (g seriesGroup) named(res *sweep.Result) plots.Series {
+	s := g.series[0]
+	s.Name, s.Look = g.label(res), g.designs[0]+1
+	return s
+}
+
+// alikeSeries is one metric per design, identical designs drawn once and
+// designs that do not measure it left out of the legend, with the note
+// naming the alike ones for the caption.
+func alikeSeries(res *sweep.Result, metric string) ([]plots.Series, string) {
+	var out []plots.Series
+	var kept []seriesGroup
+	for _, g := range groupSeries(res, []string{metric}) {
+		if len(g.series[0].Points) > 0 {
+			out = append(out, g.named(res))
+			kept = append(kept, g)
+		}
+	}
+	return out, alikeNote(res, kept)
 }
 
 func (g seriesGroup) label(res *sweep.Result) string {
