@@ -32,10 +32,9 @@ type Report struct {
 // Section is one part of a report, laid out in field order.
 type Section struct {
 	Heading string
-	// Text is markdown, copied into report.md as is. The HTML page
-	// understands a small subset of it (paragraphs, "-" and "1." lists,
-	// "#" headings, `code`, **bold** and backslash escapes) and shows
-	// anything else as written.
+	// Text is markdown, copied into report.md as is and rendered for
+	// report.html as CommonMark with tables, as a code host renders
+	// report.md; raw HTML in it is left out of the page.
 	Text    string
 	Table   *Table
 	Figures []Figure
