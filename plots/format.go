@@ -36,3 +36,17 @@ func Seconds(s float64) string {
 		return strconv.FormatFloat(s/60, 'f', 1, 64) + "m"
 	}
 }
+
+// Percent writes a fraction as a percentage to 3 significant digits and
+// no more than one decimal: 0.875 is "87.5%", 0.99 is "99%". NaN is "-".
+func Percent(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "-"
+	}
+	p := 100 * v
+	digits := 1
+	if p == math.Trunc(p) || math.Abs(p) >= 100 {
+		digits = 0
+	}
+	return strconv.FormatFloat(p, 'f', digits, 64) + "%"
+}

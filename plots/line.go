@@ -54,6 +54,26 @@ type LineChart struct {
 	YMin, YMax *float64
 	// Percent labels the y axis as percentages of fractions: 0.5 is "50%".
 	Percent bool
+	// Bounds are horizontal reference lines, such as an SLO's bound:
+	// the line a reader compares every series with.
+	Bounds []Bound
+	// Marks are vertical lines at an X of interest to one series, such
+	// as the multiplier where a design first fails.
+	Marks []Mark
+}
+
+// Bound is a horizontal reference line at Y, named in the legend.
+type Bound struct {
+	Y     float64
+	Label string
+}
+
+// Mark is a dotted vertical line at X in the colour of Series (an index
+// into the chart's series). Marks sharing a Label share a legend entry.
+type Mark struct {
+	X      float64
+	Series int
+	Label  string
 }
 
 // Render draws the chart as "svg" or "png", widthCm by heightCm.
@@ -96,6 +116,9 @@ func (lc LineChart) figure() (*figure, error) {
 	if drawable == 0 {
 		return nil, noData(kind, lc.Title)
 	}
+	for _, b := range lc.Bounds {
+		ys.add(b.Y)
+	}
 	ylo, top, err := yRange(ys, lc.YMin, lc.YMax, saturated)
 	if err != nil {
 		return nil, fmt.Errorf("plots: %s %q: %w", kind, lc.Title, err)
@@ -131,7 +154,10 @@ func (lc LineChart) figure() (*figure, error) {
 				seg = append(seg, plotter.XY{X: x, Y: pt.Y})
 				pts = append(pts, plotter.XY{X: x, Y: pt.Y})
 				if pt.hasInterval() {
-					iv.add(x, pt.Lo, pt.Hi)
+					// An interval is drawn only as far as the axes reach:
+					// a bar past a fixed bound would claim room the
+					// quantity cannot take (a rate above 100 %).
+					iv.add(x, clamp(pt.Lo, ylo, top), clamp(pt.Hi, ylo, top))
 				}
 				xs.add(x)
 			default:
@@ -153,7 +179,33 @@ func (lc LineChart) figure() (*figure, error) {
 	if saturated {
 		f.addLegend(saturatedLegend, &plotter.Scatter{GlyphStyle: saturatedStyle(lightGrey)})
 	}
-	for _, group := range [][]plot.Plotter{lines, bars, marks, tops} {
+	var refs []plot.Plotter
+	for _, b := range lc.Bounds {
+		if !finite(b.Y) {
+			continue
+		}
+		rl := &refLine{at: b.Y, style: boundStyle}
+		refs = append(refs, rl)
+		f.addLegend(b.Label, rl)
+	}
+	marked := map[string]bool{}
+	for _, m := range lc.Marks {
+		if !finite(m.X) || m.Series < 0 || m.Series >= len(lc.Series) {
+			continue
+		}
+		li := m.Series
+		if lk := lc.Series[li].Look; lk > 0 {
+			li = lk - 1
+		}
+		rl := &refLine{at: m.X + offsets[m.Series], vertical: true, style: markStyle(seriesLook(li).colour)}
+		refs = append(refs, rl)
+		xs.add(m.X)
+		if m.Label != "" && !marked[m.Label] {
+			marked[m.Label] = true
+			f.addLegend(m.Label, &refLine{vertical: true, style: markStyle(grey)})
+		}
+	}
+	for _, group := range [][]plot.Plotter{refs, lines, bars, marks, tops} {
 		p.Add(group...)
 	}
 	// Add widened the axes to the plotted data; the computed ranges win
@@ -197,3 +249,5 @@ func dodge(series [][]Point, intervals bool) []float64 {
 	}
 	return off
 }
+
+func clamp(v, lo, hi float64) float64 { return math.Max(lo, math.Min(hi, v)) }

@@ -64,6 +64,49 @@ func newIntervals(colour draw.LineStyle) *intervals {
 	return &intervals{style: sty, cap: vg.Points(5)}
 }
 
+// refLine is a horizontal line at Y = at, or a vertical one at X = at,
+// across the whole data area. Its thumbnail draws it the same way, so
+// the legend shows which of the two it is.
+type refLine struct {
+	at       float64
+	vertical bool
+	style    draw.LineStyle
+}
+
+func (r *refLine) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	if r.vertical {
+		x := trX(r.at)
+		if c.ContainsX(x) {
+			c.StrokeLine2(r.style, x, c.Min.Y, x, c.Max.Y)
+		}
+		return
+	}
+	y := trY(r.at)
+	if c.ContainsY(y) {
+		c.StrokeLine2(r.style, c.Min.X, y, c.Max.X, y)
+	}
+}
+
+func (r *refLine) Thumbnail(c *draw.Canvas) {
+	if r.vertical {
+		x := (c.Min.X + c.Max.X) / 2
+		c.StrokeLine2(r.style, x, c.Min.Y, x, c.Max.Y)
+		return
+	}
+	y := (c.Min.Y + c.Max.Y) / 2
+	c.StrokeLine2(r.style, c.Min.X, y, c.Max.X, y)
+}
+
+// boundStyle draws a reference bound: dark enough to read as the line
+// to compare with, dashed so it is not taken for a series.
+var boundStyle = draw.LineStyle{Color: color.NRGBA{0x40, 0x40, 0x40, 0xFF}, Width: vg.Points(1.25),
+	Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}
+
+func markStyle(c color.Color) draw.LineStyle {
+	return draw.LineStyle{Color: c, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(1.5), vg.Points(2)}}
+}
+
 // swatch is a filled-box legend thumbnail for bars.
 type swatch struct {
 	fill color.Color

@@ -61,11 +61,23 @@ type figure struct {
 	p       *plot.Plot
 	legend  plot.Legend
 	entries int
+	items   []legendEntry // the legend's entries, which plot.Legend keeps to itself
+	// tiles, when set, are the panels of a small-multiples figure, cols
+	// to a row; p then carries only the title.
+	tiles []*figure
+	cols  int
+}
+
+// legendEntry is a name and its thumbnails.
+type legendEntry struct {
+	name   string
+	thumbs []plot.Thumbnailer
 }
 
 func (f *figure) addLegend(name string, thumbs ...plot.Thumbnailer) {
 	f.legend.Add(lineClean(name), thumbs...)
 	f.entries++
+	f.items = append(f.items, legendEntry{lineClean(name), thumbs})
 }
 
 // render draws build's figure in the requested format. build runs after
@@ -115,6 +127,10 @@ func render(format string, wcm, hcm float64, build func() (*figure, error)) (out
 }
 
 func (f *figure) draw(c draw.Canvas) {
+	if f.tiles != nil {
+		f.drawMultiples(c)
+		return
+	}
 	if f.entries == 0 {
 		f.p.Draw(c)
 		return

@@ -5,10 +5,12 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"html"
 	"html/template"
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 )
 
 // Report is a document of sections, each with optional prose, a table and
@@ -20,24 +22,34 @@ type Report struct {
 	// Preamble is markdown shown under the title, read like Section.Text.
 	Preamble string
 	Sections []Section
+	// ContentsAfter, when > 0, places a list of links to the sections
+	// that follow after the first ContentsAfter sections: the answer
+	// stays on the first screen, and the way to the evidence just
+	// below it.
+	ContentsAfter int
 }
 
 // Section is one part of a report, laid out in field order.
 type Section struct {
 	Heading string
-	// Text is markdown, copied into report.md as is. The HTML page
-	// understands a small subset of it (paragraphs, "-" and "1." lists,
-	// "#" headings, `code`, **bold** and backslash escapes) and shows
-	// anything else as written.
+	// Text is markdown, copied into report.md as is and rendered for
+	// report.html as CommonMark with tables, as a code host renders
+	// report.md; raw HTML in it is left out of the page.
 	Text    string
 	Table   *Table
 	Figures []Figure
+	// Folded sections are shown closed (an HTML <details> element, in
+	// report.md as well): reference material a reader opens on purpose.
+	// They are left out of the contents.
+	Folded bool
 }
 
 // Table is plain text in rows; short rows are padded with empty cells.
 type Table struct {
 	Header []string
 	Rows   [][]string
+	// Strong marks rows to stand out, such as the best design, by index.
+	Strong []int
 }
 
 // Figure is a chart with the base name of its files and a caption.
@@ -50,6 +62,10 @@ type Figure struct {
 	Chart   Renderer
 	// WidthCm and HeightCm default to 16 and 10.
 	WidthCm, HeightCm float64
+	// Wide figures, such as small multiples, take the page's whole width
+	// in report.html, where other figures sit two to a row when the page
+	// is wide enough.
+	Wide bool
 }
 
 // File is one output of [Report.Build]: a slash-separated path relative to
@@ -143,8 +159,20 @@ func (r Report) markdown() []byte {
 	}
 	writeBlock(&b, r.Preamble)
 	n := 0
-	for _, s := range r.Sections {
-		if s.Heading != "" {
+	for i, s := range r.Sections {
+		if i == r.ContentsAfter && i > 0 {
+			b.WriteString("## Contents\n\n")
+			for _, e := range r.contents() {
+				fmt.Fprintf(&b, "- [%s](#%s)\n", mdText(e.Heading), e.ID)
+			}
+			b.WriteString("\n")
+		}
+		switch {
+		case s.Folded:
+			// Blank lines around the contents let viewers render the
+			// markdown inside the element.
+			fmt.Fprintf(&b, "<details>\n<summary>%s</summary>\n\n", html.EscapeString(lineClean(s.Heading)))
+		case s.Heading != "":
 			fmt.Fprintf(&b, "## %s\n\n", mdText(s.Heading))
 		}
 		writeBlock(&b, s.Text)
@@ -164,6 +192,9 @@ func (r Report) markdown() []byte {
 				fmt.Fprintf(&b, " %s", caption)
 			}
 			fmt.Fprintf(&b, "* ([SVG](charts/%s.svg))\n\n", fig.Name)
+		}
+		if s.Folded {
+			b.WriteString("</details>\n\n")
 		}
 	}
 	return append(bytes.TrimRight(b.Bytes(), "\n"), '\n')
@@ -216,10 +247,67 @@ func writeMDTable(b *bytes.Buffer, t Table) {
 	}
 	row(t.Header)
 	b.WriteString("|" + strings.Repeat(" --- |", cols) + "\n")
-	for _, r := range t.Rows {
+	for i, r := range t.Rows {
+		if slices.Contains(t.Strong, i) {
+			strong := make([]string, len(r))
+			for k, c := range r {
+				if c = mdCell(c); c != "" {
+					c = "**" + c + "**"
+				}
+				strong[k] = c
+			}
+			rawRow(b, cols, strong)
+			continue
+		}
 		row(r)
 	}
 	b.WriteString("\n")
+}
+
+// rawRow writes cells already escaped.
+func rawRow(b *bytes.Buffer, cols int, cells []string) {
+	b.WriteString("|")
+	for i := range cols {
+		cell := ""
+		if i < len(cells) {
+			cell = cells[i]
+		}
+		b.WriteString(" " + cell + " |")
+	}
+	b.WriteString("\n")
+}
+
+// contentsEntry is a link in the contents: a section's heading and the
+// id of its anchor.
+type contentsEntry struct {
+	Heading, ID string
+}
+
+// contents lists the sections after ContentsAfter that are not folded.
+func (r Report) contents() []contentsEntry {
+	var out []contentsEntry
+	for i, s := range r.Sections {
+		if i >= r.ContentsAfter && !s.Folded && s.Heading != "" {
+			out = append(out, contentsEntry{lineClean(s.Heading), anchor(s.Heading)})
+		}
+	}
+	return out
+}
+
+// anchor is the id a heading gets, made the way markdown viewers such as
+// GitHub's make it, so the same link works in report.md and report.html:
+// lower case, spaces to hyphens, other punctuation dropped.
+func anchor(heading string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(lineClean(heading)) {
+		switch {
+		case r == ' ':
+			b.WriteRune('-')
+		case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 func (t Table) width() int {
@@ -261,35 +349,57 @@ var pageTemplate = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{{.Title}}</title>
 <style>
-body{font-family:system-ui,-apple-system,"Segoe UI",Arial,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;line-height:1.5;color:#222}
+body{font-family:system-ui,-apple-system,"Segoe UI",Arial,sans-serif;max-width:64rem;margin:1rem auto;padding:0 1rem;line-height:1.45;color:#222}
+h1{font-size:1.6rem;margin:.5rem 0}
 h1,h2,h3{line-height:1.2}
+h2{font-size:1.3rem;margin:1.2rem 0 .5rem}
+p{margin:.4rem 0}
 code{font-family:ui-monospace,Menlo,Consolas,monospace;background:#f3f3f3;padding:0 .2em}
-table{border-collapse:collapse;margin:1rem 0;font-variant-numeric:tabular-nums}
-th,td{border:1px solid #ccc;padding:.3rem .6rem;text-align:left;vertical-align:top}
+.scroll{overflow-x:auto}
+table{border-collapse:collapse;margin:.6rem 0;font-variant-numeric:tabular-nums}
+th,td{border:1px solid #ccc;padding:.25rem .5rem;text-align:left;vertical-align:top;white-space:nowrap}
+td:last-child,td:nth-child(2){white-space:normal}
+td:last-child{min-width:18rem}
 th{background:#f0f0f0}
 tbody tr:nth-child(even){background:#fafafa}
-figure{margin:1.5rem 0}
-figure svg{max-width:100%;height:auto;display:block}
+tr.strong td{font-weight:600;background:#eef6ee}
+nav ul{columns:3;margin:.3rem 0}
+details{margin:1rem 0;border:1px solid #ddd;padding:.3rem .8rem}
+summary{font-weight:600;cursor:pointer}
+.figures{display:grid;grid-template-columns:repeat(auto-fill,minmax(28rem,1fr));gap:0 1.5rem}
+figure{margin:1rem 0}
+figure.wide{grid-column:1/-1}
+figure svg{width:100%;height:auto;display:block}
 figcaption{font-size:.9rem;color:#555;margin-top:.3rem}
 </style>
 </head>
 <body>
 {{with .Title}}<h1>{{.}}</h1>
 {{end}}{{.Preamble}}
-{{range .Sections}}<section>
+{{range .Sections}}{{with .Contents}}<nav id="contents">
+<h2>Contents</h2>
+<ul>
+{{range .}}<li><a href="#{{.ID}}">{{.Heading}}</a></li>
+{{end}}</ul>
+</nav>
+{{end}}{{if .Folded}}<details id="{{.ID}}">
+<summary>{{.Heading}}</summary>
+{{else}}<section id="{{.ID}}">
 {{with .Heading}}<h2>{{.}}</h2>
-{{end}}{{.Text}}
-{{with .Table}}<table>
+{{end}}{{end}}{{.Text}}
+{{with .Table}}<div class="scroll"><table>
 {{with .Header}}<thead><tr>{{range .}}<th>{{.}}</th>{{end}}</tr></thead>
 {{end}}<tbody>
-{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{range .Rows}}<tr{{if .Strong}} class="strong"{{end}}>{{range .Cells}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</tbody>
-</table>
-{{end}}{{range .Figures}}<figure id="fig-{{.Name}}">
+</table></div>
+{{end}}{{with .Figures}}<div class="figures">
+{{range .}}<figure id="fig-{{.Name}}"{{if .Wide}} class="wide"{{end}}>
 {{.SVG}}
 <figcaption>Figure {{.Number}}.{{with .Caption}} {{.}}{{end}}</figcaption>
 </figure>
-{{end}}</section>
+{{end}}</div>
+{{end}}{{if .Folded}}</details>{{else}}</section>{{end}}
 {{end}}</body>
 </html>
 `))
@@ -301,18 +411,26 @@ type pageData struct {
 }
 
 type pageSection struct {
-	Heading string
-	Text    template.HTML
-	Table   *pageTable
-	Figures []pageFigure
+	Heading, ID string
+	Folded      bool
+	Contents    []contentsEntry // the contents, placed before this section
+	Text        template.HTML
+	Table       *pageTable
+	Figures     []pageFigure
 }
 
 type pageTable struct {
 	Header []string
-	Rows   [][]string
+	Rows   []pageRow
+}
+
+type pageRow struct {
+	Cells  []string
+	Strong bool
 }
 
 type pageFigure struct {
+	Wide    bool
 	Name    string
 	Number  int
 	Caption string
@@ -322,15 +440,22 @@ type pageFigure struct {
 func (r Report) html(svgs map[string][]byte) ([]byte, error) {
 	d := pageData{Title: lineClean(r.Title), Preamble: mdToHTML(r.Preamble)}
 	n := 0
-	for _, s := range r.Sections {
-		ps := pageSection{Heading: lineClean(s.Heading), Text: mdToHTML(s.Text)}
+	for i, s := range r.Sections {
+		ps := pageSection{Heading: lineClean(s.Heading), ID: anchor(s.Heading), Folded: s.Folded, Text: mdToHTML(s.Text)}
+		if i == r.ContentsAfter && i > 0 {
+			ps.Contents = r.contents()
+		}
 		if s.Table != nil && s.Table.width() > 0 {
 			h, rows := s.Table.padded()
-			ps.Table = &pageTable{Header: h, Rows: rows}
+			ps.Table = &pageTable{Header: h}
+			for k, row := range rows {
+				ps.Table.Rows = append(ps.Table.Rows, pageRow{Cells: row, Strong: slices.Contains(s.Table.Strong, k)})
+			}
 		}
 		for _, fig := range s.Figures {
 			n++
 			ps.Figures = append(ps.Figures, pageFigure{
+				Wide:    fig.Wide,
 				Name:    fig.Name,
 				Number:  n,
 				Caption: lineClean(fig.Caption),

@@ -11,18 +11,20 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// palette is the Okabe–Ito colour-blind-safe set, reordered so that the
-// hard-to-see yellow comes last. Series colours are picked by position so
-// a design passed at the same index keeps its colour in every chart.
+// palette follows the Okabe–Ito colour-blind-safe set, with its yellow,
+// orange and sky blue replaced by darker tones: a thin line in any of
+// them is faint on white (under the 3:1 contrast graphics need). Series
+// colours are picked by position so a design passed at the same index
+// keeps its colour in every chart.
 var palette = []color.NRGBA{
 	{0x00, 0x72, 0xB2, 0xFF}, // blue
-	{0xE6, 0x9F, 0x00, 0xFF}, // orange
-	{0x00, 0x9E, 0x73, 0xFF}, // bluish green
 	{0xD5, 0x5E, 0x00, 0xFF}, // vermillion
+	{0x00, 0x9E, 0x73, 0xFF}, // bluish green
 	{0xCC, 0x79, 0xA7, 0xFF}, // reddish purple
-	{0x56, 0xB4, 0xE9, 0xFF}, // sky blue
 	{0x00, 0x00, 0x00, 0xFF}, // black
-	{0xF0, 0xE4, 0x42, 0xFF}, // yellow
+	{0x8C, 0x6D, 0x00, 0xFF}, // dark yellow
+	{0x1F, 0x5F, 0x7F, 0xFF}, // dark sky blue
+	{0xB2, 0x6B, 0x00, 0xFF}, // dark orange
 }
 
 // seriesGlyphs excludes the triangles: an upward triangle is the saturation

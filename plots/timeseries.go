@@ -27,6 +27,9 @@ type TimeSeriesChart struct {
 	// Step is the sampling interval in seconds.
 	Step   float64
 	Series []Signal
+	// Bounds are horizontal reference lines, such as a component's
+	// capacity: a queue that stays at it is full.
+	Bounds []Bound
 }
 
 // Render draws the chart as "svg" or "png", widthCm by heightCm.
@@ -85,6 +88,14 @@ func (tc TimeSeriesChart) figure() (*figure, error) {
 	}
 	if !ys.ok {
 		return nil, noData(kind, tc.Title)
+	}
+	for _, b := range tc.Bounds {
+		if finite(b.Y) {
+			ys.add(b.Y)
+			rl := &refLine{at: b.Y, style: boundStyle}
+			p.Add(rl)
+			f.addLegend(b.Label, rl)
+		}
 	}
 	// Queue lengths and counts read wrongly against a floating baseline.
 	if ys.lo > 0 {

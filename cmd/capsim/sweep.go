@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -527,8 +528,17 @@ func sweepFiles(res *sweep.Result, plan *sweepPlan, opts *sweepOptions) ([]outFi
 	return files, nil
 }
 
+// manifestSchema is the version of manifest.json's layout and of the
+// CSV columns it describes; it goes up when a field or column changes
+// meaning or is removed, so a notebook can check what it reads.
+// 2: kind/name/measure/stage columns, summary.csv's trials,
+// first_failure.csv's status and split SLO, units, capsim_revision.
+const manifestSchema = 2
+
 type manifest struct {
+	SchemaVersion  int            `json:"schema_version"`
 	CapsimVersion  string         `json:"capsim_version"`
+	CapsimRevision string         `json:"capsim_revision"` // the VCS commit capsim was built from, "" when unknown`
 	Scenario       string         `json:"scenario"`
 	ScenarioFile   string         `json:"scenario_file"`
 	ScenarioSHA256 string         `json:"scenario_sha256"`
@@ -541,6 +551,42 @@ type manifest struct {
 	Designs        []string       `json:"designs"`
 	Refine         int            `json:"refine"`
 	Files          []string       `json:"files"`
+	// Units says what the CSVs' numbers are in, by the metric name's
+	// ending and for the columns that are not metrics.
+	Units map[string]string `json:"units"`
+}
+
+var manifestUnits = map[string]string{
+	"_s":         "seconds",
+	"_rate":      "fraction of 1 (not per second)",
+	"_count":     "number of things, or a time-average number",
+	"_per_s":     "events per second",
+	"_ratio":     "quotient of like quantities, 1 = equal",
+	"multiplier": "times the scenario's traffic (1 = as written)",
+	"slo_bound":  "the SLO measure's own unit: seconds for times, fraction for rates",
+}
+
+// buildRevision is the VCS commit the binary was built from, with
+// "+modified" when the tree had changes; "" when the build recorded none
+// (go run, tests).
+func buildRevision() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	rev, modified := "", false
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			modified = s.Value == "true"
+		}
+	}
+	if rev != "" && modified {
+		rev += "+modified"
+	}
+	return rev
 }
 
 // manifestFile is a file the scenario read besides itself: an include or
@@ -569,7 +615,10 @@ func sweepManifest(res *sweep.Result, plan *sweepPlan, opts *sweepOptions) ([]by
 		file = scenarios.File(file) + " (embedded)"
 	}
 	m := manifest{
+		SchemaVersion:  manifestSchema,
 		CapsimVersion:  Version,
+		CapsimRevision: buildRevision(),
+		Units:          manifestUnits,
 		Scenario:       res.Scenario,
 		ScenarioFile:   file,
 		ScenarioSHA256: hash(sources[0].Data),

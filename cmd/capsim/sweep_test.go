@@ -139,7 +139,7 @@ func TestSweepOutputDoesNotDependOnWorkers(t *testing.T) {
 	if len(one) != len(two) {
 		t.Errorf("%d files with 1 worker, %d with 2", len(one), len(two))
 	}
-	if !strings.HasPrefix(string(one["runs.csv"]), "scenario,design,multiplier,replication,seed,metric,value\nmmck,base,0.5,0,1,broken_count,0\n") {
+	if !strings.HasPrefix(string(one["runs.csv"]), "scenario,design,multiplier,replication,seed,metric,kind,name,measure,stage,value\nmmck,base,0.5,0,1,broken_count,run,,broken_count,,0\n") {
 		t.Errorf("runs.csv starts:\n%.200s", one["runs.csv"])
 	}
 	for _, want := range []string{"design base", "0.75x", "customer", "FAIL", "first failure", "customer success_rate >= 0.9; failure_stage service at server"} {

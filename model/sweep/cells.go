@@ -335,6 +335,9 @@ func (s *sweeper) finishCell(c *cellAcc) *Cell {
 		out.Metrics = append(out.Metrics, Stat{Metric: name, Summary: a.summary()})
 	}
 	out.index = indexStats(out.Metrics)
+	for i := range out.Metrics {
+		out.Metrics[i].Summary = out.rateInterval(out.Metrics[i])
+	}
 	return out
 }
 

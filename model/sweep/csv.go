@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"bufio"
+	"encoding/csv"
 	"io"
 	"math"
 	"strconv"
@@ -26,80 +27,173 @@ func fmtValue(v float64) string {
 	return strconv.FormatFloat(v, 'g', 10, 64)
 }
 
-// csvField quotes a field as RFC 4180 requires; names in capsim rarely
-// need it, but a scenario's name is free text.
-func csvField(s string) string {
-	if !strings.ContainsAny(s, ",\"\r\n") && strings.TrimSpace(s) == s {
-		return s
+// metricColumns are the columns a metric's name is taken apart into, after
+// the name itself, so that a notebook filters on a column instead of
+// splitting strings: kind (journey, route, component, or run for the
+// run's own), name (the journey's, route's or component's), measure (the
+// last part, such as p95_s; failed_at_count for a stage count) and stage
+// (the failure stage a stage count counts, else empty).
+var metricColumns = []string{"metric", "kind", "name", "measure", "stage"}
+
+func metricFields(metric string) []string {
+	n := model.ParseMetricName(metric)
+	kind, measure := n.Kind, n.Measure
+	if kind == "" {
+		kind = "run"
 	}
-	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+	if n.Stage != "" {
+		measure = "failed_at_count"
+	}
+	return []string{metric, kind, n.Entity, measure, n.Stage}
 }
 
-func writeRow(w io.Writer, fields ...string) {
-	for i, f := range fields {
-		if i > 0 {
-			io.WriteString(w, ",")
-		}
-		io.WriteString(w, csvField(f))
-	}
-	io.WriteString(w, "\n")
-}
+// runsHeader is the first line of runs.csv, written by the sweep before
+// the first run's rows.
+var runsHeader = strings.Join(append(append([]string{"scenario", "design", "multiplier", "replication", "seed"},
+	metricColumns...), "value"), ",") + "\n"
 
-const runsHeader = "scenario,design,multiplier,replication,seed,metric,value\n"
-
+// writeRunRows writes one run's metrics as rows of runs.csv. encoding/csv
+// quotes what RFC 4180 requires: names in capsim rarely need it, but a
+// scenario's name is free text.
 func writeRunRows(w io.Writer, scenario, design string, mult float64, rep int, seed uint64, ms []model.Metric) {
-	prefix := csvField(scenario) + "," + csvField(design) + "," + FormatMultiplier(mult) + "," +
-		strconv.Itoa(rep) + "," + strconv.FormatUint(seed, 10) + ","
+	cw := csv.NewWriter(w)
+	head := []string{scenario, design, FormatMultiplier(mult), strconv.Itoa(rep), strconv.FormatUint(seed, 10)}
 	for _, m := range ms {
-		io.WriteString(w, prefix)
-		io.WriteString(w, csvField(m.Name))
-		io.WriteString(w, ",")
-		io.WriteString(w, fmtValue(m.Value))
-		io.WriteString(w, "\n")
+		row := append(append(append([]string{}, head...), metricFields(m.Name)...), fmtValue(m.Value))
+		cw.Write(row) // the writer is a buffer: it cannot fail
 	}
+	cw.Flush()
+}
+
+// table writes rows through encoding/csv onto a buffered writer.
+type table struct {
+	bw *bufio.Writer
+	cw *csv.Writer
+}
+
+func newTable(w io.Writer, header ...string) *table {
+	bw := bufio.NewWriter(w)
+	t := &table{bw: bw, cw: csv.NewWriter(bw)}
+	t.row(header...)
+	return t
+}
+
+func (t *table) row(fields ...string) { t.cw.Write(fields) }
+
+func (t *table) close() error {
+	t.cw.Flush()
+	if err := t.cw.Error(); err != nil {
+		return err
+	}
+	return t.bw.Flush()
+}
+
+// header is a table's header with the metric's columns after before.
+func header(before []string, after ...string) []string {
+	return append(append(append([]string{}, before...), metricColumns...), after...)
+}
+
+func withMetric(before []string, metric string, after ...string) []string {
+	out := append(append([]string{}, before...), metricFields(metric)...)
+	return append(out, after...)
+}
+
+func trials(s Summary) string {
+	if s.Trials == 0 {
+		return ""
+	}
+	return strconv.FormatInt(s.Trials, 10)
 }
 
 // WriteSummaryCSV writes summary.csv: one row per design, grid multiplier
-// and metric, with the number of replications that measured it, their mean
-// and its 95 % confidence interval (empty below two values).
+// and metric, with the number of replications that measured it, for a rate
+// of counted events the events counted over them (trials), their mean and
+// its 95 % confidence interval (empty below two values).
 func (r *Result) WriteSummaryCSV(w io.Writer) error {
-	bw := bufio.NewWriter(w)
-	writeRow(bw, "scenario", "design", "multiplier", "metric", "n", "mean", "ci_low", "ci_high")
+	t := newTable(w, header([]string{"scenario", "design", "multiplier"}, "n", "trials", "mean", "ci_low", "ci_high")...)
 	for _, c := range r.Cells {
 		for _, m := range c.Metrics {
-			writeRow(bw, r.Scenario, c.Design, FormatMultiplier(c.Multiplier), m.Metric, strconv.Itoa(m.N),
-				fmtValue(m.Mean), fmtValue(m.Lo), fmtValue(m.Hi))
+			t.row(withMetric([]string{r.Scenario, c.Design, FormatMultiplier(c.Multiplier)}, m.Metric,
+				strconv.Itoa(m.N), trials(m.Summary), fmtValue(m.Mean), fmtValue(m.Lo), fmtValue(m.Hi))...)
 		}
 	}
-	return bw.Flush()
+	return t.close()
 }
 
 // WriteCompareCSV writes the paired differences of every design with the
 // first one: mean_diff is the mean over replications of (design −
 // baseline) in the same replication, with its 95 % confidence interval.
 func (r *Result) WriteCompareCSV(w io.Writer) error {
-	bw := bufio.NewWriter(w)
-	writeRow(bw, "scenario", "design", "baseline", "multiplier", "metric", "n", "mean_diff", "ci_low", "ci_high")
+	t := newTable(w, header([]string{"scenario", "design", "baseline", "multiplier"}, "n", "mean_diff", "ci_low", "ci_high")...)
 	for _, c := range r.Compare {
 		for _, m := range c.Diffs {
-			writeRow(bw, r.Scenario, c.Design, c.Baseline, FormatMultiplier(c.Multiplier), m.Metric, strconv.Itoa(m.N),
-				fmtValue(m.Mean), fmtValue(m.Lo), fmtValue(m.Hi))
+			t.row(withMetric([]string{r.Scenario, c.Design, c.Baseline, FormatMultiplier(c.Multiplier)}, m.Metric,
+				strconv.Itoa(m.N), fmtValue(m.Mean), fmtValue(m.Lo), fmtValue(m.Hi))...)
 		}
 	}
-	return bw.Flush()
+	return t.close()
 }
 
-// WriteFirstFailureCSV writes first_failure.csv: one row per design, with
-// empty cells when the design broke no SLO in the range.
+// First-failure statuses: the design broke an SLO inside the range; it
+// already broke one at the lowest multiplier tried (the failure point is
+// at or below it); it held over the whole range.
+const (
+	statusFailed     = "failed"
+	statusBelowRange = "below_range"
+	statusHeld       = "held"
+)
+
+// WriteFirstFailureCSV writes first_failure.csv: one row per design, its
+// status, and where it failed. slo lists every SLO broken at the estimate
+// ("; "-separated, or the guard that stopped runs); slo_subject,
+// slo_measure, slo_op and slo_bound take the first of them apart, the
+// bound in the measure's own unit (seconds for times, a fraction for
+// rates). Empty cells where the design held.
 func (r *Result) WriteFirstFailureCSV(w io.Writer) error {
-	bw := bufio.NewWriter(w)
-	writeRow(bw, "scenario", "design", "first_failure_multiplier", "ci_low", "ci_high", "slo", "component", "failure_stage")
+	t := newTable(w, "scenario", "design", "status", "first_failure_multiplier", "ci_low", "ci_high",
+		"slo", "slo_subject", "slo_measure", "slo_op", "slo_bound", "component", "failure_stage")
 	for _, ff := range r.FirstFailures {
 		if !ff.Found {
-			writeRow(bw, r.Scenario, ff.Design, "", "", "", "", "", "")
+			t.row(r.Scenario, ff.Design, statusHeld, "", "", "", "", "", "", "", "", "", "")
 			continue
 		}
-		writeRow(bw, r.Scenario, ff.Design, FormatMultiplier(ff.Multiplier), fmtValue(ff.Lo), fmtValue(ff.Hi), ff.SLO, ff.Component, ff.Stage)
+		status := statusFailed
+		if ff.BelowRange {
+			status = statusBelowRange
+		}
+		subject, measure, op, bound := "", "", "", ""
+		if st, ok := firstBroken(ff); ok {
+			subject, measure = splitSLO(st)
+			op, bound = st.Bound.Op, fmtValue(st.Bound.Value)
+		}
+		t.row(r.Scenario, ff.Design, status, FormatMultiplier(ff.Multiplier), fmtValue(ff.Lo), fmtValue(ff.Hi),
+			ff.SLO, subject, measure, op, bound, ff.Component, ff.Stage)
 	}
-	return bw.Flush()
+	return t.close()
+}
+
+// firstBroken is the first SLO broken at a first failure's multiplier.
+func firstBroken(ff FirstFailure) (SLOStat, bool) {
+	for _, c := range ff.Tried {
+		if c.Multiplier != ff.Multiplier {
+			continue
+		}
+		for _, st := range c.SLOs {
+			if st.Broken {
+				return st, true
+			}
+		}
+	}
+	return SLOStat{}, false
+}
+
+// splitSLO takes "trip_creation success_rate >= 0.99" apart into its
+// subject (a journey, or a route or component with what it is of) and
+// its measure, the word before the bound.
+func splitSLO(st SLOStat) (subject, measure string) {
+	f := strings.Fields(strings.TrimSpace(strings.TrimSuffix(st.SLO, st.Bound.Text)))
+	if len(f) < 2 {
+		return st.SLO, ""
+	}
+	return strings.Join(f[:len(f)-1], " "), f[len(f)-1]
 }

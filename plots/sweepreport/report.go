@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -22,46 +23,71 @@ type Options struct {
 	Workers int
 }
 
-// Build lays out report.md, report.html and their charts: the answer
-// first (where each design breaks), then the evidence. It returns the
-// files as [plots.Report.Build] does, for the caller to write.
+// Build lays out report.md, report.html and their charts. The answer
+// comes first, on the first screen: the designs ranked by where they
+// first break an SLO, alike ones on one row, each with why; then the
+// contents, the method and settings folded away, and the evidence. It
+// returns the files as [plots.Report.Build] does, for the caller to write.
 func Build(res *sweep.Result, opts Options) ([]plots.File, error) {
 	names := newFigureNames()
-	r := plots.Report{Title: "capsim sweep: " + res.Scenario}
+	r := plots.Report{Title: "capsim sweep: " + res.Scenario, ContentsAfter: 1}
+	outs := rankOutcomes(res)
 
-	var pre strings.Builder
-	if d := strings.TrimSpace(opts.Description); d != "" {
-		pre.WriteString(d + "\n\n")
-	}
-	fmt.Fprintf(&pre, "Command: `%s`\n\n", strings.Join(opts.CommandLine, " "))
-	for _, line := range sweepPreamble(res) {
-		fmt.Fprintf(&pre, "- %s\n", mdEscape(line))
-	}
-	r.Preamble = pre.String()
+	r.Sections = append(r.Sections, plots.Section{
+		Heading: "Verdict",
+		Text: fmt.Sprintf("Where each design first breaks an SLO as the load multiplier scales the traffic, best first; "+
+			"designs with the same result share a row. %d replications per multiplier.", res.Replications),
+		Table: verdictTable(res, outs),
+	})
+	r.Sections = append(r.Sections, methodSection(res, opts))
 
-	ffTable := &plots.Table{Header: []string{"design", "first failure", "95 % CI", "SLO broken", "component", "failure stage"}}
-	for _, ff := range res.FirstFailures {
-		switch {
-		case !ff.Found:
-			ffTable.Rows = append(ffTable.Rows, []string{ff.Design, "none up to " + sweep.FormatMultiplier(res.Multipliers[len(res.Multipliers)-1]) + "x"})
-		default:
-			at := sweep.FormatMultiplier(ff.Multiplier) + "x"
-			if ff.BelowRange {
-				at = "≤ " + at
+	var left []string // charts left out, and why
+	var jfigs []plots.Figure
+	zero, one := 0.0, 1.0
+	for _, j := range entities(res, "journey", "journey_success_rate") {
+		p := "journey." + j + "."
+		success := plots.LineChart{Title: j + ": journey success", XLabel: "load multiplier", YLabel: "journeys that succeeded",
+			YMin: &zero, YMax: &one, Percent: true}
+		groups := groupSeries(res, []string{p + "journey_success_rate"})
+		for _, g := range groups {
+			success.Series = append(success.Series, g.named(res))
+		}
+		caption := "Journey success rate of " + j + " against the load multiplier: mean and 95 % interval over replications."
+		if b, ok := sloBound(res, j, "success_rate"); ok {
+			success.Bounds = []plots.Bound{{Y: b.Value, Label: "SLO " + opSign(b.Op) + " " + plots.Percent(b.Value)}}
+			caption += " The dashed grey line is the SLO; a dotted line in a design's colour marks where it first fails."
+			for i, g := range groups {
+				ff := res.FirstFailures[g.designs[0]]
+				if ff.Found && strings.HasPrefix(ff.SLO, j+" success_rate") {
+					success.Marks = append(success.Marks, plots.Mark{X: ff.Multiplier, Series: i, Label: "first failure"})
+				}
 			}
-			ffTable.Rows = append(ffTable.Rows, []string{ff.Design, at, fmtBound(ff.Lo) + " – " + fmtBound(ff.Hi), ff.SLO, ff.Component, ff.Stage})
+		}
+		caption += alikeNote(res, groups)
+		// The answer's chart takes the page's width.
+		jfigs, left = keepChart(jfigs, left, plots.Figure{Name: names.get("success_" + j), Caption: caption, Wide: true}, success, j+" journey success")
+
+		// One panel per design (alike ones together): two lines a panel
+		// read at a glance where sixteen in one chart do not.
+		fails := plots.SmallMultiples{Title: j + ": journeys vs HTTP requests that failed", Cols: 2, SharedY: true, Legend: true}
+		fgroups := groupSeries(res, []string{p + "journey_failure_rate", p + "http_failure_rate"})
+		for _, g := range fgroups {
+			jr, hr := g.series[0], g.series[1]
+			jr.Name, jr.Look = "journeys that failed", 1
+			hr.Name, hr.Look, hr.Dashed = "HTTP requests that failed", 2, true
+			fails.Panels = append(fails.Panels, plots.LineChart{Title: g.label(res), XLabel: "load multiplier", YLabel: "failure rate",
+				Series: []plots.Series{jr, hr}, YMin: &zero, Percent: true})
+		}
+		fig := plots.Figure{Name: names.get("failures_" + j),
+			Caption: "What users saw (journeys that failed) beside what an HTTP dashboard saw (requests that failed), for " + j + ", per design; every panel has the same scale." + alikeNote(res, fgroups),
+			Chart:   fails, WidthCm: chartW, HeightCm: 1.2 + 5.2*float64(fails.Rows()), Wide: true}
+		if v, flat := flatAll(fails); flat {
+			left = append(left, fmt.Sprintf("%s journey vs HTTP failure rate (%s everywhere)", j, plots.Percent(v)))
+		} else {
+			jfigs = append(jfigs, fig)
 		}
 	}
-	r.Sections = append(r.Sections, plots.Section{
-		Heading: "First failure",
-		Text: `The first-failure multiplier is the smallest load multiplier at which the mean over the replications
-of an SLO's value breaks its bound (or a guard stopped a run), found on the grid and refined by bisection.
-Its 95 % interval runs from the highest multiplier tried below it where every SLO's interval passed,
-to the lowest tried where an SLO's interval failed outright, each end refined by bisection as well;
-"?" marks an end no multiplier tried settles.
-The component and failure stage are those most failed journeys ended at, at that multiplier.`,
-		Table: ffTable,
-	})
+	r.Sections = append(r.Sections, plots.Section{Heading: "Journeys", Figures: jfigs})
 
 	for d, design := range res.Designs {
 		t := sweepTable(res, d, opts.Journeys)
@@ -71,32 +97,12 @@ The component and failure stage are those most failed journeys ended at, at that
 		})
 	}
 
-	var jfigs []plots.Figure
-	zero, one := 0.0, 1.0
-	for _, j := range entities(res, "journey", "journey_success_rate") {
-		p := "journey." + j + "."
-		success := plots.LineChart{Title: j + ": journey success", XLabel: "load multiplier", YLabel: "journeys that succeeded",
-			Series: designSeries(res, p+"journey_success_rate", ""), YMin: &zero, YMax: &one, Percent: true}
-		jfigs = addFigure(jfigs, names.get("success_"+j), "Journey success rate of "+j+" against the load multiplier, per design: mean and 95 % CI over replications.", success)
-		// A design's two rates share its colour; the HTTP one is dashed.
-		journeyRates := designSeries(res, p+"journey_failure_rate", ": journey failures")
-		httpRates := designSeries(res, p+"http_failure_rate", ": HTTP failures")
-		for d := range journeyRates {
-			journeyRates[d].Look = d + 1
-			httpRates[d].Look, httpRates[d].Dashed = d+1, true
-		}
-		series := append(journeyRates, httpRates...)
-		failures := plots.LineChart{Title: j + ": journey vs HTTP failure rate", XLabel: "load multiplier", YLabel: "failure rate",
-			Series: interleave(series, len(res.Designs)), YMin: &zero, Percent: true}
-		jfigs = addFigure(jfigs, names.get("failures_"+j), "What users saw (journeys that failed) beside what an HTTP dashboard saw (requests that failed), for "+j+".", failures)
-	}
-	r.Sections = append(r.Sections, plots.Section{Heading: "Journeys", Figures: jfigs})
-
 	var rfigs []plots.Figure
 	for _, rt := range entities(res, "route", "p95_s") {
+		series, note := alikeSeries(res, "route."+rt+".p95_s")
 		chart := plots.LineChart{Title: "route " + rt + ": p95 latency", XLabel: "load multiplier", YLabel: "p95 (s)",
-			Series: designSeries(res, "route."+rt+".p95_s", ""), YMin: &zero}
-		rfigs = addFigure(rfigs, names.get("p95_"+rt), "Server-side p95 latency of route "+rt+", per design.", chart)
+			Series: series, YMin: &zero}
+		rfigs, left = keepChart(rfigs, left, plots.Figure{Name: names.get("p95_" + rt), Caption: "Server-side p95 latency of route " + rt + ", per design." + note}, chart, "route "+rt+" p95")
 	}
 	if len(rfigs) > 0 {
 		r.Sections = append(r.Sections, plots.Section{Heading: "Routes", Figures: rfigs})
@@ -105,12 +111,14 @@ The component and failure stage are those most failed journeys ended at, at that
 	var cfigs []plots.Figure
 	for _, c := range entities(res, "component", "peak_queue_count") {
 		p := "component." + c + "."
+		series, note := alikeSeries(res, p+"utilisation_rate")
 		util := plots.LineChart{Title: c + ": utilisation", XLabel: "load multiplier", YLabel: "busy / capacity",
-			Series: designSeries(res, p+"utilisation_rate", ""), YMin: &zero, Percent: true}
-		cfigs = addFigure(cfigs, names.get("utilisation_"+c), "Time-average utilisation of "+c+", per design.", util)
+			Series: series, YMin: &zero, Percent: true}
+		cfigs, left = keepChart(cfigs, left, plots.Figure{Name: names.get("utilisation_" + c), Caption: "Time-average utilisation of " + c + ", per design." + note}, util, c+" utilisation")
+		series, note = alikeSeries(res, p+"peak_queue_count")
 		queue := plots.LineChart{Title: c + ": peak queue", XLabel: "load multiplier", YLabel: "most waiting at once",
-			Series: designSeries(res, p+"peak_queue_count", ""), YMin: &zero}
-		cfigs = addFigure(cfigs, names.get("queue_"+c), "Peak number of waiters at "+c+", per design.", queue)
+			Series: series, YMin: &zero}
+		cfigs, left = keepChart(cfigs, left, plots.Figure{Name: names.get("queue_" + c), Caption: "Peak number of waiters at " + c + ", per design." + note}, queue, c+" peak queue")
 	}
 	if len(cfigs) > 0 {
 		r.Sections = append(r.Sections, plots.Section{Heading: "Components", Figures: cfigs})
@@ -132,29 +140,279 @@ The component and failure stage are those most failed journeys ended at, at that
 		if sr.Series == nil {
 			continue
 		}
-		var queues, held []plots.Signal
-		for _, sig := range sr.Series.Signals {
-			switch _, measure := model.ParseSignalName(sig.Name); measure {
-			case "journeys_in_flight", "queue":
-				queues = append(queues, plots.Signal{Name: sig.Name, Values: sig.Values})
-			case "busy":
-				held = append(held, plots.Signal{Name: sig.Name, Values: sig.Values})
-			}
-		}
 		what := fmt.Sprintf("design %s at %sx, seed %d", sr.Design, sweep.FormatMultiplier(sr.Multiplier), sr.Seed)
-		tfigs = addFigure(tfigs, names.get("series_"+sr.Design),
-			"Journeys in flight and queue lengths over simulated time, one run of "+what+".",
-			plots.TimeSeriesChart{Title: "In flight and queues: " + what, YLabel: "count", Step: sr.Series.Step, Series: queues})
-		tfigs = addFigure(tfigs, names.get("held_"+sr.Design),
-			"Servers, permits, locks and worker instances held over simulated time, one run of "+what+".",
-			plots.TimeSeriesChart{Title: "Held: " + what, YLabel: "in use", Step: sr.Series.Step, Series: held})
+		sm, flat := seriesPanels(res, sr)
+		if len(flat) > 0 {
+			left = append(left, what+": "+strings.Join(flat, ", ")+" (constant over the run)")
+		}
+		if len(sm.Panels) == 0 {
+			continue
+		}
+		sm.Title = "Over time: " + what
+		tfigs = append(tfigs, plots.Figure{Name: names.get("series_" + sr.Design),
+			Caption: "Journeys in flight, queue lengths and resources held over simulated time, one run of " + what +
+				"; each panel has its own scale, and a dashed line is the component's capacity.",
+			Chart: sm, WidthCm: chartW, HeightCm: 1.2 + 4.5*float64(sm.Rows()), Wide: true})
 	}
 	if len(tfigs) > 0 {
 		r.Sections = append(r.Sections, plots.Section{Heading: "At the first failure", Figures: tfigs})
 	}
+	if len(left) > 0 {
+		var b strings.Builder
+		b.WriteString("Charts with nothing to show are left out: the same value at every point for every design, or nothing measured.\n\n")
+		for _, l := range left {
+			fmt.Fprintf(&b, "- %s\n", mdEscape(l))
+		}
+		r.Sections = append(r.Sections, plots.Section{Heading: "Charts left out", Text: b.String()})
+	}
 
 	prerender(r, opts.Workers)
 	return r.Build()
+}
+
+// methodSection holds what a reader needs to trust or repeat the sweep,
+// folded: the scenario, the command, the settings, and how the first
+// failure is found, with every field of each design's first failure.
+func methodSection(res *sweep.Result, opts Options) plots.Section {
+	var pre strings.Builder
+	if d := strings.TrimSpace(opts.Description); d != "" {
+		pre.WriteString(mdEscape(d) + "\n\n")
+	}
+	fmt.Fprintf(&pre, "Command: `%s`\n\n", strings.Join(opts.CommandLine, " "))
+	for _, line := range reportSettings(res) {
+		fmt.Fprintf(&pre, "- %s\n", mdEscape(line))
+	}
+	pre.WriteString(`
+The first-failure multiplier is the smallest load multiplier at which the mean over the replications
+of an SLO's value breaks its bound (or a guard stopped a run), found on the grid and refined by bisection.
+Its 95 % interval runs from the highest multiplier tried below it where every SLO's interval passed,
+to the lowest tried where an SLO's interval failed outright, each end refined by bisection as well;
+"?" marks an end no multiplier tried settles.
+The component and failure stage are those most failed journeys ended at, at that multiplier.
+`)
+	ffTable := &plots.Table{Header: []string{"design", "first failure", "95 % CI", "SLO broken", "component", "failure stage"}}
+	for _, ff := range res.FirstFailures {
+		switch {
+		case !ff.Found:
+			ffTable.Rows = append(ffTable.Rows, []string{ff.Design, "none up to " + sweep.FormatMultiplier(res.Multipliers[len(res.Multipliers)-1]) + "x"})
+		default:
+			at := sweep.FormatMultiplier(ff.Multiplier) + "x"
+			if ff.BelowRange {
+				at = "≤ " + at
+			}
+			ffTable.Rows = append(ffTable.Rows, []string{ff.Design, at, fmtBound(ff.Lo) + " – " + fmtBound(ff.Hi), ff.SLO, ff.Component, ff.Stage})
+		}
+	}
+	return plots.Section{Heading: "Method and settings", Folded: true, Text: pre.String(), Table: ffTable}
+}
+
+func opSign(op string) string {
+	return map[string]string{">=": "≥", "<=": "≤", ">": ">", "<": "<"}[op]
+}
+
+// keepChart adds fig with chart when the chart shows something, and
+// notes one that would be a flat line or an empty frame.
+func keepChart(figs []plots.Figure, left []string, fig plots.Figure, chart plots.LineChart, what string) ([]plots.Figure, []string) {
+	if !drawable(chart) {
+		return figs, append(left, what+" (nothing measured)")
+	}
+	if v, flat := flatLine(chart); flat {
+		return figs, append(left, what+" ("+flatValue(chart, v)+" everywhere)")
+	}
+	fig.Chart = chart
+	return append(figs, fig), left
+}
+
+func flatValue(chart plots.LineChart, v float64) string {
+	if chart.Percent {
+		return plots.Percent(v)
+	}
+	return plots.Number(v)
+}
+
+// flatLine reports whether every point of every series sits at one
+// value: such a chart says only that number, however its intervals
+// narrow as more journeys are counted.
+func flatLine(chart plots.LineChart) (float64, bool) {
+	v, seen := 0.0, false
+	for _, s := range chart.Series {
+		for _, p := range s.Points {
+			if p.Saturated {
+				return 0, false
+			}
+			if math.IsNaN(p.Y) || math.IsInf(p.Y, 0) {
+				continue
+			}
+			if seen && p.Y != v {
+				return 0, false
+			}
+			v, seen = p.Y, true
+		}
+	}
+	return v, seen
+}
+
+func flatAll(sm plots.SmallMultiples) (float64, bool) {
+	v, seen := 0.0, false
+	for _, p := range sm.Panels {
+		lc, ok := p.(plots.LineChart)
+		if !ok {
+			return 0, false
+		}
+		pv, flat := flatLine(lc)
+		if !flat || seen && pv != v {
+			return 0, false
+		}
+		v, seen = pv, true
+	}
+	return v, seen
+}
+
+// seriesGroup is designs whose series of some metrics are identical
+// point for point: drawn once, named for all of them.
+type seriesGroup struct {
+	designs []int
+	series  []plots.Series // one per metric
+}
+
+// named is the group's first series, named for the group, in the colour
+// of its first design so a design looks the same in every chart.
+func (g seriesGroup) named(res *sweep.Result) plots.Series {
+	s := g.series[0]
+	s.Name, s.Look = g.label(res), g.designs[0]+1
+	return s
+}
+
+// alikeSeries is one metric per design, identical designs drawn once and
+// designs that do not measure it left out of the legend, with the note
+// naming the alike ones for the caption.
+func alikeSeries(res *sweep.Result, metric string) ([]plots.Series, string) {
+	var out []plots.Series
+	var kept []seriesGroup
+	for _, g := range groupSeries(res, []string{metric}) {
+		if len(g.series[0].Points) > 0 {
+			out = append(out, g.named(res))
+			kept = append(kept, g)
+		}
+	}
+	return out, alikeNote(res, kept)
+}
+
+func (g seriesGroup) label(res *sweep.Result) string {
+	if len(g.designs) == 1 {
+		return res.Designs[g.designs[0]]
+	}
+	return fmt.Sprintf("%s and %d alike", res.Designs[g.designs[0]], len(g.designs)-1)
+}
+
+// alikeNote names the designs behind each "and N alike" label.
+func alikeNote(res *sweep.Result, groups []seriesGroup) string {
+	var notes []string
+	for _, g := range groups {
+		if len(g.designs) > 1 {
+			var ns []string
+			for _, d := range g.designs {
+				ns = append(ns, res.Designs[d])
+			}
+			notes = append(notes, g.label(res)+": "+strings.Join(ns, ", "))
+		}
+	}
+	if len(notes) == 0 {
+		return ""
+	}
+	return " Identical results are drawn once (" + strings.Join(notes, "; ") + ")."
+}
+
+func groupSeries(res *sweep.Result, metrics []string) []seriesGroup {
+	per := make([][]plots.Series, len(metrics))
+	for i, m := range metrics {
+		per[i] = designSeries(res, m, "")
+	}
+	var out []seriesGroup
+	for d := range res.Designs {
+		mine := make([]plots.Series, len(metrics))
+		for i := range metrics {
+			mine[i] = per[i][d]
+		}
+		i := slices.IndexFunc(out, func(g seriesGroup) bool {
+			for k := range metrics {
+				if !samePoints(g.series[k].Points, mine[k].Points) {
+					return false
+				}
+			}
+			return true
+		})
+		if i < 0 {
+			out = append(out, seriesGroup{series: mine})
+			i = len(out) - 1
+		}
+		out[i].designs = append(out[i].designs, d)
+	}
+	return out
+}
+
+func samePoints(a, b []plots.Point) bool {
+	eq := func(x, y float64) bool { return x == y || math.IsNaN(x) && math.IsNaN(y) }
+	return slices.EqualFunc(a, b, func(p, q plots.Point) bool {
+		return eq(p.X, q.X) && eq(p.Y, q.Y) && eq(p.Lo, q.Lo) && eq(p.Hi, q.Hi) && p.Saturated == q.Saturated
+	})
+}
+
+// seriesPanels gives each signal of a run that moves its own panel, with
+// the component's capacity where the cell's means tell it (busy over
+// utilisation), and names the signals left out for staying constant.
+func seriesPanels(res *sweep.Result, sr sweep.SeriesRun) (plots.SmallMultiples, []string) {
+	sm := plots.SmallMultiples{Cols: 2}
+	var cell *sweep.Cell
+	if d := slices.Index(res.Designs, sr.Design); d >= 0 {
+		cell = measuredCell(res, d, sr.Multiplier)
+	}
+	var flat []string
+	for _, sig := range sr.Series.Signals {
+		comp, measure := model.ParseSignalName(sig.Name)
+		if measure != "journeys_in_flight" && measure != "queue" && measure != "busy" {
+			continue
+		}
+		if constant(sig.Values) {
+			flat = append(flat, sig.Name)
+			continue
+		}
+		// Minutes keep the tick labels of a narrow panel apart.
+		tc := plots.TimeSeriesChart{Title: sig.Name, YLabel: "count", XLabel: "time (min)", Step: sr.Series.Step / 60,
+			Series: []plots.Signal{{Name: sig.Name, Values: sig.Values}}}
+		if measure == "busy" && cell != nil {
+			if k, ok := capacity(cell, comp); ok {
+				tc.Title += " (capacity " + plots.Number(k) + ")"
+				// A capacity the signal never comes near would only
+				// squash it flat against the axis.
+				if slices.Max(sig.Values) >= k/2 {
+					tc.Bounds = []plots.Bound{{Y: k, Label: "capacity"}}
+				}
+			}
+		}
+		sm.Panels = append(sm.Panels, tc)
+	}
+	return sm, flat
+}
+
+// capacity is a component's servers, permits or instances: its mean
+// number busy over its utilisation, rounded, when both were measured.
+func capacity(c *sweep.Cell, comp string) (float64, bool) {
+	busy, ok1 := c.Stat("component." + comp + ".mean_busy_count")
+	util, ok2 := c.Stat("component." + comp + ".utilisation_rate")
+	if !ok1 || !ok2 || !(util.Mean > 0) || math.IsNaN(busy.Mean) {
+		return 0, false
+	}
+	return math.Round(busy.Mean / util.Mean), true
+}
+
+func constant(vs []float64) bool {
+	for _, v := range vs {
+		if v != vs[0] && !(math.IsNaN(v) && math.IsNaN(vs[0])) {
+			return false
+		}
+	}
+	return true
 }
 
 // addFigure adds a chart unless it has nothing to draw: a route nobody
@@ -305,8 +563,10 @@ func mdEscape(s string) string { return mdSpecial.Replace(s) }
 // Chart size in the report, in centimetres.
 const chartW, chartH = 16.0, 10.0
 
-// rendered is a chart drawn ahead of the report, in both formats.
+// rendered is a chart drawn ahead of the report, in both formats, at
+// the size of its figure.
 type rendered struct {
+	w, h     float64
 	svg, png []byte
 	err      error
 }
@@ -315,8 +575,8 @@ func (r *rendered) Render(format string, w, h float64) ([]byte, error) {
 	switch {
 	case r.err != nil:
 		return nil, r.err
-	case w != chartW || h != chartH:
-		return nil, fmt.Errorf("chart drawn at %gx%g cm, asked for %gx%g", chartW, chartH, w, h)
+	case w != r.w || h != r.h:
+		return nil, fmt.Errorf("chart drawn at %gx%g cm, asked for %gx%g", r.w, r.h, w, h)
 	case format == plots.SVG:
 		return r.svg, nil
 	case format == plots.PNG:
@@ -334,7 +594,9 @@ func prerender(r plots.Report, workers int) {
 	for i := range r.Sections {
 		for j := range r.Sections[i].Figures {
 			f := &r.Sections[i].Figures[j]
-			f.WidthCm, f.HeightCm = chartW, chartH
+			if f.WidthCm == 0 {
+				f.WidthCm, f.HeightCm = chartW, chartH
+			}
 			figs = append(figs, f)
 		}
 	}
@@ -346,10 +608,11 @@ func prerender(r plots.Report, workers int) {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				rd := &rendered{}
-				rd.svg, rd.err = figs[i].Chart.Render(plots.SVG, chartW, chartH)
+				f := figs[i]
+				rd := &rendered{w: f.WidthCm, h: f.HeightCm}
+				rd.svg, rd.err = f.Chart.Render(plots.SVG, rd.w, rd.h)
 				if rd.err == nil {
-					rd.png, rd.err = figs[i].Chart.Render(plots.PNG, chartW, chartH)
+					rd.png, rd.err = f.Chart.Render(plots.PNG, rd.w, rd.h)
 				}
 				out[i] = rd
 			}

@@ -68,13 +68,14 @@ func TestBuildIsTheSameWithAnyWorkers(t *testing.T) {
 		}
 	}
 	for _, name := range []string{"report.md", "report.html", "charts/success_customer.svg", "charts/success_customer.png",
-		"charts/utilisation_server.svg", "charts/queue_server.png"} {
+		"charts/utilisation_server.svg", "charts/failures_customer.png"} {
 		if one[name] == nil {
 			t.Errorf("%s is missing", name)
 		}
 	}
 	md := string(one["report.md"])
-	for _, want := range []string{"A short M/M/c/K sweep.", "Command: `capsim sweep mmck`", "## First failure", "## Design four",
+	for _, want := range []string{"## Verdict", "| **1 best** | **eight** |", "A short M/M/c/K sweep.", "Command: `capsim sweep mmck`",
+		"<summary>Method and settings</summary>", "## Contents", "- [Journeys](#journeys)", "## Design four",
 		"## Design eight", "success vs four", "## At the first failure"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report.md lacks %q", want)
@@ -100,8 +101,9 @@ func TestWriteTables(t *testing.T) {
 func TestCellFormats(t *testing.T) {
 	nan := math.NaN()
 	cases := []struct{ got, want string }{
-		{fmtRateCI(sweep.Summary{N: 3, Mean: 0.5, Lo: 0.49, Hi: 0.51}), "50.00% ±1.00pp"},
-		{fmtRateCI(sweep.Summary{N: 1, Mean: 0.5, Lo: nan, Hi: nan}), "50.00% ± ∞"},
+		{fmtRateCI(sweep.Summary{N: 3, Mean: 0.875, Lo: 0.7389, Hi: 0.9454}), "87.5% [73.9–94.5]"},
+		{fmtRateCI(sweep.Summary{N: 3, Mean: 0.0009, Lo: 0.0004, Hi: 0.0021}), "0.09% [0.04–0.21]"},
+		{fmtRateCI(sweep.Summary{N: 1, Mean: 0.5, Lo: nan, Hi: nan}), "50.0% ± ∞"},
 		{fmtRateCI(sweep.Summary{Mean: nan, Lo: nan, Hi: nan}), "-"},
 		{fmtCountCI(sweep.Summary{N: 2, Mean: 250, Lo: 225, Hi: 275}), "250 ± 10%"},
 		{fmtCountCI(sweep.Summary{N: 2, Mean: 12.5, Lo: 12.5, Hi: 12.5}), "12.5 ± 0%"},
@@ -160,5 +162,106 @@ func TestAddFigureSkipsEmptyCharts(t *testing.T) {
 	figs = addFigure(figs, "no_signal", "", plots.TimeSeriesChart{Series: []plots.Signal{{Values: []float64{math.NaN()}}}})
 	if len(figs) != 1 || figs[0].Name != "saturated" {
 		t.Fatalf("figures %+v", figs)
+	}
+}
+
+// The page answers first: the verdict, ranked, comes before any method
+// text and before the first chart; the contents follow it; the method is
+// folded; and every chart drawn has data while those left out are named.
+func TestReportLayout(t *testing.T) {
+	res, journeys := smallSweep(t)
+	files, err := Build(res, Options{Description: "A short M/M/c/K sweep.", Journeys: journeys,
+		CommandLine: []string{"capsim", "sweep", "mmck"}, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var page string
+	svgs := 0
+	for _, f := range files {
+		switch {
+		case f.Name == "report.html":
+			page = string(f.Data)
+		case strings.HasSuffix(f.Name, ".svg"):
+			svgs++
+		}
+	}
+	at := func(s string) int {
+		t.Helper()
+		i := strings.Index(page, s)
+		if i < 0 {
+			t.Fatalf("report.html lacks %q", s)
+		}
+		return i
+	}
+	verdict, best := at(`<section id="verdict">`), at(`<tr class="strong"><td>1 best</td><td>eight</td>`)
+	contents, method := at(`<nav id="contents">`), at(`<details id="method-and-settings">`)
+	methodText, firstFigure := at("The first-failure multiplier is the smallest"), at("<figure")
+	if !(verdict < best && best < contents && contents < method && method < methodText && methodText < firstFigure) {
+		t.Errorf("order: verdict %d, best row %d, contents %d, method %d (text %d), first figure %d",
+			verdict, best, contents, method, methodText, firstFigure)
+	}
+	if strings.Count(page[:verdict], "<p>") > 0 {
+		t.Error("prose before the verdict")
+	}
+	if n := strings.Count(page, "<figure"); n != svgs {
+		t.Errorf("%d figures on the page, %d SVG charts", n, svgs)
+	}
+	if !strings.Contains(page, "figure svg{width:100%") {
+		t.Error("charts are not scaled to the page")
+	}
+	// One replication per design makes the M/M/4/6 queue's peak the
+	// same everywhere it is measured, or not: either way the chart is
+	// drawn or named as left out, never both.
+	drawn := strings.Contains(page, `id="fig-queue_server"`)
+	left := strings.Contains(page, "server peak queue (")
+	if drawn == left {
+		t.Errorf("queue chart drawn %v, listed as left out %v", drawn, left)
+	}
+}
+
+// Designs that fail alike share a row; one that held comes first, then
+// the latest failure; the why names SLO, value, stage and component.
+func TestVerdictRanksAndGroups(t *testing.T) {
+	res, _ := smallSweep(t)
+	outs := rankOutcomes(res)
+	if len(outs) != 2 || res.Designs[outs[0].designs[0]] != "eight" {
+		t.Fatalf("ranking %+v", outs)
+	}
+	w := why(res, outs[1])
+	for _, want := range []string{"customer success fell to", "(SLO ≥ 90%)"} {
+		if !strings.Contains(w, want) {
+			t.Errorf("why %q lacks %q", w, want)
+		}
+	}
+	nan := math.NaN()
+	fake := &sweep.Result{Designs: []string{"a", "b", "c", "d"}, Multipliers: []float64{1, 2, 3},
+		FirstFailures: []sweep.FirstFailure{
+			{Design: "a", Found: true, Multiplier: 2, Lo: 1.5, Hi: 2.5, SLO: "s"},
+			{Design: "b", Found: true, Multiplier: 3, Lo: 2.5, Hi: nan, SLO: "s"},
+			{Design: "c", Found: true, Multiplier: 2, Lo: 1.5, Hi: 2.5, SLO: "s"},
+			{Design: "d", Multiplier: nan, Lo: nan, Hi: nan},
+		}}
+	var got []string
+	for _, o := range rankOutcomes(fake) {
+		got = append(got, o.names(fake))
+	}
+	if want := []string{"d", "b", "a, c"}; strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("ranked %q, want %q", got, want)
+	}
+	tab := verdictTable(fake, rankOutcomes(fake))
+	if len(tab.Strong) != 1 || tab.Strong[0] != 0 || tab.Rows[0][0] != "1 best" || tab.Rows[0][2] != "held up to 3x" {
+		t.Errorf("verdict rows %q strong %v", tab.Rows, tab.Strong)
+	}
+}
+
+// A chart whose every point sits at one value is left out and named; one
+// that moves is kept.
+func TestKeepChartLeavesOutFlatCharts(t *testing.T) {
+	flat := plots.LineChart{Series: []plots.Series{{Points: []plots.Point{{X: 1, Y: 0, Lo: 0, Hi: 0.2}, {X: 2, Y: 0}}}}}
+	moving := plots.LineChart{Series: []plots.Series{{Points: []plots.Point{{X: 1, Y: 0}, {X: 2, Y: 1}}}}}
+	figs, left := keepChart(nil, nil, plots.Figure{Name: "flat"}, flat, "q peak queue")
+	figs, left = keepChart(figs, left, plots.Figure{Name: "moving"}, moving, "r")
+	if len(figs) != 1 || figs[0].Name != "moving" || len(left) != 1 || left[0] != "q peak queue (0 everywhere)" {
+		t.Errorf("kept %v, left out %q", figs, left)
 	}
 }

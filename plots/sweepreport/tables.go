@@ -48,8 +48,9 @@ func sweepPreamble(res *sweep.Result) []string {
 	lines := []string{
 		fmt.Sprintf("scenario: %s   designs: %s   multipliers: %s   replications: %d   seed: %d",
 			res.Scenario, strings.Join(res.Designs, ", "), grid, res.Replications, res.Seed),
-		"cells: mean ± half-width of the 95 % confidence interval over replications (rates ± points, counts and times ± % of the mean)",
-		"verdict: pass/fail against the scenario's SLOs on the replication mean; ~ when an SLO's interval straddles its bound",
+		"cells: mean over replications with its 95 % confidence interval: rates [low–high], counts and times ± % of the mean",
+		"rates: intervals are Wilson intervals of the journeys or requests pooled over the replications, widened to the spread between replications where that is larger",
+		"verdict: pass/fail against the scenario's SLOs on the replication mean; ~ when the Student t interval of an SLO's per-run values straddles its bound",
 	}
 	if res.Replications < 2 {
 		lines = append(lines, "± ∞: one replication gives no confidence interval, and no verdict is settled; use --replications 2 or more")
@@ -66,7 +67,7 @@ type textTable struct {
 func sweepTable(res *sweep.Result, d int, journeys []string) textTable {
 	nm := len(res.Multipliers)
 	compare := d > 0
-	t := textTable{Header: []string{"multiplier", "journey", "journeys", "journey success", "HTTP failure rate", "p95", "verdict"}}
+	t := textTable{Header: []string{"multiplier", "journey", "journeys per run", "journey success", "HTTP failure rate", "p95", "verdict"}}
 	if compare {
 		t.Header = append(t.Header, "success vs "+res.Designs[0])
 	}
@@ -136,16 +137,24 @@ func half(s sweep.Summary) float64 {
 	return (s.Hi - s.Lo) / 2
 }
 
+// fmtRateCI writes a rate and its interval as "87.5% [73.9–94.5]": the
+// interval of a counted rate is not symmetric about its mean, and a
+// "± 0.00pp" would claim a certainty the counts do not have.
 func fmtRateCI(s sweep.Summary) string {
 	if s.N == 0 {
 		return "-"
 	}
-	h := half(s)
-	out := strconv.FormatFloat(100*s.Mean, 'f', 2, 64) + "%"
-	if math.IsInf(h, 1) {
+	// Small rates, such as HTTP failure rates, keep a second decimal.
+	digits := 1
+	if math.Max(s.Mean, s.Hi) < 0.1 {
+		digits = 2
+	}
+	pct := func(v float64) string { return strconv.FormatFloat(100*v, 'f', digits, 64) }
+	out := pct(s.Mean) + "%"
+	if math.IsInf(half(s), 1) {
 		return out + " ± ∞"
 	}
-	return out + " ±" + strconv.FormatFloat(100*h, 'f', 2, 64) + "pp"
+	return out + " [" + pct(s.Lo) + "–" + pct(s.Hi) + "]"
 }
 
 func relCI(s sweep.Summary) string {
@@ -230,3 +239,28 @@ func orDash(s string) string {
 	}
 	return s
 }
+
+// reportSettings is sweepPreamble for a page: one setting a line, in
+// words, rather than a terminal's row of name: value pairs.
+func reportSettings(res *sweep.Result) []string {
+	ms := make([]string, len(res.Multipliers))
+	for i, m := range res.Multipliers {
+		ms[i] = sweep.FormatMultiplier(m) + "x"
+	}
+	lines := []string{
+		"Scenario " + res.Scenario + "; designs " + strings.Join(res.Designs, ", ") + ".",
+		"Load multipliers " + strings.Join(ms, ", ") + ", each run " + strconv.Itoa(res.Replications) +
+			" times (seeds " + strconv.FormatUint(res.Seed, 10) + " on), every design on the same traffic in each replication.",
+		cellsLegend,
+		"Verdict: pass or FAIL against the scenario's SLOs on the replication mean; ~ when the Student t interval of an SLO's per-run values straddles its bound.",
+	}
+	if res.Replications < 2 {
+		lines = append(lines, "± ∞: one replication gives no confidence interval, and no verdict is settled.")
+	}
+	return lines
+}
+
+// cellsLegend says how to read a table cell, in the report's settings.
+const cellsLegend = "Cells: the mean over replications with its 95 % confidence interval: rates as [low–high] in %, " +
+	"counts and times ± % of the mean. A rate's interval is the Wilson interval of the journeys or requests pooled over " +
+	"the replications (journeys per run × replications), widened to the spread between replications where that is larger."

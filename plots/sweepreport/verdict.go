@@ -1,0 +1,201 @@
+package sweepreport
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"capsim/model"
+	"capsim/model/sweep"
+	"capsim/plots"
+)
+
+// outcome is a set of designs whose first failures are the same in every
+// field the report shows: five designs that break alike read as one row,
+// not five to compare digit by digit.
+type outcome struct {
+	designs []int // indices into the result's designs, in its order
+	ff      sweep.FirstFailure
+}
+
+func sameFailure(a, b sweep.FirstFailure) bool {
+	eq := func(x, y float64) bool { return x == y || math.IsNaN(x) && math.IsNaN(y) }
+	return a.Found == b.Found && a.BelowRange == b.BelowRange && eq(a.Multiplier, b.Multiplier) &&
+		eq(a.Lo, b.Lo) && eq(a.Hi, b.Hi) && a.SLO == b.SLO && a.Stage == b.Stage && a.Component == b.Component
+}
+
+// rankOutcomes groups the designs by first failure and orders the groups
+// best first: a design that held over the whole range, then the latest
+// first failure, then the higher lower end of its interval; ties keep the
+// scenario's order.
+func rankOutcomes(res *sweep.Result) []outcome {
+	var out []outcome
+	for d, ff := range res.FirstFailures {
+		i := slices.IndexFunc(out, func(o outcome) bool { return sameFailure(o.ff, ff) })
+		if i < 0 {
+			out = append(out, outcome{ff: ff})
+			i = len(out) - 1
+		}
+		out[i].designs = append(out[i].designs, d)
+	}
+	key := func(v float64) float64 {
+		if math.IsNaN(v) {
+			return math.Inf(-1)
+		}
+		return v
+	}
+	slices.SortStableFunc(out, func(a, b outcome) int {
+		if a.ff.Found != b.ff.Found {
+			if !a.ff.Found {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Or(cmp.Compare(key(b.ff.Multiplier), key(a.ff.Multiplier)), cmp.Compare(key(b.ff.Lo), key(a.ff.Lo)))
+	})
+	return out
+}
+
+func (o outcome) names(res *sweep.Result) string {
+	var ns []string
+	for _, d := range o.designs {
+		ns = append(ns, res.Designs[d])
+	}
+	return strings.Join(ns, ", ")
+}
+
+// verdictTable ranks the designs by first failure, best first.
+func verdictTable(res *sweep.Result, outs []outcome) *plots.Table {
+	t := &plots.Table{Header: []string{"rank", "design", "first fails at (95 % CI)", "why"}}
+	top := res.Multipliers[len(res.Multipliers)-1]
+	for i, o := range outs {
+		rank := fmt.Sprint(i + 1)
+		if i == 0 && len(outs) > 1 {
+			rank += " best"
+			t.Strong = append(t.Strong, 0)
+		}
+		t.Rows = append(t.Rows, []string{rank, o.names(res), failsAt(o.ff, top), why(res, o)})
+	}
+	return t
+}
+
+func failsAt(ff sweep.FirstFailure, top float64) string {
+	switch {
+	case !ff.Found:
+		return "held up to " + sweep.FormatMultiplier(top) + "x"
+	case ff.BelowRange:
+		return "≤ " + sweep.FormatMultiplier(ff.Multiplier) + "x (lowest tried)"
+	}
+	return sweep.FormatMultiplier(ff.Multiplier) + "x (" + fmtBound(ff.Lo) + "–" + fmtBound(ff.Hi) + ")"
+}
+
+// why says in one sentence what broke at a design's first failure: the
+// SLO with the value it reached, and where the failed journeys ended,
+// all read from the cell at that multiplier.
+func why(res *sweep.Result, o outcome) string {
+	ff := o.ff
+	if !ff.Found {
+		return "every SLO held at every multiplier tried"
+	}
+	var c *sweep.Cell
+	for _, t := range ff.Tried {
+		if t.Multiplier == ff.Multiplier {
+			c = t
+		}
+	}
+	if c == nil {
+		return ff.SLO
+	}
+	var broke []string
+	for _, st := range c.SLOs {
+		if st.Broken {
+			broke = append(broke, sloSentence(st))
+		}
+	}
+	what := strings.Join(broke, "; ")
+	if what == "" && c.Broken > 0 {
+		what = fmt.Sprintf("%d of %d runs ran away and were stopped (%s)", c.Broken, c.Runs, ff.SLO)
+	}
+	if ff.Stage == "" {
+		return what
+	}
+	return what + ": " + failedAt(measuredCell(res, o.designs[0], ff.Multiplier), ff.Stage, ff.Component)
+}
+
+// measuredCell is the grid cell of design d at the lowest grid multiplier
+// at or above m (else the highest). Bisection cells carry only their
+// verdict, so how a component failed is read from the grid point nearest
+// above, where it failed at least as much.
+func measuredCell(res *sweep.Result, d int, m float64) *sweep.Cell {
+	nm := len(res.Multipliers)
+	for i, gm := range res.Multipliers {
+		if gm >= m {
+			return res.Cells[d*nm+i]
+		}
+	}
+	return res.Cells[d*nm+nm-1]
+}
+
+// sloSentence reads "trip_creation success_rate >= 0.99" with its mean
+// as "trip_creation success fell to 87.5% (SLO ≥ 99%)".
+func sloSentence(st sweep.SLOStat) string {
+	subject, measure := st.SLO, ""
+	if f := strings.Fields(strings.TrimSuffix(st.SLO, st.Bound.Text)); len(f) >= 2 {
+		subject, measure = strings.Join(f[:len(f)-1], " "), f[len(f)-1]
+	}
+	rate := strings.HasSuffix(measure, "rate") || measure == "utilisation"
+	val := func(v float64) string {
+		switch {
+		case rate:
+			return plots.Percent(v)
+		case strings.HasPrefix(measure, "p") || strings.Contains(measure, "wait") || measure == "mean":
+			return plots.Seconds(v)
+		}
+		return plots.Number(v)
+	}
+	name := strings.TrimSuffix(strings.ReplaceAll(measure, "_", " "), " rate")
+	verb := "fell to"
+	if strings.HasPrefix(st.Bound.Op, "<") {
+		verb = "rose to"
+	}
+	op := map[string]string{">=": "≥", "<=": "≤", ">": ">", "<": "<"}[st.Bound.Op]
+	if st.N == 0 || math.IsNaN(st.Mean) {
+		return fmt.Sprintf("%s %s had no value (SLO %s %s)", subject, name, op, val(st.Bound.Value))
+	}
+	return fmt.Sprintf("%s %s %s %s (SLO %s %s)", subject, name, verb, val(st.Mean), op, val(st.Bound.Value))
+}
+
+// failedAt says how the failed journeys ended at a stage: refused when
+// the component turned more work away than it let time out, timed out
+// when the reverse, else just that they ended there.
+func failedAt(c *sweep.Cell, stage, component string) string {
+	if component == "" {
+		return "failed journeys ended at " + stage
+	}
+	p := "component." + component + "."
+	rej, rok := c.Stat(p + "rejected_count")
+	tmo, tok := c.Stat(p + "timed_out_count")
+	how := "ended"
+	switch {
+	case rok && rej.Mean > 0 && (!tok || rej.Mean >= tmo.Mean):
+		how = "refused"
+	case tok && tmo.Mean > 0:
+		how = "timed out"
+	}
+	return fmt.Sprintf("%s at %s (%s)", how, stage, component)
+}
+
+// sloBound finds the bound of an SLO on a journey's measure, such as
+// trip_creation's success_rate, in any cell.
+func sloBound(res *sweep.Result, journey, measure string) (model.Threshold, bool) {
+	for _, c := range res.Cells {
+		for _, st := range c.SLOs {
+			if strings.HasPrefix(st.SLO, journey+" "+measure+" ") {
+				return st.Bound, true
+			}
+		}
+	}
+	return model.Threshold{}, false
+}
