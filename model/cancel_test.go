@@ -153,3 +153,53 @@ routes:
 		t.Errorf("statuses %v at %v, rejected %d; want %v, the refusals at 0.001s, 2", statuses, times, api.Rejected, want)
 	}
 }
+
+// A wait at a full pool cut by the caller's deadline fails with 504 (the
+// deadline), not with the pool's own status, though the wait's timer and
+// the deadline fall on the same instant.
+func TestDeadlineCutsAPoolWaitWith504(t *testing.T) {
+	src := `name: cut
+duration: 1s
+arrivals: even
+components:
+  one: {kind: pool, servers: 1, status: 503}
+journeys:
+  holder:
+    rate: 1/s
+    count: 1
+    steps: [{call: r}]
+  waiter:
+    rate: 1/s
+    count: 1
+    steps: [{call: r, deadline: 1s}]
+routes:
+  r:
+    steps: [{use: one, work: 3s}]
+`
+	_, events := runYAML(t, src, model.RunOptions{})
+	ends, statuses := endsOf(events, "request_end", "r")
+	if !equalFloats(ends, []float64{1, 3}) || statuses[0] != 504 || statuses[1] != 200 {
+		t.Errorf("ends %v with %v; want the waiter cut at 1s with 504, the holder done at 3s", ends, statuses)
+	}
+}
+
+// A retry whose backoff would outlast the caller's own deadline is not
+// made: the call fails at once with the callee's status.
+func TestNoRetryPastTheCallersDeadline(t *testing.T) {
+	src := oneJourney + `      - call: outer
+        deadline: 2s
+routes:
+  outer:
+    steps:
+      - call: flaky
+        retry: {attempts: 3, backoff: 5s}
+  flaky:
+    steps: [{fail: {p: 1, status: 503}}]
+`
+	_, events := runYAML(t, src, model.RunOptions{})
+	_, statuses := endsOf(events, "request_end", "flaky")
+	outerEnds, outer := endsOf(events, "request_end", "outer")
+	if len(statuses) != 1 || !equalFloats(outerEnds, []float64{0}) || outer[0] != 503 {
+		t.Errorf("flaky tried %d times, outer ended at %v with %v; want one try and 503 at 0s", len(statuses), outerEnds, outer)
+	}
+}
