@@ -1,6 +1,10 @@
 package model
 
-import "capsim/sim"
+import (
+	"math"
+
+	"capsim/sim"
+)
 
 // Calls, jobs, fan-outs and polls: everything that runs work in another proc
 // and joins it.
@@ -199,14 +203,17 @@ func (r *run) callEnded(p *proc, o *op, status, comp, stage int32) {
 		r.comps[o.signal].rt.(signalled).signal(now, status)
 	}
 	f := &p.frames[len(p.frames)-1]
+	if o.retry != nil && o.retry.maxTokens > 0 {
+		r.throttle(o, status < 400)
+	}
 	if status < 400 {
 		p.attempt = 0
 		f.pc++
 		r.exec(p)
 		return
 	}
-	if rt := o.retry; rt != nil && p.attempt < rt.attempts && contains(rt.on, status) {
-		backoff := sim.Time(float64(rt.backoff) * pow(rt.multiplier, p.attempt-1))
+	if rt := o.retry; rt != nil && p.attempt < rt.attempts && contains(rt.on, status) && r.retryAllowed(o) {
+		backoff := r.backoff(p, rt)
 		if now+backoff < p.callDeadline && now+backoff < p.deadline {
 			r.sleep(p, waitAgain, backoff)
 			return
@@ -228,12 +235,51 @@ func contains(s []int32, v int32) bool {
 	return false
 }
 
-func pow(x float64, n int32) float64 {
-	out := 1.0
-	for ; n > 0; n-- {
-		out *= x
+// backoff is how long p sleeps before its next try: the exponential
+// backoff of the try, capped, with the step's jitter.
+func (r *run) backoff(p *proc, rt *retryProg) sim.Time {
+	b := float64(rt.backoff) * math.Pow(rt.multiplier, float64(p.attempt-1))
+	b = math.Min(b, float64(rt.maxBackoff))
+	if rt.jitter == jitterNone {
+		return sim.Time(b)
 	}
-	return out
+	u := r.streams[rt.stream].Float64()
+	switch rt.jitter {
+	case jitterFull:
+		b *= u
+	case jitterEqual:
+		b = b/2 + u*b/2
+	case jitterDecorrelated:
+		prev := float64(rt.backoff)
+		if p.attempt > 1 {
+			prev = float64(p.lastBackoff)
+		}
+		b = math.Min(float64(rt.maxBackoff), float64(rt.backoff)+u*(3*prev-float64(rt.backoff)))
+	}
+	p.lastBackoff = sim.Time(b)
+	return p.lastBackoff
+}
+
+// throttle moves call site o's retry budget: a failed try takes a token,
+// a success gives token_ratio back.
+func (r *run) throttle(o *op, ok bool) {
+	t := &r.retryTokens[o.site]
+	if *t < 0 {
+		*t = o.retry.maxTokens // full at the start
+	}
+	if ok {
+		*t = math.Min(o.retry.maxTokens, *t+o.retry.tokenRatio)
+	} else {
+		*t = math.Max(0, *t-1)
+	}
+}
+
+// retryAllowed says whether call site o's budget allows a retry now.
+func (r *run) retryAllowed(o *op) bool {
+	if o.retry.maxTokens == 0 {
+		return true
+	}
+	return r.retryTokens[o.site] > o.retry.maxTokens/2
 }
 
 // finish ends p with status and reports to whoever waits for it.

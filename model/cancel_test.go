@@ -1,6 +1,7 @@
 package model_test
 
 import (
+	"math"
 	"testing"
 
 	"capsim/model"
@@ -201,5 +202,126 @@ routes:
 	outerEnds, outer := endsOf(events, "request_end", "outer")
 	if len(statuses) != 1 || !equalFloats(outerEnds, []float64{0}) || outer[0] != 503 {
 		t.Errorf("flaky tried %d times, outer ended at %v with %v; want one try and 503 at 0s", len(statuses), outerEnds, outer)
+	}
+}
+
+// Jitter schemes, on 4,000 journeys whose one retry follows a 1 s backoff:
+// a journey that fails both tries lasts exactly its sleep. Full jitter is
+// uniform on [0, 1 s] (mean 0.5), equal on [0.5, 1] (mean 0.75),
+// decorrelated on [1, 3] (mean 2); each mean within 4 standard errors.
+func TestRetryJitterSchemes(t *testing.T) {
+	for _, c := range []struct {
+		jitter       string
+		lo, hi, mean float64
+	}{{"full", 0, 1, 0.5}, {"equal", 0.5, 1, 0.75}, {"decorrelated", 1, 3, 2}, {"none", 1, 1, 1}} {
+		src := `name: jitter
+duration: 4000s
+arrivals: even
+journeys:
+  j:
+    rate: 1/s
+    steps: [{call: down, retry: {attempts: 2, backoff: 1s, jitter: JITTER}}]
+routes:
+  down:
+    steps: [{fail: {p: 1, status: 503}}]
+`
+		_, events := runYAML(t, replace(src, "JITTER", c.jitter), model.RunOptions{Seed: 3})
+		var sum, lo, hi float64
+		n := 0.0
+		lo, hi = 1e9, -1
+		for _, e := range events {
+			if e.Event == "j" {
+				sum += e.Duration
+				lo, hi = min(lo, e.Duration), max(hi, e.Duration)
+				n++
+			}
+		}
+		mean := sum / n
+		se := (c.hi - c.lo) / math.Sqrt(12*n)
+		if n != 4000 || lo < c.lo || hi > c.hi || math.Abs(mean-c.mean) > 4*se+1e-9 {
+			t.Errorf("%s: %g journeys, sleeps in [%g, %g] with mean %.4f; want 4000 in [%g, %g] with mean %g ± %.4f",
+				c.jitter, n, lo, hi, mean, c.lo, c.hi, c.mean, 4*se)
+		}
+	}
+}
+
+// A retry budget stops retries once failures have spent half its tokens:
+// against a downstream that always fails, 10 tokens allow 3 retries in
+// all, then every call fails on its first try.
+func TestRetryThrottleStopsRetries(t *testing.T) {
+	src := `name: throttle
+duration: 100s
+arrivals: even
+journeys:
+  j:
+    rate: 1/s
+    steps: [{call: down, retry: {attempts: 3, backoff: 10ms, throttle: {max_tokens: 10, token_ratio: 0.1}}}]
+routes:
+  down:
+    steps: [{fail: {p: 1, status: 503}}]
+`
+	res, _ := runYAML(t, src, model.RunOptions{})
+	r, _ := res.Route("down")
+	// Each failed try takes a token; a retry needs more than 5 left. The
+	// first journey tries 3 times (10 → 7), the second twice (→ 5), and
+	// the 98 after it once each: 103 tries.
+	if r.Calls != 103 {
+		t.Errorf("%d tries, want 103", r.Calls)
+	}
+}
+
+// A lock keyed by an attribute: journeys of different users but the same
+// account wait for each other; a step's key overrides the component's.
+func TestKeyedLockByAttribute(t *testing.T) {
+	src := `name: lk
+duration: 1s
+arrivals: even
+components:
+  row: {kind: lock, key: account}
+journeys:
+  a:
+    rate: 1/s
+    count: 1
+    attributes: {account: 7, region: 1}
+    steps: [{use: row, STEPKEY work: 2s}]
+  b:
+    rate: 1/s
+    count: 1
+    attributes: {account: 7, region: 2}
+    steps: [{use: row, STEPKEY work: 2s}]
+`
+	res, _ := runYAML(t, replace(src, "STEPKEY ", ""), model.RunOptions{})
+	if a, b := res.Journeys[0], res.Journeys[1]; float64(a.Latency.Max) != 2 || float64(b.Latency.Max) != 4 {
+		t.Errorf("same account: a took %v, b %v; want 2s and 4s (b waits for a)", a.Latency.Max, b.Latency.Max)
+	}
+	res, _ = runYAML(t, replace(src, "STEPKEY ", "key: region, "), model.RunOptions{})
+	if a, b := res.Journeys[0], res.Journeys[1]; float64(a.Latency.Max) != 2 || float64(b.Latency.Max) != 2 {
+		t.Errorf("by region: a took %v, b %v; want 2s each", a.Latency.Max, b.Latency.Max)
+	}
+}
+
+// A pick is overloaded when the replica's load component has no free
+// capacity at that moment, busy equal to capacity included.
+func TestBalancerCountsAPickOnAFullReplicaAsOverloaded(t *testing.T) {
+	src := `name: ov
+duration: 2s
+arrivals: even
+components:
+  lb: {kind: balancer, replicas: 1, load: app}
+  app: {kind: pool, servers: 1, behind: lb}
+journeys:
+  j:
+    rate: 1/s
+    count: 2
+    steps:
+      - use: lb
+        steps: [{use: app, work: 5s}]
+`
+	res, _ := runYAML(t, src, model.RunOptions{})
+	lb, _ := res.Component("lb")
+	// The first pick finds app idle; the second, at 1 s, finds its one
+	// server busy.
+	if lb.Balancer == nil || lb.Balancer.Picks != 2 || lb.Balancer.Overloaded != 1 {
+		t.Errorf("balancer %+v; want 2 picks, 1 overloaded", lb.Balancer)
 	}
 }

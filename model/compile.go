@@ -76,7 +76,25 @@ type retryProg struct {
 	backoff    sim.Time
 	multiplier float64
 	on         []int32
+	maxBackoff sim.Time // sim.Never = no cap
+	jitter     jitter
+	stream     int32 // draws of the jitter
+	// throttle: a retry budget per call site (maxTokens 0 = none)
+	maxTokens, tokenRatio float64
 }
+
+type jitter uint8
+
+const (
+	jitterNone jitter = iota
+	jitterFull
+	jitterEqual
+	jitterDecorrelated
+)
+
+// maxAttempts bounds a call's tries: far more than any client makes, and
+// small enough that a backoff schedule never runs past the clock.
+const maxAttempts = 1000
 
 type branchProg struct {
 	weight count64

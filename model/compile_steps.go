@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"capsim/sim"
+
 	"go.yaml.in/yaml/v3"
 )
 
@@ -135,10 +137,10 @@ func (c *compiler) poll(po *Poll, n *yaml.Node, p, defaultUntil string) *op {
 }
 
 func (c *compiler) retry(r *Retry, n *yaml.Node, p string) *retryProg {
-	if r.Attempts < 1 {
-		c.failKey(n, "attempts", p+".attempts", "attempts counts every try, the first included; it must be >= 1, got %d", r.Attempts)
+	if r.Attempts < 1 || r.Attempts > maxAttempts {
+		c.failKey(n, "attempts", p+".attempts", "attempts counts every try, the first included; it must be between 1 and %d, got %d", maxAttempts, r.Attempts)
 	}
-	rp := &retryProg{attempts: int32(r.Attempts), backoff: r.Backoff.T, multiplier: 2}
+	rp := &retryProg{attempts: int32(r.Attempts), backoff: r.Backoff.T, multiplier: 2, maxBackoff: sim.Never}
 	if r.Multiplier != 0 {
 		if r.Multiplier < 1 {
 			c.failKey(n, "multiplier", p+".multiplier", "multiplier must be >= 1, got %g", r.Multiplier)
@@ -151,6 +153,29 @@ func (c *compiler) retry(r *Retry, n *yaml.Node, p string) *retryProg {
 		for _, s := range r.On {
 			rp.on = append(rp.on, int32(s))
 		}
+	}
+	if r.MaxBackoff != nil {
+		rp.maxBackoff = r.MaxBackoff.T
+	}
+	switch r.Jitter {
+	case "", "none":
+	case "full":
+		rp.jitter = jitterFull
+	case "equal":
+		rp.jitter = jitterEqual
+	case "decorrelated":
+		rp.jitter = jitterDecorrelated
+	default:
+		c.failKey(n, "jitter", p+".jitter", "jitter must be none, full, equal or decorrelated, got %q", r.Jitter)
+	}
+	if rp.jitter != jitterNone {
+		rp.stream = c.stream("retry/" + p)
+	}
+	if t := r.Throttle; t != nil {
+		if t.MaxTokens < 1 || t.TokenRatio <= 0 || t.TokenRatio > t.MaxTokens {
+			c.failKey(n, "throttle", p+".throttle", "throttle needs max_tokens >= 1 and token_ratio in (0, max_tokens], e.g. {max_tokens: 10, token_ratio: 0.1}")
+		}
+		rp.maxTokens, rp.tokenRatio = t.MaxTokens, t.TokenRatio
 	}
 	return rp
 }

@@ -113,8 +113,10 @@ type proc struct {
 	picks     []pick // balancer replicas this request was routed to, inherited by callees
 	unwinding bool   // frames are ending by a failure
 	resume    bool   // a failure was swallowed while its ops ran: go on
-	cancelled bool   // its caller gave up and it observes that: it only unwinds
-	failFast  bool   // its fan-out fails at the first failed branch
+	// lastBackoff is the last retry sleep, for decorrelated jitter.
+	lastBackoff sim.Time
+	cancelled   bool // its caller gave up and it observes that: it only unwinds
+	failFast    bool // its fan-out fails at the first failed branch
 	// kids are the children it waits for (the call, the job, the fan-out's
 	// branches), with their generation at spawn, so that they can be
 	// cancelled.
@@ -195,6 +197,10 @@ type run struct {
 	instant    sim.Time
 	instantOps int64
 
+	// retryTokens is each call site's retry budget (by op site; -1 until
+	// its first try ends).
+	retryTokens []float64
+
 	st     stats
 	broken *Broken
 	trace  TraceEvent
@@ -250,6 +256,10 @@ func newRun(p *program, opts RunOptions) *run {
 		}
 	}
 	r.st = newStats(p)
+	r.retryTokens = make([]float64, len(p.sites))
+	for i := range r.retryTokens {
+		r.retryTokens[i] = -1
+	}
 	r.arrivals = make([]int64, len(p.journeys))
 	if opts.SeriesStep > 0 {
 		r.series = newSeriesRec(r, opts.SeriesStep)

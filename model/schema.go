@@ -133,6 +133,25 @@ type Retry struct {
 	Backoff    Duration `yaml:"backoff"`
 	Multiplier float64  `yaml:"multiplier"` // backoff growth per try (default 2)
 	On         []int    `yaml:"on"`         // statuses worth retrying (default 429, 503, 504)
+	// MaxBackoff caps the backoff before jitter; unset = no cap.
+	MaxBackoff *Duration `yaml:"max_backoff"`
+	// Jitter spreads backoffs so that callers refused together do not
+	// come back together: none (default), full (uniform in [0, b]), equal
+	// (b/2 plus uniform in [0, b/2]) or decorrelated (uniform in
+	// [backoff, 3 × the previous sleep], capped), b being the exponential
+	// backoff of the try.
+	Jitter string `yaml:"jitter"`
+	// Throttle is a retry budget per call site, as gRPC's retry
+	// throttling: a bucket of max_tokens tokens, one taken by every failed
+	// try and token_ratio given back by every success; retries stop while
+	// it holds half or less.
+	Throttle *Throttle `yaml:"throttle"`
+}
+
+// Throttle is a retry budget.
+type Throttle struct {
+	MaxTokens  float64 `yaml:"max_tokens"`
+	TokenRatio float64 `yaml:"token_ratio"`
 }
 
 // SLO is one objective. The subject is a journey, a route or a component;
