@@ -47,6 +47,7 @@ type op struct {
 	count    count
 	limit    count
 	keyAttr  int32 // opAcquire of a lock: attribute index, -1 = the journey's user
+	per      int32 // opDelay, opWork: 1 + the attribute the time is multiplied by; 0 = none
 	timeout  int32 // opCall, opJob: distribution of the caller's patience, or -1
 	deadline sim.Time
 	every    sim.Time
@@ -120,8 +121,9 @@ type journeyProg struct {
 	start   sim.Time
 	count   int64 // 0 = unlimited
 	users   int64
-	profile []segment // stages of the rate over time; nil = constant rate
-	attrs   []float64 // by attribute index; NaN when not set
+	profile []segment  // stages of the rate over time; nil = constant rate
+	attrs   []float64  // by attribute index; NaN when not set
+	draws   []attrDraw // attributes drawn per journey
 	body    int32
 }
 
@@ -518,7 +520,19 @@ func (c *compiler) finishAttrs() {
 			j.attrs[i] = math.NaN()
 		}
 		for _, it := range js.Attributes.Items {
-			j.attrs[c.attrIdx[it.Name]] = it.Value
+			a := c.attrIdx[it.Name]
+			j.attrs[a] = it.Value.Value
+			if ch := it.Value.Choose; ch != nil {
+				d := attrDraw{attr: a, stream: c.stream("attribute/" + j.name + "." + it.Name)}
+				total := 0.0
+				for _, x := range ch {
+					total += x.Weight
+					d.weights = append(d.weights, total)
+					d.values = append(d.values, x.Value)
+				}
+				j.attrs[a] = ch[0].Value
+				j.draws = append(j.draws, d)
+			}
 		}
 		seen := map[int32]bool{}
 		c.needs(j, j.body, seen)
@@ -556,14 +570,18 @@ func (c *compiler) needs(j *journeyProg, b int32, seen map[int32]bool) {
 		}
 		return a >= 0
 	}
-	// An attribute used as a count must be a whole number, at least min.
+	// An attribute used as a count must be a whole number, at least min,
+	// whatever value a draw gives it.
 	countAt := func(a int32, what string, min float64) {
 		if !check(a, what) {
 			return
 		}
-		if v := j.attrs[a]; v < min || v != math.Trunc(v) || v > math.MaxInt32 {
-			c.fail(c.attrNode(j.name, c.p.attrs[a]), "journeys."+j.name+".attributes."+c.p.attrs[a], "%s uses %s as a count: it must be a whole number >= %g, got %g", what, c.p.attrs[a], min, v)
-			j.attrs[a] = min // report once
+		for _, v := range j.values(a) {
+			if v < min || v != math.Trunc(v) || v > math.MaxInt32 {
+				c.fail(c.attrNode(j.name, c.p.attrs[a]), "journeys."+j.name+".attributes."+c.p.attrs[a], "%s uses %s as a count: it must be a whole number >= %g, got %g", what, c.p.attrs[a], min, v)
+				j.attrs[a] = min // report once
+				return
+			}
 		}
 	}
 	for i := range c.p.blocks[b].ops {
@@ -580,6 +598,14 @@ func (c *compiler) needs(j *journeyProg, b int32, seen map[int32]bool) {
 		}
 		if o.code == opAcquire {
 			check(o.keyAttr, where)
+		}
+		if a := o.per - 1; check(a, where) {
+			for _, v := range j.values(a) {
+				if !(v >= 0) || math.IsInf(v, 0) {
+					c.fail(c.attrNode(j.name, c.p.attrs[a]), "journeys."+j.name+".attributes."+c.p.attrs[a], "%s uses %s as a factor of a time: it must be a finite number >= 0, got %g", where, c.p.attrs[a], v)
+					break
+				}
+			}
 		}
 		for _, br := range o.branches {
 			if check(br.weight.attr, where) && !(j.attrs[br.weight.attr] >= 0) {

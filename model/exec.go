@@ -288,7 +288,7 @@ func (r *run) runOps(p *proc) {
 		switch o.code {
 		case opDelay, opWork:
 			f.pc++
-			d := sim.Seconds(r.p.dists[o.dist].Sample(r.distRng[o.dist]))
+			d := sim.Seconds(r.p.dists[o.dist].Sample(r.distRng[o.dist]) * attrFactor(p.journey, o.per))
 			if now := r.s.Now(); p.deadline != sim.Never && now+d > p.deadline {
 				r.sleep(p, waitDeadline, p.deadline-now)
 				return
@@ -364,11 +364,11 @@ func (r *run) count(p *proc, c count) int32 {
 	if c.attr < 0 {
 		return c.n
 	}
-	return int32(r.p.journeys[p.journey.typ].attrs[c.attr])
+	return int32(p.journey.attrs[c.attr])
 }
 
 func (r *run) choose(p *proc, o *op) int32 {
-	attrs := r.p.journeys[p.journey.typ].attrs
+	attrs := p.journey.attrs
 	weight := func(b branchProg) float64 {
 		if b.weight.attr >= 0 {
 			return attrs[b.weight.attr]

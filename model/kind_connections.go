@@ -104,7 +104,7 @@ func (c *connectionsRT) acquire(r *run, p *proc, o *op, _ *compRT) (acquired, in
 	key := p.journey.id
 	switch {
 	case o.keyAttr >= 0:
-		key = int64(r.p.journeys[p.journey.typ].attrs[o.keyAttr])
+		key = int64(p.journey.attrs[o.keyAttr])
 	case c.prog.byUser:
 		key = p.journey.user
 	}

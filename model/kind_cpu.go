@@ -61,7 +61,7 @@ type cpuRT struct {
 // acquire starts a draw of the step's work on the shared cores; p sleeps
 // until it is done (workDone) or its deadline fails it.
 func (c *cpuRT) acquire(r *run, p *proc, o *op, _ *compRT) (acquired, int64) {
-	c.Start(r.s.Now(), p.id, r.p.dists[o.dist].Sample(r.distRng[o.dist]))
+	c.Start(r.s.Now(), p.id, r.p.dists[o.dist].Sample(r.distRng[o.dist])*attrFactor(p.journey, o.per))
 	r.runningAt(p, o.comp)
 	return acqParked, 0
 }

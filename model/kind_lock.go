@@ -39,7 +39,7 @@ type lockRT struct{ *sim.KeyedLock }
 func (c *lockRT) acquire(r *run, p *proc, o *op, _ *compRT) (acquired, int64) {
 	key := p.journey.user
 	if o.keyAttr >= 0 {
-		key = int64(r.p.journeys[p.journey.typ].attrs[o.keyAttr])
+		key = int64(p.journey.attrs[o.keyAttr])
 	}
 	if c.Acquire(r.s.Now(), key, p.id) == sim.Granted {
 		return acqGranted, key

@@ -136,7 +136,10 @@ type readyProc struct {
 }
 
 type jrec struct {
-	typ        int32
+	typ int32
+	// attrs are the journey's attribute values: its type's, or its own
+	// draws (own is the buffer kept across the record's reuse).
+	attrs, own []float64
 	id         int64
 	user       int64
 	start      sim.Time
@@ -416,7 +419,14 @@ func (r *run) startJourney(ji int32, client int32) {
 	}
 	j := &r.p.journeys[ji]
 	r.nextJrn++
+	own := jr.own
 	*jr = jrec{typ: ji, id: r.nextJrn, start: r.s.Now(), counted: r.s.Now() >= r.p.warmup, active: true, client: client, slot: jr.slot}
+	jr.attrs = r.drawAttrs(jr, j, own)
+	if len(j.draws) > 0 {
+		jr.own = jr.attrs
+	} else {
+		jr.own = own
+	}
 	jr.user = jr.id
 	if j.users > 0 {
 		jr.user = (r.arrivals[ji]-1)%j.users + 1

@@ -37,15 +37,15 @@ type Journey struct {
 	Rate        *Rate  `yaml:"rate"` // open workload: journeys started per unit time at multiplier 1
 	// Stages make the open workload's rate change over time: each ramps
 	// linearly from the rate before it (rate, default 0) to its target.
-	Stages     []Stage        `yaml:"stages"`
-	Clients    *int           `yaml:"clients"`  // closed workload: concurrent users, each looping
-	Think      *DistRef       `yaml:"think"`    // closed workload: pause between a client's journeys
-	Arrivals   string         `yaml:"arrivals"` // even | poisson; default from the scenario
-	Start      *Duration      `yaml:"start"`    // first arrival
-	Count      *int           `yaml:"count"`    // stop after this many journeys
-	Users      *int           `yaml:"users"`    // distinct user keys, reused in turn; unset = one per journey
-	Attributes Named[float64] `yaml:"attributes"`
-	Steps      []Step         `yaml:"steps"`
+	Stages     []Stage          `yaml:"stages"`
+	Clients    *int             `yaml:"clients"`  // closed workload: concurrent users, each looping
+	Think      *DistRef         `yaml:"think"`    // closed workload: pause between a client's journeys
+	Arrivals   string           `yaml:"arrivals"` // even | poisson; default from the scenario
+	Start      *Duration        `yaml:"start"`    // first arrival
+	Count      *int             `yaml:"count"`    // stop after this many journeys
+	Users      *int             `yaml:"users"`    // distinct user keys, reused in turn; unset = one per journey
+	Attributes Named[Attribute] `yaml:"attributes"`
+	Steps      []Step           `yaml:"steps"`
 
 	Node *yaml.Node `yaml:"-"`
 }
@@ -94,6 +94,7 @@ type Step struct {
 	Key      string    `yaml:"key"`      // use/hold of a lock: attribute naming the key
 	Signal   string    `yaml:"signal"`   // call: report failures to this adaptive bucket
 	Status   *int      `yaml:"status"`   // work/delay: status when the step fails by deadline
+	Per      string    `yaml:"per"`      // work/delay: the time is per unit of this attribute (work: 300ms, per: photos)
 	Optional bool      `yaml:"optional"` // a failure of this step is tolerated: the next step runs
 	// use/hold of a balancer: the pick is a session, counted in the
 	// replica's session counter (which least_sessions and hybrid read)

@@ -48,9 +48,9 @@ var verbTable []*verbDef
 
 func init() {
 	verbTable = []*verbDef{
-		{key: "delay", modifiers: []string{"status"}, compile: (*compiler).delayStep},
-		{key: "work", unless: "use", modifiers: []string{"status"}, compile: (*compiler).workStep},
-		{key: "use", modifiers: []string{"steps", "key", "status", "work", "session", "leak_on_failure"}, compile: (*compiler).useStep},
+		{key: "delay", modifiers: []string{"status", "per"}, compile: (*compiler).delayStep},
+		{key: "work", unless: "use", modifiers: []string{"status", "per"}, compile: (*compiler).workStep},
+		{key: "use", modifiers: []string{"steps", "key", "status", "work", "per", "session", "leak_on_failure"}, compile: (*compiler).useStep},
 		{key: "hold", modifiers: []string{"key", "session", "leak_on_failure"}, compile: (*compiler).useStep},
 		{key: "call", modifiers: []string{"timeout", "deadline", "retry", "signal", "poll"}, compile: (*compiler).callStep},
 		{key: "job", modifiers: []string{"timeout", "async"}, compile: (*compiler).jobStep},
@@ -65,7 +65,7 @@ func init() {
 
 // stepModifiers are the keys that modify a verb, in the order problems
 // with them are reported.
-var stepModifiers = []string{"steps", "limit", "fail_fast", "timeout", "deadline", "retry", "async", "key", "signal", "status", "work", "poll", "session", "leak_on_failure"}
+var stepModifiers = []string{"steps", "limit", "fail_fast", "timeout", "deadline", "retry", "async", "key", "signal", "status", "work", "per", "poll", "session", "leak_on_failure"}
 
 // stepField is the index of each YAML key's field in Step.
 var _, stepField = fieldsOf(reflect.TypeOf(Step{}))
@@ -115,13 +115,13 @@ func (c *compiler) checkModifiers(s *Step, n *yaml.Node, p string, vs []*verbDef
 func (c *compiler) delayStep(s *Step, at stepSite) []op {
 	n, p := at.node, at.path
 	status := at.status(s)
-	return []op{{code: opDelay, dist: c.dist(s.Delay, n, p+".delay"), status: status, name: -1}}
+	return []op{{code: opDelay, dist: c.dist(s.Delay, n, p+".delay"), per: c.perAttr(s), status: status, name: -1}}
 }
 
 func (c *compiler) workStep(s *Step, at stepSite) []op {
 	n, p := at.node, at.path
 	status := at.status(s)
-	return []op{{code: opWork, dist: c.dist(s.Work, n, p+".work"), status: status, name: -1}}
+	return []op{{code: opWork, dist: c.dist(s.Work, n, p+".work"), per: c.perAttr(s), status: status, name: -1}}
 }
 
 func (c *compiler) useStep(s *Step, at stepSite) []op {
@@ -140,7 +140,7 @@ func (c *compiler) useStep(s *Step, at stepSite) []op {
 			c.fail(n, p, "a %s runs work: write use: %s with work: and no steps", kd.name, name)
 			return nil
 		}
-		return []op{{code: opAcquire, comp: ci, keyAttr: -1, dist: c.dist(s.Work, n, p+".work"), status: status, name: -1}}
+		return []op{{code: opAcquire, comp: ci, keyAttr: -1, dist: c.dist(s.Work, n, p+".work"), per: c.perAttr(s), status: status, name: -1}}
 	}
 	acq := op{code: opAcquire, comp: ci, keyAttr: -1, name: -1, session: s.Session, leak: s.Leak}
 	if s.Session && !kd.sessions {
@@ -163,7 +163,7 @@ func (c *compiler) useStep(s *Step, at stepSite) []op {
 	}
 	ops := []op{acq}
 	if s.Work != nil {
-		ops = append(ops, op{code: opWork, dist: c.dist(s.Work, n, p+".work"), status: status, name: -1})
+		ops = append(ops, op{code: opWork, dist: c.dist(s.Work, n, p+".work"), per: c.perAttr(s), status: status, name: -1})
 	}
 	if s.Steps != nil {
 		inner := c.block(s.Steps, p+".steps", route)
