@@ -54,8 +54,14 @@ type Route struct {
 	// timeout fires, or a fail-fast fan-out cancels it), as a handler that
 	// watches its request's context does. By default a caller giving up
 	// does not cancel anything: the callee works on, orphaned.
-	Cancellable bool   `yaml:"cancellable"`
-	Steps       []Step `yaml:"steps"`
+	Cancellable bool `yaml:"cancellable"`
+	// IgnoresDeadline: a caller's deadline is not passed to the route, as
+	// a remote service that is not told of it (no deadline header) works
+	// on after its caller's budget is spent. The caller still stops
+	// waiting at its deadline; the route goes on, orphaned unless
+	// cancellable.
+	IgnoresDeadline bool   `yaml:"ignores_deadline"`
+	Steps           []Step `yaml:"steps"`
 }
 
 // Step is one instruction. Exactly one verb is set; the other fields
