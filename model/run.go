@@ -107,8 +107,9 @@ type proc struct {
 	outStage     int32
 	outComp      int32
 
-	failStage int32
-	failComp  int32
+	failStage  int32
+	failComp   int32
+	failStatus int32 // the status p is unwinding with
 
 	picks     []pick // balancer replicas this request was routed to, inherited by callees
 	unwinding bool   // frames are ending by a failure
