@@ -100,7 +100,8 @@ type journeyProg struct {
 	think   int32 // dist index or -1
 	even    bool
 	start   sim.Time
-	count   int64 // 0 = unlimited
+	stop    sim.Time // no arrival at or after it
+	count   int64    // 0 = unlimited
 	users   int64
 	attrs   []float64 // by attribute index; NaN when not set
 	body    int32
@@ -459,6 +460,13 @@ func (c *compiler) journey(name string, js *Journey, key *yaml.Node) {
 	}
 	if js.Start != nil {
 		jp.start = js.Start.T
+	}
+	jp.stop = c.p.duration
+	if js.Stop != nil {
+		if js.Stop.T <= jp.start || js.Stop.T > c.p.duration {
+			c.fail(key, p+".stop", "stop must be after start (%s) and at most the duration (%s), got %s", jp.start, c.p.duration, js.Stop.T)
+		}
+		jp.stop = min(jp.stop, js.Stop.T)
 	}
 	if js.Count != nil {
 		if *js.Count < 1 {

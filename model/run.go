@@ -277,7 +277,7 @@ func (r *run) execute() {
 			if !j.even {
 				first += r.gap(ji)
 			}
-			if first < p.duration {
+			if first < j.stop {
 				r.s.At(first, r.kArrive, int64(ji))
 			}
 		}
@@ -329,7 +329,7 @@ func (r *run) onArrive(arg int64) {
 		r.arrivalsDone(ji)
 		return
 	}
-	if next := r.s.Now() + r.gap(ji); next < r.p.duration {
+	if next := r.s.Now() + r.gap(ji); next < j.stop {
 		r.s.At(next, r.kArrive, arg)
 	}
 }
@@ -340,7 +340,7 @@ func (r *run) onClientNext(arg int64) {
 		return
 	}
 	j := &r.p.journeys[ji]
-	if j.count > 0 && r.arrivals[ji] >= j.count {
+	if j.count > 0 && r.arrivals[ji] >= j.count || r.s.Now() >= j.stop {
 		r.arrivalsDone(int(ji))
 		return
 	}

@@ -39,6 +39,7 @@ type Journey struct {
 	Think       *DistRef       `yaml:"think"`    // closed workload: pause between a client's journeys
 	Arrivals    string         `yaml:"arrivals"` // even | poisson; default from the scenario
 	Start       *Duration      `yaml:"start"`    // first arrival
+	Stop        *Duration      `yaml:"stop"`     // no arrival at or after it; default the duration
 	Count       *int           `yaml:"count"`    // stop after this many journeys
 	Users       *int           `yaml:"users"`    // distinct user keys, reused in turn; unset = one per journey
 	Attributes  Named[float64] `yaml:"attributes"`
