@@ -22,10 +22,15 @@ func (r *run) spawn(p *proc, kind procKind, blk int32) *proc {
 }
 
 func (r *run) await(p *proc, timeout sim.Time) {
+	r.awaitUntil(p, r.waitUntil(p, timeout))
+}
+
+// awaitUntil makes p wait for its children, giving up at end.
+func (r *run) awaitUntil(p *proc, end sim.Time) {
 	p.kids = p.kids[:0]
 	p.seq++
 	p.waiting = waitChild
-	if end := r.waitUntil(p, timeout); end != sim.Never {
+	if end != sim.Never {
 		p.timer = r.s.Timer(end, r.kTimeout, pack(p))
 	}
 }
@@ -43,8 +48,13 @@ func (r *run) startCall(p *proc, o *op) {
 		p.callDeadline = sim.Never
 	}
 	p.attempt++
-	r.await(p, r.drawTime(o.timeout))
-	child := r.spawn(p, procCall, r.p.routes[o.route].body)
+	route := &r.p.routes[o.route]
+	end := r.waitUntil(p, r.drawTime(o.timeout))
+	if route.ownDeadline && p.callDeadline < end {
+		end = p.callDeadline // the callee is not told it: the caller keeps it
+	}
+	r.awaitUntil(p, end)
+	child := r.spawn(p, procCall, route.body)
 	child.route = o.route
 	p.kids = append(p.kids, kid{child, child.gen})
 	r.nextReq++
@@ -55,7 +65,9 @@ func (r *run) startCall(p *proc, o *op) {
 	}
 	child.stage = -1
 	child.frames[0].stage = -1
-	if p.callDeadline < child.deadline {
+	if route.ownDeadline {
+		child.deadline = sim.Never
+	} else if p.callDeadline < child.deadline {
 		child.deadline = p.callDeadline
 	}
 	r.emit("request_start", child, -1, 0)

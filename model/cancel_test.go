@@ -325,3 +325,46 @@ journeys:
 		t.Errorf("balancer %+v; want 2 picks, 1 overloaded", lb.Balancer)
 	}
 }
+
+// A deadline is passed down to every call inside, unless the callee is a
+// remote service not told of it: then the caller stops waiting at the
+// deadline and the callee works on, orphaned.
+func TestIgnoresDeadlineLeavesTheRemoteWorking(t *testing.T) {
+	src := `name: deadline
+duration: 1s
+drain: 10s
+arrivals: even
+components:
+  one: {kind: pool, servers: 1}
+journeys:
+  j:
+    rate: 1/s
+    count: 1
+    steps: [{call: CALLED, deadline: 1s}]
+routes:
+  client:
+    steps: [{delay: 200ms}, {call: remote}]
+  remote:
+    IGNORES
+    steps: [{use: one, work: 3s}]
+`
+	for _, tc := range []struct {
+		called, ignores string
+		busy            float64
+		orphaned        int64
+	}{
+		{"client", "ignores_deadline: false", 0.8, -1}, // the remote's work is cut at the deadline
+		{"client", "ignores_deadline: true", 3, 1},
+		{"remote", "ignores_deadline: true", 3, 1}, // called directly: the journey keeps the deadline
+	} {
+		res, events := runYAML(t, replace(replace(src, "CALLED", tc.called), "IGNORES", tc.ignores), model.RunOptions{})
+		end := journeyEnd(t, events)
+		r, _ := res.Route("remote")
+		// (Cut at the deadline, the remote ends at the instant its caller
+		// gives up, so whether it counts as orphaned is not the point.)
+		if end.Duration != 1 || end.Status != 504 || math.Abs(busySeconds(res, "one")-tc.busy) > 1e-9 || (tc.orphaned >= 0 && r.Orphaned != tc.orphaned) {
+			t.Errorf("%s, %s: journey ended at %gs with %d, server busy %gs, orphaned %d; want 1s, 504, %gs, %d",
+				tc.called, tc.ignores, end.Duration, end.Status, busySeconds(res, "one"), r.Orphaned, tc.busy, tc.orphaned)
+		}
+	}
+}

@@ -119,7 +119,8 @@ type journeyProg struct {
 	think   int32 // dist index or -1
 	even    bool
 	start   sim.Time
-	count   int64 // 0 = unlimited
+	stop    sim.Time // no arrival at or after it
+	count   int64    // 0 = unlimited
 	users   int64
 	profile []segment  // stages of the rate over time; nil = constant rate
 	attrs   []float64  // by attribute index; NaN when not set
@@ -131,6 +132,7 @@ type routeProg struct {
 	name        string
 	body        int32
 	cancellable bool // its work stops when its caller gives up
+	ownDeadline bool // its caller's deadline is not passed to it
 }
 
 type program struct {
@@ -291,7 +293,7 @@ func (c *compiler) compile() {
 	c.replicate()
 	for i, it := range sc.Routes.Items {
 		c.routeIdx[it.Name] = int32(i)
-		c.p.routes = append(c.p.routes, routeProg{name: it.Name, body: -1, cancellable: it.Value.Cancellable})
+		c.p.routes = append(c.p.routes, routeProg{name: it.Name, body: -1, cancellable: it.Value.Cancellable, ownDeadline: it.Value.IgnoresDeadline})
 		c.p.routeLabel = append(c.p.routeLabel, c.name(it.Name))
 	}
 	// Routes compile on first call so that recursion is caught on the path
@@ -484,6 +486,13 @@ func (c *compiler) journey(name string, js *Journey, key *yaml.Node) {
 	}
 	if js.Stages != nil {
 		c.compileProfile(&jp, js.Stages, key, p)
+	}
+	jp.stop = c.p.duration
+	if js.Stop != nil {
+		if js.Stop.T <= jp.start || js.Stop.T > c.p.duration {
+			c.fail(key, p+".stop", "stop must be after start (%s) and at most the duration (%s), got %s", jp.start, c.p.duration, js.Stop.T)
+		}
+		jp.stop = min(jp.stop, js.Stop.T)
 	}
 	if js.Count != nil {
 		if *js.Count < 1 {

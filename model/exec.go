@@ -462,7 +462,7 @@ func (r *run) label(p *proc) int32 {
 
 // failAt fails p with a stage already resolved (a child's, passed up).
 func (r *run) failAt(p *proc, status int32, comp int32, stage int32) {
-	p.failStage, p.failComp = stage, comp
+	p.failStage, p.failComp, p.failStatus = stage, comp, status
 	p.unwinding = true
 	for len(p.frames) > 0 {
 		optional := p.frames[len(p.frames)-1].optional && !p.cancelled

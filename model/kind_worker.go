@@ -26,11 +26,17 @@ type WorkerSpec struct {
 	// client closes a connection whose body it did not read: the next job
 	// pays cold_start (the connect).
 	DiscardOnFailure bool `yaml:"discard_on_failure"`
+	// DiscardOn: discard only when the holder failed with one of these
+	// statuses (an abandoned response, 504; a body that failed to parse),
+	// and keep an instance whose holder received a complete error
+	// response (a 503 with its body read leaves the connection reusable).
+	DiscardOn []int `yaml:"discard_on"`
 }
 
 type workerProg struct {
-	cfg     sim.WorkerConfig
-	discard bool
+	cfg       sim.WorkerConfig
+	discard   bool
+	discardOn []int32 // empty: every failure
 }
 
 func (s *WorkerSpec) compile(c *compiler, cp *compProg, at site) kindProg {
@@ -60,7 +66,14 @@ func (s *WorkerSpec) compile(c *compiler, cp *compProg, at site) kindProg {
 		w.Min = w.Max // never stops: all warm
 	}
 	w.QueueCap = c.queueSize(s.Queue, at, w.QueueCap)
-	return &workerProg{cfg: w, discard: s.DiscardOnFailure}
+	wp := &workerProg{cfg: w, discard: s.DiscardOnFailure || len(s.DiscardOn) > 0}
+	for _, st := range s.DiscardOn {
+		if st < 400 || st > 599 {
+			c.failAt(at, "discard_on", "discard_on takes failure statuses from 400 to 599, got %d", st)
+		}
+		wp.discardOn = append(wp.discardOn, int32(st))
+	}
+	return wp
 }
 
 func (wp *workerProg) newRuntime(r *run, ci int32, cp *compProg, st *sim.Streams) component {
@@ -83,8 +96,8 @@ func (c *workerRT) acquire(r *run, p *proc, _ *op, _ *compRT) (acquired, int64) 
 	return acqRejected, 0
 }
 
-func (c *workerRT) release(r *run, _ *proc, h held, failed bool) {
-	if failed && c.prog.discard {
+func (c *workerRT) release(r *run, p *proc, h held, failed bool) {
+	if failed && c.prog.discard && (len(c.prog.discardOn) == 0 || contains(c.prog.discardOn, p.failStatus)) {
 		c.Discard(r.s.Now(), int32(h.key))
 		return
 	}

@@ -2,6 +2,7 @@ package model_test
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -271,5 +272,38 @@ routes:
 	}
 	if len(ends) != 3 || ends[1] != 1 || ends[2] != 2 || ends[3] != 3 {
 		t.Errorf("job -> journey at job end: %v, want 1->1, 2->2, 3->3", ends)
+	}
+}
+
+// A journey's arrivals stop at stop, whatever the multiplier: a load that
+// drops at a set time, where count would end it earlier at a higher rate.
+func TestJourneyStop(t *testing.T) {
+	src := `name: stop
+duration: 5s
+arrivals: even
+journeys:
+  j: {rate: 10/s, start: 1s, stop: 2s, steps: [{delay: 1ms}]}
+`
+	for _, m := range []float64{1, 2} {
+		res, events := runYAML(t, src, model.RunOptions{Multiplier: m})
+		j, _ := res.Journey("j")
+		last := 0.0
+		for _, e := range events {
+			if e.Event == "j" {
+				last = max(last, e.T-e.Duration)
+			}
+		}
+		if j.Started != int64(10*m) || last >= 2 {
+			t.Errorf("x%g: %d journeys, the last starting at %gs; want %d in [1s, 2s)", m, j.Started, last, int64(10*m))
+		}
+	}
+	_, err := model.LoadBytes(fstest.MapFS{}, "t.yaml", []byte(strings.Replace(src, "stop: 2s", "stop: 1s", 1)), model.LoadOptions{})
+	if err == nil {
+		if l, _ := model.LoadBytes(fstest.MapFS{}, "t.yaml", []byte(strings.Replace(src, "stop: 2s", "stop: 1s", 1)), model.LoadOptions{}); l != nil {
+			_, err = l.Compile()
+		}
+	}
+	if err == nil || !strings.Contains(err.Error(), "stop must be after start") {
+		t.Errorf("stop at start: got %v, want an error saying stop must be after start", err)
 	}
 }

@@ -105,7 +105,7 @@ func (r *run) profileNext(ji int, now sim.Time) (sim.Time, bool) {
 		need = r.arrRng[ji].ExpFloat64()
 	}
 	t, ok := nextArrival(j.profile, now.Seconds(), need/r.mult)
-	if !ok || t >= r.p.duration.Seconds() {
+	if !ok || t >= j.stop.Seconds() {
 		return 0, false
 	}
 	// At least a nanosecond on, for the same reason as gap.

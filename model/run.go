@@ -107,8 +107,9 @@ type proc struct {
 	outStage     int32
 	outComp      int32
 
-	failStage int32
-	failComp  int32
+	failStage  int32
+	failComp   int32
+	failStatus int32 // the status p is unwinding with
 
 	picks     []pick // balancer replicas this request was routed to, inherited by callees
 	unwinding bool   // frames are ending by a failure
@@ -295,7 +296,7 @@ func (r *run) execute() {
 			if !j.even {
 				first += r.gap(ji)
 			}
-			if first < p.duration {
+			if first < j.stop {
 				r.s.At(first, r.kArrive, int64(ji))
 			}
 		}
@@ -353,7 +354,7 @@ func (r *run) onArrive(arg int64) {
 		}
 		return
 	}
-	if next := r.s.Now() + r.gap(ji); next < r.p.duration {
+	if next := r.s.Now() + r.gap(ji); next < j.stop {
 		r.s.At(next, r.kArrive, arg)
 	}
 }
@@ -364,7 +365,7 @@ func (r *run) onClientNext(arg int64) {
 		return
 	}
 	j := &r.p.journeys[ji]
-	if j.count > 0 && r.arrivals[ji] >= j.count {
+	if j.count > 0 && r.arrivals[ji] >= j.count || r.s.Now() >= j.stop {
 		r.arrivalsDone(int(ji))
 		return
 	}

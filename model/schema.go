@@ -42,6 +42,7 @@ type Journey struct {
 	Think      *DistRef         `yaml:"think"`    // closed workload: pause between a client's journeys
 	Arrivals   string           `yaml:"arrivals"` // even | poisson; default from the scenario
 	Start      *Duration        `yaml:"start"`    // first arrival
+	Stop       *Duration        `yaml:"stop"`     // no arrival at or after it; default the duration
 	Count      *int             `yaml:"count"`    // stop after this many journeys
 	Users      *int             `yaml:"users"`    // distinct user keys, reused in turn; unset = one per journey
 	Attributes Named[Attribute] `yaml:"attributes"`
@@ -57,8 +58,14 @@ type Route struct {
 	// timeout fires, or a fail-fast fan-out cancels it), as a handler that
 	// watches its request's context does. By default a caller giving up
 	// does not cancel anything: the callee works on, orphaned.
-	Cancellable bool   `yaml:"cancellable"`
-	Steps       []Step `yaml:"steps"`
+	Cancellable bool `yaml:"cancellable"`
+	// IgnoresDeadline: a caller's deadline is not passed to the route, as
+	// a remote service that is not told of it (no deadline header) works
+	// on after its caller's budget is spent. The caller still stops
+	// waiting at its deadline; the route goes on, orphaned unless
+	// cancellable.
+	IgnoresDeadline bool   `yaml:"ignores_deadline"`
+	Steps           []Step `yaml:"steps"`
 }
 
 // Step is one instruction. Exactly one verb is set; the other fields

@@ -45,3 +45,37 @@ journeys:
 		}
 	}
 }
+
+// A connection is discarded when its holder failed, or only when it failed
+// with one of discard_on's statuses: a complete 503 keeps the connection, an
+// abandoned response (504 at the deadline) closes it, and the next call
+// pays the connect again.
+func TestWorkerDiscardOn(t *testing.T) {
+	src := `name: discard
+duration: 10s
+arrivals: even
+components:
+  conn: {kind: worker, instances: 1, cold_start: 1s, warm_start: 0s, idle_stop: 1h, DISCARD}
+journeys:
+  j: {rate: 0.2/s, count: 2, steps: [{call: r, deadline: 2s}]}
+routes:
+  r: {steps: [{hold: conn}, FAILURE]}
+`
+	for _, tc := range []struct {
+		discard, failure string
+		cold             int64
+	}{
+		{"discard_on_failure: false", "{fail: {p: 1, status: 503}}", 1},
+		{"discard_on_failure: true", "{fail: {p: 1, status: 503}}", 2},
+		{"discard_on: [504, 500]", "{fail: {p: 1, status: 503}}", 1},
+		{"discard_on: [504, 500]", "{work: 5s}", 2},
+		{"discard_on: [504, 500]", "{fail: {p: 1, status: 500}}", 2},
+	} {
+		res, _ := runYAML(t, replace(replace(src, "DISCARD", tc.discard), "FAILURE", tc.failure), model.RunOptions{})
+		c, _ := res.Component("conn")
+		j, _ := res.Journey("j")
+		if c.ColdStarts != tc.cold || j.Failed != 2 {
+			t.Errorf("%s, %s: %d cold starts, %d failed journeys; want %d, 2", tc.discard, tc.failure, c.ColdStarts, j.Failed, tc.cold)
+		}
+	}
+}
