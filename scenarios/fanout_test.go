@@ -60,10 +60,18 @@ func TestPlacesMoreThreads(t *testing.T) {
 	heavy := "distributions.call_cpu=exponential(mean=2ms)"
 	coHeavy := p95("coroutines", 1, heavy, "components.service_cpu.switch_cost=0.2")
 	withinRel(t, "coroutines p95 at 2 ms per call (s)", coHeavy, 5.95, 0.1)
-	if got := p95("threadpool", 1, threads200, heavy, "components.service_cpu.switch_cost=0.2"); got < 5*coHeavy {
+	got := p95("threadpool", 1, threads200, heavy, "components.service_cpu.switch_cost=0.2")
+	if got < 5*coHeavy {
 		t.Errorf("200 threads, 2 ms per call, switch_cost 0.2: p95 %.1fs, coroutines %.1fs; threads should thrash", got, coHeavy)
 	} else {
 		t.Logf("200 threads, 2 ms per call, switch_cost 0.2: p95 %.1fs (coroutines %.1fs)", got, coHeavy)
+	}
+	// There, more threads lower throughput: 100 threads are not runnable
+	// in numbers enough to thrash, and beat 200.
+	if got100 := p95("threadpool", 1, heavy, "components.service_cpu.switch_cost=0.2"); got100 > got/5 {
+		t.Errorf("2 ms per call, switch_cost 0.2: 100 threads p95 %.1fs, 200 threads %.1fs; 100 should be far faster", got100, got)
+	} else {
+		t.Logf("2 ms per call, switch_cost 0.2: 100 threads p95 %.1fs, 200 threads %.1fs", got100, got)
 	}
 	withinRel(t, "200 threads p95 / coroutines, 2 ms per call, switch_cost 0",
 		p95("threadpool", 1, threads200, heavy, "components.service_cpu.switch_cost=0")/coHeavy, 1, 0.05)
