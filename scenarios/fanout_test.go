@@ -24,7 +24,7 @@ func TestPlacesBlockingVsNonBlocking(t *testing.T) {
 }
 
 // Twice the threads match non-blocking calls at 100 users, whatever the
-// switch cost, and break again at twice the users: at 0.2 ms of CPU per
+// switch cost, and break again at twice the users: at 0.15 ms of CPU per
 // call the cpu is never busy enough for threads to contend on it.
 func TestPlacesMoreThreads(t *testing.T) {
 	p95 := func(design string, mult float64, sets ...string) float64 {
@@ -54,7 +54,7 @@ func TestPlacesMoreThreads(t *testing.T) {
 	} else {
 		t.Logf("200 users: 200 threads p95 %.2fs, coroutines %.2fs", got, co2)
 	}
-	// With ten times the CPU per call the cpu is 44% busy, and 200 threads
+	// With 2 ms of CPU per call the cpu is 44% busy, and 200 threads
 	// runnable at once thrash when switching costs 20% per extra thread,
 	// while the coroutines' two dispatcher threads do not switch at all.
 	heavy := "distributions.call_cpu=exponential(mean=2ms)"
