@@ -48,9 +48,19 @@ const (
 type FitOptions struct {
 	Families []string // families to try; nil means Families
 	Rank     RankBy   // "" means RankAIC
-	// Choose forces the chosen family (one of Families, or "empirical")
-	// instead of the best ranked; the ranking is still reported.
+	// Choose forces the chosen family (one of Families, "uniform" or
+	// "empirical") instead of the best ranked; the ranking is still
+	// reported.
 	Choose string
+
+	// Resolution is the granularity of the values in seconds (0: exact).
+	// Raw holds them before negative ones within the resolution were
+	// clamped to 0, and RoundedTerms counts the rounded fields each was
+	// computed from. Values within a few quanta of 0 are then fitted by
+	// moments instead of by maximum likelihood: see fitByMoments.
+	Resolution   float64
+	Raw          []float64
+	RoundedTerms int
 }
 
 // Candidate is one fitted family.
@@ -144,9 +154,12 @@ func Fit(values, times []float64, opts FitOptions) (*Result, error) {
 		families = Families
 	}
 	for _, f := range families {
-		if !slices.Contains(Families, f) {
+		if !slices.Contains(Families, f) && f != FamilyUniform {
 			return nil, fmt.Errorf("unknown family %q (want one of %v)", f, Families)
 		}
+	}
+	if opts.Choose == FamilyUniform && !slices.Contains(families, FamilyUniform) {
+		families = append(slices.Clone(families), FamilyUniform)
 	}
 	if opts.Choose != "" && opts.Choose != FamilyEmpirical && !slices.Contains(families, opts.Choose) {
 		return nil, fmt.Errorf("cannot choose %q: not among the families fitted %v", opts.Choose, families)
@@ -169,6 +182,7 @@ func Fit(values, times []float64, opts FitOptions) (*Result, error) {
 			"all %d values are %ss: no family can be fitted; the constant is used", len(x), fmtSeconds(x[0])))
 		return res, nil
 	}
+	orig := slices.Clone(x)
 	if x[0] == 0 {
 		res.Warnings = append(res.Warnings, replaceZeros(x))
 	}
@@ -198,11 +212,11 @@ func Fit(values, times []float64, opts FitOptions) (*Result, error) {
 	}
 	switch {
 	case opts.Choose == FamilyEmpirical:
-		d, err := sim.Empirical(x)
+		d, err := sim.Empirical(orig)
 		if err != nil {
 			return nil, err
 		}
-		res.Chosen = &Candidate{Family: FamilyEmpirical, Dist: d, model: empiricalModel(x)}
+		res.Chosen = &Candidate{Family: FamilyEmpirical, Dist: d, model: empiricalModel(orig)}
 		if len(fitted) > 0 {
 			res.RunnerUp = fitted[0]
 		}
@@ -232,9 +246,47 @@ func Fit(values, times []float64, opts FitOptions) (*Result, error) {
 			res.RunnerUp = fitted[1]
 		}
 	}
+	if opts.Choose == "" && opts.Resolution > 0 && len(opts.Raw) == len(values) && res.Observed.Mean < coarseQuanta*opts.Resolution {
+		c, w := fitByMoments(opts.Raw, opts.Resolution, opts.RoundedTerms)
+		res.RunnerUp, res.Chosen = res.Chosen, c
+		res.Warnings = append(res.Warnings, w)
+	}
 	res.Sorted = x
 	res.Warnings = append(res.Warnings, diagnose(res, times, values)...)
 	return res, nil
+}
+
+// coarseQuanta: when the mean of the values is within this many quanta of
+// the resolution, most values sit on the first few points of the lattice
+// (0, 1 ms, 2 ms for nginx) and a likelihood over the recorded values fits
+// the lattice, not the durations: the zeros alone, fitted as half the
+// smallest positive value, put a floor of about half a quantum under the
+// fitted mean.
+const coarseQuanta = 5
+
+// fitByMoments fits values logged at a resolution too coarse for their
+// size. Rounding errors of a uniformly placed quantum have mean 0, so the
+// mean of the unclamped values estimates the true mean without bias; each
+// rounding adds q²/12 to the variance, which Sheppard's correction
+// subtracts (Kendall & Stuart, The Advanced Theory of Statistics, vol. 1,
+// §3.18). A gamma with that mean and variance is used, or the constant mean
+// when the corrected variance is not positive (the spread is all rounding).
+func fitByMoments(raw []float64, q float64, terms int) (*Candidate, Warning) {
+	mean, sd := stat.PopMeanStdDev(raw, nil)
+	mean = max(mean, 0)
+	variance := sd*sd - float64(max(terms, 1))*q*q/12
+	how := fmt.Sprintf("values within %d quanta of 0 at the %ss resolution: fitted by moments (mean %ss of the unclamped values; variance less the rounding's q²/12 per rounded field, Sheppard's correction), not by maximum likelihood",
+		coarseQuanta, fmtSeconds(q), fmtSeconds(mean))
+	if mean > 0 && variance > 0 {
+		m, cv := round6(mean), round6(math.Sqrt(variance)/mean)
+		if d, err := sim.GammaMeanCV(m, cv); err == nil {
+			shape := 1 / (cv * cv)
+			g := distuv.Gamma{Alpha: shape, Beta: shape / m}
+			return &Candidate{Family: FamilyGamma, Dist: d, model: g, K: 2}, warnf(WarnResolution, "%s", how)
+		}
+	}
+	c := &Candidate{Family: FamilyConstant, Dist: sim.Constant(round6(mean))}
+	return c, warnf(WarnResolution, "%s; the spread is all rounding, so the constant mean is used", how)
 }
 
 // replaceZeros replaces values of 0 — durations below the timer's resolution,
@@ -304,6 +356,12 @@ func fitFamily(family string, sorted []float64) Candidate {
 			c.model, c.K = g, 2
 			c.Dist, err = sim.Gamma(shape, scale)
 		}
+	case FamilyUniform:
+		// The maximum-likelihood uniform spans the observed range; its
+		// bounds are rounded outwards so that every value keeps a density.
+		lo, hi := roundOut(sorted[0], -1), roundOut(sorted[len(sorted)-1], 1)
+		c.model, c.K = distuv.Uniform{Min: lo, Max: hi}, 2
+		c.Dist, err = sim.Uniform(lo, hi)
 	case FamilyWeibull:
 		var w distuv.Weibull
 		if w, err = FitWeibull(sorted); err == nil {
@@ -363,6 +421,20 @@ func round6(v float64) float64 {
 	r, err := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 6, 64), 64)
 	if err != nil {
 		return v
+	}
+	return r
+}
+
+// roundOut rounds v to six significant digits away from the inside of a
+// range: down for a lower bound (dir < 0), up for an upper one.
+func roundOut(v float64, dir int) float64 {
+	r := round6(v)
+	for i := 0; i < 4 && (dir < 0 && r > v || dir > 0 && r < v); i++ {
+		step := math.Abs(v) * 1e-6
+		if step == 0 {
+			return v
+		}
+		r = round6(r + float64(dir)*step)
 	}
 	return r
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -59,6 +60,11 @@ type Entry struct {
 	Figures string // "mean=0.56s p95=0.9s"
 	Ref     string // "FIGURES 000-30"
 
+	// Resolution says at what granularity the values were logged and why,
+	// and Clamped how many negative values within it were kept as 0.
+	Resolution string
+	Clamped    int
+
 	RunnerUp string
 	Warnings []string
 }
@@ -71,11 +77,17 @@ func EntryFromFit(name string, s *Sample, r *Result, rerun string) Entry {
 		Rerun:  rerun,
 		Files:  s.Files,
 		Metric: s.Source,
-		Filter: s.Filter.String(),
+		Filter: s.FilterString(),
 		N:      r.Observed.N,
 		KS:     r.Chosen.KS,
 		AIC:    r.Chosen.AIC,
 		Fitted: r.Chosen.model != nil && r.Chosen.Family != FamilyEmpirical,
+	}
+	if r.Chosen.Family == FamilyEmpirical {
+		e.Dist = EmpiricalText(s.Values)
+	}
+	if s.Resolution > 0 {
+		e.Resolution, e.Clamped = s.ResolutionText, s.Clamped
 	}
 	if r.RunnerUp != nil {
 		e.RunnerUp = r.RunnerUp.Dist.String()
@@ -84,6 +96,26 @@ func EntryFromFit(name string, s *Sample, r *Result, rerun string) Entry {
 		e.Warnings = append(e.Warnings, w.Msg)
 	}
 	return e
+}
+
+// EmpiricalText writes an empirical distribution with its values inline,
+// ascending, in the syntax scenarios read: empirical(0.012s, 0.015s, ...).
+// The fragment then holds everything the distribution is, and no file
+// beside it can be overwritten or lost.
+func EmpiricalText(values []float64) string {
+	x := slices.Clone(values)
+	slices.Sort(x)
+	var b strings.Builder
+	b.WriteString("empirical(")
+	for i, v := range x {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.FormatFloat(v, 'f', -1, 64))
+		b.WriteByte('s')
+	}
+	b.WriteByte(')')
+	return b.String()
 }
 
 // EntryFromFigures describes a fit of summary figures read from files.
@@ -194,6 +226,10 @@ func (e Entry) nodes() (key, val *yaml.Node) {
 		if e.Fitted {
 			add("ks", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!float", Value: fmtNum(e.KS, 3)})
 			add("aic", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!float", Value: strconv.FormatFloat(e.AIC, 'f', 1, 64)})
+		}
+		if e.Resolution != "" {
+			add("resolution", scalar(e.Resolution, yaml.DoubleQuotedStyle))
+			add("clamped", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.Itoa(e.Clamped)})
 		}
 	}
 	if e.RunnerUp != "" {

@@ -126,6 +126,29 @@ type Sample struct {
 	// Notes are facts about the reading a user should know: assumed units,
 	// events that found no partner in a join.
 	Notes []string
+
+	// FilterText, when set, describes the selection instead of Filter (a
+	// plan's where: conditions).
+	FilterText string
+	// Raw holds the values before negative ones within the resolution were
+	// clamped to 0, parallel to Values; nil when nothing was derived.
+	Raw []float64
+	// Resolution is the granularity of the values in seconds (0: exact),
+	// RoundedTerms how many rounded fields each value was computed from,
+	// ResolutionText where the resolution comes from, and Clamped how many
+	// values were negative within it and kept as 0.
+	Resolution     float64
+	RoundedTerms   int
+	ResolutionText string
+	Clamped        int
+}
+
+// FilterString describes the selection of values for provenance.
+func (s *Sample) FilterString() string {
+	if s.FilterText != "" {
+		return s.FilterText
+	}
+	return s.Filter.String()
 }
 
 // Reader reads one or more files into a Sample. A join of application-log

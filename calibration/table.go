@@ -15,7 +15,7 @@ import (
 // observed ones. The chosen candidate is marked with *.
 func WriteFitTable(w io.Writer, name string, s *Sample, r *Result) error {
 	o := r.Observed
-	fmt.Fprintf(w, "%s: %d values of %s from %s, filter %s\n", name, o.N, s.Source, strings.Join(s.Files, ", "), s.Filter.String())
+	fmt.Fprintf(w, "%s: %d values of %s from %s, filter %s\n", name, o.N, s.Source, strings.Join(s.Files, ", "), s.FilterString())
 	fmt.Fprintf(w, "ranked by %s; * chosen\n\n", strings.ToUpper(string(r.Rank)))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "candidate\tparameters\tKS\tAIC\tmean\tp95")

@@ -23,6 +23,10 @@ const (
 	WarnNoSpread    WarningKind = "no-spread"
 	WarnDisagree    WarningKind = "figures-disagree"
 	WarnFewFigures  WarningKind = "few-figures"
+	WarnResolution  WarningKind = "resolution"
+	WarnMixed       WarningKind = "mixed-statuses"
+	WarnTruncated   WarningKind = "timeout-cluster"
+	WarnBimodal     WarningKind = "bimodal"
 )
 
 // Warning is a doubt about a result that does not prevent it: the caller
