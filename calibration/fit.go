@@ -55,12 +55,12 @@ type FitOptions struct {
 
 	// Resolution is the granularity of the values in seconds (0: exact).
 	// Raw holds them before negative ones within the resolution were
-	// clamped to 0, and RoundedTerms counts the rounded fields each was
-	// computed from. Values within a few quanta of 0 are then fitted by
+	// clamped to 0, and Roundings counts the roundings to that resolution
+	// each went through. Values within a few quanta of 0 are then fitted by
 	// moments instead of by maximum likelihood: see fitByMoments.
-	Resolution   float64
-	Raw          []float64
-	RoundedTerms int
+	Resolution float64
+	Raw        []float64
+	Roundings  int
 }
 
 // Candidate is one fitted family.
@@ -247,8 +247,10 @@ func Fit(values, times []float64, opts FitOptions) (*Result, error) {
 		}
 	}
 	if opts.Choose == "" && opts.Resolution > 0 && len(opts.Raw) == len(values) && res.Observed.Mean < coarseQuanta*opts.Resolution {
-		c, w := fitByMoments(opts.Raw, opts.Resolution, opts.RoundedTerms)
+		c, w := fitByMoments(opts.Raw, opts.Resolution, opts.Roundings)
 		res.RunnerUp, res.Chosen = res.Chosen, c
+		// The zeros were not fitted as half a quantum after all.
+		res.Warnings = slices.DeleteFunc(res.Warnings, func(w Warning) bool { return w.Kind == WarnZeros })
 		res.Warnings = append(res.Warnings, w)
 	}
 	res.Sorted = x
@@ -271,17 +273,17 @@ const coarseQuanta = 5
 // subtracts (Kendall & Stuart, The Advanced Theory of Statistics, vol. 1,
 // §3.18). A gamma with that mean and variance is used, or the constant mean
 // when the corrected variance is not positive (the spread is all rounding).
-func fitByMoments(raw []float64, q float64, terms int) (*Candidate, Warning) {
+func fitByMoments(raw []float64, q float64, roundings int) (*Candidate, Warning) {
 	mean, sd := stat.PopMeanStdDev(raw, nil)
 	mean = max(mean, 0)
-	variance := sd*sd - float64(max(terms, 1))*q*q/12
-	how := fmt.Sprintf("values within %d quanta of 0 at the %ss resolution: fitted by moments (mean %ss of the unclamped values; variance less the rounding's q²/12 per rounded field, Sheppard's correction), not by maximum likelihood",
-		coarseQuanta, fmtSeconds(q), fmtSeconds(mean))
+	roundings = max(roundings, 1)
+	variance := sd*sd - float64(roundings)*q*q/12
+	how := fmt.Sprintf("values within %d quanta of 0 at the %ss resolution: fitted by moments (mean %ss of the unclamped values; variance less %d roundings of q²/12, Sheppard's correction), not by maximum likelihood",
+		coarseQuanta, fmtSeconds(q), fmtSeconds(mean), roundings)
 	if mean > 0 && variance > 0 {
-		m, cv := round6(mean), round6(math.Sqrt(variance)/mean)
-		if d, err := sim.GammaMeanCV(m, cv); err == nil {
-			shape := 1 / (cv * cv)
-			g := distuv.Gamma{Alpha: shape, Beta: shape / m}
+		shape, scale := round6(mean*mean/variance), round6(variance/mean)
+		if d, err := sim.Gamma(shape, scale); err == nil {
+			g := distuv.Gamma{Alpha: shape, Beta: 1 / scale}
 			return &Candidate{Family: FamilyGamma, Dist: d, model: g, K: 2}, warnf(WarnResolution, "%s", how)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // sample computes the values of a measured plan entry from the rows of its
@@ -36,18 +37,23 @@ func (p *Plan) sample(e *PlanEntry, files []*rowFile) (*Sample, error) {
 		}
 		s.FilterText = strings.Join(texts, " and ")
 	}
-	// The value is on the lattice of its coarsest source; each field of a
-	// source with a resolution carries one rounding.
+	// The value is on the lattice of its coarsest source. A field of a
+	// source with a resolution is one rounding, or two for nginx's times,
+	// each the difference of two millisecond clock readings.
 	var why []string
 	for _, ref := range e.Expr.Refs() {
-		alias, _, _ := e.resolveRef(ref)
+		alias, field, _ := e.resolveRef(ref)
 		src := srcs[srcOf(alias)]
 		if src.Resolution > 0 {
-			s.RoundedTerms++
+			s.RoundedFields++
+			s.Roundings++
+			if field != "time" && (src.Format == FormatNginxJSON || src.Format == FormatNginxCombined) {
+				s.Roundings++
+			}
 			if src.Resolution > s.Resolution {
 				s.Resolution = src.Resolution
 			}
-			w := fmt.Sprintf("%s %ss (%s)", src.Name, fmtSeconds(src.Resolution), src.ResolutionWhy)
+			w := fmt.Sprintf("%s %s (%s)", src.Name, time.Duration(math.Round(src.Resolution*1e9)), src.ResolutionWhy)
 			if !slices.Contains(why, w) {
 				why = append(why, w)
 			}
@@ -110,7 +116,11 @@ func (p *Plan) sample(e *PlanEntry, files []*rowFile) (*Sample, error) {
 		}
 	}
 
-	clampBelow := -s.Resolution * (1 + 1e-9)
+	// Each rounded field may be off by up to one quantum, so a value
+	// computed from k of them may be off by k quanta: a negative value
+	// within that is a small true value, not an error.
+	tolerance := float64(s.RoundedFields) * s.Resolution
+	clampBelow := -tolerance * (1 + 1e-9)
 	for _, t := range tuples {
 		get := func(ref string) (float64, error) {
 			alias, field, _ := e.resolveRef(ref)
@@ -133,7 +143,7 @@ func (p *Plan) sample(e *PlanEntry, files []*rowFile) (*Sample, error) {
 		if v < 0 {
 			if v < clampBelow {
 				stats[0].Rejected++
-				lineError(t[len(t)-1], "%s: value %ss is negative beyond the resolution (%ss); skipped", e.Name, fmtSeconds(v), fmtSeconds(s.Resolution))
+				lineError(t[len(t)-1], "%s: value %ss is negative beyond the rounding of its fields (%ss); skipped", e.Name, fmtSeconds(v), fmtSeconds(tolerance))
 				continue
 			}
 			v = 0
@@ -154,7 +164,7 @@ func (p *Plan) sample(e *PlanEntry, files []*rowFile) (*Sample, error) {
 		s.Times = append(s.Times, tm)
 	}
 	if s.Clamped > 0 {
-		s.Notes = append(s.Notes, fmt.Sprintf("%d of %d values were negative within the resolution (%ss) and were kept as 0", s.Clamped, len(s.Values), fmtSeconds(s.Resolution)))
+		s.Notes = append(s.Notes, fmt.Sprintf("%d of %d values were negative within the rounding of their fields (%d × %ss) and were kept as 0", s.Clamped, len(s.Values), s.RoundedFields, fmtSeconds(s.Resolution)))
 	}
 	if len(s.Values) == 0 {
 		return s, fmt.Errorf("no values: %d records read, filter %s", len(tuples), s.FilterText)

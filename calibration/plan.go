@@ -517,6 +517,9 @@ func (p *Plan) Run(open OpenFunc, rerun string) ([]PlanFit, error) {
 		if err != nil {
 			return nil, fmt.Errorf("source %s: %w", src.Name, err)
 		}
+		// What the file turned out to be decides how its fields are read
+		// and, for nginx, the resolution assumed.
+		src.Format = rf.stats.Format
 		if src.Resolution == 0 && src.ResolutionWhy == "" {
 			if f := rf.stats.Format; f == FormatNginxJSON || f == FormatNginxCombined {
 				src.Resolution, src.ResolutionWhy = DefaultNginxResolution, "nginx logs times in whole milliseconds"
@@ -547,7 +550,7 @@ func (p *Plan) Run(open OpenFunc, rerun string) ([]PlanFit, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: %s: %w", p.File, e.Line, e.Name, err)
 		}
-		res, err := Fit(s.Values, s.Times, FitOptions{Rank: e.Rank, Choose: e.Dist, Resolution: s.Resolution, Raw: s.Raw, RoundedTerms: s.RoundedTerms})
+		res, err := Fit(s.Values, s.Times, FitOptions{Rank: e.Rank, Choose: e.Dist, Resolution: s.Resolution, Raw: s.Raw, Roundings: s.Roundings})
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: %s: %v", p.File, e.Line, e.Name, err)
 		}

@@ -134,11 +134,14 @@ type Sample struct {
 	// clamped to 0, parallel to Values; nil when nothing was derived.
 	Raw []float64
 	// Resolution is the granularity of the values in seconds (0: exact),
-	// RoundedTerms how many rounded fields each value was computed from,
-	// ResolutionText where the resolution comes from, and Clamped how many
-	// values were negative within it and kept as 0.
+	// RoundedFields how many rounded fields each value was computed from
+	// and Roundings how many roundings those went through (an nginx time
+	// is the difference of two rounded clock readings), ResolutionText where
+	// the resolution comes from, and Clamped how many values were negative
+	// within the rounding and kept as 0.
 	Resolution     float64
-	RoundedTerms   int
+	RoundedFields  int
+	Roundings      int
 	ResolutionText string
 	Clamped        int
 }

@@ -77,18 +77,21 @@ func diagnose(res *Result, times, values []float64) []Warning {
 	var ws []Warning
 	o := res.Observed
 	n := o.N
+	// A fit by moments of coarsely logged values is not meant to match the
+	// lattice of recorded values, so the distance to them says nothing.
+	byMoments := slices.ContainsFunc(res.Warnings, func(w Warning) bool { return w.Kind == WarnResolution })
 	if n < minSample {
 		ws = append(ws, warnf(WarnSmallSample,
 			"only %d values: parameters are uncertain and the ranking of families is weak (want at least %d)", n, minSample))
 	}
-	if c := res.Chosen; c != nil && c.model != nil && c.Family != FamilyEmpirical && n >= 5 {
+	if c := res.Chosen; c != nil && c.model != nil && c.Family != FamilyEmpirical && n >= 5 && !byMoments {
 		if crit := ksCritical05(n); c.KS > crit {
 			ws = append(ws, warnf(WarnPoorFit,
 				"the chosen %s is %s from the data (KS), above the 5%% critical value %s for %d values: no family fits well; consider the empirical distribution",
 				c.Family, fmtNum(c.KS, 3), fmtNum(crit, 3), n))
 		}
 	}
-	if n >= minTailSample {
+	if n >= minTailSample && !byMoments {
 		var parts string
 		if o.P50 > 0 && o.P99/o.P50 >= heavyP99OverP50 {
 			parts = fmt.Sprintf("p99/p50 = %s", fmtNum(o.P99/o.P50, 3))
