@@ -12,7 +12,8 @@ import (
 // Expr is an arithmetic expression over the fields of a record, such as
 // "driver.duration_ms - app.handler_ms" or "hold_ms / sleeps": numbers,
 // field references (letters, digits, _ and dots, starting with a letter or
-// _; "time" is a record's timestamp in seconds), + - * /, unary minus and
+// _; "time" is a record's timestamp in seconds, meant for differences
+// between records), + - * /, unary minus and
 // parentheses, with the usual precedence, left to right.
 //
 // Derived values are what a single log line rarely holds: a client's

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -111,7 +112,9 @@ func EmpiricalText(values []float64) string {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString(strconv.FormatFloat(v, 'f', -1, 64))
+		// No clock measures below the nanosecond; digits beyond it are
+		// the noise of the arithmetic that derived the value.
+		b.WriteString(strconv.FormatFloat(math.Round(v*1e9)/1e9, 'f', -1, 64))
 		b.WriteByte('s')
 	}
 	b.WriteByte(')')
@@ -188,16 +191,62 @@ func MergeFragment(existing []byte, entries []Entry) ([]byte, error) {
 			dists.Content = append(dists.Content, key, val)
 		}
 	}
+	return encodeFragment(&doc)
+}
+
+func encodeFragment(doc *yaml.Node) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)
-	if err := enc.Encode(&doc); err != nil {
+	if err := enc.Encode(doc); err != nil {
 		return nil, err
 	}
 	if err := enc.Close(); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// RemoveFromFragment returns the fragment existing without the entries
+// named. Everything else is kept. Naming an entry the fragment does not
+// have is an error, listing those it has: a misspelt name must not pass
+// for a removal.
+func RemoveFromFragment(existing []byte, names []string) ([]byte, error) {
+	var doc yaml.Node
+	if len(bytes.TrimSpace(existing)) == 0 {
+		return nil, fmt.Errorf("no fragment to remove %s from", strings.Join(names, ", "))
+	}
+	if err := yaml.Unmarshal(existing, &doc); err != nil {
+		return nil, fmt.Errorf("not a calibration fragment: %v", strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	root := doc.Content[0]
+	var dists *yaml.Node
+	if root.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(root.Content); i += 2 {
+			if root.Content[i].Value == "distributions" && root.Content[i+1].Kind == yaml.MappingNode {
+				dists = root.Content[i+1]
+			}
+		}
+	}
+	if dists == nil {
+		return nil, errors.New("not a calibration fragment: no top-level distributions mapping")
+	}
+	for _, name := range names {
+		found := false
+		var have []string
+		for i := 0; i+1 < len(dists.Content); i += 2 {
+			if dists.Content[i].Value == name {
+				dists.Content = slices.Delete(dists.Content, i, i+2)
+				found = true
+				break
+			}
+			have = append(have, dists.Content[i].Value)
+		}
+		if !found {
+			return nil, fmt.Errorf("no entry %q to remove (the fragment has: %s)", name, strings.Join(have, ", "))
+		}
+	}
+	return encodeFragment(&doc)
 }
 
 func (e Entry) nodes() (key, val *yaml.Node) {

@@ -127,7 +127,7 @@ func (p *Plan) sample(e *PlanEntry, files []*rowFile) (*Sample, error) {
 			if alias < 0 {
 				alias = 0
 			}
-			return fieldNumber(t[alias], field, srcs[srcOf(alias)].Format, ref)
+			return fieldNumber(t[alias], field, srcs[srcOf(alias)].Format, ref, t[0])
 		}
 		v, err := e.Expr.Eval(get)
 		if err == nil && !isFinite(v) {
@@ -191,12 +191,14 @@ func keep(r *row, cs []fieldCond) bool {
 // fieldNumber reads a field of a record as a number: nginx times (lists
 // summed, as for --metric), or a plain number. "time" is the record's
 // timestamp.
-func fieldNumber(r *row, field string, format Format, ref string) (float64, error) {
+// A timestamp is given in seconds since the whole second of base, the
+// first record of the tuple, so that differences keep their precision.
+func fieldNumber(r *row, field string, format Format, ref string, base *row) (float64, error) {
 	if field == "time" {
 		if math.IsNaN(r.time) {
 			return 0, fmt.Errorf("%s: the record has no timestamp", ref)
 		}
-		return r.time, nil
+		return float64(r.sec-base.sec) + r.frac, nil
 	}
 	v, ok := r.field(field)
 	if !ok {
@@ -219,41 +221,123 @@ func fieldNumber(r *row, field string, format Format, ref string) (float64, erro
 	return x, nil
 }
 
-// unit is the unit of the expression's value: as stated, or the one unit
-// its fields' names all imply.
+// unit is the unit of the expression's value: as stated, or the unit its
+// fields' names imply (handler_ms, nginx's times in seconds, "time" in
+// seconds). A field without a unit in its name is a count where it only
+// multiplies or divides (hold_ms / sleeps), but a term that adds to a time
+// must say its unit.
 func (e *PlanEntry) unit(srcs []*PlanSource, srcOf func(int) int) (Unit, error) {
 	if e.Unit != 0 {
 		return e.Unit, nil
 	}
-	var got Unit
-	var first string
-	for _, ref := range e.Expr.Refs() {
+	unitOf := func(ref string) (Unit, bool) {
 		alias, field, _ := e.resolveRef(ref)
 		f := srcs[srcOf(alias)].Format
-		var u Unit
-		var ok bool
 		switch {
 		case field == "time":
-			u, ok = 1, true
+			return 1, true
 		case f == FormatNginxJSON || f == FormatNginxCombined:
-			u, ok = 1, true
+			return 1, true
 		case (f == FormatK6CSV || f == FormatK6JSON) && (field == "metric_value" || field == "value"):
-			u, ok = k6Millisecond, true
-		default:
-			u, ok = unitFromName(field)
+			return k6Millisecond, true
 		}
-		if !ok {
-			return 0, fmt.Errorf("the unit of %s is not in its name: give unit:", ref)
-		}
-		if got != 0 && u != got {
-			return 0, fmt.Errorf("%s and %s are in different units: give unit: and convert in expr", first, ref)
-		}
-		got, first = u, ref
+		return unitFromName(field)
 	}
-	if got == 0 {
-		return 0, fmt.Errorf("expr %q reads no field: give unit:", e.Expr)
+	d, err := e.Expr.root.dim(unitOf)
+	if err != nil {
+		return 0, err
 	}
-	return got, nil
+	switch {
+	case d.dim == 1:
+		return d.unit, nil
+	case d.unknown != "":
+		return 0, fmt.Errorf("the unit of %s is not in its name: give unit:", d.unknown)
+	}
+	return 0, fmt.Errorf("expr %q is not a duration (a count, a ratio or a product of times): give unit:", e.Expr)
+}
+
+// dimInfo is what unit inference knows of a subexpression: its power of
+// time (1 for a duration, 0 for a count) and the time unit, a field whose
+// unit is unknown, and whether it is a bare number.
+type dimInfo struct {
+	dim      int
+	unit     Unit
+	unknown  string
+	constant bool
+}
+
+func (n *exprNode) dim(unitOf func(string) (Unit, bool)) (dimInfo, error) {
+	if n.op == 0 {
+		if n.ref == "" {
+			return dimInfo{constant: true}, nil
+		}
+		if u, ok := unitOf(n.ref); ok {
+			return dimInfo{dim: 1, unit: u}, nil
+		}
+		return dimInfo{unknown: n.ref}, nil
+	}
+	a, err := n.left.dim(unitOf)
+	if err != nil || n.op == 'n' {
+		return a, err
+	}
+	b, err := n.right.dim(unitOf)
+	if err != nil {
+		return a, err
+	}
+	unknown := cmp.Or(a.unknown, b.unknown)
+	switch n.op {
+	case '+', '-':
+		if a.constant {
+			return b, nil
+		}
+		if b.constant {
+			return a, nil
+		}
+		for _, x := range []dimInfo{a, b} {
+			if x.dim == 0 && x.unknown != "" && (a.dim != 0 || b.dim != 0) {
+				return a, fmt.Errorf("the unit of %s is not in its name: give unit:", x.unknown)
+			}
+		}
+		if a.dim != b.dim {
+			return a, fmt.Errorf("expr %q adds a duration to a count: give unit:", n.text())
+		}
+		if a.dim == 1 && a.unit != b.unit {
+			return a, fmt.Errorf("expr %q adds durations in different units: give unit: and convert in expr", n.text())
+		}
+		return dimInfo{dim: a.dim, unit: a.unit, unknown: unknown}, nil
+	case '*':
+		if a.constant {
+			return b, nil
+		}
+		if b.constant {
+			return a, nil
+		}
+		return dimInfo{dim: a.dim + b.dim, unit: cmp.Or(a.unit, b.unit), unknown: unknown}, nil
+	}
+	if b.constant {
+		return a, nil
+	}
+	d := dimInfo{dim: a.dim - b.dim, unknown: unknown}
+	if d.dim == 1 {
+		d.unit = a.unit
+	}
+	if a.dim == 1 && b.dim == 1 && a.unit != b.unit {
+		return a, fmt.Errorf("expr %q divides durations in different units: give unit:", n.text())
+	}
+	return d, nil
+}
+
+// text renders a subexpression for messages, fully bracketed.
+func (n *exprNode) text() string {
+	switch {
+	case n.op == 0 && n.ref != "":
+		return n.ref
+	case n.op == 0:
+		return strconv.FormatFloat(n.num, 'g', -1, 64)
+	case n.op == 'n':
+		return "-" + n.left.text()
+	}
+	return "(" + n.left.text() + " " + string(n.op) + " " + n.right.text() + ")"
 }
 
 // describe says what the entry computes, for the provenance.

@@ -262,7 +262,8 @@ func (r *Reader) nextLine(name string, lr *lineReader, fs *FileStats) (line []by
 			r.malformed(name, fs, num, "line longer than %d bytes", MaxLineBytes)
 			continue
 		}
-		if len(bytes.TrimSpace(line)) == 0 {
+		// Blank lines and # comments are not records in any format read.
+		if trimmed := bytes.TrimSpace(line); len(trimmed) == 0 || trimmed[0] == '#' {
 			continue
 		}
 		return line, num, true, nil
@@ -464,11 +465,13 @@ func Detect(br *bufio.Reader) (Format, error) {
 	return "", errors.New("format not recognised; pass --format")
 }
 
+// firstLine returns the first line that is neither blank nor a # comment,
+// which exporters and people put above the data.
 func firstLine(b []byte) []byte {
 	for len(b) > 0 {
 		line, rest, _ := bytes.Cut(b, []byte("\n"))
 		line = bytes.TrimSpace(line)
-		if len(line) > 0 {
+		if len(line) > 0 && line[0] != '#' {
 			return line
 		}
 		b = rest

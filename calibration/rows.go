@@ -16,8 +16,22 @@ import (
 type row struct {
 	get  func(key string) (string, bool)
 	time float64 // Unix seconds, NaN when the line has none
+	// sec and frac are time split into whole seconds and their fraction,
+	// for differences precise to the nanosecond.
+	sec  int64
+	frac float64
 	file string
 	line int
+}
+
+// setTime sets the row's timestamp from its text.
+func (r *row) setTime(ts string) error {
+	sec, frac, err := parseTimestampParts(ts)
+	if err != nil {
+		return err
+	}
+	r.sec, r.frac, r.time = sec, frac, float64(sec)+frac
+	return nil
 }
 
 func (r *row) field(key string) (string, bool) {
@@ -111,7 +125,7 @@ func readRows(name string, in io.Reader, format Format) (*rowFile, error) {
 				keys = []string{"data.time"}
 			}
 			if ts, ok := firstOf(r.get, keys); ok && ts != "-" {
-				if r.time, err = parseTimestamp(ts); err != nil {
+				if err = r.setTime(ts); err != nil {
 					rf.malformed(name, num, "%v", err)
 					continue
 				}
@@ -123,7 +137,13 @@ func readRows(name string, in io.Reader, format Format) (*rowFile, error) {
 				rf.malformed(name, num, "%s", msg)
 				continue
 			}
-			r.get, r.time = get, rec.time
+			r.get = get
+			if tl, ok := get("time_local"); ok {
+				if err := r.setTime(tl); err != nil {
+					rf.malformed(name, num, "%v", err)
+					continue
+				}
+			}
 		case FormatK6CSV, FormatCSV:
 			if header == nil {
 				if format == FormatCSV && !bytes.ContainsRune(line, ',') {
@@ -155,7 +175,7 @@ func readRows(name string, in io.Reader, format Format) (*rowFile, error) {
 			r.get = csvRowLookup(header, fields)
 			keys := csvTimeCols
 			if ts, ok := firstOf(r.get, keys); ok {
-				if r.time, err = parseTimestamp(ts); err != nil {
+				if err = r.setTime(ts); err != nil {
 					rf.malformed(name, num, "%v", err)
 					continue
 				}

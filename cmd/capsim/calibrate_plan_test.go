@@ -1,0 +1,107 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"capsim/cmd/golden"
+)
+
+const planData = "testdata/calibrate/"
+
+// TestCalibratePlanGolden runs a plan by its content and by the plan
+// subcommand: the fragment on standard output alone (--out -) is the
+// golden's bytes, and a second run gives the same bytes.
+func TestCalibratePlanGolden(t *testing.T) {
+	t.Parallel()
+	var first string
+	for i, args := range [][]string{{planData + "plan.yaml", "--out", "-"}, {planData + "plan.yaml", "--out", "-"}} {
+		stdout, stderr, err := calibrate(t, "", args...)
+		if err != nil {
+			t.Fatalf("%v\n%s", err, stderr)
+		}
+		if i == 0 {
+			first = stdout
+			golden.Check(t, planData+"plan.golden.yaml", []byte(stdout))
+			golden.Check(t, planData+"plan.golden.stderr", []byte(stderr))
+		} else if stdout != first {
+			t.Errorf("the second run differs:\n%s", stdout)
+		}
+	}
+	// What standard output holds is a fragment a scenario includes.
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "frag.yaml"), []byte(first), 0o644)
+	scenario := filepath.Join(dir, "s.yaml")
+	os.WriteFile(scenario, []byte("name: s\ninclude: [frag.yaml]\nduration: 60s\ncomponents:\n  app: {kind: pool, servers: 2}\njourneys:\n  upload:\n    rate: 0.01/s\n    steps:\n      - use: app\n        work: s3_save\n      - delay: derivative_overhead\n      - delay: per_sleep\n"), 0o644)
+	var vout, verr strings.Builder
+	if code := Main([]string{"validate", scenario}, &IOStreams{In: strings.NewReader(""), Out: &vout, ErrOut: &verr}); code != exitOK {
+		t.Errorf("the plan's fragment does not validate: exit %d\n%s%s", code, vout.String(), verr.String())
+	}
+	stdout, _, err := calibrate(t, "", "plan", planData+"plan.yaml", "--out", "-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.ReplaceAll(first, "calibrate "+planData, "calibrate plan "+planData); stdout != want {
+		t.Errorf("calibrate plan differs from calibrate PLAN:\n%s", stdout)
+	}
+}
+
+// TestCalibratePlanRefusesOtherFlags: a plan states its filters itself, so
+// a flag that would filter or choose is an error, not ignored.
+func TestCalibratePlanRefusesOtherFlags(t *testing.T) {
+	t.Parallel()
+	_, _, err := calibrate(t, "", planData+"plan.yaml", "--status", "200", "--dist", "gamma")
+	want := planData + "plan.yaml is a calibration plan, which states its own sources, filters and families: --dist, --status do not apply (only --out)"
+	if err == nil || err.Error() != want {
+		t.Errorf("error %v, want %s", err, want)
+	}
+}
+
+// TestCalibrateRemoveAndInlineEmpirical fits an empirical distribution into
+// a fragment beside an input CSV of the entry's name, which must survive
+// untouched, loads the fragment in a scenario, then removes the entry.
+func TestCalibrateRemoveAndInlineEmpirical(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	input := filepath.Join(dir, "upload_batch.csv")
+	data, err := os.ReadFile(calData + "latencies.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(input, data, 0o644)
+	frag := filepath.Join(dir, "calibration.yaml")
+	for _, args := range [][]string{
+		{input, "--column", "latency_ms", "--dist", "empirical", "--name", "upload_batch", "--out", frag},
+		{input, "--column", "latency_ms", "--dist", "uniform", "--name", "upload_range", "--out", frag},
+	} {
+		if _, stderr, err := calibrate(t, "", args...); err != nil {
+			t.Fatalf("%v\n%s", err, stderr)
+		}
+	}
+	if after, _ := os.ReadFile(input); string(after) != string(data) {
+		t.Fatal("the input CSV was changed")
+	}
+	scenario := filepath.Join(dir, "s.yaml")
+	os.WriteFile(scenario, []byte("name: s\ninclude: [calibration.yaml]\nduration: 60s\ncomponents:\n  app: {kind: pool, servers: 2}\njourneys:\n  upload:\n    rate: 0.01/s\n    steps:\n      - use: app\n        work: upload_batch\n      - delay: upload_range\n"), 0o644)
+	if code := Main([]string{"validate", scenario}, &IOStreams{In: strings.NewReader(""), Out: &strings.Builder{}, ErrOut: &strings.Builder{}}); code != exitOK {
+		t.Fatalf("the fragment with inline values does not validate: exit %d", code)
+	}
+	fragText, _ := os.ReadFile(frag)
+	if !strings.Contains(string(fragText), "\n    dist: uniform(34.712s, ") {
+		t.Errorf("no uniform entry:\n%s", fragText)
+	}
+	_, stderr, err := calibrate(t, "", "--out", frag, "--remove", "upload_batch")
+	if err != nil || stderr != "wrote "+frag+" (removed upload_batch)\n" {
+		t.Fatalf("remove: %v\n%s", err, stderr)
+	}
+	got, _ := os.ReadFile(frag)
+	if strings.Contains(string(got), "\n  upload_batch:") || !strings.Contains(string(got), "\n  upload_range:") {
+		t.Errorf("after removing upload_batch:\n%s", got)
+	}
+	_, _, err = calibrate(t, "", "--out", frag, "--remove", "upload_batch")
+	if want := frag + `: no entry "upload_batch" to remove (the fragment has: upload_range)`; err == nil || err.Error() != want {
+		t.Errorf("removing it again: %v, want %s", err, want)
+	}
+}
