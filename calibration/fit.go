@@ -61,6 +61,10 @@ type FitOptions struct {
 	Resolution float64
 	Raw        []float64
 	Roundings  int
+
+	// Statuses holds each value's HTTP status (0 when unknown), to warn
+	// when failures were timed; nil when there are none.
+	Statuses []int
 }
 
 // Candidate is one fitted family.
@@ -254,6 +258,9 @@ func Fit(values, times []float64, opts FitOptions) (*Result, error) {
 		res.Warnings = append(res.Warnings, w)
 	}
 	res.Sorted = x
+	if w, ok := MixedStatuses(opts.Statuses); ok {
+		res.Warnings = append(res.Warnings, w)
+	}
 	res.Warnings = append(res.Warnings, diagnose(res, times, values)...)
 	return res, nil
 }

@@ -159,9 +159,16 @@ func (p *Plan) sample(e *PlanEntry, files []*rowFile) (*Sample, error) {
 			_ = r
 			stats[srcOf(i)].Used++
 		}
+		status := 0
+		for _, r := range t {
+			if st, ok := r.field("status"); ok && status == 0 {
+				status, _ = strconv.Atoi(st)
+			}
+		}
 		s.Values = append(s.Values, v)
 		s.Raw = append(s.Raw, raw)
 		s.Times = append(s.Times, tm)
+		s.Statuses = append(s.Statuses, status)
 	}
 	if s.Clamped > 0 {
 		s.Notes = append(s.Notes, fmt.Sprintf("%d of %d values were negative within the rounding of their fields (%d × %ss) and were kept as 0", s.Clamped, len(s.Values), s.RoundedFields, fmtSeconds(s.Resolution)))

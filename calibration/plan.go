@@ -550,7 +550,7 @@ func (p *Plan) Run(open OpenFunc, rerun string) ([]PlanFit, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: %s: %w", p.File, e.Line, e.Name, err)
 		}
-		res, err := Fit(s.Values, s.Times, FitOptions{Rank: e.Rank, Choose: e.Dist, Resolution: s.Resolution, Raw: s.Raw, Roundings: s.Roundings})
+		res, err := Fit(s.Values, s.Times, FitOptions{Rank: e.Rank, Choose: e.Dist, Resolution: s.Resolution, Raw: s.Raw, Roundings: s.Roundings, Statuses: s.Statuses})
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: %s: %v", p.File, e.Line, e.Name, err)
 		}

@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -113,9 +115,12 @@ type Sample struct {
 	Values []float64
 	// Times holds each value's Unix time in seconds (NaN when unknown),
 	// used to look for latency climbing over the recording.
-	Times  []float64
-	Files  []string
-	Filter Filter
+	Times []float64
+	// Statuses holds each value's HTTP status, 0 when unknown, to tell
+	// whether failures were timed.
+	Statuses []int
+	Files    []string
+	Filter   Filter
 	// Source says what was read, for instance "k6 metric http_req_duration".
 	Source string
 	Stats  []FileStats
@@ -176,6 +181,16 @@ func NewReader(opts Options) (*Reader, error) {
 	}
 	if opts.Format == FormatK6Summary {
 		return nil, errors.New("an end-of-test summary holds figures, not values: read it with ReadK6Summary")
+	}
+	if strings.Contains(opts.Metric, "{") {
+		// A submetric as k6 names it in summaries,
+		// http_req_duration{expected_response:true}, is the metric's
+		// records with those tags.
+		base, tags := splitSubmetric(opts.Metric)
+		opts.Metric = base
+		for _, k := range slices.Sorted(maps.Keys(tags)) {
+			opts.Filter.Tags = append(opts.Filter.Tags, Tag{k, tags[k]})
+		}
 	}
 	m, err := opts.Filter.compile()
 	if err != nil {
@@ -390,6 +405,7 @@ func (r *Reader) add(name string, fs *FileStats, line int, rec *record) {
 	fs.Used++
 	r.s.Values = append(r.s.Values, rec.value)
 	r.s.Times = append(r.s.Times, rec.time)
+	r.s.Statuses = append(r.s.Statuses, rec.status)
 }
 
 // Sample finishes reading and returns what was kept. It is an error when no

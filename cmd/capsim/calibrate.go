@@ -207,7 +207,7 @@ func calibrateRun(io *IOStreams, o *calibrateOptions, rerun string) error {
 	if err != nil {
 		return err
 	}
-	res, err := calibration.Fit(s.Values, s.Times, calibration.FitOptions{Rank: rank, Choose: o.Dist})
+	res, err := calibration.Fit(s.Values, s.Times, calibration.FitOptions{Rank: rank, Choose: o.Dist, Statuses: s.Statuses})
 	if err != nil {
 		return fmt.Errorf("%s: %v", strings.Join(o.Files, ", "), err)
 	}
