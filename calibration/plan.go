@@ -346,7 +346,7 @@ func (p *Plan) readMeasured(name string, n *yaml.Node) []error {
 		switch {
 		case len(e.From) == 0:
 			fail(k, "no from: (the source, or the sources to join)")
-		case e.Expr == nil:
+		case e.Expr == nil && exprNode == nil:
 			fail(k, "no expr: (a field, or arithmetic over fields)")
 		case len(e.From) > 1 && e.Pairs != nil:
 			fail(k, "pairs: reads one source; joining several and pairing events are separate entries")
