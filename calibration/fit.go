@@ -80,8 +80,11 @@ type Candidate struct {
 	KS     float64
 	// Err says why the family could not be fitted; the other fields are
 	// then zero.
-	Err   error
-	model model
+	Err error
+	// ByMoments is true for a fit by moments of coarsely logged values, to
+	// which LogLik, AIC and KS do not apply.
+	ByMoments bool
+	model     model
 }
 
 // HasDensity reports whether the candidate is a fitted family with a
@@ -278,8 +281,11 @@ const coarseQuanta = 5
 // mean of the unclamped values estimates the true mean without bias; each
 // rounding adds q²/12 to the variance, which Sheppard's correction
 // subtracts (Kendall & Stuart, The Advanced Theory of Statistics, vol. 1,
-// §3.18). A gamma with that mean and variance is used, or the constant mean
-// when the corrected variance is not positive (the spread is all rounding).
+// §3.18). A gamma with that mean and variance is used, unless the corrected
+// standard deviation is under one quantum: a spread finer than the
+// resolution cannot be told from the rounding (and from other noise of the
+// clock, such as a cached time), so only the mean is known and the constant
+// mean is used.
 func fitByMoments(raw []float64, q float64, roundings int) (*Candidate, Warning) {
 	mean, sd := stat.PopMeanStdDev(raw, nil)
 	mean = max(mean, 0)
@@ -287,15 +293,15 @@ func fitByMoments(raw []float64, q float64, roundings int) (*Candidate, Warning)
 	variance := sd*sd - float64(roundings)*q*q/12
 	how := fmt.Sprintf("values within %d quanta of 0 at the %ss resolution: fitted by moments (mean %ss of the unclamped values; variance less %d roundings of q²/12, Sheppard's correction), not by maximum likelihood",
 		coarseQuanta, fmtSeconds(q), fmtSeconds(mean), roundings)
-	if mean > 0 && variance > 0 {
+	if mean > 0 && variance >= q*q {
 		shape, scale := round6(mean*mean/variance), round6(variance/mean)
 		if d, err := sim.Gamma(shape, scale); err == nil {
 			g := distuv.Gamma{Alpha: shape, Beta: 1 / scale}
-			return &Candidate{Family: FamilyGamma, Dist: d, model: g, K: 2}, warnf(WarnResolution, "%s", how)
+			return &Candidate{Family: FamilyGamma, Dist: d, model: g, K: 2, ByMoments: true}, warnf(WarnResolution, "%s", how)
 		}
 	}
-	c := &Candidate{Family: FamilyConstant, Dist: sim.Constant(round6(mean))}
-	return c, warnf(WarnResolution, "%s; the spread is all rounding, so the constant mean is used", how)
+	c := &Candidate{Family: FamilyConstant, Dist: sim.Constant(round6(mean)), ByMoments: true}
+	return c, warnf(WarnResolution, "%s; the spread left is under one quantum, so the constant mean is used", how)
 }
 
 // replaceZeros replaces values of 0 — durations below the timer's resolution,

@@ -82,7 +82,7 @@ func EntryFromFit(name string, s *Sample, r *Result, rerun string) Entry {
 		N:      r.Observed.N,
 		KS:     r.Chosen.KS,
 		AIC:    r.Chosen.AIC,
-		Fitted: r.Chosen.model != nil && r.Chosen.Family != FamilyEmpirical,
+		Fitted: r.Chosen.model != nil && r.Chosen.Family != FamilyEmpirical && !r.Chosen.ByMoments,
 	}
 	if r.Chosen.Family == FamilyEmpirical {
 		e.Dist = EmpiricalText(s.Values)

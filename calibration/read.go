@@ -397,6 +397,11 @@ func (r *Reader) add(name string, fs *FileStats, line int, rec *record) {
 		fs.NoValue++
 		return
 	}
+	raw := rec.value
+	if rec.value < 0 && rec.value >= -float64(r.s.RoundedFields)*r.s.Resolution*(1+1e-9) {
+		rec.value = 0
+		r.s.Clamped++
+	}
 	if math.IsNaN(rec.value) || math.IsInf(rec.value, 0) || rec.value < 0 {
 		fs.Rejected++
 		r.lineError(name, line, "value %gs is not a duration (negative or not finite); skipped", rec.value)
@@ -406,6 +411,9 @@ func (r *Reader) add(name string, fs *FileStats, line int, rec *record) {
 	r.s.Values = append(r.s.Values, rec.value)
 	r.s.Times = append(r.s.Times, rec.time)
 	r.s.Statuses = append(r.s.Statuses, rec.status)
+	if r.s.Resolution > 0 {
+		r.s.Raw = append(r.s.Raw, raw)
+	}
 }
 
 // Sample finishes reading and returns what was kept. It is an error when no
@@ -418,6 +426,9 @@ func (r *Reader) Sample() (*Sample, error) {
 		r.join.finish(r)
 	}
 	s := r.s
+	if s.Clamped > 0 {
+		s.Notes = append(s.Notes, fmt.Sprintf("%d of %d values were negative within the rounding of their fields (%d × %ss) and were kept as 0", s.Clamped, len(s.Values), s.RoundedFields, fmtSeconds(s.Resolution)))
+	}
 	if len(s.Stats) == 0 {
 		return &s, errors.New("no files were read")
 	}

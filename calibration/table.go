@@ -25,11 +25,11 @@ func WriteFitTable(w io.Writer, name string, s *Sample, r *Result) error {
 			mark = " *"
 		}
 		aic := "-"
-		if c.model != nil && c.Family != FamilyEmpirical {
+		if c.model != nil && c.Family != FamilyEmpirical && !c.ByMoments {
 			aic = strconv.FormatFloat(c.AIC, 'f', 1, 64)
 		}
 		ks := "-"
-		if c.model != nil && c.Family != FamilyEmpirical {
+		if c.model != nil && c.Family != FamilyEmpirical && !c.ByMoments {
 			ks = fmtNum(c.KS, 3)
 		}
 		fmt.Fprintf(tw, "%s%s\t%s\t%s\t%s\t%ss\t%ss\n", c.Family, mark, params(c.Dist), ks, aic,

@@ -143,10 +143,14 @@ func diagnose(res *Result, times, values []float64) []Warning {
 func quantum(values []float64) (float64, bool) {
 	x := slices.Clone(values)
 	slices.Sort(x)
-	x = slices.Compact(x)
+	// Values that differ only by the float error of the arithmetic that
+	// derived them (0.001 as 0.003 - 0.002) are the same value.
+	tol := 1e-9 * max(math.Abs(x[0]), math.Abs(x[len(x)-1]))
 	q := math.Inf(1)
 	for i := 1; i < len(x); i++ {
-		q = min(q, x[i]-x[i-1])
+		if d := x[i] - x[i-1]; d > tol {
+			q = min(q, d)
+		}
 	}
 	if math.IsInf(q, 1) || q <= 0 {
 		return 0, false

@@ -207,7 +207,7 @@ func calibrateRun(io *IOStreams, o *calibrateOptions, rerun string) error {
 	if err != nil {
 		return err
 	}
-	res, err := calibration.Fit(s.Values, s.Times, calibration.FitOptions{Rank: rank, Choose: o.Dist, Statuses: s.Statuses})
+	res, err := calibration.Fit(s.Values, s.Times, calibration.FitOptions{Rank: rank, Choose: o.Dist, Statuses: s.Statuses, Resolution: s.Resolution, Raw: s.Raw, Roundings: s.Roundings})
 	if err != nil {
 		return fmt.Errorf("%s: %v", strings.Join(o.Files, ", "), err)
 	}
