@@ -138,6 +138,18 @@ func (p *Plan) sample(e *PlanEntry, files []*rowFile) (*Sample, error) {
 			lineError(t[len(t)-1], "%s: %v; skipped", e.Name, err)
 			continue
 		}
+		count := math.NaN()
+		if e.Per != "" {
+			count, err = get(e.Per)
+			if err == nil && (count < 0 || !isFinite(count)) {
+				err = fmt.Errorf("%s = %g is not a count", e.Per, count)
+			}
+			if err != nil {
+				stats[0].Rejected++
+				lineError(t[len(t)-1], "%s: %v; skipped", e.Name, err)
+				continue
+			}
+		}
 		v *= float64(unit)
 		raw := v
 		if v < 0 {
@@ -169,6 +181,9 @@ func (p *Plan) sample(e *PlanEntry, files []*rowFile) (*Sample, error) {
 		s.Raw = append(s.Raw, raw)
 		s.Times = append(s.Times, tm)
 		s.Statuses = append(s.Statuses, status)
+		if e.Per != "" {
+			s.Counts = append(s.Counts, count)
+		}
 	}
 	if s.Clamped > 0 {
 		s.Notes = append(s.Notes, fmt.Sprintf("%d of %d values were negative within the rounding of their fields (%d × %ss) and were kept as 0", s.Clamped, len(s.Values), s.RoundedFields, fmtSeconds(s.Resolution)))

@@ -34,6 +34,11 @@ import (
 //	    pairs: {from: derivative_done, to: derivative_done}
 //	    expr: (to.time - from.time) * 1000 - to.exec_ms
 //	    unit: ms
+//	  upload:
+//	    from: app
+//	    where: event == batch_saved
+//	    expr: duration_ms
+//	    per: photos
 //	figures:
 //	  s3_save_originals: {mean: 0.56s, cv: 0.3, source: "FIGURES 000-30"}
 //
@@ -46,8 +51,10 @@ import (
 // events). where: keeps records by their fields (== != < <= > >=, with
 // classes such as 2xx, and ~ for a route pattern); expr: computes the value
 // in unit (inferred from the fields' names when they agree); dist: and rank:
-// choose the family as --dist and --rank do. A figures entry is what a
-// figures file holds.
+// choose the family as --dist and --rank do. per: names a count of items
+// (photos) and splits the value into two entries, NAME_base and
+// NAME_per_item (see SplitFit). A figures entry is what a figures file
+// holds.
 
 // Plan is a parsed calibration plan.
 type Plan struct {
@@ -84,6 +91,9 @@ type PlanEntry struct {
 	Unit  Unit // 0: inferred from the fields
 	Dist  string
 	Rank  RankBy
+	// Per names the field counting the items a value covers (photos):
+	// the value is then split into a base and a time per item.
+	Per string
 }
 
 // PairSpec pairs each To event with the latest earlier From event of the
@@ -122,7 +132,7 @@ func IsPlan(data []byte) bool {
 	return len(root.Content) > 0
 }
 
-var planEntryKeys = []string{"from", "key", "pairs", "where", "expr", "unit", "dist", "rank"}
+var planEntryKeys = []string{"from", "key", "pairs", "where", "expr", "unit", "dist", "rank", "per"}
 
 // ReadPlan reads the plan called name from r. All problems are reported at
 // once, each prefixed with name:line:column.
@@ -334,6 +344,8 @@ func (p *Plan) readMeasured(name string, n *yaml.Node) []error {
 					fail(fv, "dist: unknown family %q (want %s, uniform or empirical)", fv.Value, strings.Join(Families, ", "))
 				}
 				e.Dist = fv.Value
+			case "per":
+				e.Per = fv.Value
 			case "rank":
 				if fv.Value != string(RankAIC) && fv.Value != string(RankKS) {
 					fail(fv, "rank: want aic or ks, got %q", fv.Value)
@@ -362,6 +374,14 @@ func (p *Plan) readMeasured(name string, n *yaml.Node) []error {
 			for _, c := range e.Where {
 				if _, _, err := e.resolveRef(c.Ref); err != nil {
 					fail(k, "where %q: %v", c.Text, err)
+				}
+			}
+			if e.Per != "" {
+				if _, _, err := e.resolveRef(e.Per); err != nil {
+					fail(k, "per: %v", err)
+				}
+				if e.Dist != "" {
+					fail(k, "per: splits the value into a base and a time per item, each fitted by moments: dist: does not apply")
 				}
 			}
 		}
@@ -486,6 +506,7 @@ type PlanFit struct {
 	Sample  *Sample     // measured entries
 	Result  *Result     // measured entries
 	Figures *SummaryFit // figures entries
+	Split   *SplitFit   // the two entries of a value split per item
 	Entry   Entry
 }
 
@@ -549,6 +570,19 @@ func (p *Plan) Run(open OpenFunc, rerun string) ([]PlanFit, error) {
 		s, err := p.sample(e, files)
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: %s: %w", p.File, e.Line, e.Name, err)
+		}
+		if e.Per != "" {
+			sp, err := FitSplit(s.Values, s.Counts)
+			if err != nil {
+				return nil, fmt.Errorf("%s:%d: %s: %v", p.File, e.Line, e.Name, err)
+			}
+			if w, ok := MixedStatuses(s.Statuses); ok {
+				sp.Warnings = append(sp.Warnings, w)
+			}
+			for _, part := range sp.entries(e.Name, e.Per, s, rerun) {
+				meas = append(meas, PlanFit{Name: part.Name, Sample: s, Split: sp, Entry: part})
+			}
+			continue
 		}
 		res, err := Fit(s.Values, s.Times, FitOptions{Rank: e.Rank, Choose: e.Dist, Resolution: s.Resolution, Raw: s.Raw, Roundings: s.Roundings, Statuses: s.Statuses})
 		if err != nil {

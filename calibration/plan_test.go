@@ -277,3 +277,52 @@ func TestPlanRoundedOverheadIsNearZero(t *testing.T) {
 		t.Errorf("resolution %q, want %q", got, want)
 	}
 }
+
+// TestPlanSplitPerItem: a batch takes a base of gamma(mean 2 s, cv 0.2)
+// plus gamma(mean 0.5 s, cv 0.3) per photo, for 1 to 10 photos. Splitting
+// the batch's time per photo gives back both means and both variances
+// within four of their standard errors (White's, as the spread grows with
+// the count).
+func TestPlanSplitPerItem(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	const n = 3000
+	src := rand.NewPCG(8, 9)
+	rnd := rand.New(src)
+	base := distuv.Gamma{Alpha: 25, Beta: 25 / 2.0, Src: src}
+	photo := distuv.Gamma{Alpha: 1 / 0.09, Beta: 1 / 0.09 / 0.5, Src: src}
+	var b strings.Builder
+	for i := range n {
+		k := 1 + rnd.IntN(10)
+		d := base.Rand()
+		for range k {
+			d += photo.Rand()
+		}
+		fmt.Fprintf(&b, `{"ts":%d,"msg":"batch_saved","trip_id":"t%d","photos":%d,"duration_ms":%.3f}`+"\n", 1764576000+i, i, k, d*1000)
+	}
+	os.WriteFile(filepath.Join(dir, "app.jsonl"), []byte(b.String()), 0o644)
+	plan := filepath.Join(dir, "plan.yaml")
+	os.WriteFile(plan, []byte("sources: {app: app.jsonl}\nmeasured:\n  batch: {from: app, where: event == batch_saved, expr: duration_ms, per: photos}\n"), 0o644)
+	fits := runPlan(t, plan)
+	if len(fits) != 2 || fits[0].Name != "batch_base" || fits[1].Name != "batch_per_item" {
+		t.Fatalf("fits %v", fits)
+	}
+	f := fits[0].Split
+	for _, c := range []struct {
+		what          string
+		got, want, se float64
+	}{
+		{"base mean", f.BaseMean, 2, f.BaseMeanSE},
+		{"per-photo mean", f.ItemMean, 0.5, f.ItemMeanSE},
+		{"base variance", f.BaseSD * f.BaseSD, 2 * 2 * 0.2 * 0.2, f.BaseVarSE},
+		{"per-photo variance", f.ItemSD * f.ItemSD, 0.5 * 0.5 * 0.3 * 0.3, f.ItemVarSE},
+	} {
+		t.Logf("%s %.4g (true %.4g, se %.2g)", c.what, c.got, c.want, c.se)
+		if math.Abs(c.got-c.want) > 4*c.se {
+			t.Errorf("%s %.4g, want %.4g ± %.2g", c.what, c.got, c.want, 4*c.se)
+		}
+	}
+	if got := fits[1].Entry.Metric; got != "duration_ms (ms) from app = base + per item × photos, by least squares over 3000 values" {
+		t.Errorf("metric %q", got)
+	}
+}

@@ -119,8 +119,10 @@ type Sample struct {
 	// Statuses holds each value's HTTP status, 0 when unknown, to tell
 	// whether failures were timed.
 	Statuses []int
-	Files    []string
-	Filter   Filter
+	// Counts holds, for a value split per item, how many items it covers.
+	Counts []float64
+	Files  []string
+	Filter Filter
 	// Source says what was read, for instance "k6 metric http_req_duration".
 	Source string
 	Stats  []FileStats

@@ -103,3 +103,15 @@ func distFamily(d sim.Dist) string {
 	}
 	return d.String()
 }
+
+// WriteSplitTable prints a split into a base and a time per item: each
+// part's mean with its standard error, its standard deviation and the
+// distribution written.
+func WriteSplitTable(w io.Writer, name string, s *Sample, f *SplitFit) error {
+	fmt.Fprintf(w, "%s: %d values of %s from %s, filter %s, split into a base and a time per item\n\n", name, f.N, s.Source, strings.Join(s.Files, ", "), s.FilterString())
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "part\tmean\t± se\tsd\tdistribution")
+	fmt.Fprintf(tw, "%s_base\t%ss\t%ss\t%ss\t%s\n", name, fmtSeconds(f.BaseMean), fmtSeconds(f.BaseMeanSE), fmtSeconds(f.BaseSD), f.Base)
+	fmt.Fprintf(tw, "%s_per_item\t%ss\t%ss\t%ss\t%s\n", name, fmtSeconds(f.ItemMean), fmtSeconds(f.ItemMeanSE), fmtSeconds(f.ItemSD), f.PerItem)
+	return tw.Flush()
+}

@@ -39,6 +39,11 @@ family — and build the fragment from it, the same bytes on every run:
       expr: (to.time - from.time) * 1000 - to.exec_ms
       unit: ms
     per_sleep: {from: app, where: event == result_persist, expr: hold_ms / sleeps}
+    upload:                                      # base + time per photo
+      from: app
+      where: event == batch_saved
+      expr: duration_ms
+      per: photos
   figures:                                       # as in a figures file
     s3_save: {mean: 0.56s, cv: 0.3, source: "FIGURES 000-30"}
 
@@ -46,7 +51,9 @@ Files are relative to the plan. where: compares a field with == != < <= > >=
 (200, 2xx) or matches a route with ~; expr: is arithmetic (+ - * /, brackets)
 over fields, "time" being a record's timestamp in seconds; unit: is the
 expression's unit, needed when its fields' names do not agree on one; dist:
-and rank: are as for calibrate. A value computed from times logged at a
+and rank: are as for calibrate. per: names a count of items and splits the
+value into NAME_base and NAME_per_item, their means and variances by least
+squares (the variance of the total growing with the count). A value computed from times logged at a
 resolution that comes out negative by less than that rounding is kept as 0,
 and the fragment records the resolution assumed. A file whose top level has
 sources:, measured: or figures: is a plan, so "capsim calibrate PLAN.yaml"
@@ -101,8 +108,21 @@ func calibratePlanRun(io *IOStreams, file, out, rerun string) error {
 	}
 	var entries []calibration.Entry
 	for i, fit := range fits {
+		entries = append(entries, fit.Entry)
+		if fit.Split != nil && i > 0 && fits[i-1].Split == fit.Split {
+			// The second entry of a split, whose table is printed.
+			continue
+		}
 		if i > 0 {
 			fmt.Fprintln(io.ErrOut)
+		}
+		if fit.Split != nil {
+			reportReading(io.ErrOut, fit.Sample)
+			if err := calibration.WriteSplitTable(io.ErrOut, strings.TrimSuffix(fit.Name, "_base"), fit.Sample, fit.Split); err != nil {
+				return err
+			}
+			printWarnings(io, strings.TrimSuffix(fit.Name, "_base"), fit.Split.Warnings)
+			continue
 		}
 		if fit.Figures != nil {
 			if err := calibration.WriteFiguresTable(io.ErrOut, fit.Name, fit.Figures); err != nil {
@@ -116,7 +136,6 @@ func calibratePlanRun(io *IOStreams, file, out, rerun string) error {
 			}
 			printWarnings(io, fit.Name, fit.Result.Warnings)
 		}
-		entries = append(entries, fit.Entry)
 	}
 	return writeFragment(io, out, entries)
 }
