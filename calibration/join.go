@@ -167,8 +167,7 @@ func (p *Plan) sample(e *PlanEntry, files []*rowFile) (*Sample, error) {
 				tm = r.time
 			}
 		}
-		for i, r := range t {
-			_ = r
+		for i := range t {
 			stats[srcOf(i)].Used++
 		}
 		status := 0
@@ -364,16 +363,7 @@ func (n *exprNode) text() string {
 
 // describe says what the entry computes, for the provenance.
 func (e *PlanEntry) describe(u Unit) string {
-	name := "s"
-	for n, v := range unitNames {
-		if v == u && (len(n) < len(name) || name == "s" && u != 1) {
-			name = n
-		}
-	}
-	if u == 1 {
-		name = "s"
-	}
-	d := fmt.Sprintf("%s (%s) from %s", e.Expr, name, strings.Join(e.From, " and "))
+	d := fmt.Sprintf("%s (%s) from %s", e.Expr, unitName(u), strings.Join(e.From, " and "))
 	switch {
 	case e.Pairs != nil:
 		d += fmt.Sprintf(", each %s paired with the latest earlier %s of its %s", orAny(e.Pairs.To), orAny(e.Pairs.From), e.Key)
@@ -381,6 +371,16 @@ func (e *PlanEntry) describe(u Unit) string {
 		d += " joined on " + e.Key
 	}
 	return d
+}
+
+// unitName is the short name of a unit, as ParseUnit reads it.
+func unitName(u Unit) string {
+	for _, n := range []string{"ns", "us", "ms", "s", "m", "h"} {
+		if unitNames[n] == u {
+			return n
+		}
+	}
+	return strconv.FormatFloat(float64(u), 'g', -1, 64) + "s"
 }
 
 func orAny(event string) string {

@@ -173,8 +173,7 @@ func readRows(name string, in io.Reader, format Format) (*rowFile, error) {
 				continue
 			}
 			r.get = csvRowLookup(header, fields)
-			keys := csvTimeCols
-			if ts, ok := firstOf(r.get, keys); ok {
+			if ts, ok := firstOf(r.get, csvTimeCols); ok {
 				if err = r.setTime(ts); err != nil {
 					rf.malformed(name, num, "%v", err)
 					continue
