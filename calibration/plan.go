@@ -595,3 +595,62 @@ func (p *Plan) Run(open OpenFunc, rerun string) ([]PlanFit, error) {
 	}
 	return append(meas, figs...), nil
 }
+
+// NewPlan is the plan of one measured entry over sources, as a command line
+// states it rather than a file. An entry without From reads every source,
+// in order. The first problem found is returned.
+func NewPlan(sources []PlanSource, e PlanEntry) (*Plan, error) {
+	p := &Plan{}
+	for _, src := range sources {
+		if err := checkName(src.Name); err != nil {
+			return nil, fmt.Errorf("source %v", err)
+		}
+		if p.source(src.Name) != nil {
+			return nil, fmt.Errorf("source %s is named twice", src.Name)
+		}
+		if src.File == "" {
+			return nil, fmt.Errorf("source %s has no file", src.Name)
+		}
+		if src.Format == "" {
+			src.Format = FormatAuto
+		}
+		p.Sources = append(p.Sources, src)
+	}
+	if err := checkName(e.Name); err != nil {
+		return nil, err
+	}
+	if len(e.From) == 0 {
+		for _, src := range p.Sources {
+			e.From = append(e.From, src.Name)
+		}
+	}
+	for _, s := range e.From {
+		if p.source(s) == nil {
+			return nil, fmt.Errorf("no source named %q", s)
+		}
+	}
+	switch {
+	case len(e.From) == 0:
+		return nil, errors.New("no source to read")
+	case e.Expr == nil:
+		return nil, errors.New("no expression to compute")
+	case len(e.From) > 1 && e.Pairs != nil:
+		return nil, errors.New("pairs read one source; joining several and pairing events are separate fits")
+	case (len(e.From) > 1 || e.Pairs != nil) && e.Key == "":
+		return nil, errors.New("no key: the field that ties the records of one request together, e.g. request_id")
+	}
+	refs := slices.Clone(e.Expr.Refs())
+	for _, c := range e.Where {
+		refs = append(refs, c.Ref)
+	}
+	if e.Per != "" {
+		refs = append(refs, e.Per)
+	}
+	for _, ref := range refs {
+		if _, _, err := e.resolveRef(ref); err != nil {
+			return nil, err
+		}
+	}
+	p.Measured = []PlanEntry{e}
+	return p, nil
+}

@@ -37,12 +37,16 @@ type calibrateOptions struct {
 	Dist      string
 	Rank      string
 	Remove    []string
+	Expr      string
+	Where     []string
+	Pairs     string
+	Per       string
 }
 
 func newCalibrateCmd(io *IOStreams) *cobra.Command {
 	opts := &calibrateOptions{}
 	cmd := &cobra.Command{
-		Use:   "calibrate FILE... [flags] | calibrate PLAN.yaml [--out FILE|-]",
+		Use:   "calibrate FILE... [flags]",
 		Short: "Fit distributions to measured timings, for scenarios to include",
 		Long: `Read timings measured on the real system, fit candidate distributions by
 maximum likelihood, rank them, and write the best as a YAML fragment that a
@@ -70,14 +74,21 @@ malformed line skipped go to standard error. The fragment is written only
 where --out says: a FILE (created, or its entry updated in place; --remove
 NAME takes an entry out), or standard output with --out -.
 
-A single YAML file whose top level has sources:, measured: or figures: is a
-calibration plan, which builds a whole fragment from several files joined on
-a key and values computed by expression: see capsim calibrate plan. To turn
-summary figures into distributions, see capsim calibrate figures.`,
+--expr fits a value computed from the records' fields instead, such as
+'hold_ms / sleeps', keeping records by --where; files named ALIAS=FILE are
+joined on --join-key ('driver.duration_ms - app.handler_ms'), --pairs
+FROM:TO times the gap between successive events of one key, and --per
+FIELD splits the value into a base and a time per item. A single YAML file
+whose top level has sources:, measured: or figures: is a calibration plan,
+which states any number of such fits in one file and builds the whole
+fragment: see capsim calibrate plan. To turn summary figures into
+distributions, see capsim calibrate figures.`,
 		Example: `  capsim calibrate k6-out.csv --route '/api/trips/*/photos' --status 200 --name upload_batch
   capsim calibrate access.log --metric request_time-upstream_response_time --name nginx_overhead --out calibration.yaml
   capsim calibrate app.jsonl --from-event photo_originals_saved --to-event request_completed --name post_save --plot plots/
   capsim calibrate summary.json --tag expected_response=true --out -
+  capsim calibrate driver=k6-out.csv app=app.jsonl --expr 'driver.metric_value - app.handler_ms' --unit ms \
+      --where 'driver.metric_name == http_req_duration' --name client_overhead --out calibration.yaml
   capsim calibrate calibration-plan.yaml --out calibration.yaml
   capsim calibrate --out calibration.yaml --remove nginx_overhead`,
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -103,6 +114,17 @@ summary figures into distributions, see capsim calibrate figures.`,
 				}
 				return calibratePlanRun(io, args[0], opts.Out, rerunLine(cmd, args))
 			}
+			if opts.Expr != "" || len(opts.Where) > 0 || opts.Pairs != "" || opts.Per != "" {
+				var other []string
+				cmd.Flags().Visit(func(f *pflag.Flag) {
+					switch f.Name {
+					case "expr", "where", "pairs", "per", "join-key", "unit", "name", "out", "remove", "dist", "rank", "format":
+					default:
+						other = append(other, "--"+f.Name)
+					}
+				})
+				return calibrateExprRun(io, opts, other, cmd.Flags().Changed("join-key"), rerunLine(cmd, args))
+			}
 			return calibrateRun(io, opts, rerunLine(cmd, args))
 		},
 	}
@@ -121,6 +143,10 @@ summary figures into distributions, see capsim calibrate figures.`,
 	f.StringVar(&opts.JoinKey, "join-key", calibration.DefaultJoinKey, "application-log `FIELD` that ties a stage's events together (e.g. trip_id, job_id)")
 	f.StringVar(&opts.Name, "name", "", "`NAME` of the distribution in the fragment (default: from the metric or column)")
 	f.StringVar(&opts.Out, "out", "", "add the distribution to fragment `FILE` (created, or updated in place), or print the fragment with -; default: write no fragment")
+	f.StringVar(&opts.Expr, "expr", "", "fit `EXPR`, arithmetic over the fields of the records (+ - * /, brackets; time is a record's timestamp), of several files joined on --join-key when named ALIAS=FILE")
+	f.StringArrayVar(&opts.Where, "where", nil, "with --expr, keep records whose field compares so: `COND` such as 'status == 2xx' or 'app.event == request_done' (repeatable)")
+	f.StringVar(&opts.Pairs, "pairs", "", "with --expr, pair each TO event with the latest earlier FROM event of the same --join-key: `FROM:TO` (either may be empty: any record)")
+	f.StringVar(&opts.Per, "per", "", "with --expr, split the value into NAME_base and NAME_per_item by the count in `FIELD` (photos)")
 	f.StringArrayVar(&opts.Remove, "remove", nil, "remove the entry `NAME` from the --out fragment (repeatable; alone, or with files to fit)")
 	f.StringVar(&opts.PlotDir, "plot", "", "write a histogram with the fitted density and a QQ plot (SVG) into `DIR`")
 	f.StringVar(&opts.Dist, "dist", "", "use this `FAMILY` instead of the best ranked: lognormal, gamma, weibull, normal, exponential, uniform or empirical (values inline)")

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"capsim/calibration"
@@ -102,6 +103,80 @@ func calibratePlanRun(io *IOStreams, file, out, rerun string) error {
 	if err != nil {
 		return usageErr("%v", err)
 	}
+	return runPlan(io, p, out, nil, rerun)
+}
+
+// calibrateExprRun fits a value computed by --expr: a plan of one entry,
+// stated by flags. Files named ALIAS=FILE are joined on --join-key; a
+// single file needs no alias.
+func calibrateExprRun(io *IOStreams, o *calibrateOptions, other []string, keyGiven bool, rerun string) error {
+	switch {
+	case o.Expr == "":
+		return usageErr("--where, --pairs and --per go with --expr, the value to fit")
+	case len(other) > 0:
+		return usageErr("--expr selects records with --where: %s do not apply", strings.Join(other, ", "))
+	case o.Name == "":
+		return usageErr("--expr needs --name, the entry's name in the fragment")
+	case len(o.Remove) > 0 && (o.Out == "" || o.Out == "-"):
+		return usageErr("--remove takes entries out of the fragment --out FILE names: give --out FILE")
+	}
+	if o.Dist != "" && o.Dist != calibration.FamilyEmpirical && o.Dist != calibration.FamilyUniform && !slices.Contains(calibration.Families, o.Dist) {
+		return usageErr("--dist must be one of %s, uniform or empirical, got %q", strings.Join(calibration.Families, ", "), o.Dist)
+	}
+	if o.Rank != string(calibration.RankAIC) && o.Rank != string(calibration.RankKS) {
+		return usageErr("--rank must be aic or ks, got %q", o.Rank)
+	}
+	format, err := calibration.ParseFormat(o.Format)
+	if err != nil {
+		return usageErr("--format: %v", err)
+	}
+	var sources []calibration.PlanSource
+	for _, arg := range o.Files {
+		alias, file, named := strings.Cut(arg, "=")
+		if !named {
+			if len(o.Files) > 1 {
+				return usageErr("joining several files, name each: ALIAS=FILE (got %s)", arg)
+			}
+			alias, file = "data", arg
+		}
+		sources = append(sources, calibration.PlanSource{Name: alias, File: file, Format: format})
+	}
+	e := calibration.PlanEntry{Name: o.Name, Dist: o.Dist, Rank: calibration.RankBy(o.Rank), Per: o.Per}
+	if len(o.Files) > 1 || o.Pairs != "" || keyGiven {
+		e.Key = o.JoinKey
+	}
+	if e.Expr, err = calibration.ParseExpr(o.Expr); err != nil {
+		return usageErr("--expr: %v", err)
+	}
+	for _, w := range o.Where {
+		c, err := calibration.ParseCondition(w)
+		if err != nil {
+			return usageErr("--where: %v", err)
+		}
+		e.Where = append(e.Where, c)
+	}
+	if o.Pairs != "" {
+		from, to, ok := strings.Cut(o.Pairs, ":")
+		if !ok {
+			return usageErr("--pairs must be FROM:TO, got %q", o.Pairs)
+		}
+		e.Pairs = &calibration.PairSpec{From: from, To: to}
+	}
+	if o.Unit != "" {
+		if e.Unit, err = calibration.ParseUnit(o.Unit); err != nil {
+			return usageErr("--unit: %v", err)
+		}
+	}
+	p, err := calibration.NewPlan(sources, e)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	return runPlan(io, p, o.Out, o.Remove, rerun)
+}
+
+// runPlan runs a plan and writes its tables to standard error and its
+// fragment where out says.
+func runPlan(io *IOStreams, p *calibration.Plan, out string, remove []string, rerun string) error {
 	fits, err := p.Run(nil, rerun)
 	if err != nil {
 		return err
@@ -137,7 +212,7 @@ func calibratePlanRun(io *IOStreams, file, out, rerun string) error {
 			printWarnings(io, fit.Name, fit.Result.Warnings)
 		}
 	}
-	return writeFragment(io, out, entries)
+	return writeFragmentRemoving(io, out, entries, remove)
 }
 
 func printWarnings(io *IOStreams, name string, ws []calibration.Warning) {

@@ -105,3 +105,53 @@ func TestCalibrateRemoveAndInlineEmpirical(t *testing.T) {
 		t.Errorf("removing it again: %v, want %s", err, want)
 	}
 }
+
+// TestCalibrateExprFlags states plans of one entry with flags: a pair of
+// events split per photo gives the plan's entries, and two files named
+// ALIAS=FILE are joined on --join-key.
+func TestCalibrateExprFlags(t *testing.T) {
+	t.Parallel()
+	stdout, stderr, err := calibrate(t, "", planData+"app.jsonl", "--pairs", "batch_originals_saved:result_persist",
+		"--expr", "to.time - from.time", "--per", "from.photos", "--name", "upload", "--out", "-")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	for _, want := range []string{"\n  upload_base:\n    dist: gamma(shape=2, scale=0.0833333s)\n", "\n  upload_per_item:\n    dist: constant(1.25s)\n"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("fragment lacks %q:\n%s", want, stdout)
+		}
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "driver.jsonl"), []byte(`{"request_id":"a","duration_ms":12.5}
+{"request_id":"b","duration_ms":20}
+{"request_id":"c","duration_ms":9}
+`), 0o644)
+	os.WriteFile(filepath.Join(dir, "app.jsonl"), []byte(`{"event":"done","request_id":"b","handler_ms":18}
+{"event":"done","request_id":"a","handler_ms":10}
+`), 0o644)
+	stdout, stderr, err = calibrate(t, "", "driver="+filepath.Join(dir, "driver.jsonl"), "app="+filepath.Join(dir, "app.jsonl"),
+		"--expr", "driver.duration_ms - app.handler_ms", "--where", "app.event == done", "--name", "overhead", "--dist", "empirical", "--out", "-")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if !strings.Contains(stdout, "\n    dist: empirical(0.002s, 0.0025s)\n") || !strings.Contains(stderr, "note: 1 request_id values of driver found no partner in the other sources\n") {
+		t.Errorf("stdout\n%s\nstderr\n%s", stdout, stderr)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"a.jsonl", "--where", "x == 1"}, "--where, --pairs and --per go with --expr, the value to fit"},
+		{[]string{"a.jsonl", "--expr", "x_ms", "--status", "200", "--name", "x"}, "--expr selects records with --where: --status do not apply"},
+		{[]string{"a.jsonl", "--expr", "x_ms"}, "--expr needs --name, the entry's name in the fragment"},
+		{[]string{"a.jsonl", "b.jsonl", "--expr", "x_ms", "--name", "x"}, "joining several files, name each: ALIAS=FILE (got a.jsonl)"},
+		{[]string{"a=a.jsonl", "b=b.jsonl", "--expr", "x_ms", "--name", "x"}, `field "x_ms" must name its record: a.x_ms or b.x_ms`},
+		{[]string{"a.jsonl", "--expr", "x_ms +", "--name", "x"}, `--expr: expression "x_ms +", at column 7: expected a number, a field or ( but found end of expression`},
+		{[]string{"a.jsonl", "--expr", "x_ms", "--pairs", "a", "--name", "x"}, `--pairs must be FROM:TO, got "a"`},
+	} {
+		_, _, err := calibrate(t, "", c.args...)
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%v:\n got %v\nwant %s", c.args, err, c.want)
+		}
+	}
+}
