@@ -61,7 +61,8 @@ sources:, measured: or figures: is a plan, so "capsim calibrate PLAN.yaml"
 does the same.
 
 The fit tables and warnings go to standard error; the fragment is written to
---out FILE, or to standard output with --out -.`,
+--out FILE, which the plan's fragment replaces whole (an entry taken out of
+the plan leaves the fragment), or to standard output with --out -.`,
 		Example: `  capsim calibrate plan calibration-plan.yaml --out calibration.yaml
   capsim calibrate calibration-plan.yaml --out -`,
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -74,7 +75,7 @@ The fit tables and warnings go to standard error; the fragment is written to
 			return calibratePlanRun(io, args[0], out, rerunLine(cmd, args))
 		},
 	}
-	cmd.Flags().StringVar(&out, "out", "", "write the fragment to `FILE` (created, or its entries updated in place), or to standard output with -")
+	cmd.Flags().StringVar(&out, "out", "", "write the fragment to `FILE` (replaced whole), or to standard output with -")
 	return cmd
 }
 
@@ -103,7 +104,7 @@ func calibratePlanRun(io *IOStreams, file, out, rerun string) error {
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	return runPlan(io, p, out, nil, rerun)
+	return runPlan(io, p, out, nil, true, rerun)
 }
 
 // calibrateExprRun fits a value computed by --expr: a plan of one entry,
@@ -171,12 +172,14 @@ func calibrateExprRun(io *IOStreams, o *calibrateOptions, other []string, keyGiv
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	return runPlan(io, p, o.Out, o.Remove, rerun)
+	return runPlan(io, p, o.Out, o.Remove, false, rerun)
 }
 
 // runPlan runs a plan and writes its tables to standard error and its
-// fragment where out says.
-func runPlan(io *IOStreams, p *calibration.Plan, out string, remove []string, rerun string) error {
+// fragment where out says. With whole, the plan is the fragment's whole
+// source: a fragment at out is replaced, not merged into, so that an entry
+// taken out of the plan leaves the fragment too.
+func runPlan(io *IOStreams, p *calibration.Plan, out string, remove []string, whole bool, rerun string) error {
 	fits, err := p.Run(nil, rerun)
 	if err != nil {
 		return err
@@ -211,6 +214,17 @@ func runPlan(io *IOStreams, p *calibration.Plan, out string, remove []string, re
 			}
 			printWarnings(io, fit.Name, fit.Result.Warnings)
 		}
+	}
+	if whole && out != "" && out != "-" {
+		data, err := calibration.MergeFragment(nil, entries)
+		if err != nil {
+			return err
+		}
+		if err := writeAtomic(out, data); err != nil {
+			return err
+		}
+		fmt.Fprintf(io.ErrOut, "wrote %s (%d entries of %s)\n", out, len(entries), p.File)
+		return nil
 	}
 	return writeFragmentRemoving(io, out, entries, remove)
 }

@@ -155,3 +155,29 @@ func TestCalibrateExprFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestCalibratePlanReplacesTheFragment: a plan is its fragment's whole
+// source, so --out FILE is replaced (a stale entry goes), and writing it
+// twice gives the same bytes as --out -.
+func TestCalibratePlanReplacesTheFragment(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "calibration.yaml")
+	os.WriteFile(out, []byte("distributions:\n  stale: {dist: constant(1s)}\n"), 0o644)
+	want, _, err := calibrate(t, "", planData+"plan.yaml", "--out", "-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		_, stderr, err := calibrate(t, "", planData+"plan.yaml", "--out", out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasSuffix(stderr, "\nwrote "+out+" (5 entries of "+planData+"plan.yaml)\n") {
+			t.Errorf("stderr ends:\n%s", stderr[max(0, len(stderr)-200):])
+		}
+		got, _ := os.ReadFile(out)
+		if string(got) != strings.ReplaceAll(want, "--out -", "--out "+out) {
+			t.Errorf("fragment:\n%s", got)
+		}
+	}
+}
