@@ -144,6 +144,27 @@ func TestWarnQuantisedNamesTheQuantum(t *testing.T) {
 	if got := warningOf(t, res.Warnings, WarnRounded); got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
+	// 1, 2 and 3 ms: on logarithms the first step stands apart from the
+	// others, but these are a timer's steps, not two groups.
+	var steps []float64
+	for i, k := range []int{200, 150, 50} {
+		for range k {
+			steps = append(steps, float64(i+1)*1e-3)
+		}
+	}
+	res, err = Fit(steps, nil, FitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = "only 3 distinct values among 400, all multiples of 0.001s: the timer's resolution shows, and ties inflate the KS distance"
+	if got := warningOf(t, res.Warnings, WarnRounded); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	for _, w := range res.Warnings {
+		if w.Kind == WarnBimodal {
+			t.Errorf("the lattice's steps taken for groups: %s", w.Msg)
+		}
+	}
 }
 
 // TestDetectSkipsComments: an exporter's # header above JSON lines or a CSV
