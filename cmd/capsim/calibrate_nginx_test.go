@@ -157,13 +157,16 @@ measured:
     expr: driver.duration_ms - app.handler_ms
 `), 0o644)
 
-	// What the plan must find, computed here from the access log itself.
+	// What the plan must find, computed here from the access log itself: a
+	// difference of two times, each within 1 ms of the truth, is kept when
+	// it is at least -2 ms, as 0 when negative. A machine under load can
+	// log one further below, which is rejected.
 	access, err := os.ReadFile(filepath.Join(dir, "access.log"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var sum float64
-	negative, lines := 0, 0
+	negative, lines, used := 0, 0, 0
 	for _, line := range strings.Split(strings.TrimSpace(string(access)), "\n") {
 		var rec struct{ RequestTime, UpstreamResponseTime string }
 		var raw map[string]string
@@ -172,8 +175,12 @@ measured:
 		rt, _ := strconv.ParseFloat(rec.RequestTime, 64)
 		ut, _ := strconv.ParseFloat(rec.UpstreamResponseTime, 64)
 		d := rt - ut
-		sum += d
 		lines++
+		if d < -0.002*(1+1e-9) {
+			continue
+		}
+		used++
+		sum += d
 		if d < 0 {
 			negative++
 		}
@@ -185,9 +192,9 @@ measured:
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
-	t.Logf("%d of %d nginx differences negative; mean %.4g ms\n%s", negative, n, sum/n*1000, stderr)
-	if !strings.Contains(stdout, fmt.Sprintf("      n: %d\n      resolution: \"nginx 1ms (nginx logs times in whole milliseconds)\"\n      clamped: %d\n", n, negative)) {
-		t.Errorf("nginx_own_time does not keep all %d values with %d clamped:\n%s", n, negative, stdout)
+	t.Logf("%d of %d nginx differences kept, %d of them negative; mean %.4g ms\n%s", used, n, negative, sum/float64(used)*1000, stderr)
+	if !strings.Contains(stdout, fmt.Sprintf("      n: %d\n      resolution: \"nginx 1ms (nginx logs times in whole milliseconds)\"\n      clamped: %d\n", used, negative)) {
+		t.Errorf("nginx_own_time does not keep %d values with %d clamped:\n%s", used, negative, stdout)
 	}
 	if !strings.Contains(stderr, fmt.Sprintf("client_overhead: %d values of", n)) {
 		t.Errorf("client_overhead did not join all %d requests:\n%s", n, stderr)
@@ -208,7 +215,7 @@ measured:
 			break
 		}
 	}
-	if want := max(sum/n, 0); math.Abs(mean-want) > 1e-5*max(want, 1e-3) {
+	if want := max(sum/float64(used), 0); math.Abs(mean-want) > 1e-5*max(want, 1e-3) {
 		t.Errorf("nginx_own_time has mean %gs, want the mean of the differences %gs", mean, want)
 	}
 }
