@@ -13,12 +13,23 @@
 // p95 from a dashboard, a range from a report), it turns those into
 // distributions through the closed forms of package sim.
 //
+// A Plan names every distribution of a fragment with where it comes from,
+// so that the fragment is rebuilt identically: it joins the records of
+// several files on a key, pairs successive events of one request, computes
+// values by arithmetic over any fields (Expr) and splits a time into a base
+// and a time per item. Times logged at a resolution (nginx's milliseconds)
+// are taken as such: a difference below 0 within the rounding is kept as 0,
+// and values within a few quanta of 0 are fitted by their moments.
+//
 // Input is streamed line by line: memory grows with the values kept, not with
-// the size of the log. Problems with the data are never silent. A malformed
+// the size of the log (a plan, which joins, holds the records of its
+// sources). Problems with the data are never silent. A malformed
 // line is skipped, counted and reported with its file and line number;
 // doubts about a fit (few values, a heavy tail, latency that climbs over the
-// recording as under saturation, no family fitting well) are returned as
-// Warnings alongside the result, for the caller to show, not logged.
+// recording as under saturation, failed responses among the values, a
+// cluster at a timeout, two groups, a timer's quantum, no family fitting
+// well) are returned as Warnings alongside the result, for the caller to
+// show, not logged.
 //
 // The package knows nothing of what the distributions will be used for: it
 // does not know scenarios, components or the simulation, only values in

@@ -56,6 +56,12 @@ func TestReadK6SummaryShapes(t *testing.T) {
 	if err == nil || err.Error() != want {
 		t.Errorf("error\n got %v\nwant %s", err, want)
 	}
+	// A submetric named as the error lists it is read, not refused.
+	f.Seek(0, 0)
+	fig, err := ReadK6Summary("k6-summary-v1.json", f, "http_req_duration{expected_response:true}", Filter{})
+	if err != nil || fig.Ref != "k6 summary v1 http_req_duration{expected_response:true}" {
+		t.Errorf("submetric by name: %v, ref %q", err, fig.Ref)
+	}
 }
 
 func TestFitFigures(t *testing.T) {

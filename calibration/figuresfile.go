@@ -76,8 +76,21 @@ func ReadFigures(name string, r io.Reader) ([]NamedFigures, error) {
 	if figs == nil {
 		return nil, at(root, "no figures: key")
 	}
+	out, errs := readFiguresNode(name, figs)
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return out, nil
+}
+
+// readFiguresNode reads the mapping under a figures: key, of a figures file
+// or of a plan, and returns every problem found.
+func readFiguresNode(name string, figs *yaml.Node) ([]NamedFigures, []error) {
+	at := func(n *yaml.Node, format string, args ...any) error {
+		return fmt.Errorf("%s:%d:%d: %s", name, n.Line, n.Column, fmt.Sprintf(format, args...))
+	}
 	if figs.Kind != yaml.MappingNode {
-		return nil, at(figs, "figures must be a mapping of names to figures")
+		return nil, []error{at(figs, "figures must be a mapping of names to figures")}
 	}
 	var (
 		out  []NamedFigures
@@ -117,13 +130,10 @@ func ReadFigures(name string, r io.Reader) ([]NamedFigures, error) {
 		}
 		out = append(out, nf)
 	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+	if len(errs) == 0 && len(out) == 0 {
+		errs = append(errs, at(figs, "figures is empty"))
 	}
-	if len(out) == 0 {
-		return nil, at(figs, "figures is empty")
-	}
-	return out, nil
+	return out, errs
 }
 
 func setFigure(f *Figures, key string, v *yaml.Node) error {

@@ -48,9 +48,23 @@ const (
 type FitOptions struct {
 	Families []string // families to try; nil means Families
 	Rank     RankBy   // "" means RankAIC
-	// Choose forces the chosen family (one of Families, or "empirical")
-	// instead of the best ranked; the ranking is still reported.
+	// Choose forces the chosen family (one of Families, "uniform" or
+	// "empirical") instead of the best ranked; the ranking is still
+	// reported.
 	Choose string
+
+	// Resolution is the granularity of the values in seconds (0: exact).
+	// Raw holds them before negative ones within the resolution were
+	// clamped to 0, and Roundings counts the roundings to that resolution
+	// each went through. Values within a few quanta of 0 are then fitted by
+	// moments instead of by maximum likelihood: see fitByMoments.
+	Resolution float64
+	Raw        []float64
+	Roundings  int
+
+	// Statuses holds each value's HTTP status (0 when unknown), to warn
+	// when failures were timed; nil when there are none.
+	Statuses []int
 }
 
 // Candidate is one fitted family.
@@ -66,8 +80,11 @@ type Candidate struct {
 	KS     float64
 	// Err says why the family could not be fitted; the other fields are
 	// then zero.
-	Err   error
-	model model
+	Err error
+	// ByMoments is true for a fit by moments of coarsely logged values, to
+	// which LogLik, AIC and KS do not apply.
+	ByMoments bool
+	model     model
 }
 
 // HasDensity reports whether the candidate is a fitted family with a
@@ -144,9 +161,12 @@ func Fit(values, times []float64, opts FitOptions) (*Result, error) {
 		families = Families
 	}
 	for _, f := range families {
-		if !slices.Contains(Families, f) {
+		if !slices.Contains(Families, f) && f != FamilyUniform {
 			return nil, fmt.Errorf("unknown family %q (want one of %v)", f, Families)
 		}
+	}
+	if opts.Choose == FamilyUniform && !slices.Contains(families, FamilyUniform) {
+		families = append(slices.Clone(families), FamilyUniform)
 	}
 	if opts.Choose != "" && opts.Choose != FamilyEmpirical && !slices.Contains(families, opts.Choose) {
 		return nil, fmt.Errorf("cannot choose %q: not among the families fitted %v", opts.Choose, families)
@@ -169,6 +189,7 @@ func Fit(values, times []float64, opts FitOptions) (*Result, error) {
 			"all %d values are %ss: no family can be fitted; the constant is used", len(x), fmtSeconds(x[0])))
 		return res, nil
 	}
+	orig := slices.Clone(x)
 	if x[0] == 0 {
 		res.Warnings = append(res.Warnings, replaceZeros(x))
 	}
@@ -198,11 +219,11 @@ func Fit(values, times []float64, opts FitOptions) (*Result, error) {
 	}
 	switch {
 	case opts.Choose == FamilyEmpirical:
-		d, err := sim.Empirical(x)
+		d, err := sim.Empirical(orig)
 		if err != nil {
 			return nil, err
 		}
-		res.Chosen = &Candidate{Family: FamilyEmpirical, Dist: d, model: empiricalModel(x)}
+		res.Chosen = &Candidate{Family: FamilyEmpirical, Dist: d, model: empiricalModel(orig)}
 		if len(fitted) > 0 {
 			res.RunnerUp = fitted[0]
 		}
@@ -232,9 +253,55 @@ func Fit(values, times []float64, opts FitOptions) (*Result, error) {
 			res.RunnerUp = fitted[1]
 		}
 	}
+	if opts.Choose == "" && opts.Resolution > 0 && len(opts.Raw) == len(values) && res.Observed.Mean < coarseQuanta*opts.Resolution {
+		c, w := fitByMoments(opts.Raw, opts.Resolution, opts.Roundings)
+		res.RunnerUp, res.Chosen = res.Chosen, c
+		// The zeros were not fitted as half a quantum after all.
+		res.Warnings = slices.DeleteFunc(res.Warnings, func(w Warning) bool { return w.Kind == WarnZeros })
+		res.Warnings = append(res.Warnings, w)
+	}
 	res.Sorted = x
+	if w, ok := MixedStatuses(opts.Statuses); ok {
+		res.Warnings = append(res.Warnings, w)
+	}
 	res.Warnings = append(res.Warnings, diagnose(res, times, values)...)
 	return res, nil
+}
+
+// coarseQuanta: when the mean of the values is within this many quanta of
+// the resolution, most values sit on the first few points of the lattice
+// (0, 1 ms, 2 ms for nginx) and a likelihood over the recorded values fits
+// the lattice, not the durations: the zeros alone, fitted as half the
+// smallest positive value, put a floor of about half a quantum under the
+// fitted mean.
+const coarseQuanta = 5
+
+// fitByMoments fits values logged at a resolution too coarse for their
+// size. Rounding errors of a uniformly placed quantum have mean 0, so the
+// mean of the unclamped values estimates the true mean without bias; each
+// rounding adds q²/12 to the variance, which Sheppard's correction
+// subtracts (Kendall & Stuart, The Advanced Theory of Statistics, vol. 1,
+// §3.18). A gamma with that mean and variance is used, unless the corrected
+// standard deviation is under one quantum: a spread finer than the
+// resolution cannot be told from the rounding (and from other noise of the
+// clock, such as a cached time), so only the mean is known and the constant
+// mean is used.
+func fitByMoments(raw []float64, q float64, roundings int) (*Candidate, Warning) {
+	mean, sd := stat.PopMeanStdDev(raw, nil)
+	mean = max(mean, 0)
+	roundings = max(roundings, 1)
+	variance := sd*sd - float64(roundings)*q*q/12
+	how := fmt.Sprintf("values within %d quanta of 0 at the %ss resolution: fitted by moments (mean %ss of the unclamped values; variance less %d roundings of q²/12, Sheppard's correction), not by maximum likelihood",
+		coarseQuanta, fmtSeconds(q), fmtSeconds(mean), roundings)
+	if mean > 0 && variance >= q*q {
+		shape, scale := round6(mean*mean/variance), round6(variance/mean)
+		if d, err := sim.Gamma(shape, scale); err == nil {
+			g := distuv.Gamma{Alpha: shape, Beta: 1 / scale}
+			return &Candidate{Family: FamilyGamma, Dist: d, model: g, K: 2, ByMoments: true}, warnf(WarnResolution, "%s", how)
+		}
+	}
+	c := &Candidate{Family: FamilyConstant, Dist: sim.Constant(round6(mean)), ByMoments: true}
+	return c, warnf(WarnResolution, "%s; the spread left is under one quantum, so the constant mean is used", how)
 }
 
 // replaceZeros replaces values of 0 — durations below the timer's resolution,
@@ -304,6 +371,12 @@ func fitFamily(family string, sorted []float64) Candidate {
 			c.model, c.K = g, 2
 			c.Dist, err = sim.Gamma(shape, scale)
 		}
+	case FamilyUniform:
+		// The maximum-likelihood uniform spans the observed range; its
+		// bounds are rounded outwards so that every value keeps a density.
+		lo, hi := roundOut(sorted[0], -1), roundOut(sorted[len(sorted)-1], 1)
+		c.model, c.K = distuv.Uniform{Min: lo, Max: hi}, 2
+		c.Dist, err = sim.Uniform(lo, hi)
 	case FamilyWeibull:
 		var w distuv.Weibull
 		if w, err = FitWeibull(sorted); err == nil {
@@ -363,6 +436,20 @@ func round6(v float64) float64 {
 	r, err := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 6, 64), 64)
 	if err != nil {
 		return v
+	}
+	return r
+}
+
+// roundOut rounds v to six significant digits away from the inside of a
+// range: down for a lower bound (dir < 0), up for an upper one.
+func roundOut(v float64, dir int) float64 {
+	r := round6(v)
+	for i := 0; i < 4 && (dir < 0 && r > v || dir > 0 && r < v); i++ {
+		step := math.Abs(v) * 1e-6
+		if step == 0 {
+			return v
+		}
+		r = round6(r + float64(dir)*step)
 	}
 	return r
 }

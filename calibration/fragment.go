@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -59,6 +61,11 @@ type Entry struct {
 	Figures string // "mean=0.56s p95=0.9s"
 	Ref     string // "FIGURES 000-30"
 
+	// Resolution says at what granularity the values were logged and why,
+	// and Clamped how many negative values within it were kept as 0.
+	Resolution string
+	Clamped    int
+
 	RunnerUp string
 	Warnings []string
 }
@@ -71,11 +78,17 @@ func EntryFromFit(name string, s *Sample, r *Result, rerun string) Entry {
 		Rerun:  rerun,
 		Files:  s.Files,
 		Metric: s.Source,
-		Filter: s.Filter.String(),
+		Filter: s.FilterString(),
 		N:      r.Observed.N,
 		KS:     r.Chosen.KS,
 		AIC:    r.Chosen.AIC,
-		Fitted: r.Chosen.model != nil && r.Chosen.Family != FamilyEmpirical,
+		Fitted: r.Chosen.model != nil && r.Chosen.Family != FamilyEmpirical && !r.Chosen.ByMoments,
+	}
+	if r.Chosen.Family == FamilyEmpirical {
+		e.Dist = EmpiricalText(s.Values)
+	}
+	if s.Resolution > 0 {
+		e.Resolution, e.Clamped = s.ResolutionText, s.Clamped
 	}
 	if r.RunnerUp != nil {
 		e.RunnerUp = r.RunnerUp.Dist.String()
@@ -84,6 +97,28 @@ func EntryFromFit(name string, s *Sample, r *Result, rerun string) Entry {
 		e.Warnings = append(e.Warnings, w.Msg)
 	}
 	return e
+}
+
+// EmpiricalText writes an empirical distribution with its values inline,
+// ascending, in the syntax scenarios read: empirical(0.012s, 0.015s, ...).
+// The fragment then holds everything the distribution is, and no file
+// beside it can be overwritten or lost.
+func EmpiricalText(values []float64) string {
+	x := slices.Clone(values)
+	slices.Sort(x)
+	var b strings.Builder
+	b.WriteString("empirical(")
+	for i, v := range x {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		// No clock measures below the nanosecond; digits beyond it are
+		// the noise of the arithmetic that derived the value.
+		b.WriteString(strconv.FormatFloat(math.Round(v*1e9)/1e9, 'f', -1, 64))
+		b.WriteByte('s')
+	}
+	b.WriteByte(')')
+	return b.String()
 }
 
 // EntryFromFigures describes a fit of summary figures read from files.
@@ -156,16 +191,62 @@ func MergeFragment(existing []byte, entries []Entry) ([]byte, error) {
 			dists.Content = append(dists.Content, key, val)
 		}
 	}
+	return encodeFragment(&doc)
+}
+
+func encodeFragment(doc *yaml.Node) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)
-	if err := enc.Encode(&doc); err != nil {
+	if err := enc.Encode(doc); err != nil {
 		return nil, err
 	}
 	if err := enc.Close(); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// RemoveFromFragment returns the fragment existing without the entries
+// named. Everything else is kept. Naming an entry the fragment does not
+// have is an error, listing those it has: a misspelt name must not pass
+// for a removal.
+func RemoveFromFragment(existing []byte, names []string) ([]byte, error) {
+	var doc yaml.Node
+	if len(bytes.TrimSpace(existing)) == 0 {
+		return nil, fmt.Errorf("no fragment to remove %s from", strings.Join(names, ", "))
+	}
+	if err := yaml.Unmarshal(existing, &doc); err != nil {
+		return nil, fmt.Errorf("not a calibration fragment: %v", strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	root := doc.Content[0]
+	var dists *yaml.Node
+	if root.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(root.Content); i += 2 {
+			if root.Content[i].Value == "distributions" && root.Content[i+1].Kind == yaml.MappingNode {
+				dists = root.Content[i+1]
+			}
+		}
+	}
+	if dists == nil {
+		return nil, errors.New("not a calibration fragment: no top-level distributions mapping")
+	}
+	for _, name := range names {
+		found := false
+		var have []string
+		for i := 0; i+1 < len(dists.Content); i += 2 {
+			if dists.Content[i].Value == name {
+				dists.Content = slices.Delete(dists.Content, i, i+2)
+				found = true
+				break
+			}
+			have = append(have, dists.Content[i].Value)
+		}
+		if !found {
+			return nil, fmt.Errorf("no entry %q to remove (the fragment has: %s)", name, strings.Join(have, ", "))
+		}
+	}
+	return encodeFragment(&doc)
 }
 
 func (e Entry) nodes() (key, val *yaml.Node) {
@@ -194,6 +275,10 @@ func (e Entry) nodes() (key, val *yaml.Node) {
 		if e.Fitted {
 			add("ks", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!float", Value: fmtNum(e.KS, 3)})
 			add("aic", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!float", Value: strconv.FormatFloat(e.AIC, 'f', 1, 64)})
+		}
+		if e.Resolution != "" {
+			add("resolution", scalar(e.Resolution, yaml.DoubleQuotedStyle))
+			add("clamped", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.Itoa(e.Clamped)})
 		}
 	}
 	if e.RunnerUp != "" {

@@ -150,10 +150,25 @@ func summaryMetrics(top map[string]json.RawMessage) (map[string]k6SummaryMetric,
 
 // selectSubmetric returns the key of metric, or of its submetric whose tag
 // set is exactly what the filter asks for.
+//
+// metric may name a submetric as the summary writes it,
+// http_req_duration{expected_response:true}: its tags are then asked for as
+// if given by the filter.
 func selectSubmetric(metrics map[string]k6SummaryMetric, metric string, f Filter) (string, error) {
 	want := map[string]string{}
 	for _, t := range f.Tags {
 		want[t.Key] = t.Value
+	}
+	if strings.Contains(metric, "{") {
+		base, tags := splitSubmetric(metric)
+		for k, v := range tags {
+			if w, ok := want[k]; ok && w != v {
+				return "", fmt.Errorf("metric %s has %s:%s but the filter asks for %s=%s", metric, k, v, k, w)
+			}
+			want[k] = v
+			f.Tags = append(f.Tags, Tag{k, v})
+		}
+		metric = base
 	}
 	if len(f.Status) > 1 {
 		return "", fmt.Errorf("a summary's submetric has one status; got %s", strings.Join(f.Status, ","))

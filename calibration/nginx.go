@@ -110,6 +110,14 @@ func (r *Reader) readNginx(name string, lr *lineReader, fs *FileStats, f Format)
 	if err != nil {
 		return err
 	}
+	// nginx logs whole milliseconds, each time the difference of two clock
+	// readings: a difference of two times may come out below 0 by up to a
+	// millisecond per time, and is then a small true value, not an error.
+	r.s.Resolution, r.s.ResolutionText = DefaultNginxResolution, "nginx 1ms (nginx logs times in whole milliseconds)"
+	r.s.RoundedFields, r.s.Roundings = 1, 2
+	if val.b != "" {
+		r.s.RoundedFields, r.s.Roundings = 2, 4
+	}
 	for {
 		line, num, ok, err := r.nextLine(name, lr, fs)
 		if !ok {

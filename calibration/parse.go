@@ -59,6 +59,43 @@ func parseTimestamp(s string) (float64, error) {
 	return math.NaN(), fmt.Errorf("timestamp %q is in no known format", s)
 }
 
+// parseTimestampParts is parseTimestamp keeping whole seconds apart from
+// their fraction, so that the difference of two nearby timestamps keeps its
+// microseconds: a float64 of Unix seconds holds only about 0.2 µs.
+func parseTimestampParts(s string) (sec int64, frac float64, err error) {
+	s = strings.TrimSpace(s)
+	if c := s; c != "" && c[0] >= '0' && c[0] <= '9' && !strings.ContainsAny(s, "-/:T ") {
+		whole, fraction, _ := strings.Cut(s, ".")
+		ip, err1 := strconv.ParseInt(whole, 10, 64)
+		fp := 0.0
+		var err2 error
+		if fraction != "" {
+			fp, err2 = strconv.ParseFloat("0."+fraction, 64)
+		}
+		if err1 != nil || err2 != nil {
+			v, err := parseTimestamp(s)
+			return int64(math.Floor(v)), v - math.Floor(v), err
+		}
+		div := int64(1)
+		switch v := float64(ip); {
+		case v >= epochNanoMin:
+			div = 1e9
+		case v >= epochMicroMin:
+			div = 1e6
+		case v >= epochMilliMin:
+			div = 1e3
+		}
+		return ip / div, (float64(ip%div) + fp) / float64(div), nil
+	}
+	for _, layout := range timeLayouts {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.Unix(), float64(t.Nanosecond()) / 1e9, nil
+		}
+	}
+	_, err = parseTimestamp(s)
+	return 0, 0, err
+}
+
 // epochSeconds converts a numeric epoch of unknown unit to seconds.
 func epochSeconds(v float64) float64 {
 	switch {

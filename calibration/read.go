@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -113,7 +115,12 @@ type Sample struct {
 	Values []float64
 	// Times holds each value's Unix time in seconds (NaN when unknown),
 	// used to look for latency climbing over the recording.
-	Times  []float64
+	Times []float64
+	// Statuses holds each value's HTTP status, 0 when unknown, to tell
+	// whether failures were timed.
+	Statuses []int
+	// Counts holds, for a value split per item, how many items it covers.
+	Counts []float64
 	Files  []string
 	Filter Filter
 	// Source says what was read, for instance "k6 metric http_req_duration".
@@ -126,6 +133,32 @@ type Sample struct {
 	// Notes are facts about the reading a user should know: assumed units,
 	// events that found no partner in a join.
 	Notes []string
+
+	// FilterText, when set, describes the selection instead of Filter (a
+	// plan's where: conditions).
+	FilterText string
+	// Raw holds the values before negative ones within the resolution were
+	// clamped to 0, parallel to Values; nil when nothing was derived.
+	Raw []float64
+	// Resolution is the granularity of the values in seconds (0: exact),
+	// RoundedFields how many rounded fields each value was computed from
+	// and Roundings how many roundings those went through (an nginx time
+	// is the difference of two rounded clock readings), ResolutionText where
+	// the resolution comes from, and Clamped how many values were negative
+	// within the rounding and kept as 0.
+	Resolution     float64
+	RoundedFields  int
+	Roundings      int
+	ResolutionText string
+	Clamped        int
+}
+
+// FilterString describes the selection of values for provenance.
+func (s *Sample) FilterString() string {
+	if s.FilterText != "" {
+		return s.FilterText
+	}
+	return s.Filter.String()
 }
 
 // Reader reads one or more files into a Sample. A join of application-log
@@ -150,6 +183,16 @@ func NewReader(opts Options) (*Reader, error) {
 	}
 	if opts.Format == FormatK6Summary {
 		return nil, errors.New("an end-of-test summary holds figures, not values: read it with ReadK6Summary")
+	}
+	if strings.Contains(opts.Metric, "{") {
+		// A submetric as k6 names it in summaries,
+		// http_req_duration{expected_response:true}, is the metric's
+		// records with those tags.
+		base, tags := splitSubmetric(opts.Metric)
+		opts.Metric = base
+		for _, k := range slices.Sorted(maps.Keys(tags)) {
+			opts.Filter.Tags = append(opts.Filter.Tags, Tag{k, tags[k]})
+		}
 	}
 	m, err := opts.Filter.compile()
 	if err != nil {
@@ -236,7 +279,8 @@ func (r *Reader) nextLine(name string, lr *lineReader, fs *FileStats) (line []by
 			r.malformed(name, fs, num, "line longer than %d bytes", MaxLineBytes)
 			continue
 		}
-		if len(bytes.TrimSpace(line)) == 0 {
+		// Blank lines and # comments are not records in any format read.
+		if trimmed := bytes.TrimSpace(line); len(trimmed) == 0 || trimmed[0] == '#' {
 			continue
 		}
 		return line, num, true, nil
@@ -355,6 +399,11 @@ func (r *Reader) add(name string, fs *FileStats, line int, rec *record) {
 		fs.NoValue++
 		return
 	}
+	raw := rec.value
+	if rec.value < 0 && rec.value >= -float64(r.s.RoundedFields)*r.s.Resolution*(1+1e-9) {
+		rec.value = 0
+		r.s.Clamped++
+	}
 	if math.IsNaN(rec.value) || math.IsInf(rec.value, 0) || rec.value < 0 {
 		fs.Rejected++
 		r.lineError(name, line, "value %gs is not a duration (negative or not finite); skipped", rec.value)
@@ -363,6 +412,10 @@ func (r *Reader) add(name string, fs *FileStats, line int, rec *record) {
 	fs.Used++
 	r.s.Values = append(r.s.Values, rec.value)
 	r.s.Times = append(r.s.Times, rec.time)
+	r.s.Statuses = append(r.s.Statuses, rec.status)
+	if r.s.Resolution > 0 {
+		r.s.Raw = append(r.s.Raw, raw)
+	}
 }
 
 // Sample finishes reading and returns what was kept. It is an error when no
@@ -375,6 +428,9 @@ func (r *Reader) Sample() (*Sample, error) {
 		r.join.finish(r)
 	}
 	s := r.s
+	if s.Clamped > 0 {
+		s.Notes = append(s.Notes, fmt.Sprintf("%d of %d values were negative within the rounding of their fields (%d × %ss) and were kept as 0", s.Clamped, len(s.Values), s.RoundedFields, fmtSeconds(s.Resolution)))
+	}
 	if len(s.Stats) == 0 {
 		return &s, errors.New("no files were read")
 	}
@@ -438,11 +494,13 @@ func Detect(br *bufio.Reader) (Format, error) {
 	return "", errors.New("format not recognised; pass --format")
 }
 
+// firstLine returns the first line that is neither blank nor a # comment,
+// which exporters and people put above the data.
 func firstLine(b []byte) []byte {
 	for len(b) > 0 {
 		line, rest, _ := bytes.Cut(b, []byte("\n"))
 		line = bytes.TrimSpace(line)
-		if len(line) > 0 {
+		if len(line) > 0 && line[0] != '#' {
 			return line
 		}
 		b = rest

@@ -15,7 +15,7 @@ import (
 // observed ones. The chosen candidate is marked with *.
 func WriteFitTable(w io.Writer, name string, s *Sample, r *Result) error {
 	o := r.Observed
-	fmt.Fprintf(w, "%s: %d values of %s from %s, filter %s\n", name, o.N, s.Source, strings.Join(s.Files, ", "), s.Filter.String())
+	fmt.Fprintf(w, "%s: %d values of %s from %s, filter %s\n", name, o.N, s.Source, strings.Join(s.Files, ", "), s.FilterString())
 	fmt.Fprintf(w, "ranked by %s; * chosen\n\n", strings.ToUpper(string(r.Rank)))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "candidate\tparameters\tKS\tAIC\tmean\tp95")
@@ -25,11 +25,11 @@ func WriteFitTable(w io.Writer, name string, s *Sample, r *Result) error {
 			mark = " *"
 		}
 		aic := "-"
-		if c.model != nil && c.Family != FamilyEmpirical {
+		if c.model != nil && c.Family != FamilyEmpirical && !c.ByMoments {
 			aic = strconv.FormatFloat(c.AIC, 'f', 1, 64)
 		}
 		ks := "-"
-		if c.model != nil && c.Family != FamilyEmpirical {
+		if c.model != nil && c.Family != FamilyEmpirical && !c.ByMoments {
 			ks = fmtNum(c.KS, 3)
 		}
 		fmt.Fprintf(tw, "%s%s\t%s\t%s\t%s\t%ss\t%ss\n", c.Family, mark, params(c.Dist), ks, aic,
@@ -102,4 +102,16 @@ func distFamily(d sim.Dist) string {
 		return m[1]
 	}
 	return d.String()
+}
+
+// WriteSplitTable prints a split into a base and a time per item: each
+// part's mean with its standard error, its standard deviation and the
+// distribution written.
+func WriteSplitTable(w io.Writer, name string, s *Sample, f *SplitFit) error {
+	fmt.Fprintf(w, "%s: %d values of %s from %s, filter %s, split into a base and a time per item\n\n", name, f.N, s.Source, strings.Join(s.Files, ", "), s.FilterString())
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "part\tmean\t± se\tsd\tdistribution")
+	fmt.Fprintf(tw, "%s_base\t%ss\t%ss\t%ss\t%s\n", name, fmtSeconds(f.BaseMean), fmtSeconds(f.BaseMeanSE), fmtSeconds(f.BaseSD), f.Base)
+	fmt.Fprintf(tw, "%s_per_item\t%ss\t%ss\t%ss\t%s\n", name, fmtSeconds(f.ItemMean), fmtSeconds(f.ItemMeanSE), fmtSeconds(f.ItemSD), f.PerItem)
+	return tw.Flush()
 }

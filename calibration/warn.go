@@ -2,9 +2,11 @@ package calibration
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/gonum/stat"
 )
@@ -23,6 +25,10 @@ const (
 	WarnNoSpread    WarningKind = "no-spread"
 	WarnDisagree    WarningKind = "figures-disagree"
 	WarnFewFigures  WarningKind = "few-figures"
+	WarnResolution  WarningKind = "resolution"
+	WarnMixed       WarningKind = "mixed-statuses"
+	WarnTruncated   WarningKind = "timeout-cluster"
+	WarnBimodal     WarningKind = "bimodal"
 )
 
 // Warning is a doubt about a result that does not prevent it: the caller
@@ -73,18 +79,21 @@ func diagnose(res *Result, times, values []float64) []Warning {
 	var ws []Warning
 	o := res.Observed
 	n := o.N
+	// A fit by moments of coarsely logged values is not meant to match the
+	// lattice of recorded values, so the distance to them says nothing.
+	byMoments := slices.ContainsFunc(res.Warnings, func(w Warning) bool { return w.Kind == WarnResolution })
 	if n < minSample {
 		ws = append(ws, warnf(WarnSmallSample,
 			"only %d values: parameters are uncertain and the ranking of families is weak (want at least %d)", n, minSample))
 	}
-	if c := res.Chosen; c != nil && c.model != nil && c.Family != FamilyEmpirical && n >= 5 {
+	if c := res.Chosen; c != nil && c.model != nil && c.Family != FamilyEmpirical && n >= 5 && !byMoments {
 		if crit := ksCritical05(n); c.KS > crit {
 			ws = append(ws, warnf(WarnPoorFit,
 				"the chosen %s is %s from the data (KS), above the 5%% critical value %s for %d values: no family fits well; consider the empirical distribution",
 				c.Family, fmtNum(c.KS, 3), fmtNum(crit, 3), n))
 		}
 	}
-	if n >= minTailSample {
+	if n >= minTailSample && !byMoments {
 		var parts string
 		if o.P50 > 0 && o.P99/o.P50 >= heavyP99OverP50 {
 			parts = fmt.Sprintf("p99/p50 = %s", fmtNum(o.P99/o.P50, 3))
@@ -111,10 +120,186 @@ func diagnose(res *Result, times, values []float64) []Warning {
 		}
 	}
 	if n >= minSample && float64(distinct) < roundedShare*float64(n) {
-		ws = append(ws, warnf(WarnRounded,
-			"only %d distinct values among %d: the timer's resolution shows, and ties inflate the KS distance", distinct, n))
+		if q, ok := quantum(values); ok {
+			ws = append(ws, warnf(WarnRounded,
+				"only %d distinct values among %d, all multiples of %ss: the timer's resolution shows, and ties inflate the KS distance", distinct, n, fmtSeconds(q)))
+		} else {
+			ws = append(ws, warnf(WarnRounded,
+				"only %d distinct values among %d: the timer's resolution shows, and ties inflate the KS distance", distinct, n))
+		}
+	}
+	if w, ok := timeoutCluster(res.Sorted, values, o); ok {
+		ws = append(ws, w)
+	}
+	// On a timer's lattice (1, 2, 3 ms) the steps themselves look like
+	// groups; the lattice warning says what there is to say.
+	if float64(distinct) >= roundedShare*float64(n) {
+		if w, ok := bimodal(values); ok {
+			ws = append(ws, w)
+		}
 	}
 	return ws
+}
+
+// quantum returns the step all values are whole multiples of, when there
+// is one: the smallest gap between distinct values, checked against every
+// value to a millionth of the step.
+func quantum(values []float64) (float64, bool) {
+	x := slices.Clone(values)
+	slices.Sort(x)
+	// Values that differ only by the float error of the arithmetic that
+	// derived them (0.001 as 0.003 - 0.002) are the same value.
+	tol := 1e-9 * max(math.Abs(x[0]), math.Abs(x[len(x)-1]))
+	q := math.Inf(1)
+	for i := 1; i < len(x); i++ {
+		if d := x[i] - x[i-1]; d > tol {
+			q = min(q, d)
+		}
+	}
+	if math.IsInf(q, 1) || q <= 0 {
+		return 0, false
+	}
+	// The gap between two recorded values carries their float error; the
+	// step is the gap rounded to six significant digits.
+	q = round6(q)
+	for _, v := range x {
+		k := math.Round(v / q)
+		if math.Abs(v-k*q) > 1e-6*q+1e-12 {
+			return 0, false
+		}
+	}
+	return q, true
+}
+
+// Thresholds of the cluster and mixture diagnostics.
+const (
+	// A timeout cluster: at least minCluster values within clusterBand of
+	// the maximum, which is at least clusterOverMedian times the median.
+	// Durations cut off by a limit pile up just under it, far above what
+	// completed requests take.
+	minCluster        = 3
+	clusterBand       = 0.02
+	clusterOverMedian = 10
+	// A mixture: the best split of the log values into two groups has
+	// Ashman's D = √2 |μ1 − μ2| / √(σ1² + σ2²) of at least bimodalD, each
+	// group holding at least bimodalShare of at least minBimodalSample
+	// values. The best split of a single normal sample gives D ≈ 2.7 (the
+	// halves of a normal have means ±0.80σ and sds 0.60σ), so 4 asks for
+	// groups clearly apart.
+	bimodalD         = 4
+	bimodalShare     = 0.05
+	minBimodalSample = 50
+)
+
+// timeoutCluster looks for values piled up at a limit, such as 30 s
+// timeouts among 50 ms successes: they are not durations of the service
+// but of the limit, and a fit stretches its tail to reach them.
+func timeoutCluster(sorted, values []float64, o Observed) (Warning, bool) {
+	n := len(sorted)
+	if n < minSample || !(o.P50 > 0) || o.Max < clusterOverMedian*o.P50 {
+		return Warning{}, false
+	}
+	k := 0
+	for _, v := range values {
+		if v >= (1-clusterBand)*o.Max {
+			k++
+		}
+	}
+	if k < minCluster || 2*k > n {
+		return Warning{}, false
+	}
+	return warnf(WarnTruncated,
+		"%d of %d values sit within %d%% of the maximum %ss, %s× the median: a cluster at a limit looks like timeouts, durations cut off rather than measured; exclude them (a status or error field) or model the timeout",
+		k, n, int(clusterBand*100), fmtSeconds(o.Max), fmtNum(o.Max/o.P50, 3)), true
+}
+
+// bimodal looks for values that form two groups, which no single family
+// describes: two routes, a cache hit and a miss, successes and failures.
+// It splits the log values at the point that minimises the spread within
+// the two sides (the best two-group split of sorted one-dimensional data)
+// and measures how far apart the sides are.
+func bimodal(values []float64) (Warning, bool) {
+	var x []float64
+	for _, v := range values {
+		if v > 0 {
+			x = append(x, math.Log(v))
+		}
+	}
+	n := len(x)
+	if n < minBimodalSample {
+		return Warning{}, false
+	}
+	slices.Sort(x)
+	prefix := make([]float64, n+1)
+	prefix2 := make([]float64, n+1)
+	for i, v := range x {
+		prefix[i+1] = prefix[i] + v
+		prefix2[i+1] = prefix2[i] + v*v
+	}
+	ss := func(i, j int) (mean, variance float64) { // over x[i:j]
+		m := float64(j - i)
+		mean = (prefix[j] - prefix[i]) / m
+		return mean, max((prefix2[j]-prefix2[i])/m-mean*mean, 0)
+	}
+	minSide := int(math.Ceil(bimodalShare * float64(n)))
+	best, split := math.Inf(1), -1
+	for i := minSide; i <= n-minSide; i++ {
+		_, v1 := ss(0, i)
+		_, v2 := ss(i, n)
+		if w := float64(i)*v1 + float64(n-i)*v2; w < best {
+			best, split = w, i
+		}
+	}
+	if split < 0 {
+		return Warning{}, false
+	}
+	m1, v1 := ss(0, split)
+	m2, v2 := ss(split, n)
+	if v1+v2 == 0 {
+		return Warning{}, false
+	}
+	d := math.Sqrt2 * math.Abs(m2-m1) / math.Sqrt(v1+v2)
+	if d < bimodalD {
+		return Warning{}, false
+	}
+	return warnf(WarnBimodal,
+		"the values form two groups, %d around %ss and %d around %ss (Ashman's D = %s on their logarithms): no single family describes both; split them by a field (route, status, size) and fit each",
+		split, fmtSeconds(math.Exp(m1)), n-split, fmtSeconds(math.Exp(m2)), fmtNum(d, 3)), true
+}
+
+// Statuses of failed responses start at 400.
+const firstErrorStatus = 400
+
+// MixedStatuses warns when the values timed failed responses: all of them
+// (a route whose every value was a 503 is not its service time), or some
+// among successes, which take a different time. statuses holds each value's
+// HTTP status, 0 when unknown.
+func MixedStatuses(statuses []int) (Warning, bool) {
+	counts := map[int]int{}
+	known, failed := 0, 0
+	for _, s := range statuses {
+		if s == 0 {
+			continue
+		}
+		counts[s]++
+		known++
+		if s >= firstErrorStatus {
+			failed++
+		}
+	}
+	if failed == 0 {
+		return Warning{}, false
+	}
+	var parts []string
+	for _, s := range slices.Sorted(maps.Keys(counts)) {
+		parts = append(parts, fmt.Sprintf("%d: %d", s, counts[s]))
+	}
+	if failed == known {
+		return warnf(WarnMixed,
+			"every value with a status is of a failed response (%s): these time failures, not the service; check the filter", strings.Join(parts, ", ")), true
+	}
+	return warnf(WarnMixed,
+		"the values mix statuses (%s): failures take another time than successes; keep one with a status filter, or fit each apart", strings.Join(parts, ", ")), true
 }
 
 // saturation looks for latency climbing over the recording, the signature of

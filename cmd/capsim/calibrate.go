@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -10,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"capsim/calibration"
@@ -38,6 +36,11 @@ type calibrateOptions struct {
 	PlotDir   string
 	Dist      string
 	Rank      string
+	Remove    []string
+	Expr      string
+	Where     []string
+	Pairs     string
+	Per       string
 }
 
 func newCalibrateCmd(io *IOStreams) *cobra.Command {
@@ -64,23 +67,64 @@ Inputs (told apart by content unless --format says):
 Gzipped files are read as they are; FILE "-" reads standard input.
 
 Candidates are lognormal, gamma, Weibull, normal (truncated at 0) and
-exponential; --dist empirical keeps the values themselves. The table on
-standard output compares them; warnings about the data and the fit, and
-every malformed line skipped, go to standard error.
+exponential; --dist uniform fits the observed range, and --dist empirical
+keeps the values themselves, written inline in the fragment. The table
+comparing the candidates, warnings about the data and the fit, and every
+malformed line skipped go to standard error. The fragment is written only
+where --out says: a FILE (created, or its entry updated in place; --remove
+NAME takes an entry out), or standard output with --out -.
 
-To turn summary figures into distributions, see: capsim calibrate figures.`,
+--expr fits a value computed from the records' fields instead, such as
+'hold_ms / sleeps', keeping records by --where; files named ALIAS=FILE are
+joined on --join-key ('driver.duration_ms - app.handler_ms'), --pairs
+FROM:TO times the gap between successive events of one key, and --per
+FIELD splits the value into a base and a time per item. A single YAML file
+whose top level has sources:, measured: or figures: is a calibration plan,
+which states any number of such fits in one file and builds the whole
+fragment: see capsim calibrate plan. To turn summary figures into
+distributions, see capsim calibrate figures.`,
 		Example: `  capsim calibrate k6-out.csv --route '/api/trips/*/photos' --status 200 --name upload_batch
   capsim calibrate access.log --metric request_time-upstream_response_time --name nginx_overhead --out calibration.yaml
   capsim calibrate app.jsonl --from-event photo_originals_saved --to-event request_completed --name post_save --plot plots/
-  capsim calibrate summary.json --tag expected_response=true`,
+  capsim calibrate summary.json --tag expected_response=true --out -
+  capsim calibrate driver=k6-out.csv app=app.jsonl --expr 'driver.metric_value - app.handler_ms' --unit ms \
+      --where 'driver.metric_name == http_req_duration' --name client_overhead --out calibration.yaml
+  capsim calibrate calibration-plan.yaml --out calibration.yaml
+  capsim calibrate --out calibration.yaml --remove nginx_overhead`,
 		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
+			if len(args) == 0 && !cmd.Flags().Changed("remove") {
 				return usageErr("give the files to read, e.g. capsim calibrate k6-out.csv (see %s --help)", cmd.CommandPath())
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Files = args
+			if len(args) == 0 {
+				return calibrateRemove(io, opts)
+			}
+			if len(args) == 1 && isPlanFile(args[0]) {
+				var other []string
+				cmd.Flags().Visit(func(f *pflag.Flag) {
+					if f.Name != "out" {
+						other = append(other, "--"+f.Name)
+					}
+				})
+				if len(other) > 0 {
+					return usageErr("%s is a calibration plan, which states its own sources, filters and families: %s do not apply (only --out)", args[0], strings.Join(other, ", "))
+				}
+				return calibratePlanRun(io, args[0], opts.Out, rerunLine(cmd, args))
+			}
+			if opts.Expr != "" || len(opts.Where) > 0 || opts.Pairs != "" || opts.Per != "" {
+				var other []string
+				cmd.Flags().Visit(func(f *pflag.Flag) {
+					switch f.Name {
+					case "expr", "where", "pairs", "per", "join-key", "unit", "name", "out", "remove", "dist", "rank", "format":
+					default:
+						other = append(other, "--"+f.Name)
+					}
+				})
+				return calibrateExprRun(io, opts, other, cmd.Flags().Changed("join-key"), rerunLine(cmd, args))
+			}
 			return calibrateRun(io, opts, rerunLine(cmd, args))
 		},
 	}
@@ -98,11 +142,16 @@ To turn summary figures into distributions, see: capsim calibrate figures.`,
 	f.StringVar(&opts.ToEvent, "to-event", "", "application-log `EVENT` that ends the stage")
 	f.StringVar(&opts.JoinKey, "join-key", calibration.DefaultJoinKey, "application-log `FIELD` that ties a stage's events together (e.g. trip_id, job_id)")
 	f.StringVar(&opts.Name, "name", "", "`NAME` of the distribution in the fragment (default: from the metric or column)")
-	f.StringVar(&opts.Out, "out", "", "add the distribution to fragment `FILE` (created, or updated in place); default: print it")
+	f.StringVar(&opts.Out, "out", "", "add the distribution to fragment `FILE` (created, or updated in place), or print the fragment with -; default: write no fragment")
+	f.StringVar(&opts.Expr, "expr", "", "fit `EXPR`, arithmetic over the fields of the records (+ - * /, brackets; time is a record's timestamp), of several files joined on --join-key when named ALIAS=FILE")
+	f.StringArrayVar(&opts.Where, "where", nil, "with --expr, keep records whose field compares so: `COND` such as 'status == 2xx' or 'app.event == request_done' (repeatable)")
+	f.StringVar(&opts.Pairs, "pairs", "", "with --expr, pair each TO event with the latest earlier FROM event of the same --join-key: `FROM:TO` (either may be empty: any record)")
+	f.StringVar(&opts.Per, "per", "", "with --expr, split the value into NAME_base and NAME_per_item by the count in `FIELD` (photos)")
+	f.StringArrayVar(&opts.Remove, "remove", nil, "remove the entry `NAME` from the --out fragment (repeatable; alone, or with files to fit)")
 	f.StringVar(&opts.PlotDir, "plot", "", "write a histogram with the fitted density and a QQ plot (SVG) into `DIR`")
-	f.StringVar(&opts.Dist, "dist", "", "use this `FAMILY` instead of the best ranked: lognormal, gamma, weibull, normal, exponential or empirical")
+	f.StringVar(&opts.Dist, "dist", "", "use this `FAMILY` instead of the best ranked: lognormal, gamma, weibull, normal, exponential, uniform or empirical (values inline)")
 	f.StringVar(&opts.Rank, "rank", string(calibration.RankAIC), "rank candidates by `aic|ks`")
-	cmd.AddCommand(newCalibrateFiguresCmd(io))
+	cmd.AddCommand(newCalibrateFiguresCmd(io), newCalibratePlanCmd(io))
 	return cmd
 }
 
@@ -137,7 +186,7 @@ source.`,
 			return calibrateFiguresRun(io, args[0], out, rerunLine(cmd, args))
 		},
 	}
-	cmd.Flags().StringVar(&out, "out", "", "add the distributions to fragment `FILE` (created, or updated in place); default: print them")
+	cmd.Flags().StringVar(&out, "out", "", "add the distributions to fragment `FILE` (created, or updated in place), or print the fragment with -; default: write no fragment")
 	return cmd
 }
 
@@ -150,11 +199,11 @@ func calibrateRun(io *IOStreams, o *calibrateOptions, rerun string) error {
 	if rank != calibration.RankAIC && rank != calibration.RankKS {
 		return usageErr("--rank must be aic or ks, got %q", o.Rank)
 	}
-	if o.Dist != "" && o.Dist != calibration.FamilyEmpirical && !slices.Contains(calibration.Families, o.Dist) {
-		return usageErr("--dist must be one of %s or empirical, got %q", strings.Join(calibration.Families, ", "), o.Dist)
+	if o.Dist != "" && o.Dist != calibration.FamilyEmpirical && o.Dist != calibration.FamilyUniform && !slices.Contains(calibration.Families, o.Dist) {
+		return usageErr("--dist must be one of %s, uniform or empirical, got %q", strings.Join(calibration.Families, ", "), o.Dist)
 	}
-	if o.Dist == calibration.FamilyEmpirical && o.Out == "" {
-		return usageErr("--dist empirical writes the values to a file beside the fragment: give --out")
+	if len(o.Remove) > 0 && (o.Out == "" || o.Out == "-") {
+		return usageErr("--remove takes entries out of the fragment --out FILE names: give --out FILE")
 	}
 	if o.Name != "" {
 		if err := checkEntryName(o.Name); err != nil {
@@ -184,7 +233,7 @@ func calibrateRun(io *IOStreams, o *calibrateOptions, rerun string) error {
 	if err != nil {
 		return err
 	}
-	res, err := calibration.Fit(s.Values, s.Times, calibration.FitOptions{Rank: rank, Choose: o.Dist})
+	res, err := calibration.Fit(s.Values, s.Times, calibration.FitOptions{Rank: rank, Choose: o.Dist, Statuses: s.Statuses, Resolution: s.Resolution, Raw: s.Raw, Roundings: s.Roundings})
 	if err != nil {
 		return fmt.Errorf("%s: %v", strings.Join(o.Files, ", "), err)
 	}
@@ -192,21 +241,13 @@ func calibrateRun(io *IOStreams, o *calibrateOptions, rerun string) error {
 	if name == "" {
 		name = defaultEntryName(s.Source)
 	}
-	if err := calibration.WriteFitTable(io.Out, name, s, res); err != nil {
+	if err := calibration.WriteFitTable(io.ErrOut, name, s, res); err != nil {
 		return err
 	}
 	for _, w := range res.Warnings {
 		fmt.Fprintf(io.ErrOut, "warning: %s: %s\n", name, w.Msg)
 	}
 	entry := calibration.EntryFromFit(name, s, res, rerun)
-	if res.Chosen.Family == calibration.FamilyEmpirical {
-		file, err := writeEmpiricalValues(o.Out, name, res.Sorted)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(io.ErrOut, "wrote %s (%d values)\n", file, len(res.Sorted))
-		entry.Dist = "empirical(file=" + filepath.Base(file) + ")"
-	}
 	if o.PlotDir != "" {
 		if err := os.MkdirAll(o.PlotDir, 0o755); err != nil {
 			return fmt.Errorf("--plot: %w", err)
@@ -217,7 +258,15 @@ func calibrateRun(io *IOStreams, o *calibrateOptions, rerun string) error {
 		}
 		fmt.Fprintf(io.ErrOut, "wrote %s\n", strings.Join(files, ", "))
 	}
-	return writeFragment(io, o.Out, []calibration.Entry{entry})
+	return writeFragmentRemoving(io, o.Out, []calibration.Entry{entry}, o.Remove)
+}
+
+// calibrateRemove takes entries out of a fragment without fitting anything.
+func calibrateRemove(io *IOStreams, o *calibrateOptions) error {
+	if o.Out == "" || o.Out == "-" {
+		return usageErr("--remove takes entries out of the fragment --out FILE names: give --out FILE")
+	}
+	return writeFragmentRemoving(io, o.Out, nil, o.Remove)
 }
 
 // readOptions turns the flags into reading options, refusing bad values
@@ -321,13 +370,13 @@ func calibrateSummary(io *IOStreams, o *calibrateOptions, opts calibration.Optio
 			name = calibration.DefaultK6Metric
 		}
 	}
-	if err := calibration.WriteFiguresTable(io.Out, name, fit); err != nil {
+	if err := calibration.WriteFiguresTable(io.ErrOut, name, fit); err != nil {
 		return err
 	}
 	for _, w := range fit.Warnings {
 		fmt.Fprintf(io.ErrOut, "warning: %s: %s\n", name, w.Msg)
 	}
-	return writeFragment(io, o.Out, []calibration.Entry{calibration.EntryFromFigures(name, o.Files, fit, rerun)})
+	return writeFragmentRemoving(io, o.Out, []calibration.Entry{calibration.EntryFromFigures(name, o.Files, fit, rerun)}, o.Remove)
 }
 
 func calibrateFiguresRun(io *IOStreams, file, out, rerun string) error {
@@ -345,9 +394,9 @@ func calibrateFiguresRun(io *IOStreams, file, out, rerun string) error {
 			return fmt.Errorf("%s:%d: %s: %v", file, nf.Line, nf.Name, err)
 		}
 		if i > 0 {
-			fmt.Fprintln(io.Out)
+			fmt.Fprintln(io.ErrOut)
 		}
-		if err := calibration.WriteFiguresTable(io.Out, nf.Name, fit); err != nil {
+		if err := calibration.WriteFiguresTable(io.ErrOut, nf.Name, fit); err != nil {
 			return err
 		}
 		for _, w := range fit.Warnings {
@@ -421,21 +470,37 @@ func reportReading(w io.Writer, s *calibration.Sample) {
 	}
 }
 
-// writeFragment adds entries to the fragment at path, or prints them as a
-// new fragment when path is empty.
+// writeFragment adds entries to the fragment at path. With path "-" it
+// prints them as a new fragment on standard output, which then holds the
+// fragment alone, so that "> frag.yaml" gives valid YAML; with path "" no
+// fragment is written and standard error says how to get one.
 func writeFragment(streams *IOStreams, path string, entries []calibration.Entry) error {
-	if path == "" {
+	return writeFragmentRemoving(streams, path, entries, nil)
+}
+
+// writeFragmentRemoving is writeFragment that first takes the entries named
+// remove out of the fragment at path.
+func writeFragmentRemoving(streams *IOStreams, path string, entries []calibration.Entry, remove []string) error {
+	switch path {
+	case "":
+		fmt.Fprintln(streams.ErrOut, "no fragment written: give --out FILE, or --out - for standard output")
+		return nil
+	case "-":
 		data, err := calibration.MergeFragment(nil, entries)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintln(streams.Out)
 		_, err = streams.Out.Write(data)
 		return err
 	}
 	existing, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("cannot read %s: %w", path, unwrapPath(err))
+	}
+	if len(remove) > 0 {
+		if existing, err = calibration.RemoveFromFragment(existing, remove); err != nil {
+			return fmt.Errorf("%s: %v", path, err)
+		}
 	}
 	data, err := calibration.MergeFragment(existing, entries)
 	if err != nil {
@@ -444,30 +509,19 @@ func writeFragment(streams *IOStreams, path string, entries []calibration.Entry)
 	if err := writeAtomic(path, data); err != nil {
 		return err
 	}
-	names := make([]string, len(entries))
-	for i, e := range entries {
-		names[i] = e.Name
+	var what []string
+	if len(entries) > 0 {
+		names := make([]string, len(entries))
+		for i, e := range entries {
+			names[i] = e.Name
+		}
+		what = append(what, strings.Join(names, ", "))
 	}
-	fmt.Fprintf(streams.ErrOut, "wrote %s (%s)\n", path, strings.Join(names, ", "))
+	if len(remove) > 0 {
+		what = append(what, "removed "+strings.Join(remove, ", "))
+	}
+	fmt.Fprintf(streams.ErrOut, "wrote %s (%s)\n", path, strings.Join(what, "; "))
 	return nil
-}
-
-// writeEmpiricalValues writes the values of an empirical distribution beside
-// the fragment, one number of seconds per line under a header, and returns
-// the file's path. Scenarios resolve the file relative to their own
-// directory, so the fragment and the scenario including it should share one.
-func writeEmpiricalValues(fragment, name string, sorted []float64) (string, error) {
-	var b bytes.Buffer
-	b.WriteString("seconds\n")
-	for _, v := range sorted {
-		b.WriteString(strconv.FormatFloat(v, 'g', -1, 64))
-		b.WriteByte('\n')
-	}
-	path := filepath.Join(filepath.Dir(fragment), name+".csv")
-	if err := writeAtomic(path, b.Bytes()); err != nil {
-		return "", err
-	}
-	return path, nil
 }
 
 // writeFitPlots writes NAME-hist.svg, the values' histogram with the chosen

@@ -1,0 +1,208 @@
+package calibration
+
+import (
+	"bufio"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// The hygiene tests give Fit data that one distribution should not describe
+// — failures among successes, timeouts among fast requests, two groups,
+// values on a timer's lattice — and pin the exact warning, and check that
+// clean data of every family draws none of these warnings.
+
+func lognormalValues(seed uint64, n int, median, sigma float64) []float64 {
+	d := distuv.LogNormal{Mu: math.Log(median), Sigma: sigma, Src: rand.NewPCG(seed, seed+1)}
+	x := make([]float64, n)
+	for i := range x {
+		x[i] = d.Rand()
+	}
+	return x
+}
+
+func warningOf(t *testing.T, ws []Warning, kind WarningKind) string {
+	t.Helper()
+	var found []string
+	for _, w := range ws {
+		if w.Kind == kind {
+			found = append(found, w.Msg)
+		}
+	}
+	if len(found) != 1 {
+		t.Fatalf("%d %s warnings, want 1; all: %v", len(found), kind, ws)
+	}
+	return found[0]
+}
+
+func TestWarnMixedStatuses(t *testing.T) {
+	t.Parallel()
+	values := lognormalValues(1, 100, 0.05, 0.3)
+	statuses := make([]int, 100)
+	for i := range statuses {
+		statuses[i] = 200
+		if i%20 == 0 {
+			statuses[i] = 503
+		}
+	}
+	res, err := Fit(values, nil, FitOptions{Statuses: statuses})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "the values mix statuses (200: 95, 503: 5): failures take another time than successes; keep one with a status filter, or fit each apart"
+	if got := warningOf(t, res.Warnings, WarnMixed); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	for i := range statuses {
+		statuses[i] = 503
+	}
+	statuses[3] = 0
+	res, _ = Fit(values, nil, FitOptions{Statuses: statuses})
+	want = "every value with a status is of a failed response (503: 99): these time failures, not the service; check the filter"
+	if got := warningOf(t, res.Warnings, WarnMixed); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+// TestWarnTimeoutCluster: 15 requests cut off at a 30 s timeout among 485
+// of about 50 ms.
+func TestWarnTimeoutCluster(t *testing.T) {
+	t.Parallel()
+	values := lognormalValues(2, 485, 0.05, 0.3)
+	for i := range 15 {
+		values = append(values, 30+float64(i)*0.001)
+	}
+	res, err := Fit(values, nil, FitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "15 of 500 values sit within 2% of the maximum 30.01s, 595× the median: a cluster at a limit looks like timeouts, durations cut off rather than measured; exclude them (a status or error field) or model the timeout"
+	if got := warningOf(t, res.Warnings, WarnTruncated); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+func TestWarnBimodal(t *testing.T) {
+	t.Parallel()
+	values := append(lognormalValues(3, 300, 0.05, 0.2), lognormalValues(4, 200, 0.5, 0.2)...)
+	res, err := Fit(values, nil, FitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "the values form two groups, 300 around 0.04963s and 200 around 0.4829s (Ashman's D = 11.6 on their logarithms): no single family describes both; split them by a field (route, status, size) and fit each"
+	if got := warningOf(t, res.Warnings, WarnBimodal); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+// TestNoHygieneWarningsOnCleanData draws 2000 values of each family, shapes
+// from near-symmetric to the exponential's, and expects no mixture, cluster
+// or lattice warning: the thresholds must not fire on what one family does
+// describe.
+func TestNoHygieneWarningsOnCleanData(t *testing.T) {
+	t.Parallel()
+	src := rand.NewPCG(5, 6)
+	for name, d := range map[string]interface{ Rand() float64 }{
+		"lognormal σ=1":  distuv.LogNormal{Mu: 0, Sigma: 1, Src: src},
+		"lognormal σ=.2": distuv.LogNormal{Mu: 0, Sigma: 0.2, Src: src},
+		"gamma k=0.7":    distuv.Gamma{Alpha: 0.7, Beta: 1, Src: src},
+		"gamma k=9":      distuv.Gamma{Alpha: 9, Beta: 1, Src: src},
+		"weibull k=1.5":  distuv.Weibull{K: 1.5, Lambda: 1, Src: src},
+		"exponential":    distuv.Exponential{Rate: 1, Src: src},
+		"uniform":        distuv.Uniform{Min: 1, Max: 3, Src: src},
+	} {
+		x := make([]float64, 2000)
+		for i := range x {
+			x[i] = d.Rand()
+		}
+		res, err := Fit(x, nil, FitOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range res.Warnings {
+			if w.Kind == WarnBimodal || w.Kind == WarnTruncated || w.Kind == WarnRounded || w.Kind == WarnMixed {
+				t.Errorf("%s: %s", name, w.Msg)
+			}
+		}
+	}
+}
+
+func TestWarnQuantisedNamesTheQuantum(t *testing.T) {
+	t.Parallel()
+	values := lognormalValues(7, 400, 0.004, 0.4)
+	for i, v := range values {
+		values[i] = math.Round(v*1000) / 1000
+	}
+	res, err := Fit(values, nil, FitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "only 10 distinct values among 400, all multiples of 0.001s: the timer's resolution shows, and ties inflate the KS distance"
+	if got := warningOf(t, res.Warnings, WarnRounded); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	// 1, 2 and 3 ms: on logarithms the first step stands apart from the
+	// others, but these are a timer's steps, not two groups.
+	var steps []float64
+	for i, k := range []int{200, 150, 50} {
+		for range k {
+			steps = append(steps, float64(i+1)*1e-3)
+		}
+	}
+	res, err = Fit(steps, nil, FitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = "only 3 distinct values among 400, all multiples of 0.001s: the timer's resolution shows, and ties inflate the KS distance"
+	if got := warningOf(t, res.Warnings, WarnRounded); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	for _, w := range res.Warnings {
+		if w.Kind == WarnBimodal {
+			t.Errorf("the lattice's steps taken for groups: %s", w.Msg)
+		}
+	}
+}
+
+// TestDetectSkipsComments: an exporter's # header above JSON lines or a CSV
+// does not hide the format.
+func TestDetectSkipsComments(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]Format{
+		"# exported 2026-11-30\n# by the backend\n{\"event\":\"request_done\",\"request_id\":\"a\"}\n": FormatAppLog,
+		"# nginx\n{\"request_time\":\"0.010\",\"status\":\"200\"}\n":                                   FormatNginxJSON,
+		"# k6\nmetric_name,timestamp,metric_value\n":                                                   FormatK6CSV,
+	} {
+		got, err := Detect(bufio.NewReader(strings.NewReader(in)))
+		if err != nil || got != want {
+			t.Errorf("%q: %v %v, want %s", in, got, err, want)
+		}
+	}
+}
+
+// TestK6SubmetricAsMetric reads http_req_duration{expected_response:true},
+// the name summaries and errors give, as the metric with that tag.
+func TestK6SubmetricAsMetric(t *testing.T) {
+	t.Parallel()
+	csv := "metric_name,timestamp,metric_value,expected_response,status\n" +
+		"http_req_duration,1764576000,50,true,200\n" +
+		"http_req_duration,1764576001,900,false,503\n" +
+		"http_req_duration,1764576002,70,true,200\n"
+	r, err := NewReader(Options{Metric: "http_req_duration{expected_response:true}"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Read("k6.csv", strings.NewReader(csv)); err != nil {
+		t.Fatal(err)
+	}
+	s, err := r.Sample()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Values) != 2 || s.Values[0] != 0.05 || s.Values[1] != 0.07 || s.Filter.String() != "tag:expected_response=true" {
+		t.Errorf("values %v, filter %s", s.Values, s.Filter.String())
+	}
+}

@@ -1,0 +1,517 @@
+package calibration
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// sample computes the values of a measured plan entry from the rows of its
+// sources (files[i] holds the rows of e.From[i]).
+func (p *Plan) sample(e *PlanEntry, files []*rowFile) (*Sample, error) {
+	srcs := make([]*PlanSource, len(e.From))
+	for i, name := range e.From {
+		srcs[i] = p.source(name)
+	}
+	// The source a field reference reads: a pair's from and to are both
+	// records of its one source.
+	srcOf := func(alias int) int {
+		if alias < 0 || e.Pairs != nil {
+			return 0
+		}
+		return alias
+	}
+	unit, err := e.unit(srcs, srcOf)
+	if err != nil {
+		return nil, err
+	}
+	s := &Sample{Source: e.describe(unit), FilterText: "none"}
+	if len(e.Where) > 0 {
+		texts := make([]string, len(e.Where))
+		for i, c := range e.Where {
+			texts[i] = c.Text
+		}
+		s.FilterText = strings.Join(texts, " and ")
+	}
+	// The value is on the lattice of its coarsest source. A field of a
+	// source with a resolution is one rounding, or two for nginx's times,
+	// each the difference of two millisecond clock readings.
+	var why []string
+	for _, ref := range e.Expr.Refs() {
+		alias, field, _ := e.resolveRef(ref)
+		src := srcs[srcOf(alias)]
+		if src.Resolution > 0 {
+			s.RoundedFields++
+			s.Roundings++
+			if field != "time" && (src.Format == FormatNginxJSON || src.Format == FormatNginxCombined) {
+				s.Roundings++
+			}
+			if src.Resolution > s.Resolution {
+				s.Resolution = src.Resolution
+			}
+			w := fmt.Sprintf("%s %s (%s)", src.Name, time.Duration(math.Round(src.Resolution*1e9)), src.ResolutionWhy)
+			if !slices.Contains(why, w) {
+				why = append(why, w)
+			}
+		}
+	}
+	s.ResolutionText = strings.Join(why, ", ")
+
+	stats := make([]*FileStats, len(files))
+	for i, rf := range files {
+		if j := slices.IndexFunc(files[:i], func(o *rowFile) bool { return o == rf }); j >= 0 {
+			stats[i] = stats[j]
+			continue
+		}
+		fs := rf.stats
+		s.Stats = append(s.Stats, fs)
+		s.Files = append(s.Files, fs.File)
+		s.LineErrors = append(s.LineErrors, rf.errs...)
+		s.LineErrorCount += rf.nerrs
+	}
+	for i, rf := range files {
+		for j := range s.Stats {
+			if s.Stats[j].File == rf.stats.File {
+				stats[i] = &s.Stats[j]
+			}
+		}
+	}
+	if len(s.LineErrors) > MaxReportedLineErrors {
+		s.LineErrors = s.LineErrors[:MaxReportedLineErrors]
+	}
+	lineError := func(r *row, format string, args ...any) {
+		s.LineErrorCount++
+		if len(s.LineErrors) < MaxReportedLineErrors {
+			s.LineErrors = append(s.LineErrors, LineError{File: r.file, Line: r.line, Msg: fmt.Sprintf(format, args...)})
+		}
+	}
+
+	// Conditions by the alias they read; unqualified ones apply to every
+	// record read.
+	conds := map[int][]fieldCond{}
+	for i := range e.Where {
+		c := &e.Where[i]
+		alias, field, _ := e.resolveRef(c.Ref)
+		conds[alias] = append(conds[alias], fieldCond{c, field})
+	}
+
+	var tuples [][]*row
+	switch {
+	case e.Pairs != nil:
+		tuples = e.pairs(files[0], stats[0], conds, s)
+	case len(e.From) > 1:
+		tuples = e.join(files, stats, conds, s)
+	default:
+		for i := range files[0].rows {
+			r := &files[0].rows[i]
+			if !keep(r, conds[-1]) || !keep(r, conds[0]) {
+				stats[0].Filtered++
+				continue
+			}
+			tuples = append(tuples, []*row{r})
+		}
+	}
+
+	// Each rounded field may be off by up to one quantum, so a value
+	// computed from k of them may be off by k quanta: a negative value
+	// within that is a small true value, not an error.
+	tolerance := float64(s.RoundedFields) * s.Resolution
+	clampBelow := -tolerance * (1 + 1e-9)
+	for _, t := range tuples {
+		get := func(ref string) (float64, error) {
+			alias, field, _ := e.resolveRef(ref)
+			if alias < 0 {
+				alias = 0
+			}
+			return fieldNumber(t[alias], field, srcs[srcOf(alias)].Format, ref, t[0])
+		}
+		v, err := e.Expr.Eval(get)
+		if err == nil && !isFinite(v) {
+			err = fmt.Errorf("the value is not finite")
+		}
+		if err != nil {
+			stats[0].Rejected++
+			lineError(t[len(t)-1], "%s: %v; skipped", e.Name, err)
+			continue
+		}
+		count := math.NaN()
+		if e.Per != "" {
+			count, err = get(e.Per)
+			if err == nil && (count < 0 || !isFinite(count)) {
+				err = fmt.Errorf("%s = %g is not a count", e.Per, count)
+			}
+			if err != nil {
+				stats[0].Rejected++
+				lineError(t[len(t)-1], "%s: %v; skipped", e.Name, err)
+				continue
+			}
+		}
+		v *= float64(unit)
+		raw := v
+		if v < 0 {
+			if v < clampBelow {
+				stats[0].Rejected++
+				lineError(t[len(t)-1], "%s: value %ss is negative beyond the rounding of its fields (%ss); skipped", e.Name, fmtSeconds(v), fmtSeconds(tolerance))
+				continue
+			}
+			v = 0
+			s.Clamped++
+		}
+		tm := math.NaN()
+		for _, r := range t {
+			if !math.IsNaN(r.time) && (math.IsNaN(tm) || r.time > tm) {
+				tm = r.time
+			}
+		}
+		for i := range t {
+			stats[srcOf(i)].Used++
+		}
+		status := 0
+		for _, r := range t {
+			if st, ok := r.field("status"); ok && status == 0 {
+				status, _ = strconv.Atoi(st)
+			}
+		}
+		s.Values = append(s.Values, v)
+		s.Raw = append(s.Raw, raw)
+		s.Times = append(s.Times, tm)
+		s.Statuses = append(s.Statuses, status)
+		if e.Per != "" {
+			s.Counts = append(s.Counts, count)
+		}
+	}
+	if s.Clamped > 0 {
+		s.Notes = append(s.Notes, fmt.Sprintf("%d of %d values were negative within the rounding of their fields (%d × %ss) and were kept as 0", s.Clamped, len(s.Values), s.RoundedFields, fmtSeconds(s.Resolution)))
+	}
+	if len(s.Values) == 0 {
+		return s, fmt.Errorf("no values: %d records read, filter %s", len(tuples), s.FilterText)
+	}
+	return s, nil
+}
+
+// fieldCond is a condition on the field of one record.
+type fieldCond struct {
+	c     *Condition
+	field string
+}
+
+// keep reports whether r passes every condition.
+func keep(r *row, cs []fieldCond) bool {
+	for _, fc := range cs {
+		if !fc.c.match(r.field(fc.field)) {
+			return false
+		}
+	}
+	return true
+}
+
+// fieldNumber reads a field of a record as a number: nginx times (lists
+// summed, as for --metric), or a plain number. "time" is the record's
+// timestamp.
+// A timestamp is given in seconds since the whole second of base, the
+// first record of the tuple, so that differences keep their precision.
+func fieldNumber(r *row, field string, format Format, ref string, base *row) (float64, error) {
+	if field == "time" {
+		if math.IsNaN(r.time) {
+			return 0, fmt.Errorf("%s: the record has no timestamp", ref)
+		}
+		return float64(r.sec-base.sec) + r.frac, nil
+	}
+	v, ok := r.field(field)
+	if !ok {
+		return 0, fmt.Errorf("%s: no such field", ref)
+	}
+	if format == FormatNginxJSON || format == FormatNginxCombined {
+		x, ok, err := parseNginxTimes(v)
+		if err != nil {
+			return 0, fmt.Errorf("%s: %v", ref, err)
+		}
+		if !ok {
+			return 0, fmt.Errorf("%s holds no time (%q)", ref, v)
+		}
+		return x, nil
+	}
+	x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %q is not a number", ref, v)
+	}
+	return x, nil
+}
+
+// unit is the unit of the expression's value: as stated, or the unit its
+// fields' names imply (handler_ms, nginx's times in seconds, "time" in
+// seconds). A field without a unit in its name is a count where it only
+// multiplies or divides (hold_ms / sleeps), but a term that adds to a time
+// must say its unit.
+func (e *PlanEntry) unit(srcs []*PlanSource, srcOf func(int) int) (Unit, error) {
+	if e.Unit != 0 {
+		return e.Unit, nil
+	}
+	unitOf := func(ref string) (Unit, bool) {
+		alias, field, _ := e.resolveRef(ref)
+		f := srcs[srcOf(alias)].Format
+		switch {
+		case field == "time":
+			return 1, true
+		case f == FormatNginxJSON || f == FormatNginxCombined:
+			return 1, true
+		case (f == FormatK6CSV || f == FormatK6JSON) && (field == "metric_value" || field == "value"):
+			return k6Millisecond, true
+		}
+		return unitFromName(field)
+	}
+	d, err := e.Expr.root.dim(unitOf)
+	if err != nil {
+		return 0, err
+	}
+	switch {
+	case d.dim == 1:
+		return d.unit, nil
+	case d.unknown != "":
+		return 0, fmt.Errorf("the unit of %s is not in its name: give unit:", d.unknown)
+	}
+	return 0, fmt.Errorf("expr %q is not a duration (a count, a ratio or a product of times): give unit:", e.Expr)
+}
+
+// dimInfo is what unit inference knows of a subexpression: its power of
+// time (1 for a duration, 0 for a count) and the time unit, a field whose
+// unit is unknown, and whether it is a bare number.
+type dimInfo struct {
+	dim      int
+	unit     Unit
+	unknown  string
+	constant bool
+}
+
+func (n *exprNode) dim(unitOf func(string) (Unit, bool)) (dimInfo, error) {
+	if n.op == 0 {
+		if n.ref == "" {
+			return dimInfo{constant: true}, nil
+		}
+		if u, ok := unitOf(n.ref); ok {
+			return dimInfo{dim: 1, unit: u}, nil
+		}
+		return dimInfo{unknown: n.ref}, nil
+	}
+	a, err := n.left.dim(unitOf)
+	if err != nil || n.op == 'n' {
+		return a, err
+	}
+	b, err := n.right.dim(unitOf)
+	if err != nil {
+		return a, err
+	}
+	unknown := cmp.Or(a.unknown, b.unknown)
+	switch n.op {
+	case '+', '-':
+		if a.constant {
+			return b, nil
+		}
+		if b.constant {
+			return a, nil
+		}
+		for _, x := range []dimInfo{a, b} {
+			if x.dim == 0 && x.unknown != "" && (a.dim != 0 || b.dim != 0) {
+				return a, fmt.Errorf("the unit of %s is not in its name: give unit:", x.unknown)
+			}
+		}
+		if a.dim != b.dim {
+			return a, fmt.Errorf("expr %q adds a duration to a count: give unit:", n.text())
+		}
+		if a.dim == 1 && a.unit != b.unit {
+			return a, fmt.Errorf("expr %q adds durations in different units: give unit: and convert in expr", n.text())
+		}
+		return dimInfo{dim: a.dim, unit: a.unit, unknown: unknown}, nil
+	case '*':
+		if a.constant {
+			return b, nil
+		}
+		if b.constant {
+			return a, nil
+		}
+		return dimInfo{dim: a.dim + b.dim, unit: cmp.Or(a.unit, b.unit), unknown: unknown}, nil
+	}
+	if b.constant {
+		return a, nil
+	}
+	d := dimInfo{dim: a.dim - b.dim, unknown: unknown}
+	if d.dim == 1 {
+		d.unit = a.unit
+	}
+	if a.dim == 1 && b.dim == 1 && a.unit != b.unit {
+		return a, fmt.Errorf("expr %q divides durations in different units: give unit:", n.text())
+	}
+	return d, nil
+}
+
+// text renders a subexpression for messages, fully bracketed.
+func (n *exprNode) text() string {
+	switch {
+	case n.op == 0 && n.ref != "":
+		return n.ref
+	case n.op == 0:
+		return strconv.FormatFloat(n.num, 'g', -1, 64)
+	case n.op == 'n':
+		return "-" + n.left.text()
+	}
+	return "(" + n.left.text() + " " + string(n.op) + " " + n.right.text() + ")"
+}
+
+// describe says what the entry computes, for the provenance.
+func (e *PlanEntry) describe(u Unit) string {
+	d := fmt.Sprintf("%s (%s) from %s", e.Expr, unitName(u), strings.Join(e.From, " and "))
+	switch {
+	case e.Pairs != nil:
+		d += fmt.Sprintf(", each %s paired with the latest earlier %s of its %s", orAny(e.Pairs.To), orAny(e.Pairs.From), e.Key)
+	case len(e.From) > 1:
+		d += " joined on " + e.Key
+	}
+	return d
+}
+
+// unitName is the short name of a unit, as ParseUnit reads it.
+func unitName(u Unit) string {
+	for _, n := range []string{"ns", "us", "ms", "s", "m", "h"} {
+		if unitNames[n] == u {
+			return n
+		}
+	}
+	return strconv.FormatFloat(float64(u), 'g', -1, 64) + "s"
+}
+
+func orAny(event string) string {
+	if event == "" {
+		return "record"
+	}
+	return event
+}
+
+// join pairs the records of several sources that carry the same key: the
+// first record per key of each source, for the keys present in all of them,
+// in the order of the first source.
+func (e *PlanEntry) join(files []*rowFile, stats []*FileStats, conds map[int][]fieldCond, s *Sample) [][]*row {
+	index := make([]map[string]*row, len(files))
+	var order []string
+	for i, rf := range files {
+		index[i] = map[string]*row{}
+		noKey, repeated := 0, 0
+		for j := range rf.rows {
+			r := &rf.rows[j]
+			if !keep(r, conds[i]) {
+				stats[i].Filtered++
+				continue
+			}
+			k, ok := r.field(e.Key)
+			if !ok || k == "" {
+				noKey++
+				continue
+			}
+			if index[i][k] != nil {
+				repeated++
+				continue
+			}
+			index[i][k] = r
+			if i == 0 {
+				order = append(order, k)
+			}
+		}
+		if noKey > 0 {
+			s.Notes = append(s.Notes, fmt.Sprintf("%d %s records had no %s and could not be joined", noKey, e.From[i], e.Key))
+		}
+		if repeated > 0 {
+			s.Notes = append(s.Notes, fmt.Sprintf("%d %s records repeated a %s already seen; the first was kept", repeated, e.From[i], e.Key))
+		}
+	}
+	var tuples [][]*row
+	unmatched := make([]int, len(files))
+	matched := map[string]bool{}
+	for _, k := range order {
+		t := make([]*row, len(files))
+		ok := true
+		for i := range files {
+			if t[i] = index[i][k]; t[i] == nil {
+				ok = false
+			}
+		}
+		if ok {
+			tuples = append(tuples, t)
+			matched[k] = true
+		}
+	}
+	for i := range files {
+		for k := range index[i] {
+			if !matched[k] {
+				unmatched[i]++
+			}
+		}
+		if unmatched[i] > 0 {
+			s.Notes = append(s.Notes, fmt.Sprintf("%d %s values of %s found no partner in the other sources", unmatched[i], e.Key, e.From[i]))
+		}
+	}
+	return tuples
+}
+
+// pairs pairs each to event with the latest earlier from event of the same
+// key, in time order (reading order among equal times), so that the gap
+// between successive events of one request is a value.
+func (e *PlanEntry) pairs(rf *rowFile, fs *FileStats, conds map[int][]fieldCond, s *Sample) [][]*row {
+	groups := map[string][]*row{}
+	var order []string
+	noKey := 0
+	for j := range rf.rows {
+		r := &rf.rows[j]
+		if !keep(r, conds[-1]) {
+			fs.Filtered++
+			continue
+		}
+		k, ok := r.field(e.Key)
+		if !ok || k == "" {
+			noKey++
+			continue
+		}
+		if groups[k] == nil {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], r)
+	}
+	if noKey > 0 {
+		s.Notes = append(s.Notes, fmt.Sprintf("%d records had no %s and could not be paired", noKey, e.Key))
+	}
+	is := func(r *row, event string) bool {
+		if event == "" {
+			return true
+		}
+		v, _ := r.field("event")
+		return v == event
+	}
+	var tuples [][]*row
+	for _, k := range order {
+		g := groups[k]
+		slices.SortStableFunc(g, func(a, b *row) int {
+			if math.IsNaN(a.time) || math.IsNaN(b.time) {
+				return 0
+			}
+			return cmp.Compare(a.time, b.time)
+		})
+		var last *row
+		for _, r := range g {
+			if last != nil && is(r, e.Pairs.To) {
+				t := []*row{last, r}
+				if keep(last, conds[0]) && keep(r, conds[1]) {
+					tuples = append(tuples, t)
+				} else {
+					fs.Filtered++
+				}
+				last = nil
+			}
+			if is(r, e.Pairs.From) {
+				last = r
+			}
+		}
+	}
+	return tuples
+}

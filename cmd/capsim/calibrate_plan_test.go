@@ -1,0 +1,183 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"capsim/cmd/golden"
+)
+
+const planData = "testdata/calibrate/"
+
+// TestCalibratePlanGolden runs a plan by its content and by the plan
+// subcommand: the fragment on standard output alone (--out -) is the
+// golden's bytes, and a second run gives the same bytes.
+func TestCalibratePlanGolden(t *testing.T) {
+	t.Parallel()
+	var first string
+	for i, args := range [][]string{{planData + "plan.yaml", "--out", "-"}, {planData + "plan.yaml", "--out", "-"}} {
+		stdout, stderr, err := calibrate(t, "", args...)
+		if err != nil {
+			t.Fatalf("%v\n%s", err, stderr)
+		}
+		if i == 0 {
+			first = stdout
+			golden.Check(t, planData+"plan.golden.yaml", []byte(stdout))
+			golden.Check(t, planData+"plan.golden.stderr", []byte(stderr))
+		} else if stdout != first {
+			t.Errorf("the second run differs:\n%s", stdout)
+		}
+	}
+	// What standard output holds is a fragment a scenario includes.
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "frag.yaml"), []byte(first), 0o644)
+	scenario := filepath.Join(dir, "s.yaml")
+	os.WriteFile(scenario, []byte("name: s\ninclude: [frag.yaml]\nduration: 60s\ncomponents:\n  app: {kind: pool, servers: 2}\njourneys:\n  upload:\n    rate: 0.01/s\n    steps:\n      - use: app\n        work: s3_save\n      - delay: derivative_overhead\n      - delay: per_sleep\n"), 0o644)
+	var vout, verr strings.Builder
+	if code := Main([]string{"validate", scenario}, &IOStreams{In: strings.NewReader(""), Out: &vout, ErrOut: &verr}); code != exitOK {
+		t.Errorf("the plan's fragment does not validate: exit %d\n%s%s", code, vout.String(), verr.String())
+	}
+	stdout, _, err := calibrate(t, "", "plan", planData+"plan.yaml", "--out", "-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.ReplaceAll(first, "calibrate "+planData, "calibrate plan "+planData); stdout != want {
+		t.Errorf("calibrate plan differs from calibrate PLAN:\n%s", stdout)
+	}
+}
+
+// TestCalibratePlanRefusesOtherFlags: a plan states its filters itself, so
+// a flag that would filter or choose is an error, not ignored.
+func TestCalibratePlanRefusesOtherFlags(t *testing.T) {
+	t.Parallel()
+	_, _, err := calibrate(t, "", planData+"plan.yaml", "--status", "200", "--dist", "gamma")
+	want := planData + "plan.yaml is a calibration plan, which states its own sources, filters and families: --dist, --status do not apply (only --out)"
+	if err == nil || err.Error() != want {
+		t.Errorf("error %v, want %s", err, want)
+	}
+}
+
+// TestCalibrateRemoveAndInlineEmpirical fits an empirical distribution into
+// a fragment beside an input CSV of the entry's name, which must survive
+// untouched, loads the fragment in a scenario, then removes the entry.
+func TestCalibrateRemoveAndInlineEmpirical(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	input := filepath.Join(dir, "upload_batch.csv")
+	data, err := os.ReadFile(calData + "latencies.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(input, data, 0o644)
+	frag := filepath.Join(dir, "calibration.yaml")
+	for _, args := range [][]string{
+		{input, "--column", "latency_ms", "--dist", "empirical", "--name", "upload_batch", "--out", frag},
+		{input, "--column", "latency_ms", "--dist", "uniform", "--name", "upload_range", "--out", frag},
+	} {
+		if _, stderr, err := calibrate(t, "", args...); err != nil {
+			t.Fatalf("%v\n%s", err, stderr)
+		}
+	}
+	if after, _ := os.ReadFile(input); string(after) != string(data) {
+		t.Fatal("the input CSV was changed")
+	}
+	scenario := filepath.Join(dir, "s.yaml")
+	os.WriteFile(scenario, []byte("name: s\ninclude: [calibration.yaml]\nduration: 60s\ncomponents:\n  app: {kind: pool, servers: 2}\njourneys:\n  upload:\n    rate: 0.01/s\n    steps:\n      - use: app\n        work: upload_batch\n      - delay: upload_range\n"), 0o644)
+	if code := Main([]string{"validate", scenario}, &IOStreams{In: strings.NewReader(""), Out: &strings.Builder{}, ErrOut: &strings.Builder{}}); code != exitOK {
+		t.Fatalf("the fragment with inline values does not validate: exit %d", code)
+	}
+	fragText, _ := os.ReadFile(frag)
+	if !strings.Contains(string(fragText), "\n    dist: uniform(34.712s, ") {
+		t.Errorf("no uniform entry:\n%s", fragText)
+	}
+	_, stderr, err := calibrate(t, "", "--out", frag, "--remove", "upload_batch")
+	if err != nil || stderr != "wrote "+frag+" (removed upload_batch)\n" {
+		t.Fatalf("remove: %v\n%s", err, stderr)
+	}
+	got, _ := os.ReadFile(frag)
+	if strings.Contains(string(got), "\n  upload_batch:") || !strings.Contains(string(got), "\n  upload_range:") {
+		t.Errorf("after removing upload_batch:\n%s", got)
+	}
+	_, _, err = calibrate(t, "", "--out", frag, "--remove", "upload_batch")
+	if want := frag + `: no entry "upload_batch" to remove (the fragment has: upload_range)`; err == nil || err.Error() != want {
+		t.Errorf("removing it again: %v, want %s", err, want)
+	}
+}
+
+// TestCalibrateExprFlags states plans of one entry with flags: a pair of
+// events split per photo gives the plan's entries, and two files named
+// ALIAS=FILE are joined on --join-key.
+func TestCalibrateExprFlags(t *testing.T) {
+	t.Parallel()
+	stdout, stderr, err := calibrate(t, "", planData+"app.jsonl", "--pairs", "batch_originals_saved:result_persist",
+		"--expr", "to.time - from.time", "--per", "from.photos", "--name", "upload", "--out", "-")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	for _, want := range []string{"\n  upload_base:\n    dist: gamma(shape=2, scale=0.0833333s)\n", "\n  upload_per_item:\n    dist: constant(1.25s)\n"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("fragment lacks %q:\n%s", want, stdout)
+		}
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "driver.jsonl"), []byte(`{"request_id":"a","duration_ms":12.5}
+{"request_id":"b","duration_ms":20}
+{"request_id":"c","duration_ms":9}
+`), 0o644)
+	os.WriteFile(filepath.Join(dir, "app.jsonl"), []byte(`{"event":"done","request_id":"b","handler_ms":18}
+{"event":"done","request_id":"a","handler_ms":10}
+`), 0o644)
+	stdout, stderr, err = calibrate(t, "", "driver="+filepath.Join(dir, "driver.jsonl"), "app="+filepath.Join(dir, "app.jsonl"),
+		"--expr", "driver.duration_ms - app.handler_ms", "--where", "app.event == done", "--name", "overhead", "--dist", "empirical", "--out", "-")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if !strings.Contains(stdout, "\n    dist: empirical(0.002s, 0.0025s)\n") || !strings.Contains(stderr, "note: 1 request_id values of driver found no partner in the other sources\n") {
+		t.Errorf("stdout\n%s\nstderr\n%s", stdout, stderr)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"a.jsonl", "--where", "x == 1"}, "--where, --pairs and --per go with --expr, the value to fit"},
+		{[]string{"a.jsonl", "--expr", "x_ms", "--status", "200", "--name", "x"}, "--expr selects records with --where: --status do not apply"},
+		{[]string{"a.jsonl", "--expr", "x_ms"}, "--expr needs --name, the entry's name in the fragment"},
+		{[]string{"a.jsonl", "b.jsonl", "--expr", "x_ms", "--name", "x"}, "joining several files, name each: ALIAS=FILE (got a.jsonl)"},
+		{[]string{"a=a.jsonl", "b=b.jsonl", "--expr", "x_ms", "--name", "x"}, `field "x_ms" must name its record: a.x_ms or b.x_ms`},
+		{[]string{"a.jsonl", "--expr", "x_ms +", "--name", "x"}, `--expr: expression "x_ms +", at column 7: expected a number, a field or ( but found end of expression`},
+		{[]string{"a.jsonl", "--expr", "x_ms", "--pairs", "a", "--name", "x"}, `--pairs must be FROM:TO, got "a"`},
+	} {
+		_, _, err := calibrate(t, "", c.args...)
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%v:\n got %v\nwant %s", c.args, err, c.want)
+		}
+	}
+}
+
+// TestCalibratePlanReplacesTheFragment: a plan is its fragment's whole
+// source, so --out FILE is replaced (a stale entry goes), and writing it
+// twice gives the same bytes as --out -.
+func TestCalibratePlanReplacesTheFragment(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "calibration.yaml")
+	os.WriteFile(out, []byte("distributions:\n  stale: {dist: constant(1s)}\n"), 0o644)
+	want, _, err := calibrate(t, "", planData+"plan.yaml", "--out", "-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		_, stderr, err := calibrate(t, "", planData+"plan.yaml", "--out", out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasSuffix(stderr, "\nwrote "+out+" (5 entries of "+planData+"plan.yaml)\n") {
+			t.Errorf("stderr ends:\n%s", stderr[max(0, len(stderr)-200):])
+		}
+		got, _ := os.ReadFile(out)
+		if string(got) != strings.ReplaceAll(want, "--out -", "--out "+out) {
+			t.Errorf("fragment:\n%s", got)
+		}
+	}
+}
