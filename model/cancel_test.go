@@ -368,3 +368,96 @@ routes:
 		}
 	}
 }
+
+// A cancelled branch only unwinds: an optional step inside it does not
+// swallow the cancellation and let the branch go on.
+func TestACancelledBranchDoesNotGoOn(t *testing.T) {
+	src := `name: nogo
+duration: 1s
+arrivals: even
+components:
+  one: {kind: pool, servers: 1, queue: 0}
+journeys:
+  j:
+    rate: 1/s
+    count: 1
+    steps:
+      - fanout: 2
+        fail_fast: true
+        steps:
+          - {use: one, work: 1s, optional: true}
+          - log: went_on
+          - fail: {p: 1, status: 500}
+`
+	// The second branch is refused at once, tolerates it, goes on and
+	// fails; that cancels the first, which holds the server: it must not
+	// go on too.
+	_, events := runYAML(t, src, model.RunOptions{})
+	wentOn := 0
+	for _, e := range events {
+		if e.Event == "went_on" {
+			wentOn++
+		}
+	}
+	if wentOn != 1 {
+		t.Errorf("%d branches went on, want 1 (the refused one, not the cancelled one)", wentOn)
+	}
+}
+
+// deadline_status applies only when the deadline is what refuses: a wait
+// past max_wait keeps the bucket's own status.
+func TestBucketMaxWaitRefusalKeepsItsStatus(t *testing.T) {
+	src := `name: mw
+duration: 1s
+arrivals: even
+components:
+  api: {kind: bucket, rate: 1/s, burst: 1, max_wait: 500ms, deadline_status: 504}
+journeys:
+  j:
+    rate: 1/s
+    count: 1
+    steps:
+      - fanout: 2
+        steps: [{call: r, deadline: 10s, optional: true}]
+routes:
+  r:
+    steps: [{use: api}]
+`
+	_, events := runYAML(t, src, model.RunOptions{})
+	_, statuses := endsOf(events, "request_end", "r")
+	if len(statuses) != 2 || statuses[0] != 200 || statuses[1] != 429 {
+		t.Errorf("statuses %v; want [200 429]: the 1 s wait passes max_wait, not the deadline", statuses)
+	}
+}
+
+// A connection released after a success is reused warm even with
+// discard_on_failure: one connect for two calls in a row.
+func TestDiscardOnlyOnFailure(t *testing.T) {
+	src := oneJourney + `      - {use: conn, work: 1s}
+      - {use: conn, work: 1s}
+components:
+  conn: {kind: worker, instances: 1, cold_start: 100ms, idle_stop: 1h, discard_on_failure: true}
+`
+	res, _ := runYAML(t, src, model.RunOptions{})
+	c, _ := res.Component("conn")
+	if c.ColdStarts != 1 || float64(res.Journeys[0].Latency.Max) != 2.1 {
+		t.Errorf("cold starts %d, journey %v; want 1 connect and 2.1s", c.ColdStarts, res.Journeys[0].Latency.Max)
+	}
+}
+
+// A hold granted at once with leak_on_failure is leaked when its step
+// fails, as one granted after a wait is.
+func TestLeakOnFailureWhenGrantedAtOnce(t *testing.T) {
+	src := oneJourney + `      - use: slot
+        leak_on_failure: true
+        optional: true
+        steps: [{fail: {p: 1, status: 502}}]
+components:
+  slot: {kind: pool, servers: 2}
+`
+	res, _ := runYAML(t, src, model.RunOptions{})
+	c, _ := res.Component("slot")
+	if c.Leaked != 1 {
+		t.Errorf("leaked %d, want 1", c.Leaked)
+	}
+}
