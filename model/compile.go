@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"math"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -212,7 +213,10 @@ type compiler struct {
 	attrIdx  map[string]int32
 	distIdx  map[string]int32
 	visiting map[int32]bool // routes on the current call path, to refuse recursion
-	callPath []int32
+	// siteNodes are the steps of program.sites, for positions.
+	siteNodes []*yaml.Node
+	site      int32 // the step being compiled
+	callPath  []int32
 }
 
 func (c *compiler) fail(n *yaml.Node, path, format string, args ...any) {
@@ -263,6 +267,7 @@ func (c *compiler) stream(name string) int32 {
 func (c *compiler) compile() {
 	sc := c.sc
 	c.p.sites = []string{""}
+	c.siteNodes = []*yaml.Node{nil}
 	if sc.Name == "" {
 		c.fail(nil, "name", "name is required")
 	}
@@ -308,6 +313,7 @@ func (c *compiler) compile() {
 		c.journey(it.Name, &it.Value, it.node)
 	}
 	c.finishAttrs()
+	c.checkPicks()
 	c.slos()
 }
 
@@ -616,11 +622,20 @@ func (c *compiler) needs(j *journeyProg, b int32, seen map[int32]bool) {
 				}
 			}
 		}
+		most := 0.0 // the largest total weight the journey's values allow
 		for _, br := range o.branches {
 			if check(br.weight.attr, where) && !(j.attrs[br.weight.attr] >= 0) {
 				c.fail(c.attrNode(j.name, c.p.attrs[br.weight.attr]), "journeys."+j.name+".attributes."+c.p.attrs[br.weight.attr], "%s uses %s as a weight: it must be >= 0, got %g", where, c.p.attrs[br.weight.attr], j.attrs[br.weight.attr])
 			}
+			if br.weight.attr < 0 {
+				most += br.weight.v
+			} else {
+				most += max(0, slices.Max(j.values(br.weight.attr)))
+			}
 			c.needs(j, br.body, seen)
+		}
+		if o.code == opChoose && !(most > 0) && !negative(j, o) {
+			c.fail(c.attrNode(j.name, ""), "journeys."+j.name, "%s chooses among branches whose weights are all 0 for journey %s: nothing to choose", where, j.name)
 		}
 		switch o.code {
 		case opScope, opRepeat, opFanout:
@@ -632,4 +647,15 @@ func (c *compiler) needs(j *journeyProg, b int32, seen map[int32]bool) {
 			c.needs(j, o.pollBlk, seen)
 		}
 	}
+}
+
+// negative says whether a branch of choose o has a negative weight for
+// journey j, which is reported on its own.
+func negative(j *journeyProg, o *op) bool {
+	for _, br := range o.branches {
+		if br.weight.attr >= 0 && slices.Min(j.values(br.weight.attr)) < 0 {
+			return true
+		}
+	}
+	return false
 }

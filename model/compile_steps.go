@@ -19,7 +19,12 @@ func (c *compiler) block(steps []Step, p string, route int32) int32 {
 		at := fmt.Sprintf("%s[%d]", p, i)
 		site := int32(len(c.p.sites))
 		c.p.sites = append(c.p.sites, at)
-		for _, o := range c.step(&steps[i], at, route) {
+		c.siteNodes = append(c.siteNodes, steps[i].Node)
+		outer := c.site
+		c.site = site
+		compiled := c.step(&steps[i], at, route)
+		c.site = outer
+		for _, o := range compiled {
 			if o.site == 0 {
 				o.site = site
 			}
@@ -69,6 +74,11 @@ func (c *compiler) step(s *Step, p string, route int32) []op {
 }
 
 func (c *compiler) rawBlock(ops []op, route int32) int32 {
+	for i := range ops {
+		if ops[i].site == 0 {
+			ops[i].site = c.site // the ops of the step being compiled
+		}
+	}
 	c.p.blocks = append(c.p.blocks, block{ops: ops, route: route})
 	return int32(len(c.p.blocks) - 1)
 }

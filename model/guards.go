@@ -1,6 +1,9 @@
 package model
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Guards stop a run that has run away (queues growing without bound past
 // the point of failure, entities multiplying) before it exhausts memory.
@@ -67,4 +70,36 @@ func (r *run) guardQueue(comp int32) {
 	if n > r.p.limits.queue {
 		r.breakRun("max_queue", comp, fmt.Sprintf("%d waiting (limits.max_queue)", n))
 	}
+}
+
+// waitingWhere names what the procs in flight wait for, for a deadlock's
+// message: "; waiting for jobs ×2, for a call ×1".
+func (r *run) waitingWhere() string {
+	var jobs, calls, queued int
+	for _, p := range r.procs {
+		if p.journey == nil {
+			continue // free
+		}
+		switch p.waiting {
+		case waitJobs:
+			jobs++
+		case waitChild:
+			calls++
+		case waitAcquire:
+			queued++
+		}
+	}
+	var parts []string
+	for _, x := range []struct {
+		n    int
+		what string
+	}{{jobs, "for the journey's jobs"}, {calls, "for a call, job or fan-out"}, {queued, "in a queue"}} {
+		if x.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", x.n, x.what))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "; waiting: " + strings.Join(parts, ", ")
 }

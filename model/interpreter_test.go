@@ -113,3 +113,27 @@ func runYAMLNoTrace(t *testing.T, src string) *model.Result {
 	}
 	return res
 }
+
+// A job that awaits its own journey's jobs waits for itself: nothing is
+// left to happen, and the run says so instead of running out the clock.
+func TestDeadlockIsNamed(t *testing.T) {
+	src := `name: deadlock
+duration: 1s
+arrivals: even
+components:
+  app: {kind: pool, servers: 1}
+journeys:
+  j:
+    rate: 1/s
+    count: 1
+    steps: [{job: selfish}]
+routes:
+  selfish:
+    steps: [{await: jobs}]
+`
+	res := runYAMLNoTrace(t, src)
+	want := "stopped by guard deadlock at 1s: nothing left to happen at 1s with 1 journeys still waiting; waiting: 1 for the journey's jobs, 1 for a call, job or fan-out"
+	if res.Broken == nil || res.Broken.String() != want {
+		t.Errorf("broken = %v\nwant %s", res.Broken, want)
+	}
+}

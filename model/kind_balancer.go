@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -197,6 +198,54 @@ func capacityKindNames() string {
 		}
 	}
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// checkPicks refuses a use of a component behind a balancer at a step that
+// no use or hold of that balancer encloses, on any path from a journey: at
+// run time it would have no replica to reach.
+func (c *compiler) checkPicks() {
+	if len(c.errs) > 0 {
+		return // the blocks may be incomplete
+	}
+	seen := map[string]bool{}
+	reported := map[int32]bool{}
+	var walk func(b int32, picked []int32)
+	walk = func(b int32, picked []int32) {
+		key := fmt.Sprint(b, picked)
+		if b < 0 || seen[key] {
+			return
+		}
+		seen[key] = true
+		for i := range c.p.blocks[b].ops {
+			o := &c.p.blocks[b].ops[i]
+			switch o.code {
+			case opAcquire:
+				cp := &c.p.comps[o.comp]
+				if cp.kind == balancerKind {
+					picked = append(slices.Clone(picked), o.comp)
+					slices.Sort(picked)
+				} else if cp.behind >= 0 && !slices.Contains(picked, cp.behind) && !reported[o.site] {
+					reported[o.site] = true
+					lb := c.p.comps[cp.behind].name
+					c.fail(c.siteNodes[o.site], c.p.sites[o.site], "uses %s, which is behind balancer %s, outside any use or hold of %s: no replica is picked there", strings.TrimSuffix(cp.name, "[0]"), lb, lb)
+				}
+			case opScope, opRepeat, opFanout:
+				walk(o.body, picked)
+			case opChoose:
+				for _, br := range o.branches {
+					walk(br.body, picked)
+				}
+			case opCall, opJob, opPoll, opPollWhile:
+				walk(c.p.routes[o.route].body, picked)
+				if o.code == opCall {
+					walk(o.pollBlk, picked)
+				}
+			}
+		}
+	}
+	for _, j := range c.p.journeys {
+		walk(j.body, nil)
+	}
 }
 
 // replicaComp maps a use of component ci to the copy on the replica that

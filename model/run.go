@@ -317,6 +317,10 @@ func (r *run) execute() {
 	case r.broken != nil:
 	case r.s.Stopped() && r.s.Fired() == p.limits.events:
 		r.breakRun("max_events", -1, fmt.Sprintf("%d events fired", p.limits.events))
+	case !r.s.Stopped() && r.s.Pending() == 0 && r.active > 0 && r.s.Now() < end:
+		// Nothing is left to happen, yet journeys are in flight: they
+		// wait for each other (a job awaiting its own journey's jobs).
+		r.breakRun("deadlock", -1, fmt.Sprintf("nothing left to happen at %s with %d journeys still waiting%s", r.s.Now(), r.active, r.waitingWhere()))
 	case !r.s.Stopped() && end == p.limits.time && r.active > 0:
 		r.breakRun("max_time", -1, fmt.Sprintf("simulated time reached %s with %d journeys in flight", p.limits.time, r.active))
 	}

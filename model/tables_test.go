@@ -130,3 +130,54 @@ func TestEveryDistributionFormBuilds(t *testing.T) {
 		}
 	}
 }
+
+func TestAChoiceOfZeroWeightsIsRefused(t *testing.T) {
+	src := `name: z
+duration: 1s
+journeys:
+  j:
+    rate: 1/s
+    attributes: {share: 0}
+    steps:
+      - choose:
+          - {weight: share, steps: [{delay: 1s}]}
+          - {weight: 0, steps: [{delay: 2s}]}
+`
+	l, err := LoadBytes(nil, "z.yaml", []byte(src), LoadOptions{})
+	if err == nil {
+		_, err = l.Compile()
+	}
+	want := `z.yaml:4:3: journeys.j: a step chooses among branches whose weights are all 0 for journey j: nothing to choose`
+	if err == nil || err.Error() != want {
+		t.Errorf("got  %v\nwant %s", err, want)
+	}
+}
+
+// A component behind a balancer used where no pick of it encloses the
+// step is refused when compiling, naming the step, not found at run time.
+func TestABehindComponentUsedOutsideAPick(t *testing.T) {
+	src := `name: b
+duration: 1s
+components:
+  lb: {kind: balancer, replicas: 2}
+  db: {kind: pool, servers: 1, behind: lb}
+journeys:
+  j:
+    rate: 1/s
+    steps:
+      - use: lb
+        steps: [{call: q}]
+      - call: q
+routes:
+  q:
+    steps: [{use: db, work: 1s}]
+`
+	l, err := LoadBytes(nil, "b.yaml", []byte(src), LoadOptions{})
+	if err == nil {
+		_, err = l.Compile()
+	}
+	want := `b.yaml:15:13: routes.q.steps[0]: uses db, which is behind balancer lb, outside any use or hold of lb: no replica is picked there`
+	if err == nil || err.Error() != want {
+		t.Errorf("got  %v\nwant %s", err, want)
+	}
+}
