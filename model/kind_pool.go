@@ -1,6 +1,8 @@
 package model
 
 import (
+	"fmt"
+
 	"capsim/sim"
 )
 
@@ -15,11 +17,13 @@ var semaphoreKind = &kindDef{name: "semaphore", newSpec: func() kindSpec { retur
 
 // PoolSpec is a thread pool, executor or connection pool.
 type PoolSpec struct {
-	Servers     *int     `yaml:"servers"`
-	Queue       *int     `yaml:"queue"`        // waiting room; unset = unbounded
-	Admit       *int     `yaml:"admit"`        // at most this many in service + waiting
-	WhenFull    string   `yaml:"when_full"`    // reject (default) | caller_runs
-	WaitTimeout *DistRef `yaml:"wait_timeout"` // longest wait before failing
+	Servers  *int   `yaml:"servers"`
+	Queue    *int   `yaml:"queue"`     // waiting room; unset = unbounded
+	Admit    *int   `yaml:"admit"`     // at most this many in service + waiting
+	WhenFull string `yaml:"when_full"` // reject (default) | caller_runs
+	// Schedule changes the servers over time: [{at: 1h, servers: 4}].
+	Schedule    []CapacityStep `yaml:"schedule"`
+	WaitTimeout *DistRef       `yaml:"wait_timeout"` // longest wait before failing
 	// A server's memory (a thread's stack, a connection's buffers) and
 	// what the process has for them, in MB: see checkMemory.
 	MemoryPerServer *float64 `yaml:"memory_per_server_mb"`
@@ -28,15 +32,55 @@ type PoolSpec struct {
 
 // SemaphoreSpec is a pool counted in permits.
 type SemaphoreSpec struct {
-	Permits     *int     `yaml:"permits"`
-	Queue       *int     `yaml:"queue"`
-	WaitTimeout *DistRef `yaml:"wait_timeout"`
+	Permits     *int           `yaml:"permits"`
+	Schedule    []CapacityStep `yaml:"schedule"` // permits over time
+	Queue       *int           `yaml:"queue"`
+	WaitTimeout *DistRef       `yaml:"wait_timeout"`
 }
 
 type poolProg struct {
 	servers    int
 	queue      int // sim.Unbounded or the waiting room
 	callerRuns bool
+	schedule   []capacityAt
+}
+
+// CapacityStep sets a pool's servers (or a semaphore's permits) from a
+// time on. Work in service when capacity drops runs to its end; no one is
+// granted until the count in use is below the new capacity.
+type CapacityStep struct {
+	At      Duration `yaml:"at"`
+	Servers *int     `yaml:"servers"`
+	Permits *int     `yaml:"permits"`
+}
+
+type capacityAt struct {
+	at sim.Time
+	n  int
+}
+
+// compileSchedule checks a capacity schedule: times increasing, counts
+// >= 0, given under the kind's own word.
+func (c *compiler) compileSchedule(steps []CapacityStep, at site, word string) []capacityAt {
+	var out []capacityAt
+	prev := sim.Time(-1)
+	for i, st := range steps {
+		p := fmt.Sprintf("%s.schedule[%d]", at.path, i)
+		n := st.Servers
+		if word == "permits" {
+			n = st.Permits
+		}
+		switch {
+		case !st.At.Set || st.At.T <= prev:
+			c.fail(at.node, p+".at", "a schedule's times must be given and increase, got %s", st.At.T)
+		case n == nil || *n < 0 || (word == "servers" && st.Permits != nil) || (word == "permits" && st.Servers != nil):
+			c.fail(at.node, p, "each step of the schedule needs at and %s >= 0 (e.g. {at: 1h, %s: 4})", word, word)
+		default:
+			out = append(out, capacityAt{at: st.At.T, n: *n})
+		}
+		prev = st.At.T
+	}
+	return out
 }
 
 func (s *PoolSpec) compile(c *compiler, cp *compProg, at site) kindProg {
@@ -68,6 +112,7 @@ func (s *PoolSpec) compile(c *compiler, cp *compProg, at site) kindProg {
 	}
 	s.checkMemory(c, at, pp.servers)
 	cp.waitTimeout = c.patience(s.WaitTimeout, at, "wait_timeout")
+	pp.schedule = c.compileSchedule(s.Schedule, at, "servers")
 	return pp
 }
 
@@ -121,6 +166,7 @@ func (s *SemaphoreSpec) compile(c *compiler, cp *compProg, at site) kindProg {
 	}
 	pp.queue = c.queueSize(s.Queue, at, pp.queue)
 	cp.waitTimeout = c.patience(s.WaitTimeout, at, "wait_timeout")
+	pp.schedule = c.compileSchedule(s.Schedule, at, "permits")
 	return pp
 }
 
@@ -146,12 +192,28 @@ func (c *compiler) patience(d *DistRef, at site, key string) int32 {
 }
 
 func (pp *poolProg) newRuntime(r *run, ci int32, _ *compProg, _ *sim.Streams) component {
-	return &poolRT{Pool: sim.NewPool(pp.servers, pp.queue, func(id int32) { r.granted(id, ci, 0, false) }), prog: pp}
+	c := &poolRT{Pool: sim.NewPool(pp.servers, pp.queue, func(id int32) { r.granted(id, ci, 0, false) }), prog: pp}
+	if len(pp.schedule) > 0 {
+		c.capacityTW.Set(0, float64(pp.servers))
+		k := r.s.Handle(func(i int64) {
+			now := r.s.Now()
+			step := pp.schedule[i]
+			c.capacityTW.Set(now, float64(step.n))
+			c.SetServers(now, step.n)
+			r.runReady() // waiters granted by a rise run now
+		})
+		for i, step := range pp.schedule {
+			r.s.At(step.at, k, int64(i))
+		}
+	}
+	return c
 }
 
 type poolRT struct {
 	*sim.Pool
 	prog *poolProg
+	// capacityTW is the servers over time, with a schedule.
+	capacityTW sim.TimeWeighted
 }
 
 func (c *poolRT) acquire(r *run, p *proc, _ *op, rt *compRT) (acquired, int64) {
@@ -174,6 +236,9 @@ func (c *poolRT) waiting() int                            { return c.Waiting() }
 
 func (c *poolRT) result(_ *run, cr *ComponentResult, now sim.Time) {
 	cr.Capacity = float64(c.Servers())
+	if len(c.prog.schedule) > 0 {
+		cr.Capacity = c.capacityTW.Mean(now) // utilisation of the capacity there was
+	}
 	cr.MeanBusy, cr.MeanQueue = Num(c.Busy.Mean(now)), Num(c.QueueLen.Mean(now))
 	cr.PeakQueue = c.QueueLen.Max()
 	cr.Wait = latencyOf(&c.Wait)
@@ -191,4 +256,7 @@ func (c *poolRT) busy() *sim.TimeWeighted { return &c.Busy }
 func (c *poolRT) busyNow() float64        { return float64(c.InUse()) }
 func (c *poolRT) capacity() float64       { return float64(c.Servers()) }
 
-func (c *poolRT) resetStats(now sim.Time) { c.ResetStats(now) }
+func (c *poolRT) resetStats(now sim.Time) {
+	c.ResetStats(now)
+	c.capacityTW.Reset(now)
+}

@@ -87,3 +87,33 @@ journeys:
 		}
 	}
 }
+
+// Capacity over time, as a server schedule: one server, none from 10 s to
+// 20 s. A job started at 5 s runs its 8 s through the cut (no
+// preemption); one arriving at 12 s waits for the server's return at 20 s.
+func TestAScheduleWithAZeroCapacityWindow(t *testing.T) {
+	src := `name: shift
+duration: 15s
+arrivals: even
+components:
+  desk: {kind: pool, servers: 1, schedule: [{at: 10s, servers: 0}, {at: 20s, servers: 1}]}
+journeys:
+  early:
+    rate: 1/s
+    start: 5s
+    count: 1
+    steps: [{use: desk, work: 8s}]
+  late:
+    rate: 1/s
+    start: 12s
+    count: 1
+    steps: [{use: desk, work: 1s}]
+`
+	res, _ := runYAML(t, src, model.RunOptions{})
+	early, late := res.Journeys[0], res.Journeys[1]
+	desk, _ := res.Component("desk")
+	// Capacity: 1 for 10 s, 0 for 10 s, 1 for the last 1 s of a 21 s run.
+	if float64(early.Latency.Max) != 8 || float64(late.Latency.Max) != 9 || desk.Capacity != 11.0/21 {
+		t.Errorf("early %v, late %v, mean capacity %g; want 8s, 9s (8 waiting), 11/21", early.Latency.Max, late.Latency.Max, desk.Capacity)
+	}
+}

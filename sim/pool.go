@@ -67,8 +67,36 @@ func (p *Pool) Acquire(now Time, id int32) Outcome {
 	return Queued
 }
 
+// SetServers changes the number of servers at now. More servers take
+// waiters at once, oldest first; fewer let the work in service finish (no
+// preemption) and grant no one until the servers in use drop below the new
+// count.
+func (p *Pool) SetServers(now Time, n int) {
+	p.servers = n
+	for p.busy < p.servers {
+		w, ok := p.queue.pop(p.index)
+		if !ok {
+			return
+		}
+		p.busy++
+		p.Busy.Set(now, float64(p.busy))
+		p.QueueLen.Set(now, float64(p.queue.Len()))
+		p.Granted++
+		p.Delayed++
+		p.Wait.Add((now - w.since).Seconds())
+		p.grant(w.id)
+	}
+}
+
 // Release frees a server, handing it straight to the oldest waiter if any.
 func (p *Pool) Release(now Time) {
+	if p.busy > p.servers {
+		// Capacity was cut while this work was in service: the server
+		// goes, nobody takes it.
+		p.busy--
+		p.Busy.Set(now, float64(p.busy))
+		return
+	}
 	if w, ok := p.queue.pop(p.index); ok {
 		p.QueueLen.Set(now, float64(p.queue.Len()))
 		p.Granted++

@@ -234,3 +234,30 @@ func TestKeyedLockTimeline(t *testing.T) {
 	}()
 	l.Release(now, 8)
 }
+
+// Capacity over time: 2 servers cut to 0 at 10 s and raised to 1 at 20 s.
+// Jobs of 15 s start at 0 and 1 (both served: the cut does not preempt
+// them), a third arriving at 5 waits; at 15 and 16 the servers in service
+// end and go; at 20 the one server takes the waiter.
+func TestPoolSetServersTimeline(t *testing.T) {
+	var grants []int32
+	p := NewPool(2, Unbounded, func(id int32) { grants = append(grants, id) })
+	p.Acquire(0, 1)
+	p.Acquire(1*Second, 2)
+	if p.Acquire(5*Second, 3) != Queued {
+		t.Fatal("job 3 should wait")
+	}
+	p.SetServers(10*Second, 0)
+	p.Release(15 * Second)
+	p.Release(16 * Second)
+	if len(grants) != 0 || p.InUse() != 0 {
+		t.Fatalf("after the cut: grants %v, in use %d; want none, 0", grants, p.InUse())
+	}
+	p.SetServers(20*Second, 1)
+	if len(grants) != 1 || grants[0] != 3 || p.InUse() != 1 {
+		t.Fatalf("after the rise: grants %v, in use %d; want [3], 1", grants, p.InUse())
+	}
+	if w := p.Wait.Max(); w != 15 {
+		t.Errorf("job 3 waited %gs, want 15", w)
+	}
+}
