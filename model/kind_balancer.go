@@ -222,6 +222,7 @@ type balancerRT struct {
 	overloaded []int64
 	picks      int64
 	sessPicks  int64
+	sessOver   int64 // session picks among the overloaded ones
 	// load is the capacity of each replica's copy of the load component,
 	// nil without load.
 	load []capacityUser
@@ -286,12 +287,16 @@ func (b *balancerRT) acquire(r *run, p *proc, o *op, _ *compRT) (acquired, int64
 	}
 	i := b.bal.Pick(now, units)
 	b.picks++
-	if b.load != nil && b.load[i].busyNow() >= b.load[i].capacity() {
+	over := b.load != nil && b.load[i].busyNow() >= b.load[i].capacity()
+	if over {
 		b.overloaded[i]++
 	}
 	key := int64(i)
 	if o.session {
 		b.sessPicks++
+		if over {
+			b.sessOver++
+		}
 		b.bal.AddCount(i, 1)
 		b.sessions[i].Add(now, 1)
 		key |= 1 << 32
@@ -329,7 +334,7 @@ func (b *balancerRT) resetStats(now sim.Time) {
 		b.sessions[i].Reset(now)
 		b.overloaded[i] = 0
 	}
-	b.picks, b.sessPicks = 0, 0
+	b.picks, b.sessPicks, b.sessOver = 0, 0, 0
 }
 
 // BalancerResult is what a balancer saw: per replica, the picks it made,
@@ -342,6 +347,11 @@ type BalancerResult struct {
 	// free capacity at that moment; OverloadedRate is their share.
 	Overloaded     int64 `json:"overloaded_picks"`
 	OverloadedRate Num   `json:"overloaded_rate"`
+	// SessionOverloaded counts the session picks among them (a session
+	// assigned to a replica with no free capacity); SessionOverloadedRate
+	// is their share of the session picks.
+	SessionOverloaded     int64 `json:"session_overloaded_picks"`
+	SessionOverloadedRate Num   `json:"session_overloaded_rate"`
 	// SessionImbalance is the largest replica's time-average of sessions
 	// held over the mean of all replicas' (1 = perfectly even).
 	SessionImbalance Num `json:"session_imbalance"`
@@ -377,6 +387,8 @@ func (b *balancerRT) result(_ *run, cr *ComponentResult, now sim.Time) {
 			PeakSessions: int64(b.sessions[i].Max()), Counter: b.bal.Count(i), Overloaded: b.overloaded[i]})
 	}
 	res.OverloadedRate = ratio(res.Overloaded, b.picks)
+	res.SessionOverloaded = b.sessOver
+	res.SessionOverloadedRate = ratio(b.sessOver, b.sessPicks)
 	res.SessionImbalance = Num(math.NaN())
 	if sum > 0 {
 		res.SessionImbalance = Num(peak / (sum / float64(x.replicas)))
@@ -391,6 +403,7 @@ func balancerMetrics(c *ComponentResult, add func(string, float64)) {
 	}
 	add("picks_count", float64(b.Picks))
 	add("overloaded_rate", float64(b.OverloadedRate))
+	add("session_overloaded_rate", float64(b.SessionOverloadedRate))
 	add("session_imbalance_ratio", float64(b.SessionImbalance))
 	add("fallback_picks_count", float64(b.Fallback))
 	for i, rr := range b.Replicas {
