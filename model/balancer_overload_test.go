@@ -36,3 +36,33 @@ journeys:
 		t.Errorf("overloaded rate %v, session overloaded rate %v; want 0.5 and 0.5", b.OverloadedRate, b.SessionOverloadedRate)
 	}
 }
+
+// request_policy places the picks that are not sessions; policy places the
+// sessions.
+func TestBalancerRequestPolicyKey(t *testing.T) {
+	src := `
+name: split
+duration: 1m
+arrivals: even
+components:
+  lb: {kind: balancer, replicas: 2, policy: least_sessions, request_policy: round_robin}
+journeys:
+  session:
+    {rate: 1/s, count: 1, start: 0s, steps: [{hold: lb, session: true}, {delay: 100s}]}
+  request:
+    {rate: 1/s, count: 4, start: 1s, steps: [{use: lb, steps: [{delay: 100ms}]}]}
+`
+	picks := func(src string) []int64 {
+		c, ok := runYAMLNoTrace(t, src).Component("lb")
+		if !ok || c.Balancer == nil {
+			t.Fatal("no balancer result for lb")
+		}
+		return []int64{c.Balancer.Replicas[0].Picks, c.Balancer.Replicas[1].Picks}
+	}
+	if got := picks(src); got[0] != 3 || got[1] != 2 {
+		t.Errorf("with request_policy round_robin: picks %v, want [3 2]", got)
+	}
+	if got := picks(replace(src, ", request_policy: round_robin", "")); got[0] != 1 || got[1] != 4 {
+		t.Errorf("least_sessions for every pick: picks %v, want [1 4] (requests follow the fewest sessions)", got)
+	}
+}

@@ -22,6 +22,10 @@ var balancerKind = &kindDef{name: "balancer", newSpec: func() kindSpec { return 
 type BalancerSpec struct {
 	Replicas *int   `yaml:"replicas"`
 	Policy   string `yaml:"policy"` // round_robin (default) | least_request | least_sessions | least_load | hybrid
+	// RequestPolicy, when set, places the picks that are not sessions
+	// (use, or hold without session: true) by another policy, so that
+	// policy places only sessions.
+	RequestPolicy string `yaml:"request_policy"`
 	// Load names the component behind the balancer whose busy share
 	// (busy / capacity) each replica reports as its load. least_load and
 	// hybrid need it; it also says when a pick is overloaded (the replica
@@ -72,6 +76,13 @@ func (s *BalancerSpec) compile(c *compiler, _ *compProg, at site) kindProg {
 		}
 		x.cfg.Policy = pol
 	}
+	if s.RequestPolicy != "" {
+		pol, ok := policies[s.RequestPolicy]
+		if !ok {
+			c.failAt(at, "request_policy", "request_policy must be one of round_robin, least_request, least_sessions, least_load or hybrid, got %q", s.RequestPolicy)
+		}
+		x.cfg.RequestPolicy, x.cfg.SplitRequests = pol, true
+	}
 	if s.ReportEvery != nil {
 		x.cfg.ReportEvery = s.ReportEvery.T
 	}
@@ -120,6 +131,9 @@ func (s *BalancerSpec) compile(c *compiler, _ *compProg, at site) kindProg {
 	}
 	if (x.cfg.Policy == sim.LeastLoad || x.cfg.Policy == sim.Headroom) && s.Load == "" {
 		c.failAt(at, "policy", "policy %s needs load: (the component behind this balancer whose busy share is the load)", s.Policy)
+	}
+	if x.cfg.SplitRequests && (x.cfg.RequestPolicy == sim.LeastLoad || x.cfg.RequestPolicy == sim.Headroom) && s.Load == "" {
+		c.failAt(at, "request_policy", "request_policy %s needs load: (the component behind this balancer whose busy share is the load)", s.RequestPolicy)
 	}
 	return x
 }
