@@ -24,6 +24,10 @@ var balancerKind = &kindDef{name: "balancer", newSpec: func() kindSpec { return 
 type BalancerSpec struct {
 	Replicas *int   `yaml:"replicas"`
 	Policy   string `yaml:"policy"` // round_robin (default) | least_request | least_sessions | least_load | hybrid
+	// RequestPolicy, when set, places the picks that are not sessions
+	// (use, or hold without session: true) by another policy, so that
+	// policy places only sessions.
+	RequestPolicy string `yaml:"request_policy"`
 	// Load names the component behind the balancer whose busy share
 	// (busy / capacity) each replica reports as its load. least_load and
 	// hybrid need it; it also says when a pick is overloaded (the replica
@@ -74,6 +78,13 @@ func (s *BalancerSpec) compile(c *compiler, _ *compProg, at site) kindProg {
 		}
 		x.cfg.Policy = pol
 	}
+	if s.RequestPolicy != "" {
+		pol, ok := policies[s.RequestPolicy]
+		if !ok {
+			c.failAt(at, "request_policy", "request_policy must be one of round_robin, least_request, least_sessions, least_load or hybrid, got %q", s.RequestPolicy)
+		}
+		x.cfg.RequestPolicy, x.cfg.SplitRequests = pol, true
+	}
 	if s.ReportEvery != nil {
 		x.cfg.ReportEvery = s.ReportEvery.T
 	}
@@ -122,6 +133,9 @@ func (s *BalancerSpec) compile(c *compiler, _ *compProg, at site) kindProg {
 	}
 	if (x.cfg.Policy == sim.LeastLoad || x.cfg.Policy == sim.Headroom) && s.Load == "" {
 		c.failAt(at, "policy", "policy %s needs load: (the component behind this balancer whose busy share is the load)", s.Policy)
+	}
+	if x.cfg.SplitRequests && (x.cfg.RequestPolicy == sim.LeastLoad || x.cfg.RequestPolicy == sim.Headroom) && s.Load == "" {
+		c.failAt(at, "request_policy", "request_policy %s needs load: (the component behind this balancer whose busy share is the load)", s.RequestPolicy)
 	}
 	return x
 }
@@ -284,6 +298,7 @@ type balancerRT struct {
 	overloaded []int64
 	picks      int64
 	sessPicks  int64
+	sessOver   int64 // session picks among the overloaded ones
 	// load is the capacity of each replica's copy of the load component,
 	// nil without load.
 	load []capacityUser
@@ -348,12 +363,16 @@ func (b *balancerRT) acquire(r *run, p *proc, o *op, _ *compRT) (acquired, int64
 	}
 	i := b.bal.Pick(now, units)
 	b.picks++
-	if b.load != nil && b.load[i].busyNow() >= b.load[i].capacity() {
+	over := b.load != nil && b.load[i].busyNow() >= b.load[i].capacity()
+	if over {
 		b.overloaded[i]++
 	}
 	key := int64(i)
 	if o.session {
 		b.sessPicks++
+		if over {
+			b.sessOver++
+		}
 		b.bal.AddCount(i, 1)
 		b.sessions[i].Add(now, 1)
 		key |= 1 << 32
@@ -391,7 +410,7 @@ func (b *balancerRT) resetStats(now sim.Time) {
 		b.sessions[i].Reset(now)
 		b.overloaded[i] = 0
 	}
-	b.picks, b.sessPicks = 0, 0
+	b.picks, b.sessPicks, b.sessOver = 0, 0, 0
 }
 
 // BalancerResult is what a balancer saw: per replica, the picks it made,
@@ -404,6 +423,11 @@ type BalancerResult struct {
 	// free capacity at that moment; OverloadedRate is their share.
 	Overloaded     int64 `json:"overloaded_picks"`
 	OverloadedRate Num   `json:"overloaded_rate"`
+	// SessionOverloaded counts the session picks among them (a session
+	// assigned to a replica with no free capacity); SessionOverloadedRate
+	// is their share of the session picks.
+	SessionOverloaded     int64 `json:"session_overloaded_picks"`
+	SessionOverloadedRate Num   `json:"session_overloaded_rate"`
 	// SessionImbalance is the largest replica's time-average of sessions
 	// held over the mean of all replicas' (1 = perfectly even).
 	SessionImbalance Num `json:"session_imbalance"`
@@ -439,6 +463,8 @@ func (b *balancerRT) result(_ *run, cr *ComponentResult, now sim.Time) {
 			PeakSessions: int64(b.sessions[i].Max()), Counter: b.bal.Count(i), Overloaded: b.overloaded[i]})
 	}
 	res.OverloadedRate = ratio(res.Overloaded, b.picks)
+	res.SessionOverloaded = b.sessOver
+	res.SessionOverloadedRate = ratio(b.sessOver, b.sessPicks)
 	res.SessionImbalance = Num(math.NaN())
 	if sum > 0 {
 		res.SessionImbalance = Num(peak / (sum / float64(x.replicas)))
@@ -453,6 +479,7 @@ func balancerMetrics(c *ComponentResult, add func(string, float64)) {
 	}
 	add("picks_count", float64(b.Picks))
 	add("overloaded_rate", float64(b.OverloadedRate))
+	add("session_overloaded_rate", float64(b.SessionOverloadedRate))
 	add("session_imbalance_ratio", float64(b.SessionImbalance))
 	add("fallback_picks_count", float64(b.Fallback))
 	for i, rr := range b.Replicas {

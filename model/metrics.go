@@ -62,6 +62,8 @@ import (
 //	component.<c>.picks_count             balancers only: requests routed
 //	component.<c>.overloaded_rate         balancers only: share of picks sent
 //	                                      to a replica with no free capacity
+//	component.<c>.session_overloaded_rate balancers only: the same share among
+//	                                      session picks
 //	component.<c>.session_imbalance_ratio balancers only: the busiest replica's
 //	                                      mean sessions over the average's
 //	component.<c>.fallback_picks_count    balancers only

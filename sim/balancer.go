@@ -27,6 +27,12 @@ const (
 type BalancerConfig struct {
 	Targets int
 	Policy  BalancePolicy
+	// RequestPolicy, when SplitRequests is set, is the policy of picks
+	// that add nothing to a target's count (units 0: short requests, plain
+	// connections), so that Policy places only the long-lived holds, as a
+	// balancer with a session-aware route beside a plain one does.
+	RequestPolicy BalancePolicy
+	SplitRequests bool
 	// ReportEvery is the interval at which targets report their count and
 	// load; the policies see the last report, not the present. 0 means
 	// the balancer sees both as they are.
@@ -143,6 +149,9 @@ func (b *Balancer) Stale(now Time) bool {
 // charges it against the target's spare capacity until the next report.
 func (b *Balancer) Pick(now Time, units float64) int {
 	policy := b.cfg.Policy
+	if units == 0 && b.cfg.SplitRequests {
+		policy = b.cfg.RequestPolicy
+	}
 	if policy != RoundRobin && policy != LeastInFlight && b.Stale(now) {
 		policy = LeastInFlight
 		b.Fallback++

@@ -207,3 +207,30 @@ func TestBalancerLeastLoadSeesTheLastReport(t *testing.T) {
 		t.Fatalf("%d fallback picks without a TTL", b.Fallback)
 	}
 }
+
+// With a request policy, picks of no units (short requests) go by it and
+// only the picks that count (sessions) by the main policy.
+func TestBalancerRequestPolicy(t *testing.T) {
+	b := NewBalancer(New(), BalancerConfig{Targets: 2, Policy: LeastCount, RequestPolicy: RoundRobin, SplitRequests: true}, nil)
+	var got []int
+	s := b.Pick(0, 1) // a session: both counts 0, ties start at target 0
+	b.AddCount(s, 1)
+	for k := 0; k < 4; k++ {
+		got = append(got, b.Pick(0, 0))
+	}
+	if s != 0 || !equalInts(got, []int{1, 0, 1, 0}) {
+		t.Fatalf("session on %d, requests on %v; want 0 and [1 0 1 0] (round robin)", s, got)
+	}
+	if i := b.Pick(0, 1); i != 1 {
+		t.Fatalf("second session on %d, want 1 (the fewest sessions)", i)
+	}
+	one := NewBalancer(New(), BalancerConfig{Targets: 2, Policy: LeastCount}, nil)
+	one.AddCount(one.Pick(0, 1), 1)
+	got = got[:0]
+	for k := 0; k < 4; k++ {
+		got = append(got, one.Pick(0, 0))
+	}
+	if !equalInts(got, []int{1, 1, 1, 1}) {
+		t.Fatalf("without a request policy requests went to %v, want all on 1 (the fewest sessions)", got)
+	}
+}
