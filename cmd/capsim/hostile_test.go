@@ -54,3 +54,14 @@ func TestAliasBombIsRefused(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 }
+
+// The same bomb inside a design is refused when --design a+b copies it,
+// at the design, before the copy takes gigabytes.
+func TestAliasBombInADesignIsRefused(t *testing.T) {
+	code, stdout, stderr := run(t, "validate", "testdata/hostile/alias_bomb_design.yaml", "--design", "a+b")
+	want := "testdata/hostile/alias_bomb_design.yaml:13:9: designs.a: the scenario expands to more than 1000000 values (aliases repeating aliases?)\n" +
+		"capsim: 1 of 1 scenarios have problems\n"
+	if code != exitUsage || stdout != "" || stderr != want {
+		t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant:\n%s", code, stdout, stderr, want)
+	}
+}
