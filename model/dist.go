@@ -67,6 +67,11 @@ func (r *DistRef) parseScalar(s string) error {
 	if err != nil {
 		return err
 	}
+	if file != "" {
+		if err := checkBeside(file); err != nil {
+			return fmt.Errorf("empirical: %v", err)
+		}
+	}
 	r.Dist, r.File = d, file
 	return nil
 }

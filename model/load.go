@@ -40,7 +40,7 @@ type Loaded struct {
 // overrides, and decodes it strictly. Every problem is reported with
 // file:line:column; the error is an ErrorList when there are several.
 func Load(fsys fs.FS, name string, opts LoadOptions) (*Loaded, error) {
-	data, err := fs.ReadFile(fsys, name)
+	data, err := readRegular(fsys, name)
 	if err != nil {
 		return nil, &Error{File: displayNames(name, opts.DisplayName)(name), Msg: fsErrorText(err)}
 	}
@@ -102,7 +102,7 @@ func LoadBytes(fsys fs.FS, name string, data []byte, opts LoadOptions) (*Loaded,
 		return nil, d.errs.sorted()
 	}
 	l := &Loaded{Scenario: sc, Design: opts.Design, File: name, fsys: rec, pos: pos, read: rec}
-	if err := l.include(d); err != nil {
+	if err := l.include(d, root); err != nil {
 		return nil, err
 	}
 	return l, nil
@@ -433,12 +433,24 @@ func unposition(n *yaml.Node) {
 }
 
 // include merges the distributions of every included file.
-func (l *Loaded) include(d *decoder) error {
-	for _, inc := range l.Scenario.Include {
+func (l *Loaded) include(d *decoder, root *yaml.Node) error {
+	var items []*yaml.Node // the include entries, for positions
+	if i, ok := lookup(root, "include"); ok {
+		items = resolve(root.Content[i+1]).Content
+	}
+	for i, inc := range l.Scenario.Include {
+		var at *yaml.Node
+		if i < len(items) {
+			at = resolve(items[i])
+		}
+		p := fmt.Sprintf("include[%d]", i)
+		if err := checkBeside(inc); err != nil {
+			return l.pos.errAt(at, p, "%v", err)
+		}
 		name := path.Join(path.Dir(l.File), inc)
 		data, err := fs.ReadFile(l.fsys, name)
 		if err != nil {
-			return &Error{File: l.pos.main, Path: "include", Msg: fmt.Sprintf("cannot read %s: %s", inc, fsErrorText(err))}
+			return l.pos.errAt(at, p, "cannot read %s: %s", inc, fsErrorText(err))
 		}
 		shown := l.pos.display(name)
 		root, err := parseYAML(shown, data)

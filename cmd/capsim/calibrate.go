@@ -433,9 +433,9 @@ func writeFragment(streams *IOStreams, path string, entries []calibration.Entry)
 		_, err = streams.Out.Write(data)
 		return err
 	}
-	existing, err := os.ReadFile(path)
+	existing, err := readRegular(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("cannot read %s: %w", path, unwrapPath(err))
+		return err
 	}
 	data, err := calibration.MergeFragment(existing, entries)
 	if err != nil {

@@ -321,7 +321,7 @@ func openShards(plan *sweepPlan, opts *sweepOptions) (*sweep.Shards, func(), err
 	}
 	var readers []io.Reader
 	for _, n := range names {
-		f, err := os.Open(n)
+		f, err := openRegular(n)
 		if err != nil {
 			closeAll()
 			return nil, nil, usageErr("--merge: %v", err)
