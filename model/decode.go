@@ -145,6 +145,10 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string) {
 			d.fail(n, path, "integer %s is out of range", n.Value)
 			return
 		}
+		if err := checkInt(path, i); err != nil {
+			d.fail(n, path, "%v", err)
+			return
+		}
 		v.SetInt(i)
 	case reflect.Uint64:
 		if n.Kind != yaml.ScalarNode || n.Tag != "!!int" || strings.HasPrefix(n.Value, "-") {

@@ -71,6 +71,8 @@ func (r *DistRef) parseScalar(s string) error {
 		if err := checkBeside(file); err != nil {
 			return fmt.Errorf("empirical: %v", err)
 		}
+	} else if err := checkDist(d); err != nil {
+		return fmt.Errorf("%s: %v", s[:strings.Index(s, "(")], err)
 	}
 	r.Dist, r.File = d, file
 	return nil

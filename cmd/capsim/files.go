@@ -58,4 +58,3 @@ func fileKind(m fs.FileMode) string {
 	}
 	return "not a regular file"
 }
-

@@ -65,3 +65,55 @@ func TestAliasBombInADesignIsRefused(t *testing.T) {
 		t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant:\n%s", code, stdout, stderr, want)
 	}
 }
+
+// Sizes past what the clock or memory can hold are refused with their
+// bound: in a scenario at file:line:col, on the command line naming the
+// flag. None of them may panic, wrap around to a small number, or run
+// for years.
+func TestSizesPastTheirBoundAreRefused(t *testing.T) {
+	const century = "the longest time capsim simulates"
+	files := []struct{ file, want string }{
+		{"century_duration.yaml", "2:11: duration: duration 1000000h is more than 100 years, " + century},
+		{"huge_mean.yaml", "10:15: journeys.visit.steps[0].work: exponential: mean: duration 1e308s is more than 100 years, " + century},
+		{"infinite_mean.yaml", "10:15: journeys.visit.steps[0].work: weibull: its mean (infinite) passes 100 years, " + century},
+		{"tiny_rate.yaml", "7:11: journeys.visit.rate: rate 1e-20/h is less than one per 100 years, " + century + " (write 0/h for no arrivals)"},
+		{"clock_rate.yaml", "7:11: journeys.visit.rate: rate 1e20/s is more than 1e+09/s, one arrival per nanosecond of the clock"},
+		{"huge_clients.yaml", "7:14: journeys.visit.clients: must be between 1 and 1000000, got 9223372036854775807"},
+		{"sweep_replications.yaml", "12:17: sweep.replications: must be between 1 and 10000, got 4611686018427387904"},
+	}
+	for _, tc := range files {
+		t.Run(tc.file, func(t *testing.T) {
+			name := "testdata/hostile/" + tc.file
+			code, stdout, stderr := run(t, "run", name)
+			if want := "capsim: " + name + ":" + tc.want + "\n"; code != exitUsage || stdout != "" || stderr != want {
+				t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant:\n%s", code, stdout, stderr, want)
+			}
+		})
+	}
+	out := t.TempDir()
+	flags := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-r", "9223372036854775807"}, "--replications must be between 1 and 10000, got 9223372036854775807"},
+		{[]string{"-r", "4611686018427387904", "--fail-on-slo"}, "--replications must be between 1 and 10000, got 4611686018427387904"},
+		{[]string{"--shard", "1/9223372036854775807"}, `--shard: the index must be between 0 and COUNT-1 and COUNT between 1 and 1000000, got "1/9223372036854775807"`},
+		{[]string{"--workers", "9223372036854775807"}, "--workers must be between 1 and 4096, got 9223372036854775807"},
+		{[]string{"--refine", "9223372036854775807"}, "--refine must be between 0 and 50, got 9223372036854775807"},
+		{[]string{"-m", "1:1e300"}, "--multipliers 1:1e300: multipliers must be at most 1e+06, but the range ends at 1e+300"},
+		{[]string{"-m", "1:1000", "-r", "10000"}, "designs × multipliers × replications = 1 × 1000 × 10000 = 10000000 grid runs; at most 1000000 are allowed"},
+	}
+	for _, tc := range flags {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			args := append([]string{"sweep", "testdata/hostile/tiny_rate.yaml", "--set", "journeys.visit.rate=4/h", "--out", out}, tc.args...)
+			code, stdout, stderr := run(t, args...)
+			if code != exitUsage || stdout != "" || stderr != "capsim: "+tc.want+"\n" {
+				t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant:\ncapsim: %s", code, stdout, stderr, tc.want)
+			}
+		})
+	}
+	code, _, stderr := run(t, "run", "testdata/hostile/huge_clients.yaml", "--set", "journeys.visit.clients=1000", "-m", "10000")
+	if want := "capsim: --multiplier: at multiplier 10000, journeys.visit.clients: 1000 stands for 10000000 clients; at most 1000000 are allowed\n"; code != exitUsage || stderr != want {
+		t.Errorf("exit %d, stderr:\n%s\nwant:\n%s", code, stderr, want)
+	}
+}

@@ -393,14 +393,14 @@ func planSweep(opts *sweepOptions) (*sweepPlan, error) {
 			return nil, usageErr("sweep.replications in the scenario must be >= 1, got %d", plan.reps)
 		}
 	}
-	if plan.reps < 1 {
-		return nil, usageErr("--replications must be >= 1, got %d", plan.reps)
+	if plan.reps < 1 || plan.reps > sweep.MaxReplications {
+		return nil, usageErr("--replications must be between 1 and %d, got %d", sweep.MaxReplications, plan.reps)
 	}
-	if plan.workers < 1 {
-		return nil, usageErr("--workers must be >= 1, got %d", plan.workers)
+	if plan.workers < 1 || plan.workers > sweep.MaxWorkers {
+		return nil, usageErr("--workers must be between 1 and %d, got %d", sweep.MaxWorkers, plan.workers)
 	}
-	if opts.Refine < 0 {
-		return nil, usageErr("--refine must be >= 0, got %d", opts.Refine)
+	if opts.Refine < 0 || opts.Refine > sweep.MaxRefine {
+		return nil, usageErr("--refine must be between 0 and %d, got %d", sweep.MaxRefine, opts.Refine)
 	}
 
 	designs, source := opts.Designs, "--designs"
@@ -420,8 +420,15 @@ func planSweep(opts *sweepOptions) (*sweepPlan, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := dl.CheckMultiplier(plan.multipliers[len(plan.multipliers)-1]); err != nil {
+			return nil, usageErr("design %s: %v", name, err)
+		}
 		plan.loaded = append(plan.loaded, dl)
 		plan.designs = append(plan.designs, sweep.Design{Name: name, Compiled: c})
+	}
+	if runs := len(plan.designs) * len(plan.multipliers) * plan.reps; runs > sweep.MaxRuns {
+		return nil, usageErr("designs × multipliers × replications = %d × %d × %d = %d grid runs; at most %d are allowed",
+			len(plan.designs), len(plan.multipliers), plan.reps, runs, sweep.MaxRuns)
 	}
 	return plan, nil
 }

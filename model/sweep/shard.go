@@ -31,8 +31,8 @@ func ParseShard(s string) (Shard, error) {
 	if !ok || err1 != nil || err2 != nil {
 		return Shard{}, fmt.Errorf("expected INDEX/COUNT such as 0/8, got %q", s)
 	}
-	if cnt < 1 || idx < 0 || idx >= cnt {
-		return Shard{}, fmt.Errorf("the index must be between 0 and COUNT-1 and COUNT >= 1, got %q", s)
+	if cnt < 1 || cnt > MaxRuns || idx < 0 || idx >= cnt {
+		return Shard{}, fmt.Errorf("the index must be between 0 and COUNT-1 and COUNT between 1 and %d, got %q", MaxRuns, s)
 	}
 	return Shard{Index: idx, Count: cnt}, nil
 }
