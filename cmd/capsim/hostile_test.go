@@ -1,8 +1,15 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"capsim/calibration"
 )
 
 // Hostile values: every kind of nonsense a scenario can hold gets one
@@ -115,5 +122,31 @@ func TestSizesPastTheirBoundAreRefused(t *testing.T) {
 	code, _, stderr := run(t, "run", "testdata/hostile/huge_clients.yaml", "--set", "journeys.visit.clients=1000", "-m", "10000")
 	if want := "capsim: --multiplier: at multiplier 10000, journeys.visit.clients: 1000 stands for 10000000 clients; at most 1000000 are allowed\n"; code != exitUsage || stderr != want {
 		t.Errorf("exit %d, stderr:\n%s\nwant:\n%s", code, stderr, want)
+	}
+}
+
+// calibrate survives figures no distribution can have, and a small gzip
+// of repeated lines is read only up to the bound on values kept.
+func TestCalibrateRefusesWhatNoFitCanUse(t *testing.T) {
+	code, stdout, stderr := run(t, "calibrate", "figures", "testdata/hostile/figures_huge_cv.yaml")
+	want := "capsim: testdata/hostile/figures_huge_cv.yaml:2:3: db: no distribution matches mean=1s cv=1" + strings.Repeat("0", 308) +
+		": lognormal: the figures give no finite mean and cv; gamma: the figures give no finite mean and cv\n"
+	if code != exitUsage || stdout != "" || stderr != want {
+		t.Errorf("figures: exit %d, stdout %q, stderr:\n%s\nwant:\n%s", code, stdout, stderr, want)
+	}
+
+	name := filepath.Join(t.TempDir(), "repeated.csv.gz")
+	var b bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&b, gzip.BestCompression)
+	zw.Write([]byte("value\n"))
+	zw.Write(bytes.Repeat([]byte("0.25\n"), calibration.MaxValues+10))
+	zw.Close()
+	if err := os.WriteFile(name, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr = run(t, "calibrate", name, "--column", "value", "--name", "x")
+	want = fmt.Sprintf("capsim: %s:%d: more than 50000000 lines or 2000000 values; fit a part of the data (a filter, or a shorter span)\n", name, calibration.MaxValues+2)
+	if code != exitError || stdout != "" || stderr != want {
+		t.Errorf("gzip: exit %d, stdout %q, stderr:\n%s\nwant:\n%s", code, stdout, stderr, want)
 	}
 }
