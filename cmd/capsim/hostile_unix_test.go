@@ -5,6 +5,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -63,5 +64,108 @@ func TestOnlyRegularFilesInsideTheFolderAreRead(t *testing.T) {
 				t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant:\ncapsim: %s", code, stdout, stderr, tc.want)
 			}
 		})
+	}
+}
+
+// Outputs are committed whole and never replace what they must not: a
+// sweep's folder is swapped in as one set (no file of an earlier sweep
+// stays), a folder with other files or one another sweep holds is refused,
+// a trace replaces neither a device, a symlink nor an input, and the
+// temporaries a killed capsim left are cleaned on the next run.
+func TestOutputsAreCommittedWholeAndInPlace(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	sweep := func(extra ...string) (int, string) {
+		t.Helper()
+		args := append([]string{"sweep", "testdata/hostile/two_designs.yaml", "-r", "2", "-m", "1,2", "--refine", "0", "--out", out}, extra...)
+		code, _, stderr := run(t, args...)
+		return code, stderr
+	}
+	exists := func(name string) bool {
+		_, err := os.Lstat(name)
+		return err == nil
+	}
+	// A killed sweep's staging folder and a killed run's temporary file.
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.MkdirAll(filepath.Join(dir, ".out.tmp-123", "charts"), 0o755))
+	must(os.WriteFile(filepath.Join(dir, ".real.jsonl.tmp-456"), []byte("half"), 0o644))
+
+	if code, stderr := sweep(); code != 0 || !exists(filepath.Join(out, "compare.csv")) || exists(filepath.Join(dir, ".out.tmp-123")) {
+		t.Fatalf("first sweep: exit %d, %s; compare.csv %v, stale staging folder left %v", code, stderr,
+			exists(filepath.Join(out, "compare.csv")), exists(filepath.Join(dir, ".out.tmp-123")))
+	}
+	if code, stderr := sweep("--designs", "big"); code != 0 || exists(filepath.Join(out, "compare.csv")) {
+		t.Errorf("one-design sweep: exit %d, %s; the earlier sweep's compare.csv left: %v", code, stderr, exists(filepath.Join(out, "compare.csv")))
+	}
+	if st, err := os.Stat(out); err != nil || st.Mode().Perm() != 0o755 {
+		t.Errorf("folder mode %v, %v; want 0755", st.Mode(), err)
+	}
+
+	lock, err := os.Open(filepath.Join(dir, ".out.lock"))
+	must(err)
+	must(syscall.Flock(int(lock.Fd()), syscall.LOCK_EX))
+	code, stderr := sweep()
+	want := "capsim: --out " + out + ": another sweep is writing this folder (it holds " + filepath.Join(dir, ".out.lock") + "); wait for it, or choose another --out\n"
+	if code != exitUsage || stderr != want {
+		t.Errorf("locked: exit %d, stderr:\n%s\nwant:\n%s", code, stderr, want)
+	}
+	lock.Close()
+
+	must(os.WriteFile(filepath.Join(out, "notes.txt"), []byte("mine"), 0o644))
+	code, stderr = sweep()
+	want = "capsim: --out " + out + " holds files a sweep does not write (notes.txt); a sweep replaces its folder whole, so name a new or empty folder, or one a sweep wrote\n"
+	if code != exitUsage || stderr != want || !exists(filepath.Join(out, "notes.txt")) {
+		t.Errorf("foreign file: exit %d, stderr:\n%s\nwant:\n%s", code, stderr, want)
+	}
+
+	// A name too long for the staging folder fails before any run, and
+	// the folder of that name, if any, stays as it was.
+	long := filepath.Join(dir, strings.Repeat("x", 250))
+	code, _, stderr = run(t, "sweep", "testdata/hostile/two_designs.yaml", "-r", "2", "--out", long)
+	want = "capsim: --out " + long + ": cannot write in " + dir + ": file name too long\n"
+	if code != exitUsage || stderr != want {
+		t.Errorf("long name: exit %d, stderr:\n%s\nwant:\n%s", code, stderr, want)
+	}
+
+	trace := []string{"run", "testdata/hostile/two_designs.yaml", "--trace"}
+	real := filepath.Join(dir, "real.jsonl")
+	link := filepath.Join(dir, "trace.jsonl")
+	must(os.WriteFile(real, nil, 0o644))
+	must(os.Symlink("real.jsonl", link))
+	if code, _, stderr := run(t, append(trace, link)...); code != 0 {
+		t.Fatalf("symlink: exit %d, %s", code, stderr)
+	}
+	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the symlink was replaced: %v, %v", st.Mode(), err)
+	}
+	if st, err := os.Stat(real); err != nil || st.Size() == 0 {
+		t.Errorf("the file the symlink names was not written: %v", err)
+	}
+	if exists(filepath.Join(dir, ".real.jsonl.tmp-456")) {
+		t.Errorf("a stale temporary of the trace was left")
+	}
+	if code, _, stderr := run(t, append(trace, os.DevNull)...); code != 0 {
+		t.Errorf("%s: exit %d, %s", os.DevNull, code, stderr)
+	}
+	if st, err := os.Stat(os.DevNull); err != nil || st.Mode()&os.ModeDevice == 0 {
+		t.Errorf("%s is no longer a device: %v, %v", os.DevNull, st.Mode(), err)
+	}
+	for _, tc := range []struct{ target, want string }{
+		{"testdata/hostile/two_designs.yaml", "--trace testdata/hostile/two_designs.yaml: it is testdata/hostile/two_designs.yaml, an input of this command; name another file"},
+		{"./testdata/hostile/../hostile/two_designs.yaml", "--trace ./testdata/hostile/../hostile/two_designs.yaml: it is testdata/hostile/two_designs.yaml, an input of this command; name another file"},
+		{dir, "cannot write " + dir + ": it is a folder; name a file"},
+	} {
+		code, _, stderr := run(t, append(trace, tc.target)...)
+		if want := "capsim: " + tc.want + "\n"; code == 0 || stderr != want {
+			t.Errorf("--trace %s: exit %d, stderr:\n%s\nwant:\n%s", tc.target, code, stderr, want)
+		}
+	}
+	if data, _ := os.ReadFile("testdata/hostile/two_designs.yaml"); !strings.HasPrefix(string(data), "name: two\n") {
+		t.Errorf("the scenario was overwritten")
 	}
 }

@@ -75,6 +75,13 @@ func runRun(ctx context.Context, io *IOStreams, opts *runOptions) error {
 		Interrupted: func() bool { return ctx.Err() != nil }}
 	var finishTrace func() error
 	if opts.Trace != "" {
+		var inputs []string
+		for _, src := range l.Sources() {
+			inputs = append(inputs, src.Name)
+		}
+		if err := refuseInput("--trace", opts.Trace, inputs); err != nil {
+			return err
+		}
 		trace, terr := createAtomic(opts.Trace)
 		if terr != nil {
 			return withCode(exitError, terr)
