@@ -129,6 +129,9 @@ func parseYAML(name string, data []byte) (*yaml.Node, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, &Error{File: name, Msg: "the file is empty; a scenario needs at least duration, components and journeys"}
 	}
+	if e := checkText(name, data); e != nil {
+		return nil, e
+	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		e := &Error{File: name, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
@@ -466,8 +469,18 @@ func (l *Loaded) include(d *decoder, root *yaml.Node) error {
 			return d.errs
 		}
 		for _, it := range frag.Distributions.Items {
-			if _, dup := l.Scenario.Distributions.Get(it.Name); dup {
-				return l.pos.errAt(it.node, "distributions."+it.Name, "defined both in %s and in the scenario", shown)
+			for _, had := range l.Scenario.Distributions.Items {
+				if had.Name != it.Name {
+					continue
+				}
+				// Both places are named: the scenario's own entry, or the
+				// file included earlier that brought it.
+				first := l.pos.errAt(had.node, "", "")
+				where := "the scenario"
+				if first.File != l.pos.main {
+					where = first.File
+				}
+				return l.pos.errAt(it.node, "distributions."+it.Name, "defined both in %s (line %d) and in %s", where, first.Line, shown)
 			}
 			l.Scenario.Distributions.Items = append(l.Scenario.Distributions.Items, it)
 		}

@@ -150,3 +150,35 @@ func TestCalibrateRefusesWhatNoFitCanUse(t *testing.T) {
 		t.Errorf("gzip: exit %d, stdout %q, stderr:\n%s\nwant:\n%s", code, stdout, stderr, want)
 	}
 }
+
+// Every message has a place and says it plainly: bytes YAML refuses are
+// located, a control character is escaped before it reaches the terminal
+// and refused in any text, limits are checked where they are written, a
+// name defined twice names both files, and a name whose metrics would
+// land in another entity's is refused.
+func TestMessagesArePlacedAndPrintable(t *testing.T) {
+	const h = "testdata/hostile/"
+	cases := []struct{ file, want string }{
+		{"invalid_utf8.yaml", h + "invalid_utf8.yaml:1:11: invalid UTF-8 (byte 0xff); a scenario is UTF-8 text"},
+		{"control_char.yaml", h + `control_char.yaml:2:13: control character U+001B is not allowed in YAML; inside double quotes write it as an escape, such as \t`},
+		{"escape_key.yaml", h + `escape_key.yaml:3:1: \x1b[2J: unknown key "\x1b[2J" (expected one of: arrivals, components, description, designs, distributions, drain, duration, figures, include, journeys, limits, name, routes, slos, sweep, warmup)`},
+		{"escape_stage.yaml", h + `escape_stage.yaml:9:37: journeys.visit.steps[0].stage: the text "up\x1b[2Jload" holds the control character U+001B; write it without`},
+		{"newline_stage.yaml", h + `newline_stage.yaml:9:37: journeys.visit.steps[0].stage: the text "up\nload" holds the control character U+000A; write it without`},
+		{"limits_zero.yaml", h + "limits_zero.yaml:11:18: limits.max_in_flight: must be >= 1, got 0"},
+		{"two_includes.yaml", h + "dist_b.yaml:3:3: distributions.service: defined both in " + h + "dist_a.yaml (line 2) and in " + h + "dist_b.yaml"},
+		{"replica_name.yaml", h + `replica_name.yaml:6:3: components.lb.replica.0: name "lb.replica.0" holds replica.<number>, which metric names keep for a balancer's replicas (component.<balancer>.replica.0.picks_count); rename it`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.file, func(t *testing.T) {
+			code, stdout, stderr := run(t, "run", h+tc.file)
+			if code != exitUsage || stdout != "" || stderr != "capsim: "+tc.want+"\n" {
+				t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant:\ncapsim: %s", code, stdout, stderr, tc.want)
+			}
+		})
+	}
+	// A flag is text from outside too.
+	code, _, stderr := run(t, "run", h+"limits_zero.yaml", "--set", "x\x1b[2J.y=1")
+	if want := `capsim: --set x\x1b[2J.y=1: no such key x\x1b[2J in the scenario` + "\n"; code != exitUsage || stderr != want {
+		t.Errorf("--set: exit %d, stderr %q, want %q", code, stderr, want)
+	}
+}
