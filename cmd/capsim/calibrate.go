@@ -331,6 +331,9 @@ func calibrateSummary(io *IOStreams, o *calibrateOptions, opts calibration.Optio
 }
 
 func calibrateFiguresRun(io *IOStreams, file, out, rerun string) error {
+	if err := checkRegular(file); err != nil {
+		return usageErr("%v", err)
+	}
 	nfs, err := calibration.ReadFiguresFile(file)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -367,6 +370,10 @@ func openInput(streams *IOStreams, name string) (io.Reader, func() error, error)
 			return nil, nil, fmt.Errorf("standard input: %w", err)
 		}
 		return r, func() error { return nil }, nil
+	}
+	// A pipe is a stream of lines as a file is; a device or a folder is not.
+	if st, err := os.Stat(name); err == nil && (st.IsDir() || st.Mode()&os.ModeDevice != 0) {
+		return nil, nil, fmt.Errorf("cannot read %s: %s, not a file or a pipe", name, fileKind(st.Mode()))
 	}
 	f, err := os.Open(name)
 	if err != nil {

@@ -58,3 +58,18 @@ func fileKind(m fs.FileMode) string {
 	}
 	return "not a regular file"
 }
+
+// checkRegular refuses, before anything opens it, a file that is not a
+// regular one of at most model.MaxFileSize bytes.
+func checkRegular(name string) error {
+	st, err := os.Stat(name)
+	switch {
+	case err != nil:
+		return nil // opening it says why
+	case !st.Mode().IsRegular():
+		return fmt.Errorf("cannot read %s: %s, not a regular file", name, fileKind(st.Mode()))
+	case st.Size() > model.MaxFileSize:
+		return fmt.Errorf("cannot read %s: larger than %d MB", name, model.MaxFileSize>>20)
+	}
+	return nil
+}

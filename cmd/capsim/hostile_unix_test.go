@@ -65,6 +65,25 @@ func TestOnlyRegularFilesInsideTheFolderAreRead(t *testing.T) {
 			}
 		})
 	}
+	// The other commands that read files: calibrate reads a pipe (a log
+	// through <(zcat ...)) but no device; figures and shards are files.
+	pipe := filepath.Join(dir, "pipe.yaml")
+	others := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"calibrate", "/dev/zero", "--column", "value", "--name", "x"}, exitError, "cannot read /dev/zero: a device, not a file or a pipe"},
+		{[]string{"calibrate", "figures", "/dev/zero"}, exitUsage, "cannot read /dev/zero: a device, not a regular file"},
+		{[]string{"calibrate", "figures", pipe}, exitUsage, "cannot read " + pipe + ": a named pipe, not a regular file"},
+		{[]string{"sweep", "mmck", "--merge", pipe, "--out", filepath.Join(dir, "out")}, exitUsage, "--merge: cannot read " + pipe + ": a named pipe, not a regular file"},
+	}
+	for _, tc := range others {
+		code, _, stderr := run(t, tc.args...)
+		if code != tc.code || stderr != "capsim: "+tc.want+"\n" {
+			t.Errorf("%v: exit %d, stderr:\n%s\nwant:\ncapsim: %s", tc.args, code, stderr, tc.want)
+		}
+	}
 }
 
 // Outputs are committed whole and never replace what they must not: a
