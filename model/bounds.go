@@ -3,7 +3,7 @@ package model
 import (
 	"fmt"
 	"math"
-	"strings"
+	"reflect"
 
 	"capsim/sim"
 )
@@ -49,28 +49,41 @@ func secondsText(s float64) string {
 	return fmt.Sprintf("%.3gs", s)
 }
 
-// intBounds are the integers that some key paths allow, checked where
-// they are decoded so that the message carries the line; compilation
-// checks the rest of each value's meaning. Each path is matched with *
-// standing for one user-chosen name.
-var intBounds = []struct {
-	path     string
+// intBound is the range some schema keys allow, checked where they are
+// decoded so that the message carries the line; compilation checks the
+// rest of each value's meaning.
+type intBound struct {
+	t        reflect.Type
+	key      string // "" for every key of t
 	min, max int64
-}{
-	{"journeys.*.clients", 1, MaxClients},
-	{"limits.*", 1, math.MaxInt64},
-	{"sweep.replications", 1, MaxReplications},
+}
+
+var intBounds = []intBound{
+	{reflect.TypeOf(Journey{}), "clients", 1, MaxClients},
+	{reflect.TypeOf(Limits{}), "", 1, math.MaxInt64},
+	{reflect.TypeOf(SweepDefaults{}), "replications", 1, MaxReplications},
 }
 
 // MaxReplications bounds the replications of one sweep point; more would
 // narrow no interval a design decision needs, and the runs multiply.
 const MaxReplications = 10_000
 
-// checkInt returns the problem with integer i at path, if the path has a
-// bound and i is outside it.
-func checkInt(path string, i int64) error {
+// checkInt returns the problem with the integer in field, decoded from
+// key of a struct of type t, if the key has a bound and the integer is
+// outside it.
+func checkInt(t reflect.Type, key string, field reflect.Value) error {
+	for field.Kind() == reflect.Pointer {
+		if field.IsNil() {
+			return nil
+		}
+		field = field.Elem()
+	}
+	if k := field.Kind(); k != reflect.Int && k != reflect.Int64 {
+		return nil
+	}
+	i := field.Int()
 	for _, b := range intBounds {
-		if !matchPath(b.path, path) {
+		if b.t != t || b.key != "" && b.key != key {
 			continue
 		}
 		switch {
@@ -82,19 +95,6 @@ func checkInt(path string, i int64) error {
 		return nil
 	}
 	return nil
-}
-
-func matchPath(pattern, path string) bool {
-	ps, qs := strings.Split(pattern, "."), strings.Split(path, ".")
-	if len(ps) != len(qs) {
-		return false
-	}
-	for i := range ps {
-		if ps[i] != "*" && ps[i] != qs[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // MaxMultiplier bounds a load multiplier: a million times a scenario's

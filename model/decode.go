@@ -149,10 +149,6 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string) {
 			d.fail(n, path, "integer %s is out of range", n.Value)
 			return
 		}
-		if err := checkInt(path, i); err != nil {
-			d.fail(n, path, "%v", err)
-			return
-		}
 		v.SetInt(i)
 	case reflect.Uint64:
 		if n.Kind != yaml.ScalarNode || n.Tag != "!!int" || strings.HasPrefix(n.Value, "-") {
@@ -231,7 +227,13 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string) {
 			d.fail(k, joinPath(path, k.Value), "%s", unknownKey(k.Value, names))
 			continue
 		}
+		n := len(d.errs)
 		d.decode(val, v.Field(fi), joinPath(path, k.Value))
+		if len(d.errs) == n {
+			if err := checkInt(v.Type(), k.Value, v.Field(fi)); err != nil {
+				d.fail(resolve(val), joinPath(path, k.Value), "%v", err)
+			}
+		}
 	}
 }
 
