@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -53,8 +54,14 @@ func checkString(path, s string) error {
 		if r == '\n' && multiline || r == '\t' {
 			continue
 		}
-		if r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 || r == 0x2028 || r == 0x2029 {
+		if r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 {
 			return fmt.Errorf("the text %q holds the control character %U; write it without", s, r)
+		}
+		// Line separators and format characters (a right-to-left
+		// override, say) rearrange what a terminal shows without a trace;
+		// only prose may hold them.
+		if !multiline && (r == 0x2028 || r == 0x2029 || unicode.Is(unicode.Cf, r)) {
+			return fmt.Errorf("the text %q holds the invisible character %U; write it without", s, r)
 		}
 	}
 	return nil

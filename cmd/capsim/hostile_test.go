@@ -165,6 +165,7 @@ func TestMessagesArePlacedAndPrintable(t *testing.T) {
 		{"escape_key.yaml", h + `escape_key.yaml:3:1: \x1b[2J: unknown key "\x1b[2J" (expected one of: arrivals, components, description, designs, distributions, drain, duration, figures, include, journeys, limits, name, routes, slos, sweep, warmup)`},
 		{"escape_stage.yaml", h + `escape_stage.yaml:9:37: journeys.visit.steps[0].stage: the text "up\x1b[2Jload" holds the control character U+001B; write it without`},
 		{"newline_stage.yaml", h + `newline_stage.yaml:9:37: journeys.visit.steps[0].stage: the text "up\nload" holds the control character U+000A; write it without`},
+		{"bidi_stage.yaml", h + `bidi_stage.yaml:9:37: journeys.visit.steps[0].stage: the text "up\u202eload" holds the invisible character U+202E; write it without`},
 		{"limits_zero.yaml", h + "limits_zero.yaml:11:18: limits.max_in_flight: must be >= 1, got 0"},
 		{"two_includes.yaml", h + "dist_b.yaml:3:3: distributions.service: defined both in " + h + "dist_a.yaml (line 2) and in " + h + "dist_b.yaml"},
 		{"replica_name.yaml", h + `replica_name.yaml:6:3: components.lb.replica.0: name "lb.replica.0" holds replica.<number>, which metric names keep for a balancer's replicas (component.<balancer>.replica.0.picks_count); rename it`},
