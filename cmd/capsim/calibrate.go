@@ -142,6 +142,9 @@ source.`,
 }
 
 func calibrateRun(io *IOStreams, o *calibrateOptions, rerun string) error {
+	if err := refuseInput("--out", o.Out, o.Files); err != nil {
+		return err
+	}
 	opts, err := o.readOptions()
 	if err != nil {
 		return err
@@ -333,6 +336,9 @@ func calibrateSummary(io *IOStreams, o *calibrateOptions, opts calibration.Optio
 func calibrateFiguresRun(io *IOStreams, file, out, rerun string) error {
 	if err := checkRegular(file); err != nil {
 		return usageErr("%v", err)
+	}
+	if err := refuseInput("--out", out, []string{file}); err != nil {
+		return err
 	}
 	nfs, err := calibration.ReadFiguresFile(file)
 	if err != nil {

@@ -187,4 +187,10 @@ func TestOutputsAreCommittedWholeAndInPlace(t *testing.T) {
 	if data, _ := os.ReadFile("testdata/hostile/two_designs.yaml"); !strings.HasPrefix(string(data), "name: two\n") {
 		t.Errorf("the scenario was overwritten")
 	}
+	// calibrate's fragment is updated in place, but never over an input.
+	figures := "testdata/hostile/figures_huge_cv.yaml"
+	code, _, stderr = run(t, "calibrate", "figures", figures, "--out", figures)
+	if want := "capsim: --out " + figures + ": it is " + figures + ", an input of this command; name another file\n"; code != exitUsage || stderr != want {
+		t.Errorf("calibrate --out: exit %d, stderr:\n%s\nwant:\n%s", code, stderr, want)
+	}
 }
