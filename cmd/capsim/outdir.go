@@ -97,7 +97,7 @@ func checkOurs(flag, dir string) error {
 	}
 	var foreign []string
 	for _, e := range entries {
-		if !slices.Contains(sweepNames, e.Name()) {
+		if !slices.Contains(sweepNames, e.Name()) && !ourTemporary(e.Name()) {
 			foreign = append(foreign, e.Name())
 		}
 	}
@@ -109,6 +109,18 @@ func checkOurs(flag, dir string) error {
 			flag, quoteNames(foreign))
 	}
 	return nil
+}
+
+// ourTemporary reports whether name is a temporary file a sweep wrote
+// into its folder and was killed before it renamed: it goes with the old
+// folder.
+func ourTemporary(name string) bool {
+	for _, n := range sweepNames {
+		if strings.HasPrefix(name, tempPattern(n)) {
+			return true
+		}
+	}
+	return strings.HasPrefix(name, tempPattern("probe"))
 }
 
 func quoteNames(names []string) string {
