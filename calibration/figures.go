@@ -163,6 +163,9 @@ func FitFigures(f Figures) (*SummaryFit, error) {
 		}
 		c := SummaryCandidate{Uses: strings.Join(uses, " ")}
 		d, err := r.build()
+		if err == nil && !(d.Mean() < math.MaxFloat64 && d.CV() < math.MaxFloat64) { // NaN too
+			err = fmt.Errorf("%s: the figures give no finite mean and cv", r.family)
+		}
 		if err != nil {
 			c.Err = err
 			failed = append(failed, c)

@@ -15,6 +15,14 @@ import (
 // runaway line (a binary file, a log without newlines) cannot exhaust memory.
 const MaxLineBytes = 1 << 20
 
+// MaxLines bounds the lines read of one file and MaxValues the values kept
+// of all: a few kilobytes of gzip stand for gigabytes of repeated lines,
+// and a fit needs far fewer values than this to settle.
+const (
+	MaxLines  = 50_000_000
+	MaxValues = 2_000_000
+)
+
 // gzipMagic opens every gzip stream (RFC 1952, section 2.3.1). k6 writes its
 // CSV and JSON outputs gzipped when the file name ends in .gz, and rotated
 // logs are usually gzipped, so inputs are decompressed whatever their name.

@@ -274,7 +274,9 @@ func (r *Reader) nextLine(name string, lr *lineReader, fs *FileStats) (line []by
 		if err != nil {
 			return nil, 0, false, fmt.Errorf("%s: %w", name, err)
 		}
-		fs.Lines++
+		if fs.Lines++; fs.Lines > MaxLines || len(r.s.Values) >= MaxValues {
+			return nil, 0, false, fmt.Errorf("%s:%d: more than %d lines or %d values; fit a part of the data (a filter, or a shorter span)", name, num, MaxLines, MaxValues)
+		}
 		if tooLong {
 			r.malformed(name, fs, num, "line longer than %d bytes", MaxLineBytes)
 			continue

@@ -128,6 +128,10 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string) {
 			d.fail(n, path, "expected a string, got %s", describe(n))
 			return
 		}
+		if err := checkString(path, n.Value); err != nil {
+			d.fail(n, path, "%v", err)
+			return
+		}
 		v.SetString(n.Value)
 	case reflect.Bool:
 		if n.Kind != yaml.ScalarNode || n.Tag != "!!bool" {
@@ -223,7 +227,13 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string) {
 			d.fail(k, joinPath(path, k.Value), "%s", unknownKey(k.Value, names))
 			continue
 		}
+		n := len(d.errs)
 		d.decode(val, v.Field(fi), joinPath(path, k.Value))
+		if len(d.errs) == n {
+			if err := checkInt(v.Type(), k.Value, v.Field(fi)); err != nil {
+				d.fail(resolve(val), joinPath(path, k.Value), "%v", err)
+			}
+		}
 	}
 }
 
@@ -315,6 +325,10 @@ func (m *Named[T]) decodeNode(d *decoder, n *yaml.Node, path string) {
 		p := joinPath(path, k.Value)
 		if !validName(k.Value) {
 			d.fail(k, p, "name %q must start with a letter and use only letters, digits and _ - . /", k.Value)
+			continue
+		}
+		if err := reservedName(path, k.Value); err != nil {
+			d.fail(k, p, "%v", err)
 			continue
 		}
 		it := NamedItem[T]{Name: k.Value, node: k}

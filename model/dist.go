@@ -68,6 +68,13 @@ func (r *DistRef) parseScalar(s string) error {
 	if err != nil {
 		return err
 	}
+	if file != "" {
+		if err := checkBeside(file); err != nil {
+			return fmt.Errorf("empirical: %v", err)
+		}
+	} else if err := checkDist(d); err != nil {
+		return fmt.Errorf("%s: %v", s[:strings.Index(s, "(")], err)
+	}
 	r.Dist, r.File = d, file
 	return nil
 }

@@ -91,8 +91,50 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte(strings.Replace(fuzzBase, "servers: 2", "servers: -1", 1)))
 	f.Add([]byte(strings.Replace(fuzzBase, "exponential(mean=10ms)", "lognormal(mean=1s, p95=2s)", 1)))
 	f.Add([]byte(fuzzBase + "designs:\n  d:\n    components:\n      app: null\n"))
+	// Numbers at and past every bound, and names with the separators
+	// metric names use.
+	for _, r := range [][2]string{
+		{"servers: 2", "servers: 9223372036854775807"},
+		{"servers: 2", "servers: 9223372036854775808"},
+		{"rate: 60/m", "rate: 1e308/s"},
+		{"rate: 60/m", "rate: 1e-300/h"},
+		{"rate: 60/m", "clients: 9223372036854775807"},
+		{"duration: 1m", "duration: 2562047h"},
+		{"duration: 1m", "duration: 876600h"},
+		{"exponential(mean=10ms)", "weibull(shape=1e-300, scale=1s)"},
+		{"exponential(mean=10ms)", "gamma(mean=1s, cv=1e308)"},
+		{"exponential(mean=10ms)", "lognormal(mu=700, sigma=1)"},
+		{"attributes: {n: 3}", "attributes: {n: 9223372036854775807}"},
+		{"  app:", "  app.replica.0:"},
+		{"  visit:", "  visit.failed_at.x:"},
+		{"  lk:", "  \"l\\e[2Jk\":"},
+		{"name: f", "name: \"f\\nforged line\""},
+		{"name: f", "name: f\xff"},
+	} {
+		f.Add([]byte(strings.Replace(fuzzBase, r[0], r[1], 1)))
+	}
+	f.Add([]byte(fuzzBase + "limits: {max_events: 0, max_in_flight: -1}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		loadCompileRun(t, data, nil)
+	})
+}
+
+// Designs overlay the base through aliases and merge into each other; any
+// file and any design list either loads or is refused, never a panic, and
+// within the value budget.
+func FuzzDesigns(f *testing.F) {
+	f.Add([]byte(fuzzBase+"designs:\n  a: {components: {app: {servers: 1}}}\n  b: {}\n"), "a+b")
+	if data, err := os.ReadFile("../cmd/capsim/testdata/hostile/alias_overlay.yaml"); err == nil {
+		f.Add(data, "small-db")
+	}
+	if data, err := os.ReadFile("../cmd/capsim/testdata/hostile/alias_bomb_design.yaml"); err == nil {
+		f.Add(data, "a+b")
+	}
+	f.Add([]byte("a: &a {b: *a}\n"), "x")
+	f.Fuzz(func(t *testing.T, data []byte, design string) {
+		if _, err := LoadBytes(fstest.MapFS{}, "s.yaml", data, LoadOptions{Design: design}); err != nil && err.Error() == "" {
+			t.Fatal("empty error message")
+		}
 	})
 }
 
@@ -103,13 +145,21 @@ func FuzzSet(f *testing.F) {
 	f.Add("journeys.visit.steps.9=1")
 	f.Add("=")
 	f.Add("duration={a: [")
+	f.Add("components.app.servers=9223372036854775808")
+	f.Add("journeys.visit.rate=1e400/s")
+	f.Add("duration=2562048h")
+	f.Add("components.app.replica.0=1")
+	f.Add("journeys.visit.steps.0.stage=\"a\\nb\"")
+	f.Add("a.b.c.d.e.f.g.h=1")
+	f.Add("limits.max_in_flight=0")
 	f.Fuzz(func(t *testing.T, set string) {
 		loadCompileRun(t, []byte(fuzzBase), []string{set})
 	})
 }
 
 func FuzzDuration(f *testing.F) {
-	for _, s := range []string{"40s", "3m45s", "1e+06s", "-1s", "60", "", "1.5h", "9999999999h", "1e400s", ".5ms"} {
+	for _, s := range []string{"40s", "3m45s", "1e+06s", "-1s", "60", "", "1.5h", "9999999999h", "1e400s", ".5ms",
+		"876600h", "876601h", "2562047h", "9223372036854775807ns", "9223372036854775808ns", "1e-400s"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -122,7 +172,9 @@ func FuzzDuration(f *testing.F) {
 
 func FuzzDistribution(f *testing.F) {
 	for _, s := range []string{"exponential(mean=1s)", "lognormal(mean=0.56s, p95=0.9s)", "gamma(mean=1s, p95=3s)",
-		"uniform(1s, 2s)", "empirical(1s, 2s)", "weibull(shape=0.5, scale=1s)", "normal(mean=0s, sd=1s)", "x(", "lognormal(mu=1e308, sigma=1e308)"} {
+		"uniform(1s, 2s)", "empirical(1s, 2s)", "weibull(shape=0.5, scale=1s)", "normal(mean=0s, sd=1s)", "x(", "lognormal(mu=1e308, sigma=1e308)",
+		"gamma(mean=1s, cv=1e308)", "gamma(mean=1s, cv=1e-308)", "weibull(shape=1e-300, scale=1s)", "exponential(rate=1e-300/s)",
+		"lognormal(mean=1s, cv=1e308)", "empirical(file=../x.csv)", "empirical(file=/etc/passwd)"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

@@ -40,7 +40,7 @@ type Loaded struct {
 // overrides, and decodes it strictly. Every problem is reported with
 // file:line:column; the error is an ErrorList when there are several.
 func Load(fsys fs.FS, name string, opts LoadOptions) (*Loaded, error) {
-	data, err := fs.ReadFile(fsys, name)
+	data, err := readRegular(fsys, name)
 	if err != nil {
 		return nil, &Error{File: displayNames(name, opts.DisplayName)(name), Msg: fsErrorText(err)}
 	}
@@ -59,6 +59,7 @@ func LoadBytes(fsys fs.FS, name string, data []byte, opts LoadOptions) (*Loaded,
 		return nil, err
 	}
 	designs := takeKey(root, "designs")
+	cp := &copier{pos: pos}
 	if opts.Design != "" {
 		// Designs joined with + apply in order, each over the result of the
 		// ones before, so that a workload variant composes with a system
@@ -72,17 +73,22 @@ func LoadBytes(fsys fs.FS, name string, data []byte, opts LoadOptions) (*Loaded,
 			if len(names) > 1 {
 				// A later overlay merges into what an earlier one added;
 				// a copy keeps the design's own definition intact.
-				overlay = copyNode(overlay)
+				if overlay = cp.copy(overlay, "designs."+name); overlay == nil {
+					return nil, cp.err
+				}
 			}
 			var errs ErrorList
-			mergeOverlay(pos, root, overlay, "", "design "+strconv.Quote(name), &errs)
+			mergeOverlay(cp, root, overlay, "", "design "+strconv.Quote(name), &errs)
+			if cp.err != nil {
+				return nil, cp.err
+			}
 			if len(errs) > 0 {
 				return nil, errs
 			}
 		}
 	}
 	for _, s := range opts.Sets {
-		if err := applySet(pos, root, s); err != nil {
+		if err := applySet(cp, root, s); err != nil {
 			return nil, err
 		}
 	}
@@ -96,7 +102,7 @@ func LoadBytes(fsys fs.FS, name string, data []byte, opts LoadOptions) (*Loaded,
 		return nil, d.errs.sorted()
 	}
 	l := &Loaded{Scenario: sc, Design: opts.Design, File: name, fsys: rec, pos: pos, read: rec}
-	if err := l.include(d); err != nil {
+	if err := l.include(d, root); err != nil {
 		return nil, err
 	}
 	return l, nil
@@ -122,6 +128,9 @@ var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 func parseYAML(name string, data []byte) (*yaml.Node, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, &Error{File: name, Msg: "the file is empty; a scenario needs at least duration, components and journeys"}
+	}
+	if e := checkText(name, data); e != nil {
+		return nil, e
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
@@ -171,16 +180,60 @@ func firstColumn(data []byte, line int, chars string) int {
 	return len(l) - len(bytes.TrimLeft(l, " \t")) + 1
 }
 
-// copyNode returns a deep copy of n with aliases replaced by copies of
-// what they point to.
-func copyNode(n *yaml.Node) *yaml.Node {
+// copier makes deep copies of node trees for overlays, within the value
+// budget the decoder keeps: a copy expands aliases, so a design of a few
+// lines of aliases repeating aliases would otherwise stand for billions of
+// nodes before the decoder counted one.
+type copier struct {
+	pos    *positions
+	copied int
+	err    error
+}
+
+// copy returns a deep copy of n with aliases replaced by copies of what
+// they point to and anchors dropped, so nothing in it is shared; nil once
+// the budget is spent (c.err says so).
+func (c *copier) copy(n *yaml.Node, path string) *yaml.Node {
 	n = resolve(n)
-	c := *n
-	c.Content = make([]*yaml.Node, len(n.Content))
-	for i, k := range n.Content {
-		c.Content[i] = copyNode(k)
+	if c.err != nil {
+		return nil
 	}
-	return &c
+	if c.copied++; c.copied > maxValues {
+		c.err = c.pos.errAt(n, path, "the scenario expands to more than %d values (aliases repeating aliases?)", maxValues)
+		return nil
+	}
+	cp := *n
+	cp.Anchor = ""
+	cp.Content = make([]*yaml.Node, len(n.Content))
+	for i, k := range n.Content {
+		if cp.Content[i] = c.copy(k, path); cp.Content[i] == nil {
+			return nil
+		}
+		if i%2 == 0 && n.Kind == yaml.MappingNode {
+			c.copied-- // a key is part of its value, as the decoder counts
+		}
+	}
+	return &cp
+}
+
+// own returns the node in slot *at ready to be changed in place: when it is
+// shared — an alias, or the anchor aliases point to — the slot gets a copy
+// first. Without it, shrinking db in a design would also shrink app when
+// the file wrote app: *db.
+func (c *copier) own(at **yaml.Node, path string) *yaml.Node {
+	n := *at
+	if n.Kind != yaml.AliasNode && n.Anchor == "" {
+		return n
+	}
+	cp := c.copy(n, path)
+	if cp == nil {
+		return nil
+	}
+	if fileOf, ok := c.pos.fileOf[resolve(n)]; ok {
+		c.pos.mark(cp, fileOf)
+	}
+	*at = cp
+	return cp
 }
 
 // takeKey removes key from a mapping and returns its value.
@@ -234,7 +287,8 @@ var namedMaps = map[string]string{"components": "kind", "journeys": "steps", "ro
 
 // mergeOverlay deep-merges overlay into base: mappings merge key by key, a
 // null removes the key, anything else replaces the base value.
-func mergeOverlay(pos *positions, base, overlay *yaml.Node, path, who string, errs *ErrorList) {
+func mergeOverlay(cp *copier, base, overlay *yaml.Node, path, who string, errs *ErrorList) {
+	pos := cp.pos
 	for i := 0; i+1 < len(overlay.Content); i += 2 {
 		k, v := overlay.Content[i], resolve(overlay.Content[i+1])
 		p := joinPath(path, k.Value)
@@ -263,9 +317,11 @@ func mergeOverlay(pos *positions, base, overlay *yaml.Node, path, who string, er
 			base.Content = append(base.Content, k, v)
 			continue
 		}
-		bv := resolve(base.Content[j+1])
-		if bv.Kind == yaml.MappingNode && v.Kind == yaml.MappingNode {
-			mergeOverlay(pos, bv, v, p, who, errs)
+		if bv := resolve(base.Content[j+1]); bv.Kind == yaml.MappingNode && v.Kind == yaml.MappingNode {
+			if bv = cp.own(&base.Content[j+1], p); bv == nil {
+				return
+			}
+			mergeOverlay(cp, bv, v, p, who, errs)
 			continue
 		}
 		base.Content[j+1] = v
@@ -303,7 +359,8 @@ func schemaKeys(path string) map[string]bool {
 }
 
 // applySet applies one path=value override.
-func applySet(pos *positions, root *yaml.Node, s string) error {
+func applySet(cp *copier, root *yaml.Node, s string) error {
+	pos := cp.pos
 	label := "--set " + s
 	p, value, ok := strings.Cut(s, "=")
 	if !ok || strings.TrimSpace(p) == "" {
@@ -344,7 +401,10 @@ func applySet(pos *positions, root *yaml.Node, s string) error {
 				pos.mark(k, label)
 				node.Content = append(node.Content, k, v)
 			case exists:
-				node = resolve(node.Content[j+1])
+				if node = cp.own(&node.Content[j+1], strings.Join(segs[:i+1], ".")); node == nil {
+					return cp.err
+				}
+				node = resolve(node)
 			default:
 				return &Error{File: label, Msg: fmt.Sprintf("no such key %s in the scenario", strings.Join(segs[:i+1], "."))}
 			}
@@ -356,7 +416,10 @@ func applySet(pos *positions, root *yaml.Node, s string) error {
 			if last {
 				node.Content[idx] = v
 			} else {
-				node = resolve(node.Content[idx])
+				if node = cp.own(&node.Content[idx], strings.Join(segs[:i+1], ".")); node == nil {
+					return cp.err
+				}
+				node = resolve(node)
 			}
 		default:
 			return &Error{File: label, Msg: fmt.Sprintf("%s is a single value; it has no key %q", strings.Join(segs[:i], "."), seg)}
@@ -373,12 +436,24 @@ func unposition(n *yaml.Node) {
 }
 
 // include merges the distributions of every included file.
-func (l *Loaded) include(d *decoder) error {
-	for _, inc := range l.Scenario.Include {
+func (l *Loaded) include(d *decoder, root *yaml.Node) error {
+	var items []*yaml.Node // the include entries, for positions
+	if i, ok := lookup(root, "include"); ok {
+		items = resolve(root.Content[i+1]).Content
+	}
+	for i, inc := range l.Scenario.Include {
+		var at *yaml.Node
+		if i < len(items) {
+			at = resolve(items[i])
+		}
+		p := fmt.Sprintf("include[%d]", i)
+		if err := checkBeside(inc); err != nil {
+			return l.pos.errAt(at, p, "%v", err)
+		}
 		name := path.Join(path.Dir(l.File), inc)
 		data, err := fs.ReadFile(l.fsys, name)
 		if err != nil {
-			return &Error{File: l.pos.main, Path: "include", Msg: fmt.Sprintf("cannot read %s: %s", inc, fsErrorText(err))}
+			return l.pos.errAt(at, p, "cannot read %s: %s", inc, fsErrorText(err))
 		}
 		shown := l.pos.display(name)
 		root, err := parseYAML(shown, data)
@@ -394,8 +469,18 @@ func (l *Loaded) include(d *decoder) error {
 			return d.errs
 		}
 		for _, it := range frag.Distributions.Items {
-			if _, dup := l.Scenario.Distributions.Get(it.Name); dup {
-				return l.pos.errAt(it.node, "distributions."+it.Name, "defined both in %s and in the scenario", shown)
+			for _, had := range l.Scenario.Distributions.Items {
+				if had.Name != it.Name {
+					continue
+				}
+				// Both places are named: the scenario's own entry, or the
+				// file included earlier that brought it.
+				first := l.pos.errAt(had.node, "", "")
+				where := "the scenario"
+				if first.File != l.pos.main {
+					where = first.File
+				}
+				return l.pos.errAt(it.node, "distributions."+it.Name, "defined both in %s (line %d) and in %s", where, first.Line, shown)
 			}
 			l.Scenario.Distributions.Items = append(l.Scenario.Distributions.Items, it)
 		}

@@ -41,7 +41,10 @@ type reads struct {
 func (r *reads) Open(name string) (fs.File, error) { return r.fsys.Open(name) }
 
 func (r *reads) ReadFile(name string) ([]byte, error) {
-	data, err := fs.ReadFile(r.fsys, name)
+	if err := checkLinks(r.fsys, name); err != nil {
+		return nil, err
+	}
+	data, err := readRegular(r.fsys, name)
 	if err == nil {
 		r.add(r.display(name), data)
 	}

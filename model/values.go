@@ -44,12 +44,15 @@ func parseDuration(s string) (sim.Time, error) {
 		}
 		ns := f * float64(unit)
 		if math.IsNaN(ns) || math.Abs(ns) >= math.MaxInt64 {
-			return 0, fmt.Errorf("duration %q is out of range (at most about 292 years)", s)
+			return 0, fmt.Errorf("duration %s is more than %s, the longest time capsim simulates", s, maxDurationText)
 		}
 		d = time.Duration(ns)
 	}
 	if d < 0 {
 		return 0, fmt.Errorf("duration must not be negative, got %s", s)
+	}
+	if sim.Time(d) > MaxDuration {
+		return 0, fmt.Errorf("duration %s is more than %s, the longest time capsim simulates", s, maxDurationText)
 	}
 	return sim.Time(d), nil
 }
@@ -93,6 +96,12 @@ func (r *Rate) parseScalar(s string) error {
 	per := map[string]float64{"s": 1, "m": 60, "min": 60, "h": 3600}[strings.TrimSpace(unit)]
 	if per == 0 {
 		return fmt.Errorf("rate unit must be /s, /m or /h, got %q", s)
+	}
+	switch ps := v / per; {
+	case ps > MaxRate:
+		return fmt.Errorf("rate %s is more than %g/s, one arrival per nanosecond of the clock", strings.TrimSpace(s), float64(MaxRate))
+	case ps > 0 && 1/ps > MaxDuration.Seconds():
+		return fmt.Errorf("rate %s is less than one per %s, the longest time capsim simulates (write 0/h for no arrivals)", strings.TrimSpace(s), maxDurationText)
 	}
 	*r = Rate{PerSecond: v / per, Text: strings.TrimSpace(s)}
 	return nil

@@ -191,6 +191,9 @@ source.`,
 }
 
 func calibrateRun(io *IOStreams, o *calibrateOptions, rerun string) error {
+	if err := refuseInput("--out", o.Out, o.Files); err != nil {
+		return err
+	}
 	opts, err := o.readOptions()
 	if err != nil {
 		return err
@@ -380,6 +383,12 @@ func calibrateSummary(io *IOStreams, o *calibrateOptions, opts calibration.Optio
 }
 
 func calibrateFiguresRun(io *IOStreams, file, out, rerun string) error {
+	if err := checkRegular(file); err != nil {
+		return usageErr("%v", err)
+	}
+	if err := refuseInput("--out", out, []string{file}); err != nil {
+		return err
+	}
 	nfs, err := calibration.ReadFiguresFile(file)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -416,6 +425,10 @@ func openInput(streams *IOStreams, name string) (io.Reader, func() error, error)
 			return nil, nil, fmt.Errorf("standard input: %w", err)
 		}
 		return r, func() error { return nil }, nil
+	}
+	// A pipe is a stream of lines as a file is; a device or a folder is not.
+	if st, err := os.Stat(name); err == nil && (st.IsDir() || st.Mode()&os.ModeDevice != 0) {
+		return nil, nil, fmt.Errorf("cannot read %s: %s, not a file or a pipe", name, fileKind(st.Mode()))
 	}
 	f, err := os.Open(name)
 	if err != nil {
@@ -493,9 +506,9 @@ func writeFragmentRemoving(streams *IOStreams, path string, entries []calibratio
 		_, err = streams.Out.Write(data)
 		return err
 	}
-	existing, err := os.ReadFile(path)
+	existing, err := readRegular(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("cannot read %s: %w", path, unwrapPath(err))
+		return err
 	}
 	if len(remove) > 0 {
 		if existing, err = calibration.RemoveFromFragment(existing, remove); err != nil {

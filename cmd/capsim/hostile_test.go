@@ -1,8 +1,15 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"capsim/calibration"
 )
 
 // Hostile values: every kind of nonsense a scenario can hold gets one
@@ -52,5 +59,128 @@ func TestAliasBombIsRefused(t *testing.T) {
 	code, _, stderr := run(t, "validate", "testdata/hostile/alias_bomb.yaml")
 	if code != exitUsage || !strings.Contains(stderr, "the scenario expands to more than 1000000 values (aliases repeating aliases?)") {
 		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+// The same bomb inside a design is refused when --design a+b copies it,
+// at the design, before the copy takes gigabytes.
+func TestAliasBombInADesignIsRefused(t *testing.T) {
+	code, stdout, stderr := run(t, "validate", "testdata/hostile/alias_bomb_design.yaml", "--design", "a+b")
+	want := "testdata/hostile/alias_bomb_design.yaml:13:9: designs.a: the scenario expands to more than 1000000 values (aliases repeating aliases?)\n" +
+		"capsim: 1 of 1 scenarios have problems\n"
+	if code != exitUsage || stdout != "" || stderr != want {
+		t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant:\n%s", code, stdout, stderr, want)
+	}
+}
+
+// Sizes past what the clock or memory can hold are refused with their
+// bound: in a scenario at file:line:col, on the command line naming the
+// flag. None of them may panic, wrap around to a small number, or run
+// for years.
+func TestSizesPastTheirBoundAreRefused(t *testing.T) {
+	const century = "the longest time capsim simulates"
+	files := []struct{ file, want string }{
+		{"century_duration.yaml", "2:11: duration: duration 1000000h is more than 100 years, " + century},
+		{"huge_mean.yaml", "10:15: journeys.visit.steps[0].work: exponential: mean: duration 1e308s is more than 100 years, " + century},
+		{"infinite_mean.yaml", "10:15: journeys.visit.steps[0].work: weibull: its mean (infinite) passes 100 years, " + century},
+		{"tiny_rate.yaml", "7:11: journeys.visit.rate: rate 1e-20/h is less than one per 100 years, " + century + " (write 0/h for no arrivals)"},
+		{"clock_rate.yaml", "7:11: journeys.visit.rate: rate 1e20/s is more than 1e+09/s, one arrival per nanosecond of the clock"},
+		{"huge_clients.yaml", "7:14: journeys.visit.clients: must be between 1 and 1000000, got 9223372036854775807"},
+		{"huge_clients_dotted.yaml", "7:14: journeys.v1.visit.clients: must be between 1 and 1000000, got 9223372036854775807"},
+		{"sweep_replications.yaml", "12:17: sweep.replications: must be between 1 and 10000, got 4611686018427387904"},
+	}
+	for _, tc := range files {
+		t.Run(tc.file, func(t *testing.T) {
+			name := "testdata/hostile/" + tc.file
+			code, stdout, stderr := run(t, "run", name)
+			if want := "capsim: " + name + ":" + tc.want + "\n"; code != exitUsage || stdout != "" || stderr != want {
+				t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant:\n%s", code, stdout, stderr, want)
+			}
+		})
+	}
+	out := t.TempDir()
+	flags := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-r", "9223372036854775807"}, "--replications must be between 1 and 10000, got 9223372036854775807"},
+		{[]string{"-r", "4611686018427387904", "--fail-on-slo"}, "--replications must be between 1 and 10000, got 4611686018427387904"},
+		{[]string{"--shard", "1/9223372036854775807"}, `--shard: the index must be between 0 and COUNT-1 and COUNT between 1 and 1000000, got "1/9223372036854775807"`},
+		{[]string{"--workers", "9223372036854775807"}, "--workers must be between 1 and 4096, got 9223372036854775807"},
+		{[]string{"--refine", "9223372036854775807"}, "--refine must be between 0 and 50, got 9223372036854775807"},
+		{[]string{"-m", "1:1e300"}, "--multipliers 1:1e300: multipliers must be at most 1e+06, but the range ends at 1e+300"},
+		{[]string{"-m", "1:1000", "-r", "10000"}, "designs × multipliers × replications = 1 × 1000 × 10000 = 10000000 grid runs; at most 1000000 are allowed"},
+	}
+	for _, tc := range flags {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			args := append([]string{"sweep", "testdata/hostile/tiny_rate.yaml", "--set", "journeys.visit.rate=4/h", "--out", out}, tc.args...)
+			code, stdout, stderr := run(t, args...)
+			if code != exitUsage || stdout != "" || stderr != "capsim: "+tc.want+"\n" {
+				t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant:\ncapsim: %s", code, stdout, stderr, tc.want)
+			}
+		})
+	}
+	code, _, stderr := run(t, "run", "testdata/hostile/huge_clients.yaml", "--set", "journeys.visit.clients=1000", "-m", "10000")
+	if want := "capsim: --multiplier: at multiplier 10000, journeys.visit.clients: 1000 stands for 10000000 clients; at most 1000000 are allowed\n"; code != exitUsage || stderr != want {
+		t.Errorf("exit %d, stderr:\n%s\nwant:\n%s", code, stderr, want)
+	}
+}
+
+// calibrate survives figures no distribution can have, and a small gzip
+// of repeated lines is read only up to the bound on values kept.
+func TestCalibrateRefusesWhatNoFitCanUse(t *testing.T) {
+	code, stdout, stderr := run(t, "calibrate", "figures", "testdata/hostile/figures_huge_cv.yaml")
+	want := "capsim: testdata/hostile/figures_huge_cv.yaml:2:3: db: no distribution matches mean=1s cv=1" + strings.Repeat("0", 308) +
+		": lognormal: the figures give no finite mean and cv; gamma: the figures give no finite mean and cv\n"
+	if code != exitUsage || stdout != "" || stderr != want {
+		t.Errorf("figures: exit %d, stdout %q, stderr:\n%s\nwant:\n%s", code, stdout, stderr, want)
+	}
+
+	name := filepath.Join(t.TempDir(), "repeated.csv.gz")
+	var b bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&b, gzip.BestCompression)
+	zw.Write([]byte("value\n"))
+	zw.Write(bytes.Repeat([]byte("0.25\n"), calibration.MaxValues+10))
+	zw.Close()
+	if err := os.WriteFile(name, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr = run(t, "calibrate", name, "--column", "value", "--name", "x")
+	want = fmt.Sprintf("capsim: %s:%d: more than 50000000 lines or 2000000 values; fit a part of the data (a filter, or a shorter span)\n", name, calibration.MaxValues+2)
+	if code != exitError || stdout != "" || stderr != want {
+		t.Errorf("gzip: exit %d, stdout %q, stderr:\n%s\nwant:\n%s", code, stdout, stderr, want)
+	}
+}
+
+// Every message has a place and says it plainly: bytes YAML refuses are
+// located, a control character is escaped before it reaches the terminal
+// and refused in any text, limits are checked where they are written, a
+// name defined twice names both files, and a name whose metrics would
+// land in another entity's is refused.
+func TestMessagesArePlacedAndPrintable(t *testing.T) {
+	const h = "testdata/hostile/"
+	cases := []struct{ file, want string }{
+		{"invalid_utf8.yaml", h + "invalid_utf8.yaml:1:11: invalid UTF-8 (byte 0xff); a scenario is UTF-8 text"},
+		{"control_char.yaml", h + `control_char.yaml:2:13: control character U+001B is not allowed in YAML; inside double quotes write it as an escape, such as \t`},
+		{"escape_key.yaml", h + `escape_key.yaml:3:1: \x1b[2J: unknown key "\x1b[2J" (expected one of: arrivals, components, description, designs, distributions, drain, duration, figures, include, journeys, limits, name, routes, slos, sweep, warmup)`},
+		{"escape_stage.yaml", h + `escape_stage.yaml:9:37: journeys.visit.steps[0].stage: the text "up\x1b[2Jload" holds the control character U+001B; write it without`},
+		{"newline_stage.yaml", h + `newline_stage.yaml:9:37: journeys.visit.steps[0].stage: the text "up\nload" holds the control character U+000A; write it without`},
+		{"bidi_stage.yaml", h + `bidi_stage.yaml:9:37: journeys.visit.steps[0].stage: the text "up\u202eload" holds the invisible character U+202E; write it without`},
+		{"limits_zero.yaml", h + "limits_zero.yaml:11:18: limits.max_in_flight: must be >= 1, got 0"},
+		{"two_includes.yaml", h + "dist_b.yaml:3:3: distributions.service: defined both in " + h + "dist_a.yaml (line 2) and in " + h + "dist_b.yaml"},
+		{"replica_name.yaml", h + `replica_name.yaml:6:3: components.lb.replica.0: name "lb.replica.0" holds replica.<number>, which metric names keep for a balancer's replicas (component.<balancer>.replica.0.picks_count); rename it`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.file, func(t *testing.T) {
+			code, stdout, stderr := run(t, "run", h+tc.file)
+			if code != exitUsage || stdout != "" || stderr != "capsim: "+tc.want+"\n" {
+				t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant:\ncapsim: %s", code, stdout, stderr, tc.want)
+			}
+		})
+	}
+	// A flag is text from outside too.
+	code, _, stderr := run(t, "run", h+"limits_zero.yaml", "--set", "x\x1b[2J.y=1")
+	if want := `capsim: --set x\x1b[2J.y=1: no such key x\x1b[2J in the scenario` + "\n"; code != exitUsage || stderr != want {
+		t.Errorf("--set: exit %d, stderr %q, want %q", code, stderr, want)
 	}
 }

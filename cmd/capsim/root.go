@@ -87,7 +87,9 @@ func MainContext(ctx context.Context, args []string, io *IOStreams) int {
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintf(io.ErrOut, "capsim: %v\n", err)
+	// A message may quote a scenario or a flag, bytes a terminal would
+	// otherwise obey.
+	fmt.Fprintf(io.ErrOut, "capsim: %s\n", printableLines(err.Error()))
 	var ce *codedError
 	if errors.As(err, &ce) {
 		return ce.code

@@ -64,14 +64,24 @@ func runRun(ctx context.Context, io *IOStreams, opts *runOptions) error {
 	if opts.Multiplier <= 0 || math.IsNaN(opts.Multiplier) || math.IsInf(opts.Multiplier, 0) {
 		return usageErr("--multiplier must be a number > 0, got %g", opts.Multiplier)
 	}
-	c, _, cerr := compileScenario(opts.Scenario, model.LoadOptions{Design: opts.Design, Sets: opts.Sets})
+	c, l, cerr := compileScenario(opts.Scenario, model.LoadOptions{Design: opts.Design, Sets: opts.Sets})
 	if cerr != nil {
 		return cerr
+	}
+	if err := l.CheckMultiplier(opts.Multiplier); err != nil {
+		return usageErr("--multiplier: %v", err)
 	}
 	ro := model.RunOptions{Multiplier: opts.Multiplier, Seed: opts.Seed,
 		Interrupted: func() bool { return ctx.Err() != nil }}
 	var finishTrace func() error
 	if opts.Trace != "" {
+		var inputs []string
+		for _, src := range l.Sources() {
+			inputs = append(inputs, src.Name)
+		}
+		if err := refuseInput("--trace", opts.Trace, inputs); err != nil {
+			return err
+		}
 		trace, terr := createAtomic(opts.Trace)
 		if terr != nil {
 			return withCode(exitError, terr)

@@ -49,7 +49,7 @@ func TestShardedSweepMergesToTheSameBytes(t *testing.T) {
 		t.Errorf("incomplete: exit %d, %q", code, stderr)
 	}
 	code, _, stderr = run(t, "sweep", "mmck", "--shard", "3/3")
-	if code != exitUsage || stderr != "capsim: --shard: the index must be between 0 and COUNT-1 and COUNT >= 1, got \"3/3\"\n" {
+	if code != exitUsage || stderr != "capsim: --shard: the index must be between 0 and COUNT-1 and COUNT between 1 and 1000000, got \"3/3\"\n" {
 		t.Errorf("bad shard: exit %d, %q", code, stderr)
 	}
 }

@@ -82,8 +82,12 @@ scenario's sweep: key, else 1:4:1, 5 and all.
 The output folder gets runs.csv (one row per run and metric), summary.csv
 (mean and 95 % CI per design, multiplier and metric), compare.csv (paired
 differences with the first design), first_failure.csv, manifest.json,
-report.md and report.html with charts/ (SVG and PNG). Every file appears
-whole or not at all. The bytes do not depend on --workers.
+report.md and report.html with charts/ (SVG and PNG). The folder is
+replaced whole, once every file is written: it is staged in a hidden folder
+beside it, so a failed or killed sweep leaves the earlier one as it was,
+and no file of an earlier sweep stays behind. A folder holding other files
+is refused. A lock file beside it, .NAME.lock, keeps two sweeps from
+writing one folder at once. The bytes do not depend on --workers.
 
 Exit codes: 0 the sweep ran; 2 bad flags or scenario; 3 with --fail-on-slo
 when a design breaks an SLO inside the range; 130 interrupted.`,
@@ -168,14 +172,16 @@ func runSweep(ctx context.Context, io *IOStreams, opts *sweepOptions) error {
 		defer closeAll()
 		from = shards
 	}
-	if err := prepareOut(opts.Out); err != nil {
+	out, err := createOutDir(opts.Out)
+	if err != nil {
 		return err
 	}
-	runsFile, err := createAtomic(filepath.Join(opts.Out, "runs.csv"))
+	defer out.Abort()
+	runsFile, err := out.create("runs.csv")
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	defer runsFile.Abort()
+	defer runsFile.Close()
 	runs := bufio.NewWriterSize(runsFile, 1<<16)
 
 	sc := plan.scenario.Scenario
@@ -209,15 +215,18 @@ func runSweep(ctx context.Context, io *IOStreams, opts *sweepOptions) error {
 		return withCode(exitError, err)
 	}
 	if err := runs.Flush(); err != nil {
-		return withCode(exitError, fmt.Errorf("cannot write %s: %w", runsFile.target, err))
+		return withCode(exitError, out.writeErr("runs.csv", err))
 	}
-	if err := runsFile.Commit(); err != nil {
+	if err := closeSynced(runsFile, func(err error) error { return out.writeErr("runs.csv", err) }); err != nil {
 		return withCode(exitError, err)
 	}
 	for _, f := range files {
-		if err := writeAtomic(filepath.Join(opts.Out, filepath.FromSlash(f.name)), f.data); err != nil {
+		if err := out.write(f.name, f.data); err != nil {
 			return withCode(exitError, err)
 		}
+	}
+	if err := out.Commit(); err != nil {
+		return withCode(exitError, err)
 	}
 
 	sweepreport.WriteTables(io.Out, res, sc.Journeys.Names())
@@ -322,7 +331,7 @@ func openShards(plan *sweepPlan, opts *sweepOptions) (*sweep.Shards, func(), err
 	}
 	var readers []io.Reader
 	for _, n := range names {
-		f, err := os.Open(n)
+		f, err := openRegular(n)
 		if err != nil {
 			closeAll()
 			return nil, nil, usageErr("--merge: %v", err)
@@ -394,14 +403,14 @@ func planSweep(opts *sweepOptions) (*sweepPlan, error) {
 			return nil, usageErr("sweep.replications in the scenario must be >= 1, got %d", plan.reps)
 		}
 	}
-	if plan.reps < 1 {
-		return nil, usageErr("--replications must be >= 1, got %d", plan.reps)
+	if plan.reps < 1 || plan.reps > sweep.MaxReplications {
+		return nil, usageErr("--replications must be between 1 and %d, got %d", sweep.MaxReplications, plan.reps)
 	}
-	if plan.workers < 1 {
-		return nil, usageErr("--workers must be >= 1, got %d", plan.workers)
+	if plan.workers < 1 || plan.workers > sweep.MaxWorkers {
+		return nil, usageErr("--workers must be between 1 and %d, got %d", sweep.MaxWorkers, plan.workers)
 	}
-	if opts.Refine < 0 {
-		return nil, usageErr("--refine must be >= 0, got %d", opts.Refine)
+	if opts.Refine < 0 || opts.Refine > sweep.MaxRefine {
+		return nil, usageErr("--refine must be between 0 and %d, got %d", sweep.MaxRefine, opts.Refine)
 	}
 
 	designs, source := opts.Designs, "--designs"
@@ -421,8 +430,15 @@ func planSweep(opts *sweepOptions) (*sweepPlan, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := dl.CheckMultiplier(plan.multipliers[len(plan.multipliers)-1]); err != nil {
+			return nil, usageErr("design %s: %v", name, err)
+		}
 		plan.loaded = append(plan.loaded, dl)
 		plan.designs = append(plan.designs, sweep.Design{Name: name, Compiled: c})
+	}
+	if runs := len(plan.designs) * len(plan.multipliers) * plan.reps; runs > sweep.MaxRuns {
+		return nil, usageErr("designs × multipliers × replications = %d × %d × %d = %d grid runs; at most %d are allowed",
+			len(plan.designs), len(plan.multipliers), plan.reps, runs, sweep.MaxRuns)
 	}
 	return plan, nil
 }
@@ -458,22 +474,6 @@ func chooseDesigns(spec string, available []string) ([]string, error) {
 		names = append(names, n)
 	}
 	return names, nil
-}
-
-// prepareOut makes the output folder and checks that files can be
-// created in it before any run starts.
-func prepareOut(dir string) error {
-	if err := os.MkdirAll(filepath.Join(dir, "charts"), 0o755); err != nil {
-		return usageErr("--out %s: cannot create the output folder: %v", dir, unwrapPath(err))
-	}
-	for _, d := range []string{dir, filepath.Join(dir, "charts")} {
-		f, err := createAtomic(filepath.Join(d, "probe"))
-		if err != nil {
-			return usageErr("--out %s: cannot write in %s: %v", dir, d, errors.Unwrap(err))
-		}
-		f.Abort()
-	}
-	return nil
 }
 
 // seriesStep samples the time-series run about 500 times over the arrival

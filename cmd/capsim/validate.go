@@ -24,7 +24,7 @@ scenario has a problem.`,
 			for _, arg := range args {
 				if err := validateOne(arg, design, sets); err != nil {
 					bad++
-					fmt.Fprintf(io.ErrOut, "%v\n", err)
+					fmt.Fprintf(io.ErrOut, "%s\n", printableLines(err.Error()))
 					continue
 				}
 				fmt.Fprintf(io.Out, "%s: ok\n", arg)

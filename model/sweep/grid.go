@@ -6,11 +6,29 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"capsim/model"
 )
 
 // MaxGrid bounds the multipliers of one sweep: more is almost always a
 // step typed in the wrong unit (1:4:0.001), and would run for hours.
 const MaxGrid = 1000
+
+// The other counts of a sweep are bounded too, so that no product of them
+// overflows an int and each mistake is refused with its bound instead of
+// running for years.
+const (
+	// MaxReplications bounds the runs per design and multiplier.
+	MaxReplications = model.MaxReplications
+	// MaxRuns bounds the grid runs, designs × multipliers × replications;
+	// a shard count can be no larger either.
+	MaxRuns = 1_000_000
+	// MaxWorkers bounds the runs in parallel.
+	MaxWorkers = 4096
+	// MaxRefine bounds the bisection steps: 50 halve a multiplier's gap
+	// below float64's precision.
+	MaxRefine = 50
+)
 
 // ParseMultipliers reads a grid of load multipliers written as a list,
 // "1,2,3", or as an inclusive range start:end:step, "1:6:0.5" ("1:6" steps
@@ -48,6 +66,8 @@ func ParseMultipliers(s string) ([]float64, error) {
 				FormatMultiplier(end), FormatMultiplier(start), FormatMultiplier(end), FormatMultiplier(start))
 		case step <= 0:
 			return nil, fmt.Errorf("the step must be > 0, got %s", FormatMultiplier(step))
+		case end > model.MaxMultiplier:
+			return nil, fmt.Errorf("multipliers must be at most %g, but the range ends at %s", float64(model.MaxMultiplier), FormatMultiplier(end))
 		}
 		// The small allowance keeps the end point when (end-start)/step is
 		// a whole number that floating point lands just under.
@@ -66,6 +86,9 @@ func ParseMultipliers(s string) ([]float64, error) {
 			}
 			if v <= 0 {
 				return nil, fmt.Errorf("multipliers must be > 0, got %s", strings.TrimSpace(p))
+			}
+			if v > model.MaxMultiplier {
+				return nil, fmt.Errorf("multipliers must be at most %g, got %s", float64(model.MaxMultiplier), strings.TrimSpace(p))
 			}
 			grid = append(grid, v)
 		}

@@ -31,8 +31,8 @@ func ParseShard(s string) (Shard, error) {
 	if !ok || err1 != nil || err2 != nil {
 		return Shard{}, fmt.Errorf("expected INDEX/COUNT such as 0/8, got %q", s)
 	}
-	if cnt < 1 || idx < 0 || idx >= cnt {
-		return Shard{}, fmt.Errorf("the index must be between 0 and COUNT-1 and COUNT >= 1, got %q", s)
+	if cnt < 1 || cnt > MaxRuns || idx < 0 || idx >= cnt {
+		return Shard{}, fmt.Errorf("the index must be between 0 and COUNT-1 and COUNT between 1 and %d, got %q", MaxRuns, s)
 	}
 	return Shard{Index: idx, Count: cnt}, nil
 }
@@ -133,7 +133,10 @@ func OpenShards(key string, names []string, readers []io.Reader) (*Shards, error
 	for i, r := range readers {
 		dec := gob.NewDecoder(r)
 		var h shardHeader
-		if err := dec.Decode(&h); err != nil || h.Format != shardFormat {
+		// A header out of bounds is not one RunShard wrote: it would
+		// have the merge count to a number no sweep has.
+		if err := dec.Decode(&h); err != nil || h.Format != shardFormat ||
+			h.Count < 1 || h.Count > MaxRuns || h.Index < 0 || h.Index >= h.Count || h.Total < 0 || h.Total > MaxRuns {
 			return nil, fmt.Errorf("%s is not a capsim sweep shard", names[i])
 		}
 		if h.Key != key {

@@ -193,10 +193,15 @@ func (c *Config) check() error {
 		return errors.New("sweep: no designs")
 	case len(c.Multipliers) == 0:
 		return errors.New("sweep: no multipliers")
-	case c.Replications < 1:
-		return fmt.Errorf("sweep: replications must be >= 1, got %d", c.Replications)
-	case c.Refine < 0:
-		return fmt.Errorf("sweep: refine must be >= 0, got %d", c.Refine)
+	case c.Replications < 1 || c.Replications > MaxReplications:
+		return fmt.Errorf("sweep: replications must be between 1 and %d, got %d", MaxReplications, c.Replications)
+	case c.Refine < 0 || c.Refine > MaxRefine:
+		return fmt.Errorf("sweep: refine must be between 0 and %d, got %d", MaxRefine, c.Refine)
+	case len(c.Multipliers) > MaxGrid:
+		return fmt.Errorf("sweep: at most %d multipliers, got %d", MaxGrid, len(c.Multipliers))
+	case len(c.Designs)*len(c.Multipliers)*c.Replications > MaxRuns:
+		return fmt.Errorf("sweep: %d designs × %d multipliers × %d replications are more than %d grid runs",
+			len(c.Designs), len(c.Multipliers), c.Replications, MaxRuns)
 	}
 	for i, m := range c.Multipliers {
 		if !(m > 0) || i > 0 && m <= c.Multipliers[i-1] {

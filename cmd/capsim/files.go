@@ -1,0 +1,75 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+
+	"capsim/model"
+)
+
+// openRegular opens a file capsim reads back, refusing anything but a
+// regular file before opening it: a device never ends and a named pipe
+// blocks the open until something writes to it.
+func openRegular(name string) (*os.File, error) {
+	st, err := os.Stat(name)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read %s: %w", name, unwrapPath(err))
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("cannot read %s: %s, not a regular file", name, fileKind(st.Mode()))
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read %s: %w", name, unwrapPath(err))
+	}
+	return f, nil
+}
+
+// readRegular reads a regular file of at most model.MaxFileSize bytes; a
+// missing one reads as nothing, with an error satisfying fs.ErrNotExist.
+func readRegular(name string) ([]byte, error) {
+	f, err := openRegular(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, model.MaxFileSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("cannot read %s: %w", name, unwrapPath(err))
+	}
+	if len(data) > model.MaxFileSize {
+		return nil, fmt.Errorf("cannot read %s: larger than %d MB", name, model.MaxFileSize>>20)
+	}
+	return data, nil
+}
+
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a folder"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "not a regular file"
+}
+
+// checkRegular refuses, before anything opens it, a file that is not a
+// regular one of at most model.MaxFileSize bytes.
+func checkRegular(name string) error {
+	st, err := os.Stat(name)
+	switch {
+	case err != nil:
+		return nil // opening it says why
+	case !st.Mode().IsRegular():
+		return fmt.Errorf("cannot read %s: %s, not a regular file", name, fileKind(st.Mode()))
+	case st.Size() > model.MaxFileSize:
+		return fmt.Errorf("cannot read %s: larger than %d MB", name, model.MaxFileSize>>20)
+	}
+	return nil
+}

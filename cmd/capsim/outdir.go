@@ -1,0 +1,236 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// sweepNames are the entries a sweep writes in its folder. A folder
+// holding anything else is not replaced: it is not an earlier sweep's.
+var sweepNames = []string{"runs.csv", "summary.csv", "compare.csv", "first_failure.csv", "manifest.json",
+	"report.md", "report.html", "charts"}
+
+// outDir is a sweep's output folder as it is written: every file goes into
+// a staging folder beside it, which replaces the folder in one step on
+// Commit. A sweep that fails, is killed or runs out of disk leaves the
+// earlier folder as it was, never a mix of old and new files, and a file
+// an earlier sweep wrote but this one does not (compare.csv, a chart) goes
+// with the old folder.
+type outDir struct {
+	flag   string // the folder as given, for messages
+	target string // the folder, symlinks resolved
+	stage  string
+	lock   *os.File // beside the folder, held for the whole sweep
+	held   *os.File // the staging folder, locked while it is alive
+}
+
+func createOutDir(dir string) (*outDir, error) {
+	o := &outDir{flag: dir}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, usageErr("--out %s: %v", dir, err)
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	parent, base := filepath.Dir(abs), filepath.Base(abs)
+	if parent == abs {
+		return nil, usageErr("--out %s: the sweep replaces its folder whole; name a folder of its own", dir)
+	}
+	o.target = abs
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return nil, usageErr("--out %s: cannot create the output folder: %v", dir, unwrapPath(err))
+	}
+	if err := checkOurs(dir, abs); err != nil {
+		return nil, err
+	}
+	lock, err := os.OpenFile(filepath.Join(parent, "."+base+".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, usageErr("--out %s: cannot write in %s: %v", dir, parent, unwrapPath(err))
+	}
+	if !tryLock(lock) {
+		lock.Close()
+		return nil, usageErr("--out %s: another sweep is writing this folder (it holds %s); wait for it, or choose another --out", dir, lock.Name())
+	}
+	o.lock = lock
+	// Under the lock no other sweep stages here: every staging folder
+	// beside this one was left by a sweep that was killed.
+	removeStale(abs)
+	if o.stage, err = os.MkdirTemp(parent, tempPattern(abs)); err != nil {
+		o.release()
+		return nil, usageErr("--out %s: cannot write in %s: %v", dir, parent, unwrapPath(err))
+	}
+	temporaries.Store(o.stage, true)
+	os.Chmod(o.stage, 0o755) // MkdirTemp makes it private; the output is an ordinary folder
+	if o.held, err = os.Open(o.stage); err == nil {
+		tryLock(o.held)
+	}
+	if err := os.Mkdir(filepath.Join(o.stage, "charts"), 0o755); err != nil {
+		o.Abort()
+		return nil, usageErr("--out %s: cannot write in %s: %v", dir, parent, unwrapPath(err))
+	}
+	return o, nil
+}
+
+// checkOurs refuses to replace a folder that holds files no sweep writes:
+// replacing it would delete them.
+func checkOurs(flag, dir string) error {
+	st, err := os.Stat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return usageErr("--out %s: %v", flag, unwrapPath(err))
+	}
+	if !st.IsDir() {
+		return usageErr("--out %s: cannot create the output folder: it is a file", flag)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return usageErr("--out %s: %v", flag, unwrapPath(err))
+	}
+	var foreign []string
+	for _, e := range entries {
+		if !slices.Contains(sweepNames, e.Name()) && !ourTemporary(e.Name()) {
+			foreign = append(foreign, e.Name())
+		}
+	}
+	if len(foreign) > 0 {
+		if len(foreign) > 3 {
+			foreign = append(foreign[:3], "...")
+		}
+		return usageErr("--out %s holds files a sweep does not write (%s); a sweep replaces its folder whole, so name a new or empty folder, or one a sweep wrote",
+			flag, quoteNames(foreign))
+	}
+	return nil
+}
+
+// ourTemporary reports whether name is a temporary file a sweep wrote
+// into its folder and was killed before it renamed: it goes with the old
+// folder.
+func ourTemporary(name string) bool {
+	for _, n := range sweepNames {
+		if strings.HasPrefix(name, tempPattern(n)) {
+			return true
+		}
+	}
+	return strings.HasPrefix(name, tempPattern("probe"))
+}
+
+func quoteNames(names []string) string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = printable(n)
+	}
+	return strings.Join(out, ", ")
+}
+
+// path is where the file called name (slash-separated) is staged.
+func (o *outDir) path(name string) string { return filepath.Join(o.stage, filepath.FromSlash(name)) }
+
+// create opens a staged file for writing.
+func (o *outDir) create(name string) (*os.File, error) {
+	f, err := os.Create(o.path(name))
+	if err != nil {
+		return nil, o.writeErr(name, err)
+	}
+	return f, nil
+}
+
+func (o *outDir) writeErr(name string, err error) error {
+	return fmt.Errorf("cannot write %s: %w", filepath.Join(o.flag, filepath.FromSlash(name)), unwrapPath(err))
+}
+
+// write stages one whole file, synced to disk.
+func (o *outDir) write(name string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(o.path(name)), 0o755); err != nil {
+		return o.writeErr(name, err)
+	}
+	f, err := o.create(name)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	if _, err := w.Write(data); err != nil {
+		f.Close()
+		return o.writeErr(name, err)
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return o.writeErr(name, err)
+	}
+	return closeSynced(f, func(err error) error { return o.writeErr(name, err) })
+}
+
+func closeSynced(f *os.File, wrap func(error) error) error {
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return wrap(err)
+	}
+	if err := f.Close(); err != nil {
+		return wrap(err)
+	}
+	return nil
+}
+
+// Commit puts the staged folder in place of the old one: the old one is
+// renamed aside, the new one renamed in, and the old one removed. Until
+// the second rename the old folder is whole; after it the new one is.
+func (o *outDir) Commit() error {
+	defer o.release()
+	aside := o.stage + ".old"
+	_, err := os.Stat(o.target)
+	exists := err == nil
+	if exists {
+		if err := os.Rename(o.target, aside); err != nil {
+			o.Abort()
+			return fmt.Errorf("cannot replace %s: %w", o.flag, unwrapPath(err))
+		}
+	}
+	if err := os.Rename(o.stage, o.target); err != nil {
+		if exists {
+			os.Rename(aside, o.target)
+		}
+		o.Abort()
+		return fmt.Errorf("cannot replace %s: %w", o.flag, unwrapPath(err))
+	}
+	temporaries.Delete(o.stage)
+	if d, err := os.Open(filepath.Dir(o.target)); err == nil {
+		d.Sync() // the renames themselves reach the disk
+		d.Close()
+	}
+	if exists {
+		os.RemoveAll(aside)
+	}
+	return nil
+}
+
+// Abort removes the staged folder; the old one stays as it was. It is a
+// no-op after Commit, so it can be deferred.
+func (o *outDir) Abort() {
+	if o.stage == "" {
+		return
+	}
+	if _, ok := temporaries.Load(o.stage); ok {
+		temporaries.Delete(o.stage)
+		os.RemoveAll(o.stage)
+	}
+	o.release()
+}
+
+func (o *outDir) release() {
+	if o.held != nil {
+		o.held.Close()
+		o.held = nil
+	}
+	if o.lock != nil {
+		o.lock.Close()
+		o.lock = nil
+	}
+}

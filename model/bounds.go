@@ -1,0 +1,123 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+
+	"capsim/sim"
+)
+
+// MaxDuration is the longest span a scenario may write, for any duration,
+// and the most a distribution's mean or 99th percentile may be. The clock
+// counts nanoseconds in an int64 and ends after about 292 years; 100 years
+// leaves room to add a run's own length to any value without passing it,
+// and no back end waits a century.
+const MaxDuration = 36525 * 24 * sim.Hour
+
+// maxDurationText is MaxDuration as messages say it.
+const maxDurationText = "100 years"
+
+// MaxRate is the highest rate a scenario may write: one arrival per
+// nanosecond, the clock's resolution. A rate must also be 0 or at least
+// one per MaxDuration, or its mean gap would pass the clock.
+const MaxRate = 1e9
+
+// MaxClients bounds a closed workload's population, times the load
+// multiplier: each client is scheduled at the start of a run, and beyond
+// a million the start alone takes gigabytes.
+const MaxClients = 1_000_000
+
+// checkDist refuses a distribution whose mean or 99th percentile passes
+// MaxDuration: sampled, it would stand for times the clock cannot reach
+// (or for infinity, as a heavy-tailed mean does).
+func checkDist(d sim.Dist) error {
+	limit := MaxDuration.Seconds()
+	if m := d.Mean(); !(m <= limit) {
+		return fmt.Errorf("its mean (%s) passes %s, the longest time capsim simulates", secondsText(m), maxDurationText)
+	}
+	if q := d.Quantile(0.99); !(q <= limit) {
+		return fmt.Errorf("its 99th percentile (%s) passes %s, the longest time capsim simulates", secondsText(q), maxDurationText)
+	}
+	return nil
+}
+
+func secondsText(s float64) string {
+	if math.IsInf(s, 1) || math.IsNaN(s) {
+		return "infinite"
+	}
+	return fmt.Sprintf("%.3gs", s)
+}
+
+// intBound is the range some schema keys allow, checked where they are
+// decoded so that the message carries the line; compilation checks the
+// rest of each value's meaning.
+type intBound struct {
+	t        reflect.Type
+	key      string // "" for every key of t
+	min, max int64
+}
+
+var intBounds = []intBound{
+	{reflect.TypeOf(Journey{}), "clients", 1, MaxClients},
+	{reflect.TypeOf(Limits{}), "", 1, math.MaxInt64},
+	{reflect.TypeOf(SweepDefaults{}), "replications", 1, MaxReplications},
+}
+
+// MaxReplications bounds the replications of one sweep point; more would
+// narrow no interval a design decision needs, and the runs multiply.
+const MaxReplications = 10_000
+
+// checkInt returns the problem with the integer in field, decoded from
+// key of a struct of type t, if the key has a bound and the integer is
+// outside it.
+func checkInt(t reflect.Type, key string, field reflect.Value) error {
+	for field.Kind() == reflect.Pointer {
+		if field.IsNil() {
+			return nil
+		}
+		field = field.Elem()
+	}
+	if k := field.Kind(); k != reflect.Int && k != reflect.Int64 {
+		return nil
+	}
+	i := field.Int()
+	for _, b := range intBounds {
+		if b.t != t || b.key != "" && b.key != key {
+			continue
+		}
+		switch {
+		case i < b.min && b.max == math.MaxInt64:
+			return fmt.Errorf("must be >= %d, got %d", b.min, i)
+		case i < b.min || i > b.max:
+			return fmt.Errorf("must be between %d and %d, got %d", b.min, b.max, i)
+		}
+		return nil
+	}
+	return nil
+}
+
+// MaxMultiplier bounds a load multiplier: a million times a scenario's
+// load is far past any failure a sweep looks for.
+const MaxMultiplier = 1e6
+
+// CheckMultiplier reports whether the scenario can run at load multiplier
+// m: a multiplier scales every rate and client count, and the scaled ones
+// must keep within MaxRate and MaxClients too.
+func (l *Loaded) CheckMultiplier(m float64) error {
+	if !(m > 0 && m <= MaxMultiplier) {
+		return fmt.Errorf("a load multiplier must be > 0 and at most %g, got %g", float64(MaxMultiplier), m)
+	}
+	for _, it := range l.Scenario.Journeys.Items {
+		j := it.Value
+		if j.Clients != nil && math.Round(float64(*j.Clients)*m) > MaxClients {
+			return fmt.Errorf("at multiplier %g, journeys.%s.clients: %d stands for %.0f clients; at most %d are allowed",
+				m, it.Name, *j.Clients, math.Round(float64(*j.Clients)*m), MaxClients)
+		}
+		if j.Rate != nil && j.Rate.PerSecond*m > MaxRate {
+			return fmt.Errorf("at multiplier %g, journeys.%s.rate: %s stands for %.3g/s; at most %g/s is allowed",
+				m, it.Name, j.Rate.Text, j.Rate.PerSecond*m, float64(MaxRate))
+		}
+	}
+	return nil
+}
