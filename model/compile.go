@@ -62,8 +62,9 @@ type op struct {
 	optional bool
 	failFast bool // opFanout: the first failed branch cancels the rest
 	async    bool
-	session  bool // use/hold of a balancer: the pick is a session
-	leak     bool // use/hold: never released when its frame fails
+	session  bool  // use/hold of a balancer: the pick is a session
+	leak     bool  // use/hold: never released when its frame fails
+	priority int32 // use/hold: 1 + the priority class; 0 = the journey's
 	branches []branchProg
 	stream   int32 // random stream for opChoose, opFail
 }
@@ -98,6 +99,9 @@ const (
 // small enough that a backoff schedule never runs past the clock.
 const maxAttempts = 1000
 
+// maxPriority bounds priority classes: a pool keeps a queue per class.
+const maxPriority = 9
+
 type branchProg struct {
 	weight count64
 	body   int32
@@ -114,19 +118,20 @@ type block struct {
 }
 
 type journeyProg struct {
-	name    string
-	rate    float64 // per second at multiplier 1
-	clients int
-	think   int32 // dist index or -1
-	even    bool
-	start   sim.Time
-	stop    sim.Time // no arrival at or after it
-	count   int64    // 0 = unlimited
-	users   int64
-	profile []segment  // stages of the rate over time; nil = constant rate
-	attrs   []float64  // by attribute index; NaN when not set
-	draws   []attrDraw // attributes drawn per journey
-	body    int32
+	name     string
+	rate     float64 // per second at multiplier 1
+	clients  int
+	think    int32 // dist index or -1
+	even     bool
+	start    sim.Time
+	stop     sim.Time // no arrival at or after it
+	count    int64    // 0 = unlimited
+	users    int64
+	profile  []segment  // stages of the rate over time; nil = constant rate
+	priority int        // the class of its waits at pools, unless a step says
+	attrs    []float64  // by attribute index; NaN when not set
+	draws    []attrDraw // attributes drawn per journey
+	body     int32
 }
 
 type routeProg struct {
@@ -489,6 +494,12 @@ func (c *compiler) journey(name string, js *Journey, key *yaml.Node) {
 	}
 	if js.Start != nil {
 		jp.start = js.Start.T
+	}
+	if js.Priority != nil {
+		if *js.Priority < 0 || *js.Priority > maxPriority {
+			c.fail(key, p+".priority", "priority must be between 0 and %d, got %d", maxPriority, *js.Priority)
+		}
+		jp.priority = *js.Priority
 	}
 	if js.Stages != nil {
 		c.compileProfile(&jp, js.Stages, key, p)

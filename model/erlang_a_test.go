@@ -57,3 +57,31 @@ journeys:
 		}, wq},
 	)
 }
+
+// Two non-preemptive priority classes at an M/M/1 server (Cobham): with
+// σ_k the load of classes k and above, class k waits
+// W0 / ((1 − σ_{k−1})(1 − σ_k)), W0 = Σ λ_i E[S_i²] / 2. At λ_high = 0.3/s,
+// λ_low = 0.5/s and exponential 1 s service, W0 = 0.8 s: the high class
+// waits 0.8/0.7 = 1.142857 s and the low 0.8/(0.7·0.2) = 5.714286 s; their
+// journeys last that plus the 1 s of service.
+func TestPriorityClassesMatchCobham(t *testing.T) {
+	src := `name: cobham
+duration: 200000s
+warmup: 1000s
+components:
+  server: {kind: pool, servers: 1}
+journeys:
+  high:
+    rate: 0.3/s
+    priority: 1
+    steps: [{use: server, work: exponential(mean=1s)}]
+  low:
+    rate: 0.5/s
+    steps: [{use: server, work: exponential(mean=1s)}]
+`
+	c := compileSource(t, src)
+	replicate(t, c, 12,
+		metric{"high class sojourn", func(r *model.Result) float64 { return float64(r.Journeys[0].Latency.Mean) }, 0.8/0.7 + 1},
+		metric{"low class sojourn", func(r *model.Result) float64 { return float64(r.Journeys[1].Latency.Mean) }, 0.8/(0.7*0.2) + 1},
+	)
+}

@@ -42,7 +42,9 @@ type kindDef struct {
 	sessions bool // use/hold may count as a session (a balancer)
 	noHold   bool // it hands something out and takes nothing back: use only
 	runsWork bool // use runs its work there (shared cores): work only, no steps
-	signals  bool // calls may report overload signals to it (signal:)
+	// priorities: waiters are served by priority class, highest first.
+	priorities bool
+	signals    bool // calls may report overload signals to it (signal:)
 	// capacity: it has servers, instances or cores a balancer can read as
 	// its load.
 	capacity bool

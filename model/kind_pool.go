@@ -9,10 +9,10 @@ import (
 // pool and semaphore: a set of identical servers (threads, connections,
 // permits) with a FIFO waiting room in front.
 
-var poolKind = &kindDef{name: "pool", newSpec: func() kindSpec { return &PoolSpec{} }, status: 503, capacity: true}
+var poolKind = &kindDef{name: "pool", newSpec: func() kindSpec { return &PoolSpec{} }, status: 503, capacity: true, priorities: true}
 
 // A semaphore is a pool counted in permits, and its results say pool.
-var semaphoreKind = &kindDef{name: "semaphore", newSpec: func() kindSpec { return &SemaphoreSpec{} }, status: 503, capacity: true,
+var semaphoreKind = &kindDef{name: "semaphore", newSpec: func() kindSpec { return &SemaphoreSpec{} }, status: 503, capacity: true, priorities: true,
 	reportAs: "pool"}
 
 // PoolSpec is a thread pool, executor or connection pool.
@@ -216,8 +216,12 @@ type poolRT struct {
 	capacityTW sim.TimeWeighted
 }
 
-func (c *poolRT) acquire(r *run, p *proc, _ *op, rt *compRT) (acquired, int64) {
-	switch c.Acquire(r.s.Now(), p.id) {
+func (c *poolRT) acquire(r *run, p *proc, o *op, rt *compRT) (acquired, int64) {
+	class := r.p.journeys[p.journey.typ].priority
+	if o.priority > 0 {
+		class = int(o.priority - 1)
+	}
+	switch c.AcquireClass(r.s.Now(), p.id, class) {
 	case sim.Granted:
 		return acqGranted, 0
 	case sim.Queued:

@@ -45,6 +45,7 @@ type Journey struct {
 	Stop       *Duration        `yaml:"stop"`     // no arrival at or after it; default the duration
 	Count      *int             `yaml:"count"`    // stop after this many journeys
 	Users      *int             `yaml:"users"`    // distinct user keys, reused in turn; unset = one per journey
+	Priority   *int             `yaml:"priority"` // the class its waits at pools and semaphores take, unless a step says
 	Attributes Named[Attribute] `yaml:"attributes"`
 	Steps      []Step           `yaml:"steps"`
 
@@ -102,6 +103,7 @@ type Step struct {
 	Signal   string    `yaml:"signal"`   // call: report failures to this adaptive bucket
 	Status   *int      `yaml:"status"`   // work/delay: status when the step fails by deadline
 	Per      string    `yaml:"per"`      // work/delay: the time is per unit of this attribute (work: 300ms, per: photos)
+	Priority *int      `yaml:"priority"` // use/hold of a pool or semaphore: the class it waits in; higher first
 	Optional bool      `yaml:"optional"` // a failure of this step is tolerated: the next step runs
 	// use/hold of a balancer: the pick is a session, counted in the
 	// replica's session counter (which least_sessions and hybrid read)

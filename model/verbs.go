@@ -50,8 +50,8 @@ func init() {
 	verbTable = []*verbDef{
 		{key: "delay", modifiers: []string{"status", "per"}, compile: (*compiler).delayStep},
 		{key: "work", unless: "use", modifiers: []string{"status", "per"}, compile: (*compiler).workStep},
-		{key: "use", modifiers: []string{"steps", "key", "status", "work", "per", "session", "leak_on_failure"}, compile: (*compiler).useStep},
-		{key: "hold", modifiers: []string{"key", "session", "leak_on_failure"}, compile: (*compiler).useStep},
+		{key: "use", modifiers: []string{"steps", "key", "status", "work", "per", "priority", "session", "leak_on_failure"}, compile: (*compiler).useStep},
+		{key: "hold", modifiers: []string{"key", "priority", "session", "leak_on_failure"}, compile: (*compiler).useStep},
 		{key: "call", modifiers: []string{"timeout", "deadline", "retry", "signal", "poll"}, compile: (*compiler).callStep},
 		{key: "job", modifiers: []string{"timeout", "async"}, compile: (*compiler).jobStep},
 		{key: "await", compile: (*compiler).awaitStep},
@@ -65,7 +65,7 @@ func init() {
 
 // stepModifiers are the keys that modify a verb, in the order problems
 // with them are reported.
-var stepModifiers = []string{"steps", "limit", "fail_fast", "timeout", "deadline", "retry", "async", "key", "signal", "status", "work", "per", "poll", "session", "leak_on_failure"}
+var stepModifiers = []string{"steps", "limit", "fail_fast", "timeout", "deadline", "retry", "async", "key", "signal", "status", "work", "per", "priority", "poll", "session", "leak_on_failure"}
 
 // stepField is the index of each YAML key's field in Step.
 var _, stepField = fieldsOf(reflect.TypeOf(Step{}))
@@ -143,6 +143,15 @@ func (c *compiler) useStep(s *Step, at stepSite) []op {
 		return []op{{code: opAcquire, comp: ci, keyAttr: -1, dist: c.dist(s.Work, n, p+".work"), per: c.perAttr(s), status: status, name: -1}}
 	}
 	acq := op{code: opAcquire, comp: ci, keyAttr: -1, name: -1, session: s.Session, leak: s.Leak}
+	if s.Priority != nil {
+		if !kd.priorities {
+			c.failKey(n, "priority", p+".priority", "priority applies to a pool or semaphore; %s is a %s", name, kd.name)
+		}
+		if *s.Priority < 0 || *s.Priority > maxPriority {
+			c.failKey(n, "priority", p+".priority", "priority must be between 0 and %d, got %d", maxPriority, *s.Priority)
+		}
+		acq.priority = int32(*s.Priority) + 1
+	}
 	if s.Session && !kd.sessions {
 		c.failKey(n, "session", p+".session", "session applies to a balancer; %s is not one", name)
 	}

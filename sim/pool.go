@@ -20,7 +20,9 @@ type Pool struct {
 	servers  int
 	queueCap int // Unbounded, or the number of requesters allowed to wait
 	busy     int
-	queue    fifo
+	queue    fifo    // class 0, the default
+	higher   []*fifo // classes 1, 2, …: served before class 0, highest first
+	waiting  int     // over all classes
 	index    waitIndex
 	grant    func(id int32)
 
@@ -47,10 +49,16 @@ func (p *Pool) Servers() int { return p.servers }
 func (p *Pool) InUse() int { return p.busy }
 
 // Waiting is the number of queued requesters.
-func (p *Pool) Waiting() int { return p.queue.Len() }
+func (p *Pool) Waiting() int { return p.waiting }
 
-// Acquire asks for a server on behalf of id, which must not be negative.
-func (p *Pool) Acquire(now Time, id int32) Outcome {
+// Acquire asks for a server on behalf of id, which must not be negative,
+// in the default priority class 0.
+func (p *Pool) Acquire(now Time, id int32) Outcome { return p.AcquireClass(now, id, 0) }
+
+// AcquireClass asks for a server in priority class class >= 0: waiters of
+// a higher class are served first, FIFO within a class; nobody is
+// preempted.
+func (p *Pool) AcquireClass(now Time, id int32, class int) Outcome {
 	if p.busy < p.servers {
 		p.busy++
 		p.Busy.Set(now, float64(p.busy))
@@ -58,13 +66,37 @@ func (p *Pool) Acquire(now Time, id int32) Outcome {
 		p.Wait.Add(0)
 		return Granted
 	}
-	if p.queueCap != Unbounded && p.queue.Len() >= p.queueCap {
+	if p.queueCap != Unbounded && p.waiting >= p.queueCap {
 		p.Rejected++
 		return Rejected
 	}
-	p.queue.push(waiter{id: id, since: now}, &p.index)
-	p.QueueLen.Set(now, float64(p.queue.Len()))
+	q := &p.queue
+	if class > 0 {
+		for len(p.higher) < class {
+			// Pointers: the index points at the fifos, which must not move.
+			p.higher = append(p.higher, &fifo{})
+		}
+		q = p.higher[class-1]
+	}
+	q.push(waiter{id: id, since: now}, &p.index)
+	p.waiting++
+	p.QueueLen.Set(now, float64(p.waiting))
 	return Queued
+}
+
+// next takes the waiter to serve next: the oldest of the highest class.
+func (p *Pool) next() (waiter, bool) {
+	for i := len(p.higher) - 1; i >= 0; i-- {
+		if w, ok := p.higher[i].pop(p.index); ok {
+			p.waiting--
+			return w, true
+		}
+	}
+	if w, ok := p.queue.pop(p.index); ok {
+		p.waiting--
+		return w, true
+	}
+	return waiter{}, false
 }
 
 // SetServers changes the number of servers at now. More servers take
@@ -74,13 +106,13 @@ func (p *Pool) Acquire(now Time, id int32) Outcome {
 func (p *Pool) SetServers(now Time, n int) {
 	p.servers = n
 	for p.busy < p.servers {
-		w, ok := p.queue.pop(p.index)
+		w, ok := p.next()
 		if !ok {
 			return
 		}
 		p.busy++
 		p.Busy.Set(now, float64(p.busy))
-		p.QueueLen.Set(now, float64(p.queue.Len()))
+		p.QueueLen.Set(now, float64(p.waiting))
 		p.Granted++
 		p.Delayed++
 		p.Wait.Add((now - w.since).Seconds())
@@ -97,8 +129,8 @@ func (p *Pool) Release(now Time) {
 		p.Busy.Set(now, float64(p.busy))
 		return
 	}
-	if w, ok := p.queue.pop(p.index); ok {
-		p.QueueLen.Set(now, float64(p.queue.Len()))
+	if w, ok := p.next(); ok {
+		p.QueueLen.Set(now, float64(p.waiting))
 		p.Granted++
 		p.Delayed++
 		p.Wait.Add((now - w.since).Seconds())
@@ -115,10 +147,15 @@ func (p *Pool) Release(now Time) {
 // Abandon withdraws a queued requester (its wait timed out) and reports
 // whether it was still waiting.
 func (p *Pool) Abandon(now Time, id int32) bool {
-	if _, ok := p.queue.remove(id, p.index); !ok {
+	_, ok := p.queue.remove(id, p.index)
+	for i := 0; !ok && i < len(p.higher); i++ {
+		_, ok = p.higher[i].remove(id, p.index)
+	}
+	if !ok {
 		return false
 	}
-	p.QueueLen.Set(now, float64(p.queue.Len()))
+	p.waiting--
+	p.QueueLen.Set(now, float64(p.waiting))
 	p.Abandoned++
 	return true
 }
