@@ -160,6 +160,7 @@ type program struct {
 	drain      sim.Time // sim.Never = until idle
 	warmup     sim.Time
 	slos       []SLO
+	sloJourney []int // the journey index of each SLO, or -1
 }
 
 type limitsProg struct {

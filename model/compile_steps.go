@@ -217,6 +217,34 @@ func (c *compiler) slos() {
 				c.fail(s.Node, p+".component", "unknown component %q", s.Component)
 			}
 		}
+		ji := -1
+		if s.Journey != "" {
+			for k, j := range c.sc.Journeys.Items {
+				if j.Name == s.Journey {
+					ji = k
+				}
+			}
+		}
+		switch s.Of {
+		case "", "succeeded":
+		case "all":
+			if s.Journey == "" {
+				c.failKey(s.Node, "of", p+".of", "of applies to a journey SLO")
+			}
+		default:
+			c.failKey(s.Node, "of", p+".of", "of must be succeeded or all, got %q", s.Of)
+		}
+		if w := s.Window; w != nil {
+			switch {
+			case s.Journey == "":
+				c.failKey(s.Node, "window", p+".window", "window applies to a journey SLO")
+			case w.T <= 0:
+				c.failKey(s.Node, "window", p+".window", "window must be > 0")
+			case s.HTTPFailureRate != nil:
+				c.failKey(s.Node, "window", p+".window", "a windowed SLO bounds success_rate, failure_rate, mean, p50, p95 or p99")
+			}
+		}
+		c.p.sloJourney = append(c.p.sloJourney, ji)
 		applies := measuresOf(s.subject())
 		for _, m := range sloMeasures {
 			if s.bound(m.key) != nil && !slices.Contains(applies, m.key) {

@@ -2,6 +2,7 @@ package model_test
 
 import (
 	"math"
+	"sort"
 	"testing"
 
 	"capsim/model"
@@ -115,5 +116,74 @@ journeys:
 	// Capacity: 1 for 10 s, 0 for 10 s, 1 for the last 1 s of a 21 s run.
 	if float64(early.Latency.Max) != 8 || float64(late.Latency.Max) != 9 || desk.Capacity != 11.0/21 {
 		t.Errorf("early %v, late %v, mean capacity %g; want 8s, 9s (8 waiting), 11/21", early.Latency.Max, late.Latency.Max, desk.Capacity)
+	}
+}
+
+// A windowed SLO holds in every window, not over the run: a 10 s burst at
+// twice the rate a one-server desk can take leaves the run's p95
+// within 1 s but not the p95 of the windows after it. Its measured value
+// is the worst window's, here checked against the trace.
+func TestAWindowedSLOReportsTheWorstWindow(t *testing.T) {
+	src := `name: windows
+duration: 1000s
+arrivals: even
+components:
+  desk: {kind: pool, servers: 1}
+journeys:
+  j:
+    rate: 1/s
+    stages:
+      - {target: 1/s, duration: 100s}
+      - {target: 2/s, duration: 0s}
+      - {target: 2/s, duration: 10s}
+      - {target: 1/s, duration: 0s}
+    steps: [{use: desk, work: 700ms}]
+slos:
+  - {journey: j, p95: "<= 1s"}
+  - {journey: j, p95: "<= 1s", window: 10s}
+  - {journey: j, success_rate: ">= 0.99", window: 10s}
+`
+	res, events := runYAML(t, src, model.RunOptions{})
+	var byWindow [101][]float64
+	for _, e := range events {
+		if e.Event == "j" {
+			byWindow[int(e.T/10)] = append(byWindow[int(e.T/10)], e.Duration)
+		}
+	}
+	worst := 0.0
+	for _, ds := range byWindow {
+		if len(ds) > 0 {
+			sort.Float64s(ds)
+			worst = max(worst, ds[int(math.Ceil(0.95*float64(len(ds))))-1])
+		}
+	}
+	whole, windowed, success := res.SLOs[0], res.SLOs[1], res.SLOs[2]
+	if !whole.Met || windowed.Met || math.Abs(float64(windowed.Value)-worst) > 0.01*worst || !success.Met || windowed.SLO != "j p95 <= 1s in every 10s window" {
+		t.Errorf("whole run %+v, windowed %+v (worst window p95 from the trace %.3fs), success %+v", whole, windowed, worst, success)
+	}
+}
+
+// Percentiles of all journeys, as a load tester reads p95, count failures
+// too: a journey refused at once (0 s) pulls the p95 of all journeys down
+// where the p95 of the succeeded ones does not move.
+func TestPercentilesOfAllJourneys(t *testing.T) {
+	src := `name: all
+duration: 100s
+arrivals: even
+components:
+  desk: {kind: pool, servers: 1, queue: 0}
+journeys:
+  j:
+    rate: 1/s
+    steps: [{use: desk, work: 1500ms}]
+slos:
+  - {journey: j, p50: "<= 1s"}
+  - {journey: j, p50: "<= 1s", of: all}
+`
+	res, _ := runYAML(t, src, model.RunOptions{})
+	// Every other journey finds the desk busy and is refused at once.
+	succeeded, all := res.SLOs[0], res.SLOs[1]
+	if float64(succeeded.Value) != 1.5 || succeeded.Met || float64(all.Value) != 0 || !all.Met || all.SLO != "j p50 of all <= 1s" {
+		t.Errorf("succeeded %+v, all %+v; want p50 1.5s (broken) and 0s (met)", succeeded, all)
 	}
 }

@@ -70,17 +70,20 @@ func latencyOf(t *sim.Tally) Latency {
 
 // JourneyResult is what users saw.
 type JourneyResult struct {
-	Name            string        `json:"name"`
-	Started         int64         `json:"started"`
-	Succeeded       int64         `json:"succeeded"`
-	Failed          int64         `json:"failed"`
-	Unfinished      int64         `json:"unfinished"` // still in flight when the run ended
-	SuccessRate     Num           `json:"success_rate"`
-	Requests        int64         `json:"http_requests"`
-	RequestFailures int64         `json:"http_failures"`
-	HTTPFailureRate Num           `json:"http_failure_rate"`
-	Latency         Latency       `json:"latency"` // of succeeded journeys
-	Stages          []StageResult `json:"failure_stages"`
+	Name            string  `json:"name"`
+	Started         int64   `json:"started"`
+	Succeeded       int64   `json:"succeeded"`
+	Failed          int64   `json:"failed"`
+	Unfinished      int64   `json:"unfinished"` // still in flight when the run ended
+	SuccessRate     Num     `json:"success_rate"`
+	Requests        int64   `json:"http_requests"`
+	RequestFailures int64   `json:"http_failures"`
+	HTTPFailureRate Num     `json:"http_failure_rate"`
+	Latency         Latency `json:"latency"` // of succeeded journeys
+	// LatencyAll is of every journey that ended, whatever its status, when
+	// an SLO counts all of them (of: all).
+	LatencyAll *Latency      `json:"latency_all,omitempty"`
+	Stages     []StageResult `json:"failure_stages"`
 }
 
 // StageResult counts failures attributed to one stage (and component).
@@ -245,7 +248,13 @@ func (r *run) result(c *Compiled) *Result {
 	for i := range r.p.comps {
 		res.Components = append(res.Components, r.componentResult(i, now))
 	}
-	res.SLOs = evaluateSLOs(r.p.slos, res)
+	for i := range res.Journeys {
+		if r.st.allOf[i] {
+			l := latencyOf(&r.st.journeys[i].all)
+			res.Journeys[i].LatencyAll = &l
+		}
+	}
+	res.SLOs = evaluateSLOs(r.p.slos, res, r.worstWindow)
 	if r.series != nil {
 		res.Series = r.series.finish(now)
 	}

@@ -459,12 +459,19 @@ func (r *run) endJourney(p *proc, status int32) {
 	now := r.s.Now()
 	if jr.counted {
 		js := &r.st.journeys[jr.typ]
+		d := (now - jr.start).Seconds()
 		if status < 400 {
 			js.succeeded++
-			js.latency.Add((now - jr.start).Seconds())
+			js.latency.Add(d)
 		} else {
 			js.failed++
 			js.addStage(r.stageName(p.failStage, p), r.compName(p.failComp))
+		}
+		if r.st.allOf[jr.typ] {
+			js.all.Add(d)
+		}
+		if len(r.st.windowed) > 0 {
+			r.st.journeyEnded(jr.typ, now-r.p.warmup, d, status < 400)
 		}
 	}
 	r.emitEnd(p, status)

@@ -179,6 +179,12 @@ type SLO struct {
 	P99             *Threshold `yaml:"p99"`
 	RejectionRate   *Threshold `yaml:"rejection_rate"`
 	Utilisation     *Threshold `yaml:"utilisation"`
+	// Window makes a journey SLO hold in every window of this length
+	// (by the time journeys end, from the warm-up), not only over the run.
+	Window *Duration `yaml:"window"`
+	// Of says which journeys mean and percentiles count: succeeded (the
+	// default) or all, whatever their status, as a load tester reads p95.
+	Of string `yaml:"of"`
 
 	Node *yaml.Node `yaml:"-"`
 }

@@ -13,16 +13,17 @@ import (
 var sloMeasures = []struct {
 	key       string
 	journey   func(*JourneyResult) Num
+	all       func(*Latency) Num // of every journey, for of: all
 	route     func(*RouteResult) Num
 	component func(*ComponentResult) Num
 }{
 	{key: "success_rate", journey: func(j *JourneyResult) Num { return j.SuccessRate }},
 	{key: "failure_rate", journey: (*JourneyResult).FailureRate, route: func(r *RouteResult) Num { return r.FailureRate }},
 	{key: "http_failure_rate", journey: func(j *JourneyResult) Num { return j.HTTPFailureRate }},
-	{key: "mean", journey: func(j *JourneyResult) Num { return j.Latency.Mean }, route: func(r *RouteResult) Num { return r.Latency.Mean }},
-	{key: "p50", journey: func(j *JourneyResult) Num { return j.Latency.P50 }, route: func(r *RouteResult) Num { return r.Latency.P50 }},
-	{key: "p95", journey: func(j *JourneyResult) Num { return j.Latency.P95 }, route: func(r *RouteResult) Num { return r.Latency.P95 }},
-	{key: "p99", journey: func(j *JourneyResult) Num { return j.Latency.P99 }, route: func(r *RouteResult) Num { return r.Latency.P99 }},
+	{key: "mean", journey: func(j *JourneyResult) Num { return j.Latency.Mean }, all: func(l *Latency) Num { return l.Mean }, route: func(r *RouteResult) Num { return r.Latency.Mean }},
+	{key: "p50", journey: func(j *JourneyResult) Num { return j.Latency.P50 }, all: func(l *Latency) Num { return l.P50 }, route: func(r *RouteResult) Num { return r.Latency.P50 }},
+	{key: "p95", journey: func(j *JourneyResult) Num { return j.Latency.P95 }, all: func(l *Latency) Num { return l.P95 }, route: func(r *RouteResult) Num { return r.Latency.P95 }},
+	{key: "p99", journey: func(j *JourneyResult) Num { return j.Latency.P99 }, all: func(l *Latency) Num { return l.P99 }, route: func(r *RouteResult) Num { return r.Latency.P99 }},
 	{key: "rejection_rate", component: (*ComponentResult).RejectionRate},
 	{key: "utilisation", component: func(c *ComponentResult) Num { return c.Utilisation }},
 }
@@ -57,7 +58,54 @@ func measuresOf(subject string) []string {
 	return keys
 }
 
-func evaluateSLOs(slos []SLO, res *Result) []SLOResult {
+// worstWindow returns, for windowed SLO i, the value of measure key in
+// its worst window (the one furthest on the failing side of t), and false
+// for an SLO without a window.
+func (r *run) worstWindow(i int, key string, t *Threshold) (Num, bool) {
+	for k := range r.st.windowed {
+		w := &r.st.windowed[k]
+		if w.slo != i {
+			continue
+		}
+		worst := math.NaN()
+		for _, jw := range w.windows {
+			v := windowValue(&jw, key, r.p.slos[i].Of == "all")
+			if math.IsNaN(v) {
+				continue // no journey ended in the window
+			}
+			if math.IsNaN(worst) || (t.Op[0] == '<') == (v > worst) {
+				worst = v
+			}
+		}
+		return Num(worst), true
+	}
+	return 0, false
+}
+
+func windowValue(jw *journeyWindow, key string, all bool) float64 {
+	n := jw.succeeded + jw.failed
+	tally := &jw.latency
+	if all {
+		tally = &jw.all
+	}
+	switch key {
+	case "success_rate":
+		return float64(ratio(jw.succeeded, n))
+	case "failure_rate":
+		return float64(ratio(jw.failed, n))
+	case "mean":
+		return tally.Mean()
+	case "p50":
+		return tally.Quantile(0.5)
+	case "p95":
+		return tally.Quantile(0.95)
+	case "p99":
+		return tally.Quantile(0.99)
+	}
+	return math.NaN()
+}
+
+func evaluateSLOs(slos []SLO, res *Result, windowed func(i int, key string, t *Threshold) (Num, bool)) []SLOResult {
 	var out []SLOResult
 	for i := range slos {
 		s := &slos[i]
@@ -71,7 +119,12 @@ func evaluateSLOs(slos []SLO, res *Result) []SLOResult {
 				continue
 			}
 			var v Num
+			w, isWindowed := windowed(i, m.key, t)
 			switch {
+			case isWindowed:
+				v = w
+			case s.Journey != "" && jok && m.journey != nil && s.Of == "all" && j.LatencyAll != nil && m.all != nil:
+				v = m.all(j.LatencyAll)
 			case s.Journey != "" && jok && m.journey != nil:
 				v = m.journey(j)
 			case s.Route != "" && rok && m.route != nil:
@@ -82,7 +135,14 @@ func evaluateSLOs(slos []SLO, res *Result) []SLOResult {
 				continue
 			}
 			met := !math.IsNaN(float64(v)) && t.Holds(float64(v)) && res.Broken == nil
-			out = append(out, SLOResult{SLO: fmt.Sprintf("%s %s %s", name, m.key, t.Text), Value: v, Met: met, Bound: *t})
+			label := fmt.Sprintf("%s %s %s", name, m.key, t.Text)
+			if s.Of == "all" && m.all != nil {
+				label = fmt.Sprintf("%s %s of all %s", name, m.key, t.Text)
+			}
+			if s.Window != nil {
+				label += " in every " + s.Window.T.String() + " window"
+			}
+			out = append(out, SLOResult{SLO: label, Value: v, Met: met, Bound: *t})
 		}
 	}
 	return out

@@ -4,6 +4,8 @@ import "capsim/sim"
 
 // stats are the per-run tallies kept outside the components.
 type stats struct {
+	windowed  []sloWindows
+	allOf     []bool // journeys whose every duration is tallied
 	journeys  []journeyStats
 	routes    []routeStats
 	tolerated int64
@@ -13,7 +15,43 @@ type journeyStats struct {
 	started, succeeded, failed int64
 	requests, requestFailures  int64
 	latency                    sim.Tally // of succeeded journeys
+	all                        sim.Tally // of every journey that ended, when an SLO asks
 	stages                     []stageCount
+}
+
+// sloWindows holds what a windowed SLO needs of its journey, window by
+// window of journeys' end times.
+type sloWindows struct {
+	slo, journey int
+	size         sim.Time
+	windows      []journeyWindow
+}
+
+type journeyWindow struct {
+	succeeded, failed int64
+	latency, all      sim.Tally
+}
+
+// journeyEnded counts a journey's end in the windows of the SLOs on it.
+func (s *stats) journeyEnded(ji int32, since sim.Time, d float64, ok bool) {
+	for i := range s.windowed {
+		w := &s.windowed[i]
+		if w.journey != int(ji) {
+			continue
+		}
+		k := int(since / w.size)
+		for len(w.windows) <= k {
+			w.windows = append(w.windows, journeyWindow{})
+		}
+		jw := &w.windows[k]
+		jw.all.Add(d)
+		if ok {
+			jw.succeeded++
+			jw.latency.Add(d)
+		} else {
+			jw.failed++
+		}
+	}
 }
 
 type stageCount struct {
@@ -44,7 +82,21 @@ type statusCount struct {
 }
 
 func newStats(p *program) stats {
-	return stats{journeys: make([]journeyStats, len(p.journeys)), routes: make([]routeStats, len(p.routes))}
+	s := stats{journeys: make([]journeyStats, len(p.journeys)), routes: make([]routeStats, len(p.routes)),
+		allOf: make([]bool, len(p.journeys))}
+	for i := range p.slos {
+		ji := p.sloJourney[i]
+		if ji < 0 {
+			continue
+		}
+		if p.slos[i].Of == "all" {
+			s.allOf[ji] = true
+		}
+		if w := p.slos[i].Window; w != nil {
+			s.windowed = append(s.windowed, sloWindows{slo: i, journey: ji, size: w.T})
+		}
+	}
+	return s
 }
 
 func (s *stats) reset() {
@@ -53,6 +105,9 @@ func (s *stats) reset() {
 	}
 	for i := range s.routes {
 		s.routes[i] = routeStats{}
+	}
+	for i := range s.windowed {
+		s.windowed[i].windows = s.windowed[i].windows[:0]
 	}
 	s.tolerated = 0
 }
