@@ -294,3 +294,55 @@ func TestAutoscaleAllocatesNothing(t *testing.T) {
 		t.Fatalf("%d scale-ups, %d scale-downs: the cycle does not scale", w.ScaleUps, w.ScaleDowns)
 	}
 }
+
+// A scale-up first keeps an instance that was to stop after its job: it
+// has not stopped, so it costs no cold start. Queue target 1, windows 0,
+// 1 to 4 instances, cold start 5 s, every job 100 s.
+//
+//	0s   job 1 on instance 0; 2-4 wait
+//	10s  3 waiting over 1: 3; instances 1, 2 start, and take jobs 2, 3 at 15 s
+//	20s  waiting 3 for 5 s, 1 for 5 s: 2 over 3, ratio 0.67: 2; busy instance
+//	     2 is to stop after its job
+//	21s  jobs 5-7 wait
+//	30s  waiting (1 + 4·9)/10 = 3.7 over 3, ratio 1.23: ceil(2 × 1.23) = 3;
+//	     instance 2 stays, no instance starts
+//	40s  4 over 3, ratio 1.33: 4; instance 3 starts (the third cold start)
+//	50s  waiting 4 for 5 s, 3 for 5 s: 3.5 over 4, ratio 0.875: ceil(3.5) = 4
+func TestAutoscaleScaleUpKeepsAStoppingInstance(t *testing.T) {
+	s := New()
+	w, _, scales := newAutoscaled(s, WorkerConfig{Max: 4, Min: 1, ColdStart: Constant(5), WarmStart: Constant(0),
+		QueueCap: Unbounded, Autoscale: &AutoscaleConfig{Metric: QueuePerInstance, Target: 1, Period: 10 * Second,
+			Tolerance: 0.1}}, func(int32) Time { return 100 * Second })
+	submitAt(s, w, 0, 1, 2, 3, 4)
+	submitAt(s, w, 21*Second, 5, 6, 7)
+	s.RunUntil(50 * Second)
+	want := []scaleEvent{{10 * Second, 1, 3}, {20 * Second, 3, 2}, {30 * Second, 2, 3}, {40 * Second, 3, 4}}
+	if !slices.Equal(*scales, want) {
+		t.Fatalf("scaled %v, want %v", *scales, want)
+	}
+	// Running: 1 for 10 s, 3 for 30 s, 4 for 10 s.
+	if w.ColdStarts != 3 || w.Running.Value() != 4 || w.Running.Mean(s.Now()) != 140.0/50 {
+		t.Errorf("%d cold starts, %v running, mean %v; want 3, 4, 2.8", w.ColdStarts, w.Running.Value(), w.Running.Mean(s.Now()))
+	}
+}
+
+// Scale-up waits for the lowest recommendation of its window to rise.
+// Utilisation target 0.5, period 10 s, scale-up window 20 s, 2 to 8
+// instances, cold start 0, long jobs: job 1 from 0, jobs 2 and 3 at 12 s.
+//
+//	10s  busy 1 of 2: on target: 2
+//	20s  busy (1·2 + 2·8)/10 = 1.8 of 2, ratio 1.8: 4, but 2 (10 s) is in
+//	     the window (0, 20]: stays 2
+//	30s  busy 2 of 2, ratio 2: 4; the window (10, 30] holds 4 and 4: 4
+func TestAutoscaleScaleUpWaitsForTheWindow(t *testing.T) {
+	s := New()
+	w, _, scales := newAutoscaled(s, WorkerConfig{Max: 8, Min: 2, ColdStart: Constant(0), WarmStart: Constant(0),
+		QueueCap: Unbounded, Autoscale: &AutoscaleConfig{Metric: Utilisation, Target: 0.5, Period: 10 * Second,
+			UpWindow: 20 * Second, DownWindow: 300 * Second, Tolerance: 0.1}}, func(int32) Time { return Hour })
+	submitAt(s, w, 0, 1)
+	submitAt(s, w, 12*Second, 2, 3)
+	s.RunUntil(30 * Second)
+	if want := []scaleEvent{{30 * Second, 2, 4}}; !slices.Equal(*scales, want) {
+		t.Fatalf("scaled %v, want %v", *scales, want)
+	}
+}
