@@ -5,11 +5,19 @@ import "capsim/sim"
 // worker: instances taking one job each, that start cold, stop when idle
 // (scale to zero) and keep a minimum warm. The same kind models a
 // connection pool: a new connection pays cold_start (connect), an idle one
-// is reused, and idle ones close after idle_stop.
+// is reused, and idle ones close after idle_stop. With autoscale, a
+// target-tracking rule (sim.AutoscaleConfig) sets how many instances run
+// instead.
 
 var workerKind = &kindDef{name: "worker", newSpec: func() kindSpec { return &WorkerSpec{} }, status: 503, capacity: true,
 	extraMetrics: func(c *ComponentResult, add func(string, float64)) {
 		add("cold_starts_count", float64(c.ColdStarts))
+		if a := c.Autoscale; a != nil {
+			add("scale_ups_count", float64(a.ScaleUps))
+			add("scale_downs_count", float64(a.ScaleDowns))
+			add("mean_running_count", float64(a.MeanRunning))
+			add("peak_running_count", a.PeakRunning)
+		}
 	}}
 
 // WorkerSpec is a pool of worker instances.
@@ -31,6 +39,31 @@ type WorkerSpec struct {
 	// and keep an instance whose holder received a complete error
 	// response (a 503 with its body read leaves the connection reusable).
 	DiscardOn []int `yaml:"discard_on"`
+	// Autoscale sets the running count by a target-tracking rule, between
+	// min_instances and instances.
+	Autoscale *AutoscaleSpec `yaml:"autoscale"`
+}
+
+// AutoscaleSpec is a worker's target-tracking rule, keyed and defaulted
+// as Kubernetes' HorizontalPodAutoscaler: its --horizontal-pod-autoscaler-
+// sync-period (15s), tolerance (0.1) and behavior's stabilizationWindow-
+// Seconds (0 s up, 300 s down).
+type AutoscaleSpec struct {
+	Metric          string    `yaml:"metric"` // utilisation | queue | in_flight
+	Target          *float64  `yaml:"target"` // per running instance
+	Period          *Duration `yaml:"period"`
+	ScaleUpWindow   *Duration `yaml:"scale_up_window"`
+	ScaleDownWindow *Duration `yaml:"scale_down_window"`
+	Tolerance       *float64  `yaml:"tolerance"`
+	MaxStep         *int      `yaml:"max_step"` // instances added per period at most
+}
+
+// AutoscaleResult is what an autoscaled worker's rule did.
+type AutoscaleResult struct {
+	ScaleUps    int64   `json:"scale_ups"`   // syncs that raised the count
+	ScaleDowns  int64   `json:"scale_downs"` // syncs that lowered it
+	MeanRunning Num     `json:"mean_running"`
+	PeakRunning float64 `json:"peak_running"`
 }
 
 type workerProg struct {
@@ -60,9 +93,12 @@ func (s *WorkerSpec) compile(c *compiler, cp *compProg, at site) kindProg {
 	if s.WarmStart != nil {
 		w.WarmStart = c.p.dists[c.dist(s.WarmStart, valueNode(at.node, "warm_start"), at.path+".warm_start")]
 	}
-	if s.IdleStop != nil {
+	switch {
+	case s.Autoscale != nil:
+		w.Autoscale = s.Autoscale.compile(c, at, s, &w)
+	case s.IdleStop != nil:
 		w.IdleStop = s.IdleStop.T
-	} else if s.Min == nil {
+	case s.Min == nil:
 		w.Min = w.Max // never stops: all warm
 	}
 	w.QueueCap = c.queueSize(s.Queue, at, w.QueueCap)
@@ -76,9 +112,90 @@ func (s *WorkerSpec) compile(c *compiler, cp *compProg, at site) kindProg {
 	return wp
 }
 
+// compile checks the rule against its worker and fills w's minimum.
+func (a *AutoscaleSpec) compile(c *compiler, at site, s *WorkerSpec, w *sim.WorkerConfig) *sim.AutoscaleConfig {
+	if s.IdleStop != nil {
+		c.failAt(at, "idle_stop", "idle_stop does not apply with autoscale: the autoscaler decides when instances stop")
+	}
+	// The HPA's minReplicas defaults to 1; none cannot be a minimum here,
+	// since the rule multiplies the running count and would never leave 0.
+	w.Min = 1
+	if s.Min != nil {
+		if *s.Min < 1 {
+			c.failAt(at, "min_instances", "min_instances must be >= 1 with autoscale: the rule scales the running count, which cannot grow from none")
+		}
+		w.Min = *s.Min
+	}
+	if w.Max <= w.Min {
+		c.failAt(at, "instances", "with autoscale, instances is the most that may run and must be above min_instances (%d), got %d", w.Min, w.Max)
+	}
+	as := site{node: resolve(valueNode(at.node, "autoscale")), path: at.path + ".autoscale"}
+	cfg := &sim.AutoscaleConfig{Period: 15 * sim.Second, DownWindow: 300 * sim.Second, Tolerance: 0.1}
+	switch a.Metric {
+	case "utilisation":
+		cfg.Metric = sim.Utilisation
+	case "queue":
+		cfg.Metric = sim.QueuePerInstance
+	case "in_flight":
+		cfg.Metric = sim.InFlightPerInstance
+	case "":
+		c.failAt(as, "metric", "autoscale needs a metric: utilisation, queue or in_flight")
+	default:
+		c.failAt(as, "metric", "metric must be utilisation, queue or in_flight, got %q", a.Metric)
+	}
+	switch {
+	case a.Target == nil:
+		c.failAt(as, "target", "autoscale needs a target: the metric's value per running instance to hold (e.g. target: 0.7)")
+	case *a.Target <= 0:
+		c.failAt(as, "target", "target must be > 0, got %g", *a.Target)
+	case a.Metric == "utilisation" && *a.Target > 1:
+		c.failAt(as, "target", "a utilisation target is a share of the running instances, at most 1, got %g", *a.Target)
+	default:
+		cfg.Target = *a.Target
+	}
+	if a.Period != nil {
+		if a.Period.T <= 0 {
+			c.failAt(as, "period", "period must be > 0 (the HPA syncs every 15s)")
+		}
+		cfg.Period = a.Period.T
+	}
+	if a.ScaleUpWindow != nil {
+		cfg.UpWindow = a.ScaleUpWindow.T
+	}
+	if a.ScaleDownWindow != nil {
+		cfg.DownWindow = a.ScaleDownWindow.T
+	}
+	if t := a.Tolerance; t != nil {
+		// At 1 or more an idle pool (ratio 0) would be within tolerance
+		// and never scale down.
+		if *t < 0 || *t >= 1 {
+			c.failAt(as, "tolerance", "tolerance must be at least 0 and below 1 (the HPA's is 0.1), got %g", *t)
+		}
+		cfg.Tolerance = *t
+	}
+	if a.MaxStep != nil {
+		if *a.MaxStep < 1 {
+			c.failAt(as, "max_step", "max_step must be >= 1 (instances added per period at most), got %d", *a.MaxStep)
+		}
+		cfg.MaxStep = *a.MaxStep
+	}
+	return cfg
+}
+
 func (wp *workerProg) newRuntime(r *run, ci int32, cp *compProg, st *sim.Streams) component {
 	grant := func(id, inst int32) { r.granted(id, ci, int64(inst), true) }
-	return &workerRT{WorkerPool: sim.NewWorkerPool(r.s, wp.cfg, st.Get("start/"+cp.seedName), grant), prog: wp}
+	rt := &workerRT{WorkerPool: sim.NewWorkerPool(r.s, wp.cfg, st.Get("start/"+cp.seedName), grant), prog: wp}
+	if wp.cfg.Autoscale != nil {
+		rt.OnScale = func(_ sim.Time, _, to int) {
+			if r.opts.Trace == nil {
+				return
+			}
+			e := r.fillTrace("scale", nil)
+			e.Component, e.Instances = r.p.comps[ci].name, to
+			r.opts.Trace(e)
+		}
+	}
+	return rt
 }
 
 type workerRT struct {
@@ -114,12 +231,25 @@ func (c *workerRT) result(_ *run, cr *ComponentResult, now sim.Time) {
 	cr.Wait = latencyOf(&c.Wait)
 	cr.ColdStarts = c.ColdStarts
 	cr.PeakBusy = c.Busy.Max()
+	if c.prog.cfg.Autoscale != nil {
+		cr.Autoscale = &AutoscaleResult{ScaleUps: c.ScaleUps, ScaleDowns: c.ScaleDowns,
+			MeanRunning: Num(c.Running.Mean(now)), PeakRunning: c.Running.Max()}
+	}
 }
 
-func (c *workerRT) signals() []string { return []string{"busy", "queue"} }
+func (c *workerRT) signals() []string {
+	if c.prog.cfg.Autoscale != nil {
+		return []string{"busy", "queue", "running"}
+	}
+	return []string{"busy", "queue"}
+}
+
 func (c *workerRT) sample(put func(float64)) {
 	put(c.Busy.Value())
 	put(float64(c.Waiting()))
+	if c.prog.cfg.Autoscale != nil {
+		put(c.Running.Value())
+	}
 }
 
 func (c *workerRT) busy() *sim.TimeWeighted { return &c.Busy }

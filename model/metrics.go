@@ -52,6 +52,12 @@ import (
 //	component.<c>.rejection_rate          (rejected + timed out) / offered
 //	component.<c>.mean_wait_s, .p95_wait_s
 //	component.<c>.cold_starts_count       workers only
+//	component.<c>.scale_ups_count         autoscaled workers only: syncs that
+//	                                      raised the instance count
+//	component.<c>.scale_downs_count       autoscaled workers only
+//	component.<c>.mean_running_count      autoscaled workers only: time-average
+//	                                      instances running, idle ones included
+//	component.<c>.peak_running_count      autoscaled workers only
 //	component.<c>.rate_steps_count        buckets only: adaptive refill steps down
 //	component.<c>.final_refill_per_s      buckets only: refill rate at the end
 //	component.<c>.mean_open_count         connections only: time-average open

@@ -147,6 +147,8 @@ type ComponentResult struct {
 	// the time lost to switch_cost.
 	UsefulBusy Num             `json:"useful_busy,omitempty"`
 	Balancer   *BalancerResult `json:"balancer,omitempty"`
+	// Autoscale is an autoscaled worker's scaling (see kind_worker.go).
+	Autoscale *AutoscaleResult `json:"autoscale,omitempty"`
 }
 
 // SLOResult is one objective checked against the run.

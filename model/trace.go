@@ -16,6 +16,9 @@ type TraceEvent struct {
 	Result    string  `json:"result,omitempty"` // success | failure, on journey and request ends
 	Stage     string  `json:"failure_stage,omitempty"`
 	Duration  float64 `json:"duration_s,omitempty"`
+	// Instances is the count an autoscaled worker moved to, on a scale
+	// event (at least 1, so never omitted there).
+	Instances int `json:"instances,omitempty"`
 }
 
 func (r *run) fillTrace(event string, p *proc) *TraceEvent {
