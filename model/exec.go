@@ -241,16 +241,18 @@ func (r *run) exec(p *proc) {
 		p.resume = true
 		return
 	}
-	prev, prevOps := r.executing, r.opsRun
-	r.executing, r.opsRun = p, 0
-	for {
-		r.runOps(p)
+	prev := r.executing
+	r.executing = p
+	for n := 0; ; {
+		// n counts the ops run since p was woken, across swallowed
+		// failures, for the yield below.
+		n = r.runOps(p, n)
 		if !p.resume {
 			break
 		}
 		p.resume = false
 	}
-	r.executing, r.opsRun = prev, prevOps
+	r.executing = prev
 }
 
 // yieldEvery is how many ops a proc runs before it yields through the
@@ -258,19 +260,20 @@ func (r *run) exec(p *proc) {
 // poll and the guards get their turn even when no simulated time passes.
 const yieldEvery = 4096
 
-// runOps is the interpreter's loop over p's ops.
-func (r *run) runOps(p *proc) {
-	for ; ; r.opsRun++ {
-		if r.opsRun == yieldEvery {
+// runOps is the interpreter's loop over p's ops, from the n-th op run
+// since p was woken; it returns the count when p waits, ends or yields.
+func (r *run) runOps(p *proc, n int) int {
+	for ; ; n++ {
+		if n == yieldEvery {
 			if r.tooManyAtOnce(p, yieldEvery) {
-				return
+				return n
 			}
 			r.sleep(p, waitSleep, 0)
-			return
+			return n
 		}
 		if len(p.frames) == 0 {
 			r.finish(p, 200)
-			return
+			return n
 		}
 		f := &p.frames[len(p.frames)-1]
 		ops := r.p.blocks[f.blk].ops
@@ -284,30 +287,28 @@ func (r *run) runOps(p *proc) {
 			continue
 		}
 		o := &ops[f.pc]
-		r.lastOp = o
 		switch o.code {
 		case opDelay, opWork:
 			f.pc++
 			d := sim.Seconds(r.p.dists[o.dist].Sample(r.distRng[o.dist]) * attrFactor(p.journey, o.per))
 			if now := r.s.Now(); p.deadline != sim.Never && now+d > p.deadline {
 				r.sleep(p, waitDeadline, p.deadline-now)
-				return
+				return n
 			}
 			r.sleep(p, waitSleep, d)
-			return
+			return n
 		case opAcquire:
 			f.pc++
 			if !r.acquire(p, o) {
-				return
+				return n
 			}
 		case opScope:
 			f.pc++
 			r.pushFrame(p, o.body, 1, o.optional)
 		case opRepeat:
 			f.pc++
-			n := r.count(p, o.count)
-			if n > 0 {
-				r.pushFrame(p, o.body, n, false)
+			if times := r.count(p, o.count); times > 0 {
+				r.pushFrame(p, o.body, times, false)
 			}
 		case opChoose:
 			f.pc++
@@ -322,7 +323,7 @@ func (r *run) runOps(p *proc) {
 			f.pc++
 			if r.streams[o.stream].Float64() < o.p {
 				r.fail(p, o.status, -1)
-				return
+				return n
 			}
 		case opAwaitJobs:
 			f.pc++
@@ -330,31 +331,31 @@ func (r *run) runOps(p *proc) {
 				p.seq++
 				p.waiting = waitJobs
 				p.journey.awaiter, p.journey.awaiterSeq = p, p.seq
-				return
+				return n
 			}
 			if r.reportJobFailure(p) {
-				return
+				return n
 			}
 		case opCall:
 			r.startCall(p, o)
-			return
+			return n
 		case opJob:
 			r.startJob(p, o)
 			if !o.async {
-				return
+				return n
 			}
 			f.pc++
 		case opFanout:
-			n := r.count(p, o.count)
-			if n == 0 {
+			branches := r.count(p, o.count)
+			if branches == 0 {
 				f.pc++
 				continue
 			}
-			r.startFanout(p, o, n)
-			return
+			r.startFanout(p, o, branches)
+			return n
 		case opPoll, opPollWhile:
 			if !r.pollTick(p, o) {
-				return
+				return n
 			}
 		}
 	}

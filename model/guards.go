@@ -54,9 +54,15 @@ func (r *run) tooManyAtOnce(p *proc, n int) bool {
 	if r.instantOps <= r.p.limits.instantOps {
 		return false
 	}
+	// The loop is at the top: the op about to run, or the last of its
+	// block, is the step that loops.
 	where := "a journey's steps"
-	if s := r.lastOp.site; s > 0 {
-		where = r.p.sites[s]
+	if len(p.frames) > 0 {
+		f := &p.frames[len(p.frames)-1]
+		ops := r.p.blocks[f.blk].ops
+		if pc := min(int(f.pc), len(ops)-1); pc >= 0 && ops[pc].site > 0 {
+			where = r.p.sites[ops[pc].site]
+		}
 	}
 	if p.route >= 0 {
 		where += " (route " + r.p.routes[p.route].name + ")"

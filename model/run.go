@@ -196,8 +196,6 @@ type run struct {
 	// executing is the proc whose ops run now; instant and instantOps
 	// count the ops run at one instant, for the zero-time loop guard.
 	executing  *proc
-	opsRun     int // by the executing proc, since it was woken
-	lastOp     *op
 	instant    sim.Time
 	instantOps int64
 
