@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -255,6 +257,19 @@ func contains(list []string, s string) bool {
 	return false
 }
 
+// tornadoSpan is the width of a row's bars: how far apart its two ends
+// are, either end being the base when that side has no value.
+func tornadoSpan(r plots.TornadoRow, base float64) float64 {
+	lo, hi := r.Low, r.High
+	if math.IsNaN(lo) {
+		lo = base
+	}
+	if math.IsNaN(hi) {
+		hi = base
+	}
+	return max(lo, hi, base) - min(lo, hi, base)
+}
+
 var unsafeFileChars = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
 // tornadoRows is how many parameters a tornado chart shows: beyond about
@@ -281,10 +296,10 @@ func sensitivityFiles(res *sensitivity.Result) ([]outFile, error) {
 			LowName:  "parameter lowered",
 			HighName: "parameter raised",
 		}
+		// A tornado is ordered by the width of its bars, widest at the
+		// top; a parameter that moved nothing is left to the CSV.
+		var rows []plots.TornadoRow
 		for _, k := range o.Rank() {
-			if len(t.Rows) == tornadoRows {
-				break
-			}
 			row := plots.TornadoRow{Name: k.Param.Name, Low: math.NaN(), High: math.NaN()}
 			for _, s := range []struct {
 				r  *sensitivity.Row
@@ -294,7 +309,16 @@ func sensitivityFiles(res *sensitivity.Result) ([]outFile, error) {
 					*s.to = s.r.FirstFailure.Multiplier
 				}
 			}
-			t.Rows = append(t.Rows, row)
+			if tornadoSpan(row, t.Base) > 0 {
+				rows = append(rows, row)
+			}
+		}
+		slices.SortStableFunc(rows, func(a, b plots.TornadoRow) int {
+			return cmp.Compare(tornadoSpan(b, t.Base), tornadoSpan(a, t.Base))
+		})
+		t.Rows = rows[:min(len(rows), tornadoRows)]
+		if len(t.Rows) == 0 {
+			continue
 		}
 		name := "charts/tornado-" + unsafeFileChars.ReplaceAllString(o.Design, "_")
 		h := min(2.5+0.55*float64(len(t.Rows)), 40)

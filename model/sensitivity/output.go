@@ -122,7 +122,8 @@ func seconds(s float64) string {
 }
 
 // WriteTable writes the ranked table of each design, at most top rows
-// each (0: all), within 100 columns.
+// each (0: all), within 100 columns: each side is the new value, the
+// first failure there and its change against the base.
 func (r *Result) WriteTable(w io.Writer, top int) {
 	ms := make([]string, len(r.Multipliers))
 	for i, m := range r.Multipliers {
@@ -131,7 +132,7 @@ func (r *Result) WriteTable(w io.Writer, top int) {
 	fmt.Fprintf(w, "seed: %d   replications: %d   delta: ±%s   multipliers: %s\n", r.Seed, r.Replications, percent(r.Delta), strings.Join(ms, ","))
 	for _, o := range r.Designs {
 		fmt.Fprintf(w, "\n%s: first failure %s\n", o.Design, ffText(o.Base))
-		fmt.Fprintf(w, "%-28s %-10s │ %-23s │ %-23s │ %s\n", "parameter", "label", "lowered", "raised", "elasticity")
+		fmt.Fprintf(w, "%-28s %-10s │ %-21s │ %-21s │ %s\n", "parameter", "label", "lowered", "raised", "elasticity")
 		ranked := o.Rank()
 		for i, k := range ranked {
 			if top > 0 && i == top {
@@ -142,12 +143,13 @@ func (r *Result) WriteTable(w io.Writer, top int) {
 				side(k.Low), side(k.High), signed(k.Elasticity))
 		}
 	}
-	fmt.Fprintf(w, "\nelasticity: %% change of the first failure per %% change of the parameter (central difference)\n")
+	fmt.Fprintf(w, "\nelasticity: ln(first failure raised / lowered) / ln(parameter raised / lowered),\n")
+	fmt.Fprintf(w, "about the %% change of the first failure per %% change of the parameter; — where undefined\n")
 }
 
 func side(r *Row) string {
 	if r == nil {
-		return fmt.Sprintf("%-23s", "")
+		return fmt.Sprintf("%-21s", "")
 	}
 	ff := r.FirstFailure
 	var at string
@@ -166,7 +168,7 @@ func side(r *Row) string {
 			eff = "0%"
 		}
 	}
-	return fmt.Sprintf("%-6s %8s %7s", shortenLeft(r.To, 6), at, eff)
+	return fmt.Sprintf("%-5s %7s %7s", shortenLeft(r.To, 5), at, eff)
 }
 
 func ffText(ff sweep.FirstFailure) string {

@@ -180,8 +180,9 @@ type Row struct {
 	Perturbation
 	FirstFailure sweep.FirstFailure
 	// Effect is the first failure's relative change against the base,
-	// perturbed/base − 1; Elasticity is Effect / Change. NaN where either
-	// first failure was not found inside the range, or Change is NaN.
+	// perturbed/base − 1; Elasticity is ln(1 + Effect) / ln(1 + Change).
+	// NaN where either first failure was not found inside the range, or
+	// Change is NaN.
 	Effect, Elasticity float64
 }
 
@@ -196,9 +197,8 @@ type Outcome struct {
 type Ranked struct {
 	Param     model.Param
 	Low, High *Row // nil for a side not perturbed
-	// Elasticity combines the sides: the central difference
-	// (ff+ − ff−) / ff_base / (change+ − change−) when both sides have a
-	// first failure, else the one side's.
+	// Elasticity combines the sides, ln(ff+/ff−) / ln(p+/p−), when both
+	// have a first failure, else it is the one side's.
 	Elasticity float64
 }
 
@@ -243,7 +243,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			r := Row{Perturbation: p, FirstFailure: ff, Effect: math.NaN(), Elasticity: math.NaN()}
 			if comparable(o.Base) && comparable(ff) {
 				r.Effect = ff.Multiplier/o.Base.Multiplier - 1
-				r.Elasticity = r.Effect / p.Change
+				r.Elasticity = math.Log(ff.Multiplier/o.Base.Multiplier) / math.Log1p(p.Change)
 			}
 			o.Rows = append(o.Rows, r)
 		}
@@ -281,8 +281,8 @@ func (o *Outcome) Rank() []Ranked {
 		switch {
 		case k.Low != nil && k.High != nil && comparable(k.Low.FirstFailure) && comparable(k.High.FirstFailure) &&
 			comparable(o.Base) && !math.IsNaN(k.Low.Change) && !math.IsNaN(k.High.Change):
-			k.Elasticity = (k.High.FirstFailure.Multiplier - k.Low.FirstFailure.Multiplier) / o.Base.Multiplier /
-				(k.High.Change - k.Low.Change)
+			k.Elasticity = math.Log(k.High.FirstFailure.Multiplier/k.Low.FirstFailure.Multiplier) /
+				(math.Log1p(k.High.Change) - math.Log1p(k.Low.Change))
 		case k.High != nil && !math.IsNaN(k.High.Elasticity):
 			k.Elasticity = k.High.Elasticity
 		case k.Low != nil && !math.IsNaN(k.Low.Elasticity):
