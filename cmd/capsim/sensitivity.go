@@ -66,8 +66,10 @@ the analysis to some (names or --set paths, comma-separated).
 Every perturbation runs the first-failure search of capsim sweep with the
 same seeds as the base (common random numbers), so the change measures the
 parameter, not the dice. Per design and parameter it reports the first
-failure lowered and raised, its change, and the elasticity: the % change of
-the first failure per % change of the parameter.
+failure lowered and raised, its change, and the elasticity: ln(first
+failure raised / lowered) / ln(parameter raised / lowered), about the %
+change of the first failure per % change of the parameter. Defaults for
+--multipliers and --replications come from the scenario's sweep: key.
 
 The output folder gets sensitivity.csv (one row per design, parameter and
 side) and charts/tornado-DESIGN.svg and .png; every file appears whole or
