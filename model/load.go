@@ -17,7 +17,12 @@ import (
 // LoadOptions choose what to load on top of the base scenario.
 type LoadOptions struct {
 	Design string   // a name under designs:, overlaid on the base; "" for the base; "a+b" applies a, then b
-	Sets   []string // path=value overrides, applied last, in order
+	Sets   []string // path=value overrides, applied after the design, in order
+	// Scales are path=factor overrides applied after Sets: the value at
+	// path (a distribution, a duration or a number) multiplied by factor,
+	// a distribution keeping its shape. A named distribution, included
+	// ones too, is scaled at distributions.NAME for every use of it.
+	Scales []string
 	// DisplayName is what errors and Sources call the scenario file, such
 	// as the path a user typed when fsys is the folder it names; "" for
 	// the name inside fsys. Files read beside the scenario (includes,
@@ -34,6 +39,7 @@ type Loaded struct {
 	fsys     fs.FS
 	pos      *positions
 	read     *reads
+	root     *yaml.Node // the document as decoded: base, includes, design, overrides
 }
 
 // Load reads the scenario at name from fsys, overlays the design and the
@@ -56,6 +62,12 @@ func LoadBytes(fsys fs.FS, name string, data []byte, opts LoadOptions) (*Loaded,
 	pos := &positions{main: display(name), display: display, fileOf: map[*yaml.Node]string{}}
 	root, err := parseYAML(pos.main, data)
 	if err != nil {
+		return nil, err
+	}
+	// Included distributions join the document before any overlay, so a
+	// design or an override can replace one by its name as it would one
+	// the scenario defines itself.
+	if err := spliceIncludes(pos, rec, name, root); err != nil {
 		return nil, err
 	}
 	designs := takeKey(root, "designs")
@@ -92,6 +104,11 @@ func LoadBytes(fsys fs.FS, name string, data []byte, opts LoadOptions) (*Loaded,
 			return nil, err
 		}
 	}
+	for _, s := range opts.Scales {
+		if err := applyScale(pos, root, s); err != nil {
+			return nil, err
+		}
+	}
 	if designs != nil {
 		root.Content = append(root.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "designs"}, designs)
 	}
@@ -101,11 +118,7 @@ func LoadBytes(fsys fs.FS, name string, data []byte, opts LoadOptions) (*Loaded,
 	if len(d.errs) > 0 {
 		return nil, d.errs.sorted()
 	}
-	l := &Loaded{Scenario: sc, Design: opts.Design, File: name, fsys: rec, pos: pos, read: rec}
-	if err := l.include(d, root); err != nil {
-		return nil, err
-	}
-	return l, nil
+	return &Loaded{Scenario: sc, Design: opts.Design, File: name, fsys: rec, pos: pos, read: rec, root: root}, nil
 }
 
 func fsErrorText(err error) string {
@@ -388,6 +401,13 @@ func applySet(cp *copier, root *yaml.Node, s string) error {
 		switch node.Kind {
 		case yaml.MappingNode:
 			j, exists := lookup(node, seg)
+			if !exists && !isNull(v) {
+				// A new name where only existing ones make sense is a typo
+				// that would otherwise change nothing, silently.
+				if err := newNameErr(root, segs[:i+1]); err != nil {
+					return &Error{File: label, Msg: err.Error()}
+				}
+			}
 			switch {
 			case last && isNull(v):
 				if !exists {
@@ -405,6 +425,15 @@ func applySet(cp *copier, root *yaml.Node, s string) error {
 					return cp.err
 				}
 				node = resolve(node)
+			case schemaKeys(strings.Join(segs[:i], "."))[seg]:
+				// A key the schema has but the scenario left at its
+				// default (limits:, a component's optional map) is made.
+				k := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: seg}
+				m := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+				pos.mark(k, label)
+				pos.mark(m, label)
+				node.Content = append(node.Content, k, m)
+				node = m
 			default:
 				return &Error{File: label, Msg: fmt.Sprintf("no such key %s in the scenario", strings.Join(segs[:i+1], "."))}
 			}
@@ -435,54 +464,87 @@ func unposition(n *yaml.Node) {
 	}
 }
 
-// include merges the distributions of every included file.
-func (l *Loaded) include(d *decoder, root *yaml.Node) error {
-	var items []*yaml.Node // the include entries, for positions
-	if i, ok := lookup(root, "include"); ok {
-		items = resolve(root.Content[i+1]).Content
+// spliceIncludes adds the distributions of every file named by the base's
+// include: to its distributions: mapping, marked with their file for
+// errors. A name defined both in an included file and in the scenario is
+// an error: which of the two is meant cannot be told.
+func spliceIncludes(pos *positions, fsys *reads, file string, root *yaml.Node) error {
+	j, ok := lookup(root, "include")
+	if !ok {
+		return nil
 	}
-	for i, inc := range l.Scenario.Include {
-		var at *yaml.Node
-		if i < len(items) {
-			at = resolve(items[i])
+	list := resolve(root.Content[j+1])
+	if list.Kind != yaml.SequenceNode {
+		return nil // the decoder reports what include: should be
+	}
+	var dists *yaml.Node
+	dk, hasDists := lookup(root, "distributions")
+	if hasDists {
+		dists = resolve(root.Content[dk+1])
+		if !isNull(dists) && dists.Kind != yaml.MappingNode {
+			return nil // the decoder reports what distributions: should be
 		}
-		p := fmt.Sprintf("include[%d]", i)
+	}
+	for idx, it := range list.Content {
+		it = resolve(it)
+		at := fmt.Sprintf("include[%d]", idx)
+		if it.Kind != yaml.ScalarNode {
+			return nil
+		}
+		inc := it.Value
 		if err := checkBeside(inc); err != nil {
-			return l.pos.errAt(at, p, "%v", err)
+			return pos.errAt(it, at, "%v", err)
 		}
-		name := path.Join(path.Dir(l.File), inc)
-		data, err := fs.ReadFile(l.fsys, name)
+		name := path.Join(path.Dir(file), inc)
+		data, err := fsys.ReadFile(name)
 		if err != nil {
-			return l.pos.errAt(at, p, "cannot read %s: %s", inc, fsErrorText(err))
+			return pos.errAt(it, at, "cannot read %s: %s", inc, fsErrorText(err))
 		}
-		shown := l.pos.display(name)
-		root, err := parseYAML(shown, data)
+		shown := pos.display(name)
+		inroot, err := parseYAML(shown, data)
 		if err != nil {
 			return err
 		}
-		l.pos.mark(root, shown)
+		pos.mark(inroot, shown)
+		// An included file holds distributions and nothing else; its
+		// entries are decoded with the scenario's, where they end up.
 		var frag struct {
-			Distributions Named[DistEntry] `yaml:"distributions"`
+			Distributions Raw `yaml:"distributions"`
 		}
-		d.decode(root, reflect.ValueOf(&frag).Elem(), "")
+		d := &decoder{pos: pos}
+		d.decode(inroot, reflect.ValueOf(&frag).Elem(), "")
 		if len(d.errs) > 0 {
 			return d.errs
 		}
-		for _, it := range frag.Distributions.Items {
-			for _, had := range l.Scenario.Distributions.Items {
-				if had.Name != it.Name {
-					continue
-				}
+		in := frag.Distributions.Node
+		if in == nil || isNull(in) {
+			continue
+		}
+		if in.Kind != yaml.MappingNode {
+			return pos.errAt(in, "distributions", "expected a mapping of names, got %s", describe(in))
+		}
+		if dists == nil || isNull(dists) {
+			k := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "distributions"}
+			dists = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+			if hasDists {
+				root.Content[dk+1] = dists
+			} else {
+				root.Content = append(root.Content, k, dists)
+			}
+		}
+		for i := 0; i+1 < len(in.Content); i += 2 {
+			k := in.Content[i]
+			if at, dup := lookup(dists, k.Value); dup {
 				// Both places are named: the scenario's own entry, or the
 				// file included earlier that brought it.
-				first := l.pos.errAt(had.node, "", "")
+				first := pos.errAt(dists.Content[at], "", "")
 				where := "the scenario"
-				if first.File != l.pos.main {
+				if first.File != pos.main {
 					where = first.File
 				}
-				return l.pos.errAt(it.node, "distributions."+it.Name, "defined both in %s (line %d) and in %s", where, first.Line, shown)
+				return pos.errAt(k, "distributions."+k.Value, "defined both in %s (line %d) and in %s", where, first.Line, shown)
 			}
-			l.Scenario.Distributions.Items = append(l.Scenario.Distributions.Items, it)
+			dists.Content = append(dists.Content, k, in.Content[i+1])
 		}
 	}
 	return nil

@@ -16,6 +16,9 @@ import (
 var sweepNames = []string{"runs.csv", "summary.csv", "compare.csv", "first_failure.csv", "manifest.json",
 	"report.md", "report.html", "charts"}
 
+// sensitivityNames are the entries capsim sensitivity writes in its folder.
+var sensitivityNames = []string{"sensitivity.csv", "charts"}
+
 // outDir is a sweep's output folder as it is written: every file goes into
 // a staging folder beside it, which replaces the folder in one step on
 // Commit. A sweep that fails, is killed or runs out of disk leaves the
@@ -30,7 +33,11 @@ type outDir struct {
 	held   *os.File // the staging folder, locked while it is alive
 }
 
-func createOutDir(dir string) (*outDir, error) {
+func createOutDir(dir string) (*outDir, error) { return createOutDirOf(dir, sweepNames, "a sweep") }
+
+// createOutDirOf is createOutDir for a command that writes the entries
+// names; who names it in messages ("a sweep").
+func createOutDirOf(dir string, names []string, who string) (*outDir, error) {
 	o := &outDir{flag: dir}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -47,7 +54,7 @@ func createOutDir(dir string) (*outDir, error) {
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return nil, usageErr("--out %s: cannot create the output folder: %v", dir, unwrapPath(err))
 	}
-	if err := checkOurs(dir, abs); err != nil {
+	if err := checkOurs(dir, abs, names, who); err != nil {
 		return nil, err
 	}
 	lock, err := os.OpenFile(filepath.Join(parent, "."+base+".lock"), os.O_CREATE|os.O_RDWR, 0o644)
@@ -80,7 +87,7 @@ func createOutDir(dir string) (*outDir, error) {
 
 // checkOurs refuses to replace a folder that holds files no sweep writes:
 // replacing it would delete them.
-func checkOurs(flag, dir string) error {
+func checkOurs(flag, dir string, names []string, who string) error {
 	st, err := os.Stat(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -97,7 +104,7 @@ func checkOurs(flag, dir string) error {
 	}
 	var foreign []string
 	for _, e := range entries {
-		if !slices.Contains(sweepNames, e.Name()) && !ourTemporary(e.Name()) {
+		if !slices.Contains(names, e.Name()) && !ourTemporary(e.Name(), names) {
 			foreign = append(foreign, e.Name())
 		}
 	}
@@ -105,8 +112,8 @@ func checkOurs(flag, dir string) error {
 		if len(foreign) > 3 {
 			foreign = append(foreign[:3], "...")
 		}
-		return usageErr("--out %s holds files a sweep does not write (%s); a sweep replaces its folder whole, so name a new or empty folder, or one a sweep wrote",
-			flag, quoteNames(foreign))
+		return usageErr("--out %s holds files %s does not write (%s); %s replaces its folder whole, so name a new or empty folder, or one %s wrote",
+			flag, who, quoteNames(foreign), who, who)
 	}
 	return nil
 }
@@ -114,8 +121,8 @@ func checkOurs(flag, dir string) error {
 // ourTemporary reports whether name is a temporary file a sweep wrote
 // into its folder and was killed before it renamed: it goes with the old
 // folder.
-func ourTemporary(name string) bool {
-	for _, n := range sweepNames {
+func ourTemporary(name string, names []string) bool {
+	for _, n := range names {
 		if strings.HasPrefix(name, tempPattern(n)) {
 			return true
 		}

@@ -67,6 +67,7 @@ better? With no scenario argument, commands use the embedded "trip" scenario.`,
 var commands = []func(*IOStreams) *cobra.Command{
 	newRunCmd,
 	newSweepCmd,
+	newSensitivityCmd,
 	newCalibrateCmd,
 	newValidateCmd,
 	newScenariosCmd,

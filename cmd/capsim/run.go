@@ -18,6 +18,7 @@ type runOptions struct {
 	Multiplier float64
 	Seed       uint64
 	Sets       []string
+	Scales     []string
 	JSON       bool
 	Trace      string
 	FailOnSLO  bool
@@ -53,6 +54,7 @@ The same scenario, design, multiplier and seed always give the same result.`,
 	f.Float64VarP(&opts.Multiplier, "multiplier", "m", 1, "load multiplier: scales every journey rate and client count")
 	f.Uint64Var(&opts.Seed, "seed", 1, "master seed of the random streams")
 	f.StringArrayVar(&opts.Sets, "set", nil, "override a scenario value, path=value (repeatable), e.g. components.api.servers=16")
+	f.StringArrayVar(&opts.Scales, "scale", nil, "multiply a distribution, duration or number, path=factor (repeatable), e.g. distributions.service=1.1")
 	f.BoolVar(&opts.JSON, "json", false, "print the result as JSON instead of a summary")
 	f.StringVar(&opts.Trace, "trace", "", "write every event as a JSON line to `FILE`")
 	f.BoolVar(&opts.FailOnSLO, "fail-on-slo", false, "exit with code 3 when an SLO is broken")
@@ -64,7 +66,7 @@ func runRun(ctx context.Context, io *IOStreams, opts *runOptions) error {
 	if opts.Multiplier <= 0 || math.IsNaN(opts.Multiplier) || math.IsInf(opts.Multiplier, 0) {
 		return usageErr("--multiplier must be a number > 0, got %g", opts.Multiplier)
 	}
-	c, l, cerr := compileScenario(opts.Scenario, model.LoadOptions{Design: opts.Design, Sets: opts.Sets})
+	c, l, cerr := compileScenario(opts.Scenario, model.LoadOptions{Design: opts.Design, Sets: opts.Sets, Scales: opts.Scales})
 	if cerr != nil {
 		return cerr
 	}

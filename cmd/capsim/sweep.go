@@ -44,6 +44,7 @@ type sweepOptions struct {
 	Seed         uint64
 	Workers      int
 	Sets         []string
+	Scales       []string
 	Out          string
 	Refine       int
 	FailOnSLO    bool
@@ -114,6 +115,7 @@ when a design breaks an SLO inside the range; 130 interrupted.`,
 	f.Uint64Var(&opts.Seed, "seed", 1, "seed of the first replication")
 	f.IntVar(&opts.Workers, "workers", runtime.GOMAXPROCS(0), "runs in parallel (the output does not depend on it)")
 	f.StringArrayVar(&opts.Sets, "set", nil, "override a scenario value, path=value (repeatable), e.g. components.api.servers=16")
+	f.StringArrayVar(&opts.Scales, "scale", nil, "multiply a distribution, duration or number, path=factor (repeatable), e.g. distributions.service=1.1")
 	f.StringVarP(&opts.Out, "out", "o", defaultOut, "output folder")
 	f.IntVar(&opts.Refine, "refine", defaultRefine, "bisection steps refining each first-failure multiplier between grid points")
 	f.BoolVar(&opts.FailOnSLO, "fail-on-slo", false, "exit with code 3 when a design breaks an SLO inside the range")
@@ -367,6 +369,9 @@ func experimentKey(plan *sweepPlan, opts *sweepOptions) (string, error) {
 		designs = append(designs, d.Name)
 	}
 	fmt.Fprintf(h, "%s\n%q\n%v\n%d\n%d\n%q\n", Version, designs, plan.multipliers, plan.reps, opts.Seed, opts.Sets)
+	if len(opts.Scales) > 0 {
+		fmt.Fprintf(h, "%q\n", opts.Scales)
+	}
 	for _, src := range sources {
 		h.Write(src.Data)
 	}
@@ -382,7 +387,7 @@ func (p *sweepPlan) sources() ([]model.Source, error) {
 // planSweep settles every choice before anything runs, so a bad flag
 // costs nothing and is reported with the flag's name.
 func planSweep(opts *sweepOptions) (*sweepPlan, error) {
-	l, err := loadScenario(opts.Scenario, model.LoadOptions{Sets: opts.Sets})
+	l, err := loadScenario(opts.Scenario, model.LoadOptions{Sets: opts.Sets, Scales: opts.Scales})
 	if err != nil {
 		return nil, scenarioErr(err)
 	}
@@ -426,7 +431,7 @@ func planSweep(opts *sweepOptions) (*sweepPlan, error) {
 		if name == baseDesign && !slices.Contains(l.Scenario.Designs.Names(), baseDesign) {
 			design = ""
 		}
-		c, dl, err := compileScenario(opts.Scenario, model.LoadOptions{Design: design, Sets: opts.Sets})
+		c, dl, err := compileScenario(opts.Scenario, model.LoadOptions{Design: design, Sets: opts.Sets, Scales: opts.Scales})
 		if err != nil {
 			return nil, err
 		}

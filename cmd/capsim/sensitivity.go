@@ -1,0 +1,343 @@
+package main
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+
+	"capsim/model"
+	"capsim/model/sensitivity"
+	"capsim/model/sweep"
+	"capsim/plots"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+const (
+	defaultSensitivityOut = "capsim-sensitivity"
+	// A perturbation of 10 % moves a first failure by about 10 % times its
+	// elasticity; six bisection steps split a grid step of 1 into 64, so
+	// the move shows above the search's resolution for elasticities down
+	// to about 0.2 at a failure near 3x.
+	defaultSensitivityRefine = 6
+)
+
+type sensitivityOptions struct {
+	Scenario     string
+	Designs      []string
+	Params       string
+	List         bool
+	Delta        string
+	Replications int
+	Multipliers  string
+	Seed         uint64
+	Workers      int
+	Refine       int
+	Sets, Scales []string
+	Out          string
+
+	set map[string]bool
+}
+
+func newSensitivityCmd(io *IOStreams) *cobra.Command {
+	opts := &sensitivityOptions{}
+	cmd := &cobra.Command{
+		Use:   "sensitivity [SCENARIO] [--design D]... [--params LIST|all] [--list] [--delta 10%]",
+		Short: "Find which parameters a design's first failure hinges on",
+		Long: `Perturb the scenario's parameters one at a time and see how far each design's
+first failure moves. The parameters come from the scenario: every named
+distribution something uses and every time written in place (scaled by
+1 ± delta, keeping the distribution's shape), every count (servers, permits,
+instances, queues, repeats, attributes that are whole numbers: moved by
+max(1, round(n × delta)) each way), branch weights and other numbers
+(scaled). Each is labelled input, fitted or assumption when its comment
+says so. --list prints them without running anything; --params restricts
+the analysis to some (names or --set paths, comma-separated).
+
+Every perturbation runs the first-failure search of capsim sweep with the
+same seeds as the base (common random numbers), so the change measures the
+parameter, not the dice. Per design and parameter it reports the first
+failure lowered and raised, its change, and the elasticity: ln(first
+failure raised / lowered) / ln(parameter raised / lowered), about the %
+change of the first failure per % change of the parameter. Defaults for
+--multipliers and --replications come from the scenario's sweep: key.
+
+The output folder gets sensitivity.csv (one row per design, parameter and
+side) and charts/tornado-DESIGN.svg and .png; every file appears whole or
+not at all, and the bytes do not depend on --workers.`,
+		Example: `  capsim sensitivity trip --design v1-improved --list
+  capsim sensitivity trip --design v1-improved -r 3
+  capsim sensitivity trip --design v1-improved --params heic_converter.servers,derivative_heic_photo --delta 5%`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				opts.Scenario = args[0]
+			}
+			opts.set = map[string]bool{}
+			cmd.Flags().Visit(func(f *pflag.Flag) { opts.set[f.Name] = true })
+			return runSensitivity(cmd.Context(), io, opts)
+		},
+		ValidArgsFunction: completeScenarios,
+	}
+	f := cmd.Flags()
+	f.StringArrayVarP(&opts.Designs, "design", "d", nil, "design to analyse (repeatable; default: the base scenario)")
+	f.StringVar(&opts.Params, "params", "all", "parameters to perturb, comma-separated names or paths, or all")
+	f.BoolVar(&opts.List, "list", false, "list the parameters and how they would be perturbed, and run nothing")
+	f.StringVar(&opts.Delta, "delta", "10%", "relative perturbation, as 10% or 0.1")
+	f.IntVarP(&opts.Replications, "replications", "r", defaultReplications, "runs per multiplier, with seeds SEED, SEED+1, ... in the base and every perturbation")
+	f.StringVarP(&opts.Multipliers, "multipliers", "m", defaultMultipliers, "load multipliers of the search's grid: a list 1,2,4 or a range start:end:step")
+	f.Uint64Var(&opts.Seed, "seed", 1, "seed of the first replication")
+	f.IntVar(&opts.Workers, "workers", runtime.GOMAXPROCS(0), "runs in parallel (the output does not depend on it)")
+	f.IntVar(&opts.Refine, "refine", defaultSensitivityRefine, "bisection steps refining each first failure between grid points")
+	f.StringArrayVar(&opts.Sets, "set", nil, "override a scenario value first, path=value (repeatable)")
+	f.StringArrayVar(&opts.Scales, "scale", nil, "multiply a scenario value first, path=factor (repeatable)")
+	f.StringVarP(&opts.Out, "out", "o", defaultSensitivityOut, "output folder")
+	cmd.RegisterFlagCompletionFunc("design", completeDesigns)
+	return cmd
+}
+
+// parseDelta reads 10% or 0.1.
+func parseDelta(s string) (float64, error) {
+	t := strings.TrimSpace(s)
+	div := 1.0
+	if strings.HasSuffix(t, "%") {
+		t, div = strings.TrimSuffix(t, "%"), 100
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || !(v > 0) || math.IsInf(v, 0) || v/div >= 1 {
+		return 0, fmt.Errorf("--delta must be a fraction in (0, 1) or a percentage in (0%%, 100%%), such as 10%% or 0.1, got %q", s)
+	}
+	return v / div, nil
+}
+
+func runSensitivity(ctx context.Context, io *IOStreams, opts *sensitivityOptions) error {
+	delta, err := parseDelta(opts.Delta)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	if opts.Workers < 1 {
+		return usageErr("--workers must be >= 1, got %d", opts.Workers)
+	}
+	if opts.Refine < 0 {
+		return usageErr("--refine must be >= 0, got %d", opts.Refine)
+	}
+	base, err := loadScenario(opts.Scenario, model.LoadOptions{Sets: opts.Sets, Scales: opts.Scales})
+	if err != nil {
+		return scenarioErr(err)
+	}
+	sc := base.Scenario
+	designs := opts.Designs
+	if len(designs) == 0 {
+		designs = []string{baseDesign}
+	}
+	type planned struct {
+		name, design string
+		params       []model.Param
+	}
+	var plans []planned
+	seen := map[string]bool{}
+	for _, name := range designs {
+		if seen[name] {
+			return usageErr("--design %s is given twice", name)
+		}
+		seen[name] = true
+		design := name
+		if name == baseDesign && !contains(sc.Designs.Names(), baseDesign) {
+			design = ""
+		}
+		l, err := loadScenario(opts.Scenario, model.LoadOptions{Design: design, Sets: opts.Sets, Scales: opts.Scales})
+		if err != nil {
+			return scenarioErr(err)
+		}
+		params, err := sensitivity.Select(l.Params(), opts.Params)
+		if err != nil {
+			if len(designs) > 1 {
+				return usageErr("--params: design %s: %v", name, err)
+			}
+			return usageErr("--params: %v", err)
+		}
+		plans = append(plans, planned{name, design, params})
+	}
+	if opts.List {
+		for i, p := range plans {
+			if i > 0 {
+				fmt.Fprintln(io.Out)
+			}
+			sensitivity.WriteList(io.Out, p.name, p.params, delta)
+		}
+		return nil
+	}
+
+	sd := sc.Sweep
+	multipliers, source := opts.Multipliers, "--multipliers "+opts.Multipliers
+	if !opts.set["multipliers"] && sd.Multipliers != "" {
+		multipliers, source = sd.Multipliers, "sweep.multipliers in the scenario ("+sd.Multipliers+")"
+	}
+	grid, err := sweep.ParseMultipliers(multipliers)
+	if err != nil {
+		return usageErr("%s: %v", source, err)
+	}
+	reps := opts.Replications
+	if !opts.set["replications"] && sd.Replications != nil {
+		reps = *sd.Replications
+	}
+	if reps < 1 {
+		return usageErr("--replications must be >= 1, got %d", reps)
+	}
+
+	cfg := sensitivity.Config{Scenario: sc.Name, Delta: delta, Multipliers: grid, Replications: reps,
+		Seed: opts.Seed, Workers: opts.Workers, Refine: opts.Refine}
+	for _, p := range plans {
+		c, _, err := compileScenario(opts.Scenario, model.LoadOptions{Design: p.design, Sets: opts.Sets, Scales: opts.Scales})
+		if err != nil {
+			return err
+		}
+		d := sensitivity.Design{Name: p.name, Base: c, Perturbations: sensitivity.Plan(p.params, delta)}
+		for _, pt := range d.Perturbations {
+			lo := model.LoadOptions{Design: p.design, Sets: opts.Sets, Scales: opts.Scales}
+			if pt.Set != "" {
+				lo.Sets = append(append([]string{}, opts.Sets...), pt.Set)
+			} else {
+				lo.Scales = append(append([]string{}, opts.Scales...), pt.Scale)
+			}
+			c, _, err := compileScenario(opts.Scenario, lo)
+			if err != nil {
+				return fmt.Errorf("design %s, %s %s: %w", p.name, pt.Param.Name, pt.To, err)
+			}
+			d.Compiled = append(d.Compiled, c)
+		}
+		cfg.Designs = append(cfg.Designs, d)
+	}
+	out, err := createOutDirOf(opts.Out, sensitivityNames, "sensitivity")
+	if err != nil {
+		return err
+	}
+	defer out.Abort() // a no-op once committed
+	prog := newProgress(io, sc.Name)
+	if prog != nil {
+		cfg.Progress = prog.update
+	}
+	res, err := sensitivity.Run(ctx, cfg)
+	prog.finish()
+	if err != nil {
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return withCode(exitInterrupt, errors.New("sensitivity interrupted; no output written"))
+		}
+		return withCode(exitError, err)
+	}
+	files, err := sensitivityFiles(res)
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	for _, f := range files {
+		if err := out.write(f.name, f.data); err != nil {
+			return withCode(exitError, err)
+		}
+	}
+	if err := out.Commit(); err != nil {
+		return withCode(exitError, err)
+	}
+	res.WriteTable(io.Out, 0)
+	names := make([]string, len(files))
+	for i, f := range files {
+		names[i] = f.name
+	}
+	fmt.Fprintf(io.Out, "\nwrote %s: %s\n", opts.Out, strings.Join(names, ", "))
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// tornadoSpan is the width of a row's bars: how far apart its two ends
+// are, either end being the base when that side has no value.
+func tornadoSpan(r plots.TornadoRow, base float64) float64 {
+	lo, hi := r.Low, r.High
+	if math.IsNaN(lo) {
+		lo = base
+	}
+	if math.IsNaN(hi) {
+		hi = base
+	}
+	return max(lo, hi, base) - min(lo, hi, base)
+}
+
+var unsafeFileChars = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// tornadoRows is how many parameters a tornado chart shows: beyond about
+// fifteen the bars get too thin to read, and the CSV has the rest.
+const tornadoRows = 15
+
+// sensitivityFiles renders every output in memory, so that a failure
+// leaves the folder as it was.
+func sensitivityFiles(res *sensitivity.Result) ([]outFile, error) {
+	var b bytes.Buffer
+	if err := res.WriteCSV(&b); err != nil {
+		return nil, err
+	}
+	files := []outFile{{"sensitivity.csv", b.Bytes()}}
+	pct := strconv.FormatFloat(100*res.Delta, 'g', 4, 64) + "%"
+	for _, o := range res.Designs {
+		if !o.Base.Found || o.Base.BelowRange {
+			continue // no point to perturb around
+		}
+		t := plots.Tornado{
+			Title:    fmt.Sprintf("%s %s: first failure by parameter (±%s, counts by whole steps)", res.Scenario, o.Design, pct),
+			XLabel:   "first-failure load multiplier",
+			Base:     o.Base.Multiplier,
+			LowName:  "parameter lowered",
+			HighName: "parameter raised",
+		}
+		// A tornado is ordered by the width of its bars, widest at the
+		// top; a parameter that moved nothing is left to the CSV.
+		var rows []plots.TornadoRow
+		for _, k := range o.Rank() {
+			row := plots.TornadoRow{Name: k.Param.Name, Low: math.NaN(), High: math.NaN()}
+			for _, s := range []struct {
+				r  *sensitivity.Row
+				to *float64
+			}{{k.Low, &row.Low}, {k.High, &row.High}} {
+				if s.r != nil && s.r.FirstFailure.Found && !s.r.FirstFailure.BelowRange {
+					*s.to = s.r.FirstFailure.Multiplier
+				}
+			}
+			if tornadoSpan(row, t.Base) > 0 {
+				rows = append(rows, row)
+			}
+		}
+		slices.SortStableFunc(rows, func(a, b plots.TornadoRow) int {
+			return cmp.Compare(tornadoSpan(b, t.Base), tornadoSpan(a, t.Base))
+		})
+		t.Rows = rows[:min(len(rows), tornadoRows)]
+		if len(t.Rows) == 0 {
+			continue
+		}
+		name := "charts/tornado-" + unsafeFileChars.ReplaceAllString(o.Design, "_")
+		h := min(2.5+0.55*float64(len(t.Rows)), 40)
+		for _, format := range []string{plots.SVG, plots.PNG} {
+			data, err := t.Render(format, 20, h)
+			if errors.Is(err, plots.ErrNoData) {
+				break
+			}
+			if err != nil {
+				return nil, err
+			}
+			files = append(files, outFile{name + "." + format, data})
+		}
+	}
+	return files, nil
+}

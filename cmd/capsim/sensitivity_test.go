@@ -1,0 +1,109 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"capsim/cmd/golden"
+)
+
+// What the trip scenario's answer may hinge on, with each value's label
+// and how it would be perturbed: the listing is derived from the scenario,
+// so a parameter added, dropped or relabelled shows up here.
+func TestSensitivityListGolden(t *testing.T) {
+	code, stdout, stderr := run(t, "sensitivity", "trip", "--list")
+	if code != 0 || stderr != "" {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	golden.Check(t, goldenFile("sensitivity_trip_list"), []byte(stdout))
+}
+
+func TestSensitivityRefusesBadFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--params", "heic_converter.server"},
+			`capsim: --params: unknown parameter "heic_converter.server" (capsim sensitivity --list shows them); did you mean "heic_converter.servers"?`},
+		{[]string{"--params", "no_such_thing"},
+			`capsim: --params: unknown parameter "no_such_thing" (capsim sensitivity --list shows them)`},
+		{[]string{"--params", "app.servers,,app.queue"},
+			`capsim: --params: expected parameter names separated by commas, or all, got "app.servers,,app.queue"`},
+		{[]string{"--params", "app.servers,components.app.servers"},
+			``},
+		{[]string{"--params", "app.servers,app.servers"},
+			`capsim: --params: parameter "app.servers" is listed twice`},
+		{[]string{"--design", "v1-original", "--design", "v1-improved", "--params", "heic_converter.servers"},
+			`capsim: --params: design v1-original: unknown parameter "heic_converter.servers" (capsim sensitivity --list shows them)`},
+		{[]string{"--design", "v9"},
+			`capsim: trip.yaml: unknown design "v9" (available: v1-original, v1-improved, queue-wait, async-ai, direct-upload, lock-fix, warm-worker, two-workers, single-trip, paired-trips, same-account-burst, read-path)`},
+		{[]string{"--delta", "0"},
+			`capsim: --delta must be a fraction in (0, 1) or a percentage in (0%, 100%), such as 10% or 0.1, got "0"`},
+		{[]string{"--delta", "150%"},
+			`capsim: --delta must be a fraction in (0, 1) or a percentage in (0%, 100%), such as 10% or 0.1, got "150%"`},
+	} {
+		args := append([]string{"sensitivity", "trip", "--list"}, tc.args...)
+		code, _, stderr := run(t, args...)
+		if tc.want == "" {
+			// A name and a path naming the same parameter list it once.
+			if code != 0 {
+				t.Errorf("%v: exit %d: %s", tc.args, code, stderr)
+			}
+			continue
+		}
+		if code != exitUsage || strings.TrimSpace(stderr) != tc.want {
+			t.Errorf("%v: exit %d\n got %s\nwant %s", tc.args, code, strings.TrimSpace(stderr), tc.want)
+		}
+	}
+}
+
+// The whole output folder and stdout are the same bytes for one worker
+// and for several.
+func TestSensitivityBytesDoNotDependOnWorkers(t *testing.T) {
+	outputs := map[string]map[string][]byte{}
+	for _, w := range []string{"1", "3"} {
+		dir := t.TempDir()
+		code, stdout, stderr := run(t, "sensitivity", "mmck", "--set", "duration=1500s", "--set", "warmup=100s",
+			"--multipliers", "0.5,0.75,1", "-r", "2", "--refine", "2", "--params", "customer.work,server.servers",
+			"--workers", w, "--out", dir)
+		if code != 0 {
+			t.Fatalf("workers %s: exit %d: %s", w, code, stderr)
+		}
+		files := map[string][]byte{"stdout": []byte(strings.ReplaceAll(stdout, dir, "OUT"))}
+		for _, name := range []string{"sensitivity.csv", "charts/tornado-base.svg", "charts/tornado-base.png"} {
+			data, err := os.ReadFile(filepath.Join(dir, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			files[name] = data
+		}
+		outputs[w] = files
+	}
+	for name, data := range outputs["1"] {
+		if !bytes.Equal(data, outputs["3"][name]) {
+			t.Errorf("%s differs between 1 and 3 workers", name)
+		}
+	}
+}
+
+// The README's sensitivity excerpt is what capsim prints.
+func TestReadmeSensitivityIsWhatCapsimPrints(t *testing.T) {
+	block := readmeBlock(t, "## Sensitivity", "")
+	cmdLine, want, _ := strings.Cut(block, "\n")
+	args, ok := strings.CutPrefix(cmdLine, "$ capsim ")
+	if !ok {
+		t.Fatalf("the block starts with %q", cmdLine)
+	}
+	argv := append(strings.Fields(args), "--out", t.TempDir())
+	code, got, stderr := run(t, argv...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	got = got[:strings.LastIndex(got, "\nwrote ")+1]
+	if got != want {
+		t.Errorf("README shows:\n%s\ncapsim prints:\n%s", want, got)
+	}
+}

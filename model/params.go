@@ -1,0 +1,353 @@
+package model
+
+import (
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Param is one value of a loaded scenario that a result may hinge on: a
+// named distribution, a time, a count, a branch weight or a number. Path
+// is where an override reaches it (--set, --scale); Name is a shorter
+// handle, unique in the scenario.
+type Param struct {
+	Name  string
+	Path  string
+	Kind  ParamKind
+	Value string // as written; for a named distribution, its definition
+	// Mean is a distribution's or a time's mean in seconds; NaN for the
+	// other kinds and for an empirical distribution read from a file.
+	Mean float64
+	// Min is the smallest value a count may take (0 or 1).
+	Min int
+	// Label says where the value comes from, as its comment does:
+	// "input" (a measured figure), "fitted" (a calibrated distribution),
+	// "assumption", or "" when nothing says. Note is the comment's words.
+	Label, Note string
+}
+
+// ParamKind tells how a parameter is perturbed: a count by whole steps,
+// everything else by a factor.
+type ParamKind string
+
+const (
+	ParamDistribution ParamKind = "distribution" // a named distribution, every use of it
+	ParamTime         ParamKind = "time"         // a duration or a distribution written in place
+	ParamCount        ParamKind = "count"        // servers, permits, a queue, a repeat, an attribute counted
+	ParamWeight       ParamKind = "weight"       // a choose branch's weight: the branch's share
+	ParamNumber       ParamKind = "number"       // a rate, a probability, cores, an attribute not whole
+)
+
+// Count keys of components and steps, and the least each may be; time keys.
+var (
+	countKeys = map[string]int{"servers": 1, "permits": 1, "instances": 1, "min_instances": 0, "queue": 0,
+		"admit": 1, "replicas": 1, "max": 1, "max_sessions": 1, "repeat": 1, "fanout": 1, "limit": 1,
+		"attempts": 1, "clients": 1, "users": 1}
+	timeKeys = map[string]bool{"wait_timeout": true, "idle_stop": true, "cold_start": true, "warm_start": true,
+		"connect": true, "max_wait": true, "idle_timeout": true, "report_every": true, "ttl": true,
+		"timeout": true, "deadline": true, "every": true, "work": true, "delay": true, "backoff": true,
+		"max_backoff": true, "think": true, "refuse_cost": true}
+	numberKeys = map[string]bool{"rate": true, "burst": true, "cores": true, "p": true}
+)
+
+// Params lists the parameters of the scenario as loaded (its design and
+// overrides applied), in file order: the named distributions something
+// uses, then each component's, journey's and route's values. A value
+// written once and reached by several paths (a YAML alias) is listed once.
+// Left out: the journeys' rates (the load multiplier scales them), the
+// run's own settings (duration, warm-up, guards) and the SLOs.
+func (l *Loaded) Params() []Param {
+	w := &paramWalker{seen: map[*yaml.Node]bool{}, names: map[string]int{}}
+	root := l.root
+	used := map[string]bool{}
+	for _, k := range []string{"components", "journeys", "routes"} {
+		if j, ok := lookup(root, k); ok {
+			scalars(resolve(root.Content[j+1]), used)
+		}
+	}
+	if m := entry(root, "distributions"); m != nil {
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			k, v := m.Content[i], resolve(m.Content[i+1])
+			if !used[k.Value] {
+				continue
+			}
+			text, note := v.Value, ""
+			label, cnote := commentLabel(k, v)
+			if v.Kind == yaml.MappingNode {
+				if d := entry(v, "dist"); d != nil {
+					text = d.Value
+				}
+				if src := entry(v, "source"); src != nil && label == "" {
+					label = "fitted"
+					for _, key := range []string{"ref", "figures"} {
+						if r := entry(src, key); r != nil && r.Kind == yaml.ScalarNode {
+							note = r.Value
+							break
+						}
+					}
+				}
+			}
+			if note == "" {
+				note = cnote
+			}
+			w.add(Param{Name: k.Value, Path: "distributions." + k.Value, Kind: ParamDistribution, Value: text, Label: label, Note: note}, v, k.Value)
+		}
+	}
+	if m := entry(root, "components"); m != nil {
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			k, c := m.Content[i], resolve(m.Content[i+1])
+			w.mapping(c, "components."+k.Value, k.Value, []*yaml.Node{k, c}, false)
+		}
+	}
+	if m := entry(root, "journeys"); m != nil {
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			k, j := m.Content[i], resolve(m.Content[i+1])
+			path := "journeys." + k.Value
+			if a := entry(j, "attributes"); a != nil && a.Kind == yaml.MappingNode {
+				for i := 0; i+1 < len(a.Content); i += 2 {
+					ak, av := a.Content[i], resolve(a.Content[i+1])
+					w.number(ak, av, path+".attributes."+ak.Value, k.Value+"."+ak.Value, 0, true, nil)
+				}
+			}
+			w.mapping(j, path, k.Value, []*yaml.Node{k}, true)
+		}
+	}
+	if m := entry(root, "routes"); m != nil {
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			k, r := m.Content[i], resolve(m.Content[i+1])
+			w.mapping(r, "routes."+k.Value, k.Value, []*yaml.Node{k}, true)
+		}
+	}
+	// Names leave out the step numbers where no other parameter then has
+	// the same name; a name two parameters still share is the full path.
+	compact := map[string]int{}
+	for _, p := range w.out {
+		compact[compactName(p.Name)]++
+	}
+	for i := range w.out {
+		p := &w.out[i]
+		switch {
+		case compact[compactName(p.Name)] == 1:
+			p.Name = compactName(p.Name)
+		case w.names[p.Name] > 1:
+			p.Name = p.Path
+		}
+	}
+	return w.out
+}
+
+// compactName drops the step numbers of a name (the numbers not after
+// choose, which number branches).
+func compactName(name string) string {
+	segs := strings.Split(name, ".")
+	out := segs[:0:0]
+	for i, s := range segs {
+		if _, err := strconv.Atoi(s); err == nil && i > 0 && segs[i-1] != "choose" {
+			continue
+		}
+		out = append(out, s)
+	}
+	return strings.Join(out, ".")
+}
+
+type paramWalker struct {
+	out   []Param
+	seen  map[*yaml.Node]bool
+	names map[string]int
+}
+
+func (w *paramWalker) add(p Param, n *yaml.Node, name string) {
+	if w.seen[n] {
+		return
+	}
+	p.Mean = math.NaN()
+	if p.Kind == ParamDistribution || p.Kind == ParamTime {
+		if t, err := parseDuration(p.Value); err == nil {
+			p.Mean = t.Seconds()
+		} else if d, file, err := parseDist(p.Value); err == nil && file == "" {
+			p.Mean = d.Mean()
+		}
+	}
+	w.seen[n] = true
+	p.Name = name
+	w.names[name]++
+	w.out = append(w.out, p)
+}
+
+// mapping walks a component, a journey, a route, a step or a nested map
+// (poll:, retry:, fail:). owner holds the nodes of the entry or step
+// whose comments may speak for the values it holds.
+func (w *paramWalker) mapping(m *yaml.Node, path, name string, owner []*yaml.Node, steps bool) {
+	if m.Kind != yaml.MappingNode {
+		return
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], resolve(m.Content[i+1])
+		p, n := path+"."+k.Value, name+"."+k.Value
+		switch {
+		case k.Value == "steps" && v.Kind == yaml.SequenceNode:
+			for s, st := range v.Content {
+				idx := strconv.Itoa(s)
+				st = resolve(st)
+				step := []*yaml.Node{st}
+				if st.Kind == yaml.MappingNode && len(st.Content) > 0 {
+					step = append(step, st.Content[0])
+				}
+				w.mapping(st, p+"."+idx, name+"."+idx, step, true)
+			}
+		case k.Value == "choose" && v.Kind == yaml.SequenceNode:
+			// The last branch's weight is what the others leave: with two
+			// branches, perturbing both would say one thing twice.
+			for b, br := range v.Content {
+				br = resolve(br)
+				bp, bn := p+"."+strconv.Itoa(b), n+"."+strconv.Itoa(b)
+				if wt := entry(br, "weight"); wt != nil && b < len(v.Content)-1 {
+					w.factor(keyOf(br, "weight"), wt, bp+".weight", bn+".weight", ParamWeight)
+				}
+				if st := entry(br, "steps"); st != nil {
+					w.mapping(br, bp, bn, owner, true)
+				}
+			}
+		case k.Value == "attributes" || k.Value == "rate" && steps || k.Value == "stages" || k.Value == "count":
+			// attributes are walked by the caller; a journey's rate and
+			// count are the load, which the multiplier already varies.
+		case (k.Value == "poll" || k.Value == "retry" || k.Value == "fail") && v.Kind == yaml.MappingNode:
+			w.mapping(v, p, n, owner, true)
+		case v.Kind != yaml.ScalarNode:
+		case timeKeys[k.Value]:
+			w.time(k, v, p, n, owner)
+		case countKeys[k.Value] >= 0 && isCountKey(k.Value):
+			w.number(k, v, p, n, countKeys[k.Value], false, owner)
+		case numberKeys[k.Value]:
+			w.factor(k, v, p, n, ParamNumber)
+		}
+	}
+}
+
+func isCountKey(k string) bool { _, ok := countKeys[k]; return ok }
+
+// time lists a duration or a distribution written in place; a name is a
+// named distribution's use, listed under distributions.
+func (w *paramWalker) time(k, v *yaml.Node, path, name string, owner []*yaml.Node) {
+	s := strings.TrimSpace(v.Value)
+	if !strings.Contains(s, "(") {
+		if _, err := parseDuration(s); err != nil {
+			return
+		}
+	} else if strings.HasPrefix(s, "empirical(file") {
+		return
+	}
+	label, note := commentLabel(k, v)
+	if label == "" {
+		label, note = ownerLabel(owner, k.Value)
+	}
+	w.add(Param{Path: path, Kind: ParamTime, Value: s, Label: label, Note: note}, v, name)
+}
+
+// number lists a whole number as a count and anything else as a number
+// (attributes: a share is not counted); names (attribute references) are
+// listed where they are defined.
+func (w *paramWalker) number(k, v *yaml.Node, path, name string, least int, attribute bool, owner []*yaml.Node) {
+	if v.Kind != yaml.ScalarNode {
+		return
+	}
+	label, note := commentLabel(k, v)
+	if label == "" {
+		label, note = ownerLabel(owner, k.Value)
+	}
+	if _, err := strconv.Atoi(v.Value); err == nil {
+		w.add(Param{Path: path, Kind: ParamCount, Value: v.Value, Min: least, Label: label, Note: note}, v, name)
+		return
+	}
+	if _, err := strconv.ParseFloat(v.Value, 64); err == nil && attribute {
+		w.add(Param{Path: path, Kind: ParamNumber, Value: v.Value, Label: label, Note: note}, v, name)
+	}
+}
+
+func (w *paramWalker) factor(k, v *yaml.Node, path, name string, kind ParamKind) {
+	if v.Kind != yaml.ScalarNode {
+		return
+	}
+	if x, err := strconv.ParseFloat(v.Value, 64); err != nil || !(x > 0) {
+		return
+	}
+	label, note := commentLabel(k, v)
+	w.add(Param{Path: path, Kind: kind, Value: v.Value, Label: label, Note: note}, v, name)
+}
+
+var (
+	labelWord = regexp.MustCompile(`\b(input|fitted|assumption)s?\b:?`)
+	figureRef = regexp.MustCompile(`\b\d{3}-[A-Z]?\d+\b`)
+)
+
+// commentLabel reads a label from the comments on a value's own line or
+// just above its key: "assumption: ..." and the like, or a reference to
+// a figure ("000-122"), which makes the value an input.
+func commentLabel(k, v *yaml.Node) (string, string) {
+	for _, c := range []string{v.LineComment, k.LineComment, k.HeadComment} {
+		if l, n := classify(c); l != "" {
+			return l, n
+		}
+	}
+	return "", ""
+}
+
+// ownerLabel reads a label from the comments of the entry that holds a
+// value: the comment ending its line (a one-line component), or the one
+// above it when that names the value's key.
+func ownerLabel(owner []*yaml.Node, key string) (string, string) {
+	for _, n := range owner {
+		if l, note := classify(n.LineComment); l != "" {
+			return l, note
+		}
+		if strings.Contains(n.HeadComment, key) {
+			if l, note := classify(n.HeadComment); l != "" {
+				return l, note
+			}
+		}
+	}
+	return "", ""
+}
+
+func classify(c string) (string, string) {
+	c = strings.Join(strings.Fields(strings.ReplaceAll(c, "#", " ")), " ")
+	if c == "" {
+		return "", ""
+	}
+	if m := labelWord.FindStringSubmatchIndex(c); m != nil {
+		return c[m[2]:m[3]], strings.TrimSpace(c[m[1]:])
+	}
+	if figureRef.MatchString(c) {
+		return "input", c
+	}
+	return "", ""
+}
+
+func entry(m *yaml.Node, key string) *yaml.Node {
+	if m == nil || m.Kind != yaml.MappingNode {
+		return nil
+	}
+	if j, ok := lookup(m, key); ok {
+		return resolve(m.Content[j+1])
+	}
+	return nil
+}
+
+func keyOf(m *yaml.Node, key string) *yaml.Node {
+	j, _ := lookup(m, key)
+	return m.Content[j]
+}
+
+// scalars collects every scalar value below n.
+func scalars(n *yaml.Node, into map[string]bool) {
+	n = resolve(n)
+	if n.Kind == yaml.ScalarNode {
+		into[n.Value] = true
+	}
+	for _, c := range n.Content {
+		scalars(c, into)
+	}
+}

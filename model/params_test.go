@@ -1,0 +1,80 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+// The parameters a sensitivity perturbs are read off the scenario: what
+// each value is, how it is labelled, and one entry for a value written
+// once however many paths reach it.
+const paramsScenario = `name: p
+include: [fit.yaml]
+duration: 60s
+distributions:
+  unused: 1s
+components:
+  app: {kind: pool, servers: 4, queue: 2} # 000-12
+  # assumption: a 30 s wait_timeout, the library's default
+  db:
+    kind: pool
+    servers: 2
+    wait_timeout: 30s
+journeys:
+  visit:
+    rate: 1/s
+    attributes: {photos: 10, share: 0.5}
+    steps:
+      - &upload
+        call: upload
+        timeout: 5s # assumption: a client's patience
+      - *upload
+      - repeat: photos
+        steps: [{delay: 2s}]
+routes:
+  upload:
+    steps:
+      - use: app
+        work: service
+      - choose:
+          - weight: 3 # fitted: from the access log
+            steps: [{use: db, work: "gamma(mean=20ms, cv=1)"}]
+          - weight: 1
+            steps: [{work: 1ms}]
+`
+
+func TestParamsOfAScenario(t *testing.T) {
+	fsys := fstest.MapFS{"s.yaml": {Data: []byte(paramsScenario)}, "fit.yaml": {Data: []byte(fit)}}
+	l, err := Load(fsys, "s.yaml", LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range l.Params() {
+		mean := ""
+		if !math.IsNaN(p.Mean) {
+			mean = fmt.Sprintf(" mean=%g", p.Mean)
+		}
+		got = append(got, fmt.Sprintf("%s %s %s %s min=%d%s [%s] %s", p.Name, p.Path, p.Kind, p.Value, p.Min, mean, p.Label, p.Note))
+	}
+	want := []string{
+		"service distributions.service distribution lognormal(mean=0.5s, cv=0.3) min=0 mean=0.5 [fitted] mean=0.5s cv=0.3",
+		"app.servers components.app.servers count 4 min=1 [input] 000-12",
+		"app.queue components.app.queue count 2 min=0 [input] 000-12",
+		"db.servers components.db.servers count 2 min=1 [] ",
+		"db.wait_timeout components.db.wait_timeout time 30s min=0 mean=30 [assumption] a 30 s wait_timeout, the library's default",
+		"visit.photos journeys.visit.attributes.photos count 10 min=0 [] ",
+		"visit.share journeys.visit.attributes.share number 0.5 min=0 [] ",
+		"visit.timeout journeys.visit.steps.0.timeout time 5s min=0 mean=5 [assumption] a client's patience",
+		"visit.delay journeys.visit.steps.2.steps.0.delay time 2s min=0 mean=2 [] ",
+		"upload.choose.0.weight routes.upload.steps.1.choose.0.weight weight 3 min=0 [fitted] from the access log",
+		"upload.choose.0.work routes.upload.steps.1.choose.0.steps.0.work time gamma(mean=20ms, cv=1) min=0 mean=0.02 [] ",
+		"upload.choose.1.work routes.upload.steps.1.choose.1.steps.0.work time 1ms min=0 mean=0.001 [] ",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("params:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

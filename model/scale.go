@@ -1,0 +1,187 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// applyScale applies one path=factor override: the value at path times
+// factor. A distribution keeps its family and shape (sim.Dist.Scale), a
+// duration and a number are multiplied; a count must stay whole.
+func applyScale(pos *positions, root *yaml.Node, s string) error {
+	label := "--scale " + s
+	p, text, ok := strings.Cut(s, "=")
+	p = strings.TrimSpace(p)
+	if !ok || p == "" {
+		return &Error{File: label, Msg: "expected path=factor, e.g. distributions.service=1.1"}
+	}
+	f, err := strconv.ParseFloat(strings.TrimSpace(text), 64)
+	if err != nil || !(f > 0) || math.IsInf(f, 0) {
+		return &Error{File: label, Msg: fmt.Sprintf("the factor must be a number > 0, got %q", strings.TrimSpace(text))}
+	}
+	segs := strings.Split(p, ".")
+	n, msg := findNode(root, segs)
+	if msg != "" {
+		return &Error{File: label, Msg: msg}
+	}
+	if n.Kind == yaml.MappingNode && len(segs) == 2 && segs[0] == "distributions" {
+		j, ok := lookup(n, "dist")
+		if !ok {
+			return &Error{File: label, Msg: p + " has no dist: to scale"}
+		}
+		n = resolve(n.Content[j+1])
+	}
+	if n.Kind != yaml.ScalarNode {
+		return &Error{File: label, Msg: fmt.Sprintf("%s is %s; only a distribution, a duration or a number can be scaled", p, describe(n))}
+	}
+	scaled, err := scaleText(root, n.Value, f)
+	if err != nil {
+		return &Error{File: label, Msg: fmt.Sprintf("%s: %v", p, err)}
+	}
+	// In place, so that errors still point at where the value is written
+	// and every alias of it changes with it, as it would in the file.
+	n.Value, n.Tag, n.Style = scaled, "!!str", 0
+	if _, err := strconv.ParseFloat(scaled, 64); err == nil {
+		n.Tag = "!!float"
+		if _, err := strconv.ParseInt(scaled, 10, 64); err == nil {
+			n.Tag = "!!int"
+		}
+	}
+	return nil
+}
+
+// scaleText returns the text of value × f.
+func scaleText(root *yaml.Node, value string, f float64) (string, error) {
+	value = strings.TrimSpace(value)
+	num := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+	if x, err := strconv.ParseFloat(value, 64); err == nil {
+		if _, err := strconv.ParseInt(value, 10, 64); err == nil {
+			y := x * f
+			if y != math.Round(y) {
+				return "", fmt.Errorf("%s is a whole number and %s × %s = %s is not; give the new value with --set", value, value, num(f), num(y))
+			}
+		}
+		return num(x * f), nil
+	}
+	if !strings.Contains(value, "(") {
+		if t, err := parseDuration(value); err == nil {
+			return num(t.Seconds()*f) + "s", nil
+		}
+		if validName(value) {
+			if dists := namedDistributions(root); slices.Contains(dists, value) {
+				return "", fmt.Errorf("names the distribution %s: scale distributions.%s (every use of it) instead", value, value)
+			}
+		}
+		return "", fmt.Errorf("%q is not a distribution, a duration or a number", value)
+	}
+	a, err := splitDist(value)
+	if err != nil {
+		return "", err
+	}
+	if a.family == "empirical" && len(a.pos) > 0 {
+		// String() prints an empirical distribution by its size only:
+		// scale its values one by one instead.
+		vals := make([]string, len(a.pos))
+		for i, v := range a.pos {
+			x, err := a.seconds("value", v)
+			if err != nil {
+				return "", err
+			}
+			vals[i] = num(x*f) + "s"
+		}
+		return "empirical(" + strings.Join(vals, ", ") + ")", nil
+	}
+	d, file, err := parseDist(value)
+	if err != nil {
+		return "", err
+	}
+	if file != "" {
+		return "", fmt.Errorf("an empirical distribution read from %s cannot be scaled here; scale the file's values", file)
+	}
+	return d.Scale(f).String(), nil
+}
+
+// namedDistributions lists the names under distributions:, includes'
+// entries among them.
+func namedDistributions(root *yaml.Node) []string {
+	j, ok := lookup(root, "distributions")
+	if !ok {
+		return nil
+	}
+	m := resolve(root.Content[j+1])
+	var names []string
+	if m.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			names = append(names, m.Content[i].Value)
+		}
+	}
+	return names
+}
+
+// findNode follows a dotted path of keys and list indexes; the message
+// says why it cannot when it cannot.
+func findNode(root *yaml.Node, segs []string) (*yaml.Node, string) {
+	node := root
+	for i, seg := range segs {
+		switch node.Kind {
+		case yaml.MappingNode:
+			j, ok := lookup(node, seg)
+			if !ok {
+				if err := newNameErr(root, segs[:i+1]); err != nil {
+					return nil, err.Error()
+				}
+				return nil, fmt.Sprintf("no such key %s in the scenario", strings.Join(segs[:i+1], "."))
+			}
+			node = resolve(node.Content[j+1])
+		case yaml.SequenceNode:
+			idx, err := strconv.Atoi(seg)
+			if err != nil || idx < 0 || idx >= len(node.Content) {
+				return nil, fmt.Sprintf("%s is a list of %d; %q is not an index in it", strings.Join(segs[:i], "."), len(node.Content), seg)
+			}
+			node = resolve(node.Content[idx])
+		default:
+			return nil, fmt.Sprintf("%s is a single value; it has no key %q", strings.Join(segs[:i], "."), seg)
+		}
+	}
+	return node, ""
+}
+
+// newNameErr refuses an override that names a distribution or an
+// attribute that exists nowhere: it would define a new one that nothing
+// uses, and the value meant would stay as it was without a word.
+func newNameErr(root *yaml.Node, segs []string) error {
+	switch {
+	case len(segs) == 2 && segs[0] == "distributions":
+		return missingName("distribution", segs[1], "the scenario or its includes", namedDistributions(root))
+	case len(segs) == 4 && segs[0] == "journeys" && segs[2] == "attributes":
+		var names []string
+		if n, msg := findNode(root, segs[:3]); msg == "" && n.Kind == yaml.MappingNode {
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				names = append(names, n.Content[i].Value)
+			}
+		}
+		return missingName("attribute", segs[3], "journey "+segs[1], names)
+	}
+	return nil
+}
+
+func missingName(what, name, where string, known []string) error {
+	if len(known) == 0 {
+		return fmt.Errorf("no %s %q in %s, which defines none", what, name, where)
+	}
+	best, bestDist := "", 3
+	for _, k := range known {
+		if d := editDistance(name, k); d < bestDist {
+			best, bestDist = k, d
+		}
+	}
+	if best != "" {
+		return fmt.Errorf("no %s %q in %s; did you mean %q?", what, name, where, best)
+	}
+	return fmt.Errorf("no %s %q in %s (defined: %s)", what, name, where, strings.Join(known, ", "))
+}

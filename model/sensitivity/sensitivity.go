@@ -1,0 +1,309 @@
+// Package sensitivity asks what a design's first failure hinges on. It
+// perturbs the scenario's parameters one at a time — every named
+// distribution and time by a factor 1 ± delta that keeps its shape, every
+// count by whole steps — runs the first-failure search of package sweep on
+// each perturbed scenario, and reports how far the first failure moved and
+// its elasticity: the relative change of the first-failure multiplier per
+// relative change of the parameter.
+//
+// The base and every perturbation run in one sweep, so replication r uses
+// seed Seed+r in all of them and sees the same traffic: the difference
+// between a perturbation and the base measures the parameter, not the
+// dice (common random numbers). The runs are spread over the sweep's
+// workers and consumed in a fixed order, so every byte of the result is
+// the same for any number of workers.
+//
+// One-at-a-time elasticities describe the neighbourhood of the scenario
+// as written: they say which parameters the answer is most sensitive to,
+// not how parameters interact, and a count moved by one whole step may
+// cross a threshold that a smaller change would not.
+package sensitivity
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"capsim/model"
+	"capsim/model/sweep"
+)
+
+// Perturbation is one parameter moved to one side.
+type Perturbation struct {
+	Param model.Param
+	Side  int    // -1 lowered, +1 raised
+	To    string // the new value: "x1.1" for a factor, the new count for a count
+	// Change is the parameter's relative change, new/old − 1; NaN for a
+	// count raised from 0.
+	Change float64
+	// Set and Scale are the override that makes the perturbation: one of
+	// them is set ("path=value", "path=factor").
+	Set, Scale string
+}
+
+// Plan lists the perturbations of params: a factor 1 ± delta for
+// everything but counts, and for a count of n a step of
+// max(1, round(n × delta)) each way, leaving out a side below the count's
+// least value.
+func Plan(params []model.Param, delta float64) []Perturbation {
+	var out []Perturbation
+	for _, p := range params {
+		if p.Kind != model.ParamCount {
+			for _, side := range []int{-1, 1} {
+				f := 1 + float64(side)*delta
+				fs := strconv.FormatFloat(f, 'g', -1, 64)
+				pt := Perturbation{Param: p, Side: side, To: "x" + fs, Change: f - 1, Scale: p.Path + "=" + fs}
+				if v, err := strconv.ParseFloat(p.Value, 64); err == nil {
+					// A weight or a number may be whole as written and
+					// fractional once scaled: it is set, not scaled.
+					pt.Scale, pt.Set = "", p.Path+"="+strconv.FormatFloat(v*f, 'g', -1, 64)
+				}
+				out = append(out, pt)
+			}
+			continue
+		}
+		n, _ := strconv.Atoi(p.Value)
+		step := max(1, int(math.Round(float64(n)*delta)))
+		for _, side := range []int{-1, 1} {
+			v := n + side*step
+			if v < p.Min {
+				continue
+			}
+			change := math.NaN()
+			if n != 0 {
+				change = float64(v-n) / float64(n)
+			}
+			out = append(out, Perturbation{Param: p, Side: side, To: strconv.Itoa(v), Change: change, Set: p.Path + "=" + strconv.Itoa(v)})
+		}
+	}
+	return out
+}
+
+// Select keeps the parameters named in list (names or paths, comma-
+// separated), in the scenario's order; "all" or "" keeps every one.
+func Select(params []model.Param, list string) ([]model.Param, error) {
+	list = strings.TrimSpace(list)
+	if list == "" || list == "all" {
+		return params, nil
+	}
+	want := map[string]bool{}
+	var order []string
+	for _, n := range strings.Split(list, ",") {
+		n = strings.TrimSpace(n)
+		if n == "" {
+			return nil, fmt.Errorf("expected parameter names separated by commas, or all, got %q", list)
+		}
+		if want[n] {
+			return nil, fmt.Errorf("parameter %q is listed twice", n)
+		}
+		want[n] = true
+		order = append(order, n)
+	}
+	var out []model.Param
+	found := map[string]bool{}
+	for _, p := range params {
+		if want[p.Name] || want[p.Path] {
+			out = append(out, p)
+			found[p.Name], found[p.Path] = true, true
+		}
+	}
+	for _, n := range order {
+		if !found[n] {
+			return nil, fmt.Errorf("unknown parameter %q (capsim sensitivity --list shows them)%s", n, suggest(params, n))
+		}
+	}
+	return out, nil
+}
+
+// suggest names the parameter a mistyped name most likely meant.
+func suggest(params []model.Param, name string) string {
+	best, bestD := "", 4
+	for _, p := range params {
+		if d := distance(name, p.Name); d < bestD {
+			best, bestD = p.Name, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf("; did you mean %q?", best)
+}
+
+func distance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur := make([]int, len(rb)+1)
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			c := 1
+			if ra[i-1] == rb[j-1] {
+				c = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
+		}
+		prev = cur
+	}
+	return prev[len(rb)]
+}
+
+// Design is one design of the scenario to analyse: its base and the
+// perturbations planned for it, each compiled.
+type Design struct {
+	Name          string
+	Base          *model.Compiled
+	Perturbations []Perturbation
+	Compiled      []*model.Compiled // one per perturbation
+}
+
+// Config is one analysis.
+type Config struct {
+	Scenario     string
+	Delta        float64
+	Designs      []Design
+	Multipliers  []float64
+	Replications int
+	Seed         uint64
+	Workers      int
+	Refine       int
+	Progress     func(sweep.Progress)
+}
+
+// Row is one perturbation's outcome.
+type Row struct {
+	Perturbation
+	FirstFailure sweep.FirstFailure
+	// Effect is the first failure's relative change against the base,
+	// perturbed/base − 1; Elasticity is ln(1 + Effect) / ln(1 + Change).
+	// NaN where either first failure was not found inside the range, or
+	// Change is NaN.
+	Effect, Elasticity float64
+}
+
+// Outcome is one design's analysis.
+type Outcome struct {
+	Design string
+	Base   sweep.FirstFailure
+	Rows   []Row
+}
+
+// Ranked is one parameter's two sides, for the table and the chart.
+type Ranked struct {
+	Param     model.Param
+	Low, High *Row // nil for a side not perturbed
+	// Elasticity combines the sides, ln(ff+/ff−) / ln(p+/p−), when both
+	// have a first failure, else it is the one side's.
+	Elasticity float64
+}
+
+// Result is the whole analysis.
+type Result struct {
+	Scenario     string
+	Delta        float64
+	Replications int
+	Seed         uint64
+	Multipliers  []float64
+	Designs      []Outcome
+}
+
+// Run makes every design's base and perturbed first-failure searches in
+// one sweep.
+func Run(ctx context.Context, cfg Config) (*Result, error) {
+	sc := sweep.Config{Scenario: cfg.Scenario, Multipliers: cfg.Multipliers, Replications: cfg.Replications,
+		Seed: cfg.Seed, Workers: cfg.Workers, Refine: cfg.Refine, Progress: cfg.Progress}
+	for _, d := range cfg.Designs {
+		if len(d.Compiled) != len(d.Perturbations) {
+			return nil, fmt.Errorf("sensitivity: design %s: %d compiled scenarios for %d perturbations", d.Name, len(d.Compiled), len(d.Perturbations))
+		}
+		sc.Designs = append(sc.Designs, sweep.Design{Name: d.Name, Compiled: d.Base})
+		for i, p := range d.Perturbations {
+			sc.Designs = append(sc.Designs, sweep.Design{Name: d.Name + " " + p.Param.Path + " " + p.To, Compiled: d.Compiled[i]})
+		}
+	}
+	res, err := sweep.Run(ctx, sc)
+	if err != nil {
+		return nil, err
+	}
+	out := &Result{Scenario: cfg.Scenario, Delta: cfg.Delta, Replications: cfg.Replications, Seed: cfg.Seed, Multipliers: cfg.Multipliers}
+	i := 0
+	for _, d := range cfg.Designs {
+		o := Outcome{Design: d.Name, Base: res.FirstFailures[i]}
+		o.Base.Design = d.Name
+		i++
+		for _, p := range d.Perturbations {
+			ff := res.FirstFailures[i]
+			i++
+			ff.Design = d.Name
+			r := Row{Perturbation: p, FirstFailure: ff, Effect: math.NaN(), Elasticity: math.NaN()}
+			if comparable(o.Base) && comparable(ff) {
+				r.Effect = ff.Multiplier/o.Base.Multiplier - 1
+				r.Elasticity = math.Log(ff.Multiplier/o.Base.Multiplier) / math.Log1p(p.Change)
+			}
+			o.Rows = append(o.Rows, r)
+		}
+		out.Designs = append(out.Designs, o)
+	}
+	return out, nil
+}
+
+// comparable says a first failure is a point, not a bound: found, and
+// above the lowest multiplier of the range.
+func comparable(ff sweep.FirstFailure) bool { return ff.Found && !ff.BelowRange }
+
+// Rank pairs each parameter's sides and orders the parameters by the size
+// of their elasticity, largest first; parameters without one come last,
+// in the scenario's order, as do ties.
+func (o *Outcome) Rank() []Ranked {
+	var out []Ranked
+	idx := map[string]int{}
+	for i := range o.Rows {
+		r := &o.Rows[i]
+		j, ok := idx[r.Param.Path]
+		if !ok {
+			j = len(out)
+			idx[r.Param.Path] = j
+			out = append(out, Ranked{Param: r.Param, Elasticity: math.NaN()})
+		}
+		if r.Side < 0 {
+			out[j].Low = r
+		} else {
+			out[j].High = r
+		}
+	}
+	for i := range out {
+		k := &out[i]
+		switch {
+		case k.Low != nil && k.High != nil && comparable(k.Low.FirstFailure) && comparable(k.High.FirstFailure) &&
+			comparable(o.Base) && !math.IsNaN(k.Low.Change) && !math.IsNaN(k.High.Change):
+			k.Elasticity = math.Log(k.High.FirstFailure.Multiplier/k.Low.FirstFailure.Multiplier) /
+				(math.Log1p(k.High.Change) - math.Log1p(k.Low.Change))
+		case k.High != nil && !math.IsNaN(k.High.Elasticity):
+			k.Elasticity = k.High.Elasticity
+		case k.Low != nil && !math.IsNaN(k.Low.Elasticity):
+			k.Elasticity = k.Low.Elasticity
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Ranked) int {
+		ea, eb := math.Abs(a.Elasticity), math.Abs(b.Elasticity)
+		switch {
+		case math.IsNaN(ea) && math.IsNaN(eb):
+			return 0
+		case math.IsNaN(ea):
+			return 1
+		case math.IsNaN(eb):
+			return -1
+		case ea > eb:
+			return -1
+		case ea < eb:
+			return 1
+		}
+		return 0
+	})
+	return out
+}

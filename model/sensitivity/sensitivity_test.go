@@ -1,0 +1,199 @@
+package sensitivity_test
+
+import (
+	"context"
+	"math"
+	"strconv"
+	"testing"
+
+	_ "capsim/cmd/golden" // for the -update flag every package accepts
+	"capsim/model"
+	"capsim/model/sensitivity"
+	"capsim/scenarios"
+)
+
+// The M/M/c/K queue under a utilisation objective, the textbook case
+// where a sensitivity is known in closed form (Gross & Harris, the
+// finite-capacity M/M/c/K): utilisation is a(1 − p_K)/c with a = λ·s the
+// offered load, so it depends on the multiplier m and the mean service
+// time s only through m·s. The multiplier at which it crosses a bound is
+// then a*/(λ₀·s): scaling s by f moves the first failure by exactly 1/f,
+// an elasticity of exactly −1 (as a ratio of logarithms).
+
+// mmckSets shorten the embedded M/M/4/6 and give it a utilisation SLO.
+var mmckSets = []string{"duration=6000s", "warmup=500s", `slos=[{component: server, utilisation: "<= 0.6"}]`}
+
+const (
+	mmckServers  = 4
+	mmckCapacity = 6
+	mmckRate     = 5.0 // arrivals per second at multiplier 1
+	mmckBound    = 0.6
+)
+
+// utilisation of M/M/c/K with offered load a erlangs.
+func utilisation(a float64) float64 {
+	c, k := mmckServers, mmckCapacity
+	p, sum, term := 0.0, 0.0, 1.0
+	for n := 0; n <= k; n++ {
+		if n > 0 {
+			if n <= c {
+				term *= a / float64(n)
+			} else {
+				term *= a / float64(c)
+			}
+		}
+		sum += term
+		p = term
+	}
+	return a * (1 - p/sum) / float64(c)
+}
+
+// crossing is the offered load at which utilisation reaches the bound,
+// by bisection: utilisation grows with a.
+func crossing() float64 {
+	lo, hi := 0.0, float64(mmckServers)
+	for range 100 {
+		mid := (lo + hi) / 2
+		if utilisation(mid) < mmckBound {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return (lo + hi) / 2
+}
+
+func load(t *testing.T, opts model.LoadOptions) *model.Loaded {
+	t.Helper()
+	opts.Sets = append(append([]string{}, mmckSets...), opts.Sets...)
+	l, err := model.Load(scenarios.FS(), scenarios.File("mmck"), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+func compile(t *testing.T, opts model.LoadOptions) *model.Compiled {
+	t.Helper()
+	c, err := load(t, opts).Compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func serviceParam(t *testing.T) model.Param {
+	t.Helper()
+	ps, err := sensitivity.Select(load(t, model.LoadOptions{}).Params(), "customer.work")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ps[0]
+}
+
+func TestServiceTimeElasticityIsMinusOneOnMMcK(t *testing.T) {
+	const delta = 0.1
+	plan := sensitivity.Plan([]model.Param{serviceParam(t)}, delta)
+	d := sensitivity.Design{Name: "base", Base: compile(t, model.LoadOptions{}), Perturbations: plan}
+	for _, p := range plan {
+		// The window of statistics is stretched with the service time, so
+		// that with common random numbers the perturbed run at m/f is the
+		// base run at m in slower time, draw for draw: nothing but the
+		// search's resolution separates the two first failures.
+		f := strconv.FormatFloat(1+p.Change, 'g', -1, 64)
+		d.Compiled = append(d.Compiled, compile(t, model.LoadOptions{Scales: []string{p.Scale, "duration=" + f, "warmup=" + f}}))
+	}
+	grid := []float64{0.25, 0.5, 0.75, 1}
+	const refine = 8
+	res, err := sensitivity.Run(context.Background(), sensitivity.Config{Scenario: "mmck", Delta: delta, Designs: []sensitivity.Design{d},
+		Multipliers: grid, Replications: 4, Seed: 1, Refine: refine})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := res.Designs[0]
+	base := o.Base
+	// The search brackets a crossing to a grid step / 2^refine.
+	resolution := (grid[1] - grid[0]) / math.Pow(2, refine)
+	want := crossing() / mmckRate
+	if !base.Found || math.IsNaN(base.Lo) || math.IsNaN(base.Hi) || want < base.Lo || want > base.Hi+resolution {
+		t.Errorf("base first failure %g (CI %g–%g) does not cover the analytical crossing %g", base.Multiplier, base.Lo, base.Hi, want)
+	}
+	for _, r := range o.Rows {
+		f := 1 + r.Change
+		got, exact := r.FirstFailure.Multiplier, base.Multiplier/f
+		// Each search ends on the upper end of a bracket a resolution
+		// wide, and base/f carries the base's error divided by f.
+		if tol := resolution * (1 + 1/f); math.Abs(got-exact) > tol {
+			t.Errorf("service ×%g: first failure %g, want base/%g = %g ± %g", f, got, f, exact, tol)
+		}
+		t.Logf("service ×%g: first failure %g (base %g, exact %g), elasticity %g", f, got, base.Multiplier, exact, r.Elasticity)
+	}
+	ranked := o.Rank()
+	const wantE = -1.0
+	// An estimate x off by at most the resolution r moves ln x by at
+	// most about r/x.
+	lo, hi := ranked[0].Low.FirstFailure.Multiplier, ranked[0].High.FirstFailure.Multiplier
+	tol := (resolution/lo + resolution/hi) / (math.Log1p(delta) - math.Log1p(-delta))
+	for _, r := range o.Rows {
+		one := (resolution/r.FirstFailure.Multiplier + resolution/base.Multiplier) / math.Abs(math.Log1p(r.Change))
+		if math.Abs(r.Elasticity-wantE) > one {
+			t.Errorf("service ×%g: one-sided elasticity %g, want %g ± %g", 1+r.Change, r.Elasticity, wantE, one)
+		}
+	}
+	if e := ranked[0].Elasticity; math.Abs(e-wantE) > tol {
+		t.Errorf("elasticity %g, want %g ± %g", e, wantE, tol)
+	} else {
+		t.Logf("elasticity %g, want %g ± %g", e, wantE, tol)
+	}
+}
+
+// Common random numbers: a perturbation run with the base's seed differs
+// from the base by what the parameter does; run with other seeds, it also
+// differs by the dice. Over 20 replications the variance of the paired
+// difference in utilisation is far smaller with the same seeds.
+func TestCommonRandomNumbersShrinkTheEffectsVariance(t *testing.T) {
+	p := serviceParam(t)
+	base := compile(t, model.LoadOptions{})
+	pert := compile(t, model.LoadOptions{Scales: []string{p.Path + "=1.1"}})
+	util := func(c *model.Compiled, seed uint64) float64 {
+		res, err := c.Run(model.RunOptions{Multiplier: 0.5, Seed: seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range res.Metrics() {
+			if m.Name == "component.server.utilisation_rate" {
+				return m.Value
+			}
+		}
+		t.Fatal("no utilisation metric")
+		return 0
+	}
+	const n = 20
+	var crn, indep []float64
+	for s := uint64(1); s <= n; s++ {
+		b := util(base, s)
+		crn = append(crn, util(pert, s)-b)
+		indep = append(indep, util(pert, s+1000)-b)
+	}
+	vc, vi := variance(crn), variance(indep)
+	// 10 is a conservative floor: the paired runs share every draw, so
+	// what is left is the end of the window that time-stretching moves.
+	const factor = 10
+	if !(vi > factor*vc) {
+		t.Errorf("variance of the effect: %g with common random numbers, %g with independent seeds; want a ratio above %d", vc, vi, factor)
+	}
+	t.Logf("variance ratio independent/CRN = %.1f", vi/vc)
+}
+
+func variance(xs []float64) float64 {
+	m := 0.0
+	for _, x := range xs {
+		m += x
+	}
+	m /= float64(len(xs))
+	v := 0.0
+	for _, x := range xs {
+		v += (x - m) * (x - m)
+	}
+	return v / float64(len(xs)-1)
+}
