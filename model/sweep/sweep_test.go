@@ -453,3 +453,32 @@ func TestFirstFailureCoverageMMcK(t *testing.T) {
 		t.Errorf("covered in %d of %d sweeps, under 95 %%", covered, sweeps)
 	}
 }
+
+// The time series come from the last round, at each design's final
+// estimate, whether the estimate moved in that round or not.
+func TestSeriesAtTheFinalEstimate(t *testing.T) {
+	short := []string{"duration=1500s", "warmup=100s"}
+	for _, refine := range []int{0, 1, 2} {
+		cfg := Config{Scenario: "mmck", Designs: []Design{
+			{"four", compile(t, "mmck", short...)},
+			{"five", compile(t, "mmck", append(short, "components.server.servers=5")...)},
+		}, Multipliers: []float64{0.5, 0.75, 1}, Replications: 3, Seed: 1, Refine: refine, SeriesStep: 10 * 1e9}
+		res, _ := sweepBytes(t, cfg)
+		var want []string
+		for _, ff := range res.FirstFailures {
+			if ff.Found {
+				want = append(want, ff.Design+" "+FormatMultiplier(ff.Multiplier))
+			}
+		}
+		var got []string
+		for _, sr := range res.Series {
+			if sr.Series == nil || len(sr.Series.Signals) == 0 {
+				t.Errorf("refine %d: %s has no series", refine, sr.Design)
+			}
+			got = append(got, sr.Design+" "+FormatMultiplier(sr.Multiplier))
+		}
+		if len(want) == 0 || !slices.Equal(got, want) {
+			t.Errorf("refine %d: series at %q, first failures at %q", refine, got, want)
+		}
+	}
+}
