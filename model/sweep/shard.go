@@ -247,34 +247,51 @@ func OpenShards(key string, files []ShardFile) (*Shards, error) {
 }
 
 // checkShard reads a whole shard file, checks its checksum and returns
-// its header.
+// its header. The file streams through the hash, holding back what may be
+// the trailer, so a shard of any size is checked in constant memory.
 func checkShard(f ShardFile) (shardHeader, error) {
 	rc, err := f.Open()
 	if err != nil {
 		return shardHeader{}, err
 	}
 	defer rc.Close()
-	data, err := io.ReadAll(rc)
-	if err != nil {
-		return shardHeader{}, fmt.Errorf("%s: %w", f.Name, err)
-	}
+	tail := &tailHasher{h: sha256.New()}
 	var h shardHeader
-	herr := gob.NewDecoder(bytes.NewReader(data)).Decode(&h)
+	herr := gob.NewDecoder(io.TeeReader(rc, tail)).Decode(&h)
+	if _, err := io.Copy(tail, rc); err != nil {
+		return h, fmt.Errorf("%s: %w", f.Name, err)
+	}
+	trailed := len(tail.last) == trailerLen && string(tail.last[:len(shardTrailer)]) == shardTrailer
 	if herr != nil || h.Format != shardFormat {
-		if len(data) >= trailerLen && string(data[len(data)-trailerLen:len(data)-sha256.Size]) == shardTrailer {
+		if trailed {
 			return h, fmt.Errorf("%s is damaged (its header cannot be read): run its shard again", f.Name)
 		}
 		return h, fmt.Errorf("%s is not a capsim sweep shard of this version", f.Name)
 	}
-	n := len(data) - trailerLen
-	if n < 0 || string(data[n:n+len(shardTrailer)]) != shardTrailer {
+	if !trailed {
 		return h, fmt.Errorf("%s, %s, is cut short: the shard did not finish; run it again", f.Name, h)
 	}
-	sum := sha256.Sum256(data[:n])
-	if !bytes.Equal(sum[:], data[n+len(shardTrailer):]) {
+	if !bytes.Equal(tail.h.Sum(nil), tail.last[len(shardTrailer):]) {
 		return h, fmt.Errorf("%s, %s, is damaged: its checksum does not match its contents; run it again", f.Name, h)
 	}
 	return h, nil
+}
+
+// tailHasher hashes everything written to it but the last trailerLen
+// bytes, which it keeps.
+type tailHasher struct {
+	h    hash.Hash
+	last []byte
+}
+
+func (t *tailHasher) Write(p []byte) (int, error) {
+	n := len(p)
+	t.last = append(t.last, p...)
+	if over := len(t.last) - trailerLen; over > 0 {
+		t.h.Write(t.last[:over])
+		t.last = append(t.last[:0], t.last[over:]...)
+	}
+	return n, nil
 }
 
 // Check reports whether rounds 0 to last are complete, naming the first
