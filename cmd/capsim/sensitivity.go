@@ -27,7 +27,7 @@ const (
 	// elasticity; six bisection steps split a grid step of 1 into 64, so
 	// the move shows above the search's resolution for elasticities down
 	// to about 0.2 at a failure near 3x.
-	defaultSensitivityRefine = 6
+	defaultSensitivityRefine = 3
 )
 
 type sensitivityOptions struct {
@@ -96,7 +96,7 @@ not at all, and the bytes do not depend on --workers.`,
 	f.StringVarP(&opts.Multipliers, "multipliers", "m", defaultMultipliers, "load multipliers of the search's grid: a list 1,2,4 or a range start:end:step")
 	f.Uint64Var(&opts.Seed, "seed", 1, "seed of the first replication")
 	f.IntVar(&opts.Workers, "workers", runtime.GOMAXPROCS(0), "runs in parallel (the output does not depend on it)")
-	f.IntVar(&opts.Refine, "refine", defaultSensitivityRefine, "bisection steps refining each first failure between grid points")
+	f.IntVar(&opts.Refine, "refine", defaultSensitivityRefine, "refinement rounds after the grid, each trying 3 multipliers in every open bracket (3 rounds: 1/64 of a grid step)")
 	f.StringArrayVar(&opts.Sets, "set", nil, "override a scenario value first, path=value (repeatable)")
 	f.StringArrayVar(&opts.Scales, "scale", nil, "multiply a scenario value first, path=factor (repeatable)")
 	f.StringVarP(&opts.Out, "out", "o", defaultSensitivityOut, "output folder")

@@ -2,54 +2,142 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 )
 
-// A sweep split into shards, run separately and merged, writes the same
-// bytes as the sweep run in one process: every file of the output folder.
-func TestShardedSweepMergesToTheSameBytes(t *testing.T) {
-	dir := t.TempDir()
-	base := []string{"sweep", "trip", "--designs", "v1-original,v1-improved", "--multipliers", "1,2,3", "--replications", "3", "--refine", "2"}
-	sweepTo := func(out string, extra ...string) string {
-		args := append(append(append([]string{}, base...), "--out", out), extra...)
-		code, stdout, stderr := run(t, args...)
-		if code != 0 {
-			t.Fatalf("%v: exit %d: %s", extra, code, stderr)
-		}
-		return stdout
-	}
-	single := filepath.Join(dir, "single")
-	sweepTo(single)
-	for i := range 3 {
-		sweepTo(filepath.Join(dir, "shards"), "--shard", []string{"0/3", "1/3", "2/3"}[i])
-	}
-	merged := filepath.Join(dir, "merged")
-	sweepTo(merged, "--merge", filepath.Join(dir, "shards"))
+// shardBase is a small trip sweep with two refinement rounds.
+var shardBase = []string{"sweep", "trip", "--designs", "v1-original,v1-improved", "--multipliers", "1,2,3", "--replications", "3", "--refine", "2"}
 
-	want, got := readTree(t, single), readTree(t, merged)
+func sweepTo(t *testing.T, out string, extra ...string) string {
+	t.Helper()
+	args := append(append(append([]string{}, shardBase...), "--out", out), extra...)
+	code, stdout, stderr := run(t, args...)
+	if code != 0 {
+		t.Fatalf("%v: exit %d: %s", extra, code, stderr)
+	}
+	return stdout
+}
+
+// runRounds runs every shard of rounds 0 to 2 into dir.
+func runRounds(t *testing.T, dir string, n int) {
+	t.Helper()
+	for r := range 3 {
+		for i := range n {
+			sweepTo(t, dir, "--round", strconv.Itoa(r), "--shard", strconv.Itoa(i)+"/"+strconv.Itoa(n))
+		}
+	}
+}
+
+func sameTree(t *testing.T, want, got map[string][]byte, what string) {
+	t.Helper()
 	if len(want) != len(got) {
-		t.Fatalf("merged folder has %d files, single %d", len(got), len(want))
+		t.Fatalf("%s: %d files, single %d", what, len(got), len(want))
 	}
 	for name, data := range want {
 		if !bytes.Equal(got[name], data) {
-			t.Errorf("%s differs between the merged and the single-process sweep", name)
+			t.Errorf("%s: %s differs from the single-process sweep", what, name)
 		}
 	}
+}
 
-	// Merging shards of another sweep, or an incomplete set, is refused.
-	code, _, stderr := run(t, append(append([]string{}, base[:len(base)-4]...), "--replications", "4", "--refine", "2",
-		"--merge", filepath.Join(dir, "shards"), "--out", filepath.Join(dir, "x"))...)
-	if code != exitUsage || !bytes.Contains([]byte(stderr), []byte("was made by a different sweep")) {
-		t.Errorf("other sweep: exit %d, %s", code, stderr)
+// A sweep split into shards round by round, run separately and merged,
+// writes the same bytes as the sweep run in one process: every file of the
+// output folder, charts and time series included, whatever the split.
+func TestShardedSweepMergesToTheSameBytes(t *testing.T) {
+	dir := t.TempDir()
+	single := filepath.Join(dir, "single")
+	sweepTo(t, single)
+	want := readTree(t, single)
+	for _, n := range []int{1, 3} {
+		shards := filepath.Join(dir, "shards"+strconv.Itoa(n))
+		runRounds(t, shards, n)
+		merged := filepath.Join(dir, "merged"+strconv.Itoa(n))
+		sweepTo(t, merged, "--merge", shards)
+		sameTree(t, want, readTree(t, merged), strconv.Itoa(n)+" shards")
 	}
-	code, _, stderr = run(t, append(append([]string{}, base...), "--merge", filepath.Join(dir, "shards", "shard-0-of-3.gob"),
-		"--merge", filepath.Join(dir, "shards", "shard-2-of-3.gob"), "--out", filepath.Join(dir, "x"))...)
-	if code != exitUsage || stderr != "capsim: --merge: missing shard 1 of 3\n" {
-		t.Errorf("incomplete: exit %d, %q", code, stderr)
+
+	// Merging shards of another sweep is refused.
+	shards := filepath.Join(dir, "shards3")
+	code, _, stderr := run(t, append(append([]string{}, shardBase[:len(shardBase)-4]...), "--replications", "4", "--refine", "2",
+		"--merge", shards, "--out", filepath.Join(dir, "x"))...)
+	if code != exitUsage || !strings.Contains(stderr, "was made by a different sweep") {
+		t.Errorf("other sweep: exit %d, %s", code, stderr)
 	}
 	code, _, stderr = run(t, "sweep", "mmck", "--shard", "3/3")
 	if code != exitUsage || stderr != "capsim: --shard: the index must be between 0 and COUNT-1 and COUNT between 1 and 1000000, got \"3/3\"\n" {
 		t.Errorf("bad shard: exit %d, %q", code, stderr)
 	}
+	code, _, stderr = run(t, append(append([]string{}, shardBase...), "--shard", "0/3", "--round", "3", "--out", shards)...)
+	if code != exitUsage || stderr != "capsim: --round: this sweep has rounds 0 to 2 (--refine 2), got 3\n" {
+		t.Errorf("round past the last: exit %d, %q", code, stderr)
+	}
+}
+
+// A missing or damaged shard is named by index and round, before anything
+// runs; running it again, alone, mends the set, and running a finished
+// shard again changes nothing.
+func TestShardsFailWell(t *testing.T) {
+	dir := t.TempDir()
+	shards := filepath.Join(dir, "shards")
+	runRounds(t, shards, 3)
+	merged := filepath.Join(dir, "merged")
+	sweepTo(t, merged, "--merge", shards)
+	want := readTree(t, merged)
+	merge := func() (int, string) {
+		code, _, stderr := run(t, append(append([]string{}, shardBase...), "--merge", shards, "--out", filepath.Join(dir, "again"))...)
+		return code, stderr
+	}
+
+	// A shard whose job failed leaves no file.
+	victim := filepath.Join(shards, "round-1-shard-2-of-3.gob")
+	if err := os.Remove(victim); err != nil {
+		t.Fatal(err)
+	}
+	if code, stderr := merge(); code != exitUsage || stderr != "capsim: --merge: missing shard 2 of 3 in round 1\n" {
+		t.Errorf("missing: exit %d, %q", code, stderr)
+	}
+	code, _, stderr := run(t, append(append([]string{}, shardBase...), "--round", "2", "--shard", "0/3", "--out", shards)...)
+	if code != exitUsage || stderr != "capsim: --round 2: missing shard 2 of 3 in round 1\n" {
+		t.Errorf("a round before its predecessor is complete: exit %d, %q", code, stderr)
+	}
+	sweepTo(t, shards, "--round", "1", "--shard", "2/3")
+
+	// One flipped bit anywhere is refused, naming the file and the shard.
+	data, err := os.ReadFile(victim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, at := range []int{len(data) / 2, len(data) - 1} {
+		bad := bytes.Clone(data)
+		bad[at] ^= 0x10
+		if err := os.WriteFile(victim, bad, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, stderr := merge()
+		if code != exitUsage || stderr != "capsim: --merge: "+victim+", shard 2/3 of round 1, is damaged: its checksum does not match its contents; run it again\n" {
+			t.Errorf("bit %d flipped: exit %d, %q", at, code, stderr)
+		}
+	}
+	if err := os.WriteFile(victim, data[:len(data)-5], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, stderr := merge(); code != exitUsage || !strings.HasSuffix(stderr, "is cut short: the shard did not finish; run it again\n") {
+		t.Errorf("cut short: exit %d, %q", code, stderr)
+	}
+
+	// Rerun alone, and a finished shard rerun: the same bytes, the same merge.
+	sweepTo(t, shards, "--round", "1", "--shard", "2/3")
+	if got, _ := os.ReadFile(victim); !bytes.Equal(got, data) {
+		t.Error("the rerun shard wrote other bytes")
+	}
+	sweepTo(t, shards, "--round", "0", "--shard", "1/3")
+	sweepTo(t, shards, "--round", "2", "--shard", "0/3")
+	if code, stderr := merge(); code != 0 {
+		t.Fatalf("after the reruns: exit %d, %s", code, stderr)
+	}
+	sameTree(t, want, readTree(t, filepath.Join(dir, "again")), "after the reruns")
 }

@@ -33,7 +33,8 @@ const (
 	defaultReplications = 5
 	defaultDesigns      = "all"
 	defaultOut          = "capsim-out"
-	defaultRefine       = 4
+	defaultRefine       = 2
+	defaultSection      = sweep.DefaultSection
 )
 
 type sweepOptions struct {
@@ -47,8 +48,10 @@ type sweepOptions struct {
 	Scales       []string
 	Out          string
 	Refine       int
+	Section      int
 	FailOnSLO    bool
 	Shard        string
+	Round        int
 	Merge        []string
 
 	// set records which flags were given, so that scenario defaults fill
@@ -74,8 +77,15 @@ success rate, the HTTP failure rate and the p95 duration, each as mean ± the
 half-width of its 95 % confidence interval, with the verdict against the
 scenario's SLOs; then the first-failure multiplier: the smallest multiplier
 whose replication mean breaks an SLO, found on the grid and refined by
---refine bisection steps, with a 95 % interval, the SLO broken and the
-failure_stage and component most journeys failed at.
+--refine rounds that each try --section multipliers inside every bracket
+still open, with a 95 % interval, the SLO broken and the failure_stage and
+component most journeys failed at.
+
+A sweep splits over machines round by round: every shard of round 0 (the
+grid), then of round 1, and so on to round --refine, each with
+--shard I/N --round R --out SHARDS (a round reads the earlier rounds'
+shards from SHARDS); then --merge SHARDS writes the outputs, running
+nothing.
 
 Defaults for --multipliers, --replications and --designs come from the
 scenario's sweep: key, else 1:4:1, 5 and all.
@@ -117,23 +127,25 @@ when a design breaks an SLO inside the range; 130 interrupted.`,
 	f.StringArrayVar(&opts.Sets, "set", nil, "override a scenario value, path=value (repeatable), e.g. components.api.servers=16")
 	f.StringArrayVar(&opts.Scales, "scale", nil, "multiply a distribution, duration or number, path=factor (repeatable), e.g. distributions.service=1.1")
 	f.StringVarP(&opts.Out, "out", "o", defaultOut, "output folder")
-	f.IntVar(&opts.Refine, "refine", defaultRefine, "bisection steps refining each first-failure multiplier between grid points")
+	f.IntVar(&opts.Refine, "refine", defaultRefine, "refinement rounds after the grid, each trying --section multipliers in every open bracket")
+	f.IntVar(&opts.Section, "section", defaultSection, "multipliers a refinement round tries inside each bracket")
 	f.BoolVar(&opts.FailOnSLO, "fail-on-slo", false, "exit with code 3 when a design breaks an SLO inside the range")
-	f.StringVar(&opts.Shard, "shard", "", "run only shard `I/N` of the grid runs and write their outcomes to --out, for a later --merge")
+	f.StringVar(&opts.Shard, "shard", "", "run only shard `I/N` of a round's runs and write their outcomes to --out, for a later round or --merge")
+	f.IntVar(&opts.Round, "round", 0, "with --shard: the round to run (0 the grid, 1 to --refine refinement), reading the earlier rounds' shards from --out")
 	f.StringArrayVar(&opts.Merge, "merge", nil, "merge the shards in `PATH` (a shard file, or a folder of them; repeatable) instead of running the grid")
 	return cmd
 }
 
 // commandLine rebuilds the command from what cobra parsed, flags in name
 // order, so the manifest says how to repeat the sweep. --workers and --out
-// are left out, and so are --shard and --merge: they change neither a result
-// nor a byte of the output, and the same sweep run with other values (or
-// split over machines) writes the same files.
+// are left out, and so are --shard, --round and --merge: they change neither
+// a result nor a byte of the output, and the same sweep run with other
+// values (or split over machines) writes the same files.
 func commandLine(cmd *cobra.Command, args []string) []string {
 	line := strings.Fields(cmd.CommandPath())
 	line = append(line, args...)
 	cmd.Flags().Visit(func(f *pflag.Flag) {
-		if f.Name == "workers" || f.Name == "out" || f.Name == "shard" || f.Name == "merge" {
+		if f.Name == "workers" || f.Name == "out" || f.Name == "shard" || f.Name == "round" || f.Name == "merge" {
 			return
 		}
 		if sv, ok := f.Value.(pflag.SliceValue); ok {
@@ -157,6 +169,10 @@ type sweepPlan struct {
 	workers     int
 }
 
+// maxSection bounds the multipliers a round runs inside each gap: far
+// more than a search needs (3 quarter a gap per round).
+const maxSection = 64
+
 func runSweep(ctx context.Context, io *IOStreams, opts *sweepOptions) error {
 	plan, err := planSweep(opts)
 	if err != nil {
@@ -165,13 +181,19 @@ func runSweep(ctx context.Context, io *IOStreams, opts *sweepOptions) error {
 	if opts.Shard != "" {
 		return runShard(ctx, io, plan, opts)
 	}
+	if opts.set["round"] {
+		return usageErr("--round goes with --shard: a round is split into shards")
+	}
 	var from *sweep.Shards
 	if len(opts.Merge) > 0 {
-		shards, closeAll, err := openShards(plan, opts)
+		shards, err := openShards(plan, opts, opts.Merge)
 		if err != nil {
 			return err
 		}
-		defer closeAll()
+		cfg := gridConfig(plan, opts)
+		if err := shards.Check(cfg.Rounds()); err != nil {
+			return usageErr("--merge: %v", err)
+		}
 		from = shards
 	}
 	out, err := createOutDir(opts.Out)
@@ -187,18 +209,9 @@ func runSweep(ctx context.Context, io *IOStreams, opts *sweepOptions) error {
 	runs := bufio.NewWriterSize(runsFile, 1<<16)
 
 	sc := plan.scenario.Scenario
-	cfg := sweep.Config{
-		Scenario:     sc.Name,
-		Designs:      plan.designs,
-		Multipliers:  plan.multipliers,
-		Replications: plan.reps,
-		Seed:         opts.Seed,
-		Workers:      plan.workers,
-		Refine:       opts.Refine,
-		SeriesStep:   seriesStep(sc.Duration.T),
-		Runs:         runs,
-		From:         from,
-	}
+	cfg := gridConfig(plan, opts)
+	cfg.Runs = runs
+	cfg.From = from
 	prog := newProgress(io, sc.Name)
 	if prog != nil {
 		cfg.Progress = prog.update
@@ -247,8 +260,8 @@ func runSweep(ctx context.Context, io *IOStreams, opts *sweepOptions) error {
 	return nil
 }
 
-// gridConfig is the part of the sweep's configuration that decides the
-// grid runs, shared by a shard and the merge.
+// gridConfig is the part of the sweep's configuration that decides its
+// runs, shared by a single-machine sweep, a shard and the merge.
 func gridConfig(plan *sweepPlan, opts *sweepOptions) sweep.Config {
 	return sweep.Config{
 		Scenario:     plan.scenario.Scenario.Name,
@@ -257,10 +270,15 @@ func gridConfig(plan *sweepPlan, opts *sweepOptions) sweep.Config {
 		Replications: plan.reps,
 		Seed:         opts.Seed,
 		Workers:      plan.workers,
+		Refine:       opts.Refine,
+		Section:      opts.Section,
+		SeriesStep:   seriesStep(plan.scenario.Scenario.Duration.T),
 	}
 }
 
-// runShard makes one shard's grid runs and writes shard-I-of-N.gob.
+// runShard makes one shard's runs of one round and writes
+// round-R-shard-I-of-N.gob; a round after the grid first reads the earlier
+// rounds' shards from the same folder.
 func runShard(ctx context.Context, io *IOStreams, plan *sweepPlan, opts *sweepOptions) error {
 	sh, err := sweep.ParseShard(opts.Shard)
 	if err != nil {
@@ -269,6 +287,10 @@ func runShard(ctx context.Context, io *IOStreams, plan *sweepPlan, opts *sweepOp
 	if len(opts.Merge) > 0 {
 		return usageErr("--shard and --merge go to different steps: run the shards, then merge them")
 	}
+	cfg := gridConfig(plan, opts)
+	if opts.Round < 0 || opts.Round > cfg.Rounds() {
+		return usageErr("--round: this sweep has rounds 0 to %d (--refine %d), got %d", cfg.Rounds(), opts.Refine, opts.Round)
+	}
 	if err := os.MkdirAll(opts.Out, 0o755); err != nil {
 		return usageErr("--out %s: cannot create the output folder: %v", opts.Out, unwrapPath(err))
 	}
@@ -276,19 +298,35 @@ func runShard(ctx context.Context, io *IOStreams, plan *sweepPlan, opts *sweepOp
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	name := filepath.Join(opts.Out, fmt.Sprintf("shard-%d-of-%d.gob", sh.Index, sh.Count))
+	if opts.Round > 0 {
+		// Only the earlier rounds: this round's own files, a damaged one
+		// this run replaces included, are no input to it.
+		var earlier []string
+		for r := range opts.Round {
+			found, _ := filepath.Glob(filepath.Join(opts.Out, fmt.Sprintf("round-%d-shard-*-of-*.gob", r)))
+			earlier = append(earlier, found...)
+		}
+		from, err := openShards(plan, opts, earlier)
+		if err != nil {
+			return err
+		}
+		if err := from.Check(opts.Round - 1); err != nil {
+			return usageErr("--round %d: %v", opts.Round, err)
+		}
+		cfg.From = from
+	}
+	name := filepath.Join(opts.Out, sweep.ShardName(opts.Round, sh))
 	f, err := createAtomic(name)
 	if err != nil {
 		return withCode(exitError, err)
 	}
 	defer f.Abort()
 	w := bufio.NewWriterSize(f, 1<<16)
-	cfg := gridConfig(plan, opts)
 	prog := newProgress(io, plan.scenario.Scenario.Name)
 	if prog != nil {
 		cfg.Progress = prog.update
 	}
-	runs, err := sweep.RunShard(ctx, cfg, sh, key, w)
+	runs, err := sweep.RunShard(ctx, cfg, sh, opts.Round, key, w)
 	prog.finish()
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
@@ -302,62 +340,64 @@ func runShard(ctx context.Context, io *IOStreams, plan *sweepPlan, opts *sweepOp
 	if err := f.Commit(); err != nil {
 		return withCode(exitError, err)
 	}
-	fmt.Fprintf(io.Out, "wrote %s: %d of the %d grid runs\n", name, runs, len(plan.designs)*len(plan.multipliers)*plan.reps)
+	fmt.Fprintf(io.Out, "wrote %s: %d runs of round %d of %d\n", name, runs, opts.Round, cfg.Rounds())
 	return nil
 }
 
-// openShards opens the shard files named by --merge (files, or folders
-// holding shard-*-of-*.gob) and checks they belong to this sweep.
-func openShards(plan *sweepPlan, opts *sweepOptions) (*sweep.Shards, func(), error) {
+// openShards finds the shard files in paths (files, or folders holding
+// round-*-shard-*-of-*.gob), checks each is whole and of this sweep.
+func openShards(plan *sweepPlan, opts *sweepOptions, paths []string) (*sweep.Shards, error) {
 	var names []string
-	for _, p := range opts.Merge {
+	for _, p := range paths {
 		st, err := os.Stat(p)
 		if err != nil {
-			return nil, nil, usageErr("--merge %s: %v", p, unwrapPath(err))
+			return nil, usageErr("--merge %s: %v", p, unwrapPath(err))
 		}
 		if !st.IsDir() {
 			names = append(names, p)
 			continue
 		}
-		found, _ := filepath.Glob(filepath.Join(p, "shard-*-of-*.gob"))
-		if len(found) == 0 {
-			return nil, nil, usageErr("--merge %s: the folder holds no shard-*-of-*.gob file", p)
+		found, _ := filepath.Glob(filepath.Join(p, sweep.ShardGlob))
+		if len(found) == 0 && opts.Shard == "" {
+			return nil, usageErr("--merge %s: the folder holds no %s file", p, sweep.ShardGlob)
 		}
 		names = append(names, found...)
 	}
-	var files []*os.File
-	closeAll := func() {
-		for _, f := range files {
-			f.Close()
-		}
-	}
-	var readers []io.Reader
+	var files []sweep.ShardFile
 	for _, n := range names {
-		f, err := openRegular(n)
-		if err != nil {
-			closeAll()
-			return nil, nil, usageErr("--merge: %v", err)
-		}
-		files = append(files, f)
-		readers = append(readers, bufio.NewReader(f))
+		files = append(files, sweep.ShardFile{Name: n, Open: func() (io.ReadCloser, error) {
+			f, err := openRegular(n)
+			if err != nil {
+				return nil, err
+			}
+			return struct {
+				io.Reader
+				io.Closer
+			}{bufio.NewReaderSize(f, 1<<16), f}, nil
+		}})
 	}
 	key, err := experimentKey(plan, opts)
 	if err != nil {
-		closeAll()
-		return nil, nil, withCode(exitError, err)
+		return nil, withCode(exitError, err)
 	}
-	shards, err := sweep.OpenShards(key, names, readers)
+	flag := "--merge"
+	if opts.Shard != "" {
+		flag = fmt.Sprintf("--round %d", opts.Round)
+	}
+	if len(files) == 0 {
+		return nil, usageErr("%s: %s holds no shard of the earlier rounds", flag, opts.Out)
+	}
+	shards, err := sweep.OpenShards(key, files)
 	if err != nil {
-		closeAll()
-		return nil, nil, usageErr("--merge: %v", err)
+		return nil, usageErr("%s: %v", flag, err)
 	}
-	return shards, closeAll, nil
+	return shards, nil
 }
 
-// experimentKey identifies what decides the grid runs: capsim's version,
-// the bytes of every file the scenario was loaded from, the designs, the
-// grid, the replications, the seed and the overrides. Shards merge only
-// with the same key.
+// experimentKey identifies what decides the runs: capsim's version, the
+// bytes of every file the scenario was loaded from, the designs, the grid,
+// the replications, the seed, the overrides and the refinement (which
+// decides what the later rounds run). Shards merge only with the same key.
 func experimentKey(plan *sweepPlan, opts *sweepOptions) (string, error) {
 	sources, err := plan.sources()
 	if err != nil {
@@ -368,7 +408,7 @@ func experimentKey(plan *sweepPlan, opts *sweepOptions) (string, error) {
 	for _, d := range plan.designs {
 		designs = append(designs, d.Name)
 	}
-	fmt.Fprintf(h, "%s\n%q\n%v\n%d\n%d\n%q\n", Version, designs, plan.multipliers, plan.reps, opts.Seed, opts.Sets)
+	fmt.Fprintf(h, "%s\n%q\n%v\n%d\n%d\n%q\nrefine %d section %d\n", Version, designs, plan.multipliers, plan.reps, opts.Seed, opts.Sets, opts.Refine, opts.Section)
 	if len(opts.Scales) > 0 {
 		fmt.Fprintf(h, "%q\n", opts.Scales)
 	}
@@ -416,6 +456,9 @@ func planSweep(opts *sweepOptions) (*sweepPlan, error) {
 	}
 	if opts.Refine < 0 || opts.Refine > sweep.MaxRefine {
 		return nil, usageErr("--refine must be between 0 and %d, got %d", sweep.MaxRefine, opts.Refine)
+	}
+	if opts.Section < 1 || opts.Section > maxSection {
+		return nil, usageErr("--section must be between 1 and %d, got %d", maxSection, opts.Section)
 	}
 
 	designs, source := opts.Designs, "--designs"
@@ -538,7 +581,9 @@ func sweepFiles(res *sweep.Result, plan *sweepPlan, opts *sweepOptions) ([]outFi
 // meaning or is removed, so a notebook can check what it reads.
 // 2: kind/name/measure/stage columns, summary.csv's trials,
 // first_failure.csv's status and split SLO, units, capsim_revision.
-const manifestSchema = 2
+// 3: refine counts rounds of refinement, no longer bisection steps;
+// section.
+const manifestSchema = 3
 
 type manifest struct {
 	SchemaVersion  int            `json:"schema_version"`
@@ -554,7 +599,8 @@ type manifest struct {
 	Replications   int            `json:"replications"`
 	Multipliers    []float64      `json:"multipliers"`
 	Designs        []string       `json:"designs"`
-	Refine         int            `json:"refine"`
+	Refine         int            `json:"refine"`  // refinement rounds
+	Section        int            `json:"section"` // multipliers per bracket and round
 	Files          []string       `json:"files"`
 	// Units says what the CSVs' numbers are in, by the metric name's
 	// ending and for the columns that are not metrics.
@@ -635,6 +681,7 @@ func sweepManifest(res *sweep.Result, plan *sweepPlan, opts *sweepOptions) ([]by
 		Multipliers:    res.Multipliers,
 		Designs:        res.Designs,
 		Refine:         opts.Refine,
+		Section:        opts.Section,
 		Files:          []string{"runs.csv", "summary.csv", "first_failure.csv", "report.md", "report.html"},
 	}
 	for _, src := range sources[1:] {

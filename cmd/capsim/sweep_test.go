@@ -68,6 +68,8 @@ func TestSweepFlagErrors(t *testing.T) {
 		{[]string{"mmck", "--replications", "0"}, "--replications must be between 1 and 10000, got 0"},
 		{[]string{"mmck", "--workers", "0"}, "--workers must be between 1 and 4096, got 0"},
 		{[]string{"mmck", "--refine", "-1"}, "--refine must be between 0 and 50, got -1"},
+		{[]string{"mmck", "--section", "0"}, "--section must be between 1 and 64, got 0"},
+		{[]string{"mmck", "--round", "1"}, "--round goes with --shard: a round is split into shards"},
 		{[]string{scenario, "--designs", "small,nope"}, `--designs: unknown design "nope" (available: base, small, large)`},
 		{[]string{scenario, "--designs", "small,small"}, `--designs: design "small" is listed twice`},
 		{[]string{"mmck", "--designs", "v2"}, `--designs: unknown design "v2" (available: base)`},

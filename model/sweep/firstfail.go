@@ -6,6 +6,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"capsim/model"
 )
 
 // FirstFailure is where one design first breaks an SLO (see the package
@@ -32,147 +34,229 @@ type FirstFailure struct {
 	// guard's.
 	Stage, Component string
 	// Tried lists every multiplier run for this design, ascending: the
-	// grid and the bisection points.
+	// grid and the refinement points.
 	Tried []*Cell
 }
 
-// search is one bisection over a design's multipliers: lo and hi are
-// tried multipliers on either side of what it looks for, and toHigh says
-// on which side a midpoint with a given verdict falls.
-type search struct {
-	design int
-	lo, hi float64
-	toHigh func(Verdict) bool
-	mid    float64
-	cell   *cellAcc
-	ff     *FirstFailure
+// DefaultSection is how many multipliers a refinement round tries inside
+// each bracket when Config.Section is not set. Three points cut a bracket
+// into quarters, so two rounds resolve what four bisection steps did, in
+// half as many rounds.
+const DefaultSection = 3
+
+func (c *Config) section() int {
+	if c.Section <= 0 {
+		return DefaultSection
+	}
+	return c.Section
 }
 
-func (s *sweeper) firstFailures(ctx context.Context, res *Result) ([]FirstFailure, error) {
-	nm := len(s.cfg.Multipliers)
-	ffs := make([]FirstFailure, len(s.cfg.Designs))
-	var main []*search
-	for d, des := range s.cfg.Designs {
-		cells := res.Cells[d*nm : (d+1)*nm]
-		ff := &ffs[d]
-		*ff = FirstFailure{Design: des.Name, Multiplier: math.NaN(), Lo: math.NaN(), Hi: math.NaN(), Tried: slices.Clone(cells)}
-		first := slices.IndexFunc(cells, func(c *Cell) bool { return c.Verdict.Failed() })
-		if first < 0 {
-			continue
-		}
-		ff.Found = true
-		ff.Multiplier = cells[first].Multiplier
-		if first == 0 {
-			ff.BelowRange = true
-			continue
-		}
-		main = append(main, &search{design: d, lo: cells[first-1].Multiplier, hi: cells[first].Multiplier,
-			toHigh: Verdict.Failed, ff: ff})
+// Rounds is how many rounds follow the grid (round 0): the Refine rounds
+// of refinement, or, with no refinement but time series asked for, one
+// round holding only the series runs, whose multipliers are known only
+// once the grid is judged.
+func (c *Config) Rounds() int {
+	if c.Refine == 0 && c.SeriesStep > 0 {
+		return 1
 	}
-	if err := s.bisect(ctx, main); err != nil {
-		return nil, err
-	}
-	for _, sr := range main {
-		sr.ff.Multiplier = sr.hi
-	}
-
-	// The interval's ends are searched the same way: the highest multiplier
-	// that clearly passes, below the estimate, and the lowest that clearly
-	// fails, at or above it. Each starts from the tried multipliers that
-	// bracket it.
-	var ends []*search
-	for d := range ffs {
-		ff := &ffs[d]
-		if !ff.Found {
-			continue
-		}
-		sortTried(ff)
-		lo, hi := math.NaN(), math.NaN()
-		for _, c := range ff.Tried {
-			if c.Multiplier < ff.Multiplier && c.Verdict == Pass {
-				lo = c.Multiplier
-			}
-		}
-		for _, c := range ff.Tried {
-			if c.Multiplier > lo && c.Verdict != Pass {
-				hi = c.Multiplier
-				break
-			}
-		}
-		if !math.IsNaN(lo) && !math.IsNaN(hi) {
-			ends = append(ends, &search{design: d, lo: lo, hi: hi, toHigh: func(v Verdict) bool { return v != Pass }, ff: ff})
-		}
-		lo, hi = math.NaN(), math.NaN()
-		for _, c := range ff.Tried {
-			if c.Multiplier >= ff.Multiplier && c.Verdict == Fail {
-				hi = c.Multiplier
-				break
-			}
-		}
-		for _, c := range ff.Tried {
-			if c.Multiplier < hi && c.Verdict != Fail {
-				lo = c.Multiplier
-			}
-		}
-		if !math.IsNaN(lo) && !math.IsNaN(hi) && hi > ff.Multiplier {
-			ends = append(ends, &search{design: d, lo: lo, hi: hi, toHigh: func(v Verdict) bool { return v == Fail }, ff: ff})
-		}
-	}
-	if err := s.bisect(ctx, ends); err != nil {
-		return nil, err
-	}
-
-	for i := range ffs {
-		ff := &ffs[i]
-		sortTried(ff)
-		if ff.Found {
-			ff.explain()
-		}
-	}
-	return ffs, nil
+	return c.Refine
 }
 
-func sortTried(ff *FirstFailure) {
-	slices.SortFunc(ff.Tried, func(a, b *Cell) int { return cmp.Compare(a.Multiplier, b.Multiplier) })
+// standing is what a design's tried multipliers say so far, as indices
+// into them (ascending), -1 where nothing qualifies: est is the smallest
+// multiplier that breaks an SLO, lo the highest below it that clearly
+// passes, hi the lowest at or above it that clearly fails.
+type standing struct {
+	est, lo, hi int
 }
 
-// bisect runs the searches side by side, Refine steps of one midpoint
-// each, every replication at every midpoint.
-func (s *sweeper) bisect(ctx context.Context, open []*search) error {
-	nr := s.cfg.Replications
-	for step := 0; step < s.cfg.Refine && len(open) > 0; step++ {
-		// A bracket narrower than the printed precision cannot be split.
-		open = slices.DeleteFunc(open, func(sr *search) bool {
-			sr.mid = roundSig(sr.lo + (sr.hi-sr.lo)/2)
-			return !(sr.lo < sr.mid && sr.mid < sr.hi)
-		})
-		if len(open) == 0 {
+func standingOf(tried []*Cell) standing {
+	st := standing{est: -1, lo: -1, hi: -1}
+	st.est = slices.IndexFunc(tried, func(c *Cell) bool { return c.Verdict.Failed() })
+	if st.est < 0 {
+		return st
+	}
+	for i := 0; i < st.est; i++ {
+		if tried[i].Verdict == Pass {
+			st.lo = i
+		}
+	}
+	for i := st.est; i < len(tried); i++ {
+		if tried[i].Verdict == Fail {
+			st.hi = i
 			break
 		}
-		for _, sr := range open {
-			sr.cell = newCellAcc(s.cfg.Designs[sr.design].Name, sr.mid)
+	}
+	return st
+}
+
+// gaps are the brackets a round refines, each named by the index of its
+// upper end (the bracket runs from tried[g-1] to tried[g]): below the
+// estimate, where it can still move down; above the interval's low end,
+// where a higher clear pass may lie; below its high end, where a lower
+// clear failure may. All three are gaps between neighbouring multipliers
+// tried, so the points of different gaps never coincide, and a gap two
+// searches share is run once.
+func (st standing) gaps() []int {
+	var gs []int
+	if st.est > 0 {
+		gs = append(gs, st.est)
+	}
+	if st.lo >= 0 {
+		gs = append(gs, st.lo+1)
+	}
+	if st.hi > st.est {
+		gs = append(gs, st.hi)
+	}
+	slices.Sort(gs)
+	return slices.Compact(gs)
+}
+
+// point is one multiplier of one design to run in a round.
+type point struct {
+	design int
+	mult   float64
+}
+
+// roundPlan is every run of one round, known before the round starts:
+// each refinement point with every replication, then, in the last round,
+// replication 0 at each multiplier that can still become a design's first
+// failure, sampled as a time series.
+type roundPlan struct {
+	points []point
+	series []point
+}
+
+func (p *roundPlan) runs(reps int) int { return len(p.points)*reps + len(p.series) }
+
+// task is run i of the round, in the order a shard's index counts them.
+func (p *roundPlan) task(i, reps int) task {
+	if i < len(p.points)*reps {
+		pt := p.points[i/reps]
+		return task{design: pt.design, mult: pt.mult, rep: i % reps, grid: -1, slot: i / reps}
+	}
+	j := i - len(p.points)*reps
+	pt := p.series[j]
+	return task{design: pt.design, mult: pt.mult, rep: 0, grid: -1, slot: j, series: true}
+}
+
+// plan lays out round r from the multipliers tried so far: a pure
+// function of them, so a shard that has read the earlier rounds plans
+// the same round as a single machine does.
+func (s *sweeper) plan(r int) *roundPlan {
+	p := &roundPlan{}
+	k := s.cfg.section()
+	last := r == s.cfg.Rounds() && s.cfg.SeriesStep > 0
+	for d, tried := range s.tried {
+		st := standingOf(tried)
+		if st.est < 0 {
+			continue
 		}
-		n := len(open) * nr
-		s.total += n
-		err := s.execute(ctx, "refine", n, func(i int) task {
-			sr := open[i/nr]
-			return task{design: sr.design, mult: sr.mid, rep: i % nr, grid: -1, slot: i / nr}
-		}, func(t task, out *outcome) error {
-			open[t.slot].cell.add(nil, out)
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		for _, sr := range open {
-			c := sr.cell.judge()
-			sr.ff.Tried = append(sr.ff.Tried, c)
-			if sr.toHigh(c.Verdict) {
-				sr.hi = sr.mid
-			} else {
-				sr.lo = sr.mid
+		est := tried[st.est].Multiplier
+		var below []float64 // this round's points under the estimate
+		if r <= s.cfg.Refine {
+			for _, g := range st.gaps() {
+				a, b := tried[g-1].Multiplier, tried[g].Multiplier
+				prev := a
+				for i := 1; i <= k; i++ {
+					// Rounded as every multiplier is printed; a bracket
+					// narrower than that precision yields fewer points.
+					m := roundSig(a + (b-a)*float64(i)/float64(k+1))
+					if prev < m && m < b {
+						p.points = append(p.points, point{d, m})
+						if m < est {
+							below = append(below, m)
+						}
+						prev = m
+					}
+				}
 			}
 		}
+		if last {
+			// The estimate ends at the lowest of this round's points below
+			// it that breaks an SLO, or stays where it is.
+			for _, m := range below {
+				p.series = append(p.series, point{d, m})
+			}
+			p.series = append(p.series, point{d, est})
+		}
+	}
+	return p
+}
+
+// roundAcc gathers one round's outcomes as they are consumed.
+type roundAcc struct {
+	plan   *roundPlan
+	cells  []*cellAcc
+	series []*model.TimeSeries
+}
+
+func (s *sweeper) newRound(p *roundPlan) *roundAcc {
+	ra := &roundAcc{plan: p, series: make([]*model.TimeSeries, len(p.series))}
+	for _, pt := range p.points {
+		ra.cells = append(ra.cells, newCellAcc(s.cfg.Designs[pt.design].Name, pt.mult))
+	}
+	return ra
+}
+
+func (ra *roundAcc) consume(t task, out *outcome) error {
+	if t.series {
+		ra.series[t.slot] = out.series
+	} else {
+		ra.cells[t.slot].add(nil, out)
+	}
+	return nil
+}
+
+// finish judges the round's cells and adds them to what each design has
+// tried; the series runs wait in s.candidates for the final estimate.
+func (s *sweeper) finishRound(ra *roundAcc) {
+	for i, pt := range ra.plan.points {
+		c := ra.cells[i].judge()
+		tr := s.tried[pt.design]
+		at, _ := slices.BinarySearchFunc(tr, c.Multiplier, func(x *Cell, m float64) int { return cmp.Compare(x.Multiplier, m) })
+		s.tried[pt.design] = slices.Insert(tr, at, c)
+	}
+	for i, pt := range ra.plan.series {
+		s.candidates[pt] = ra.series[i]
+	}
+}
+
+// firstFailures states each design's first failure from everything tried.
+func (s *sweeper) firstFailures(res *Result) {
+	for d, des := range s.cfg.Designs {
+		ff := FirstFailure{Design: des.Name, Multiplier: math.NaN(), Lo: math.NaN(), Hi: math.NaN(), Tried: s.tried[d]}
+		st := standingOf(s.tried[d])
+		if st.est >= 0 {
+			ff.Found = true
+			ff.BelowRange = st.est == 0
+			ff.Multiplier = s.tried[d][st.est].Multiplier
+			ff.explain()
+			if ts, ok := s.candidates[point{d, ff.Multiplier}]; ok {
+				res.Series = append(res.Series, SeriesRun{Design: des.Name, Multiplier: ff.Multiplier, Seed: s.seed(0), Series: ts})
+			}
+		}
+		res.FirstFailures = append(res.FirstFailures, ff)
+	}
+}
+
+// refineRounds runs (or reads) rounds 1 to upto.
+func (s *sweeper) refineRounds(ctx context.Context, upto int) error {
+	for r := 1; r <= upto; r++ {
+		p := s.plan(r)
+		ra := s.newRound(p)
+		n := p.runs(s.cfg.Replications)
+		if s.cfg.From != nil {
+			if err := s.read(ctx, r, n, func(i int) task { return p.task(i, s.cfg.Replications) }, ra.consume); err != nil {
+				return err
+			}
+		} else {
+			s.total += n
+			if err := s.execute(ctx, "refine", n, func(i int) task { return p.task(i, s.cfg.Replications) }, ra.consume); err != nil {
+				return err
+			}
+		}
+		s.finishRound(ra)
 	}
 	return nil
 }
@@ -211,23 +295,4 @@ func (ff *FirstFailure) explain() {
 	if ff.Component == "" && len(at.Guards) > 0 {
 		ff.Component = at.Guards[0].Component
 	}
-}
-
-// series re-runs replication 0 of each failing design at its first-failure
-// multiplier, sampling its time series.
-func (s *sweeper) series(ctx context.Context, res *Result) error {
-	var idx []int
-	for d, ff := range res.FirstFailures {
-		if ff.Found {
-			idx = append(idx, d)
-		}
-	}
-	s.total += len(idx)
-	return s.execute(ctx, "series", len(idx), func(i int) task {
-		d := idx[i]
-		return task{design: d, mult: res.FirstFailures[d].Multiplier, rep: 0, grid: -1, series: true}
-	}, func(t task, out *outcome) error {
-		res.Series = append(res.Series, SeriesRun{Design: s.cfg.Designs[t.design].Name, Multiplier: t.mult, Seed: s.seed(0), Series: out.series})
-		return nil
-	})
 }

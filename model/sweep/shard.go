@@ -1,10 +1,13 @@
 package sweep
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/gob"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"strconv"
 	"strings"
@@ -12,13 +15,15 @@ import (
 	"capsim/model"
 )
 
-// Shard is one part of a sweep split over machines, as a batch engine runs
-// it (a Kubernetes Indexed Job, a Slurm job array): the grid runs whose
-// index in runs.csv order, i, has i % Count == Index. Each shard writes the
-// exact outcomes of its runs; a merge reads every shard back in that order,
-// so the aggregates, and every byte of the outputs, are those a sweep on
-// one machine writes. The bisection and time-series runs, a small part of
-// the work, happen in the merge.
+// Shard is one part of one round of a sweep split over machines, as a
+// batch engine runs it (a Kubernetes Indexed Job, a Slurm job array): the
+// runs of the round whose index i, in the round's fixed order, has
+// i % Count == Index. Round 0 is the grid; round r > 0 is planned from the
+// outcomes of rounds 0 to r-1, which the shard reads back from their
+// shard files, so every shard of round r plans the same runs. Each shard
+// writes the exact outcomes of its runs; a merge reads every round's
+// shards back in order and runs nothing, so the aggregates, and every
+// byte of the outputs, are those a sweep on one machine writes.
 type Shard struct {
 	Index, Count int
 }
@@ -37,27 +42,50 @@ func ParseShard(s string) (Shard, error) {
 	return Shard{Index: idx, Count: cnt}, nil
 }
 
+// ShardName is the file a shard writes: the name says which round and
+// shard it holds, so that a missing one is named before any file is read.
+func ShardName(round int, sh Shard) string {
+	return fmt.Sprintf("round-%d-shard-%d-of-%d.gob", round, sh.Index, sh.Count)
+}
+
+// ShardGlob matches every shard file of a folder.
+const ShardGlob = "round-*-shard-*-of-*.gob"
+
 // shardFormat names the layout of a shard file; a change of layout
 // changes it, so an old shard is refused instead of misread.
-const shardFormat = "capsim-sweep-shard-1"
+const shardFormat = "capsim-sweep-shard-2"
+
+// shardTrailer ends every shard file, followed by the SHA-256 of all the
+// bytes before it: a file damaged in storage or in transfer is refused
+// whole, before anything is computed from it.
+const shardTrailer = "\ncapsim-shard-sha256\n"
+
+const trailerLen = len(shardTrailer) + sha256.Size
 
 // shardHeader opens a shard file. Key identifies the experiment: shards
 // of different experiments must never merge.
 type shardHeader struct {
 	Format       string
 	Key          string
+	Round        int
 	Index, Count int
-	Total        int // grid runs of the whole sweep
+	Total        int // runs of the whole round
+}
+
+func (h shardHeader) String() string {
+	return fmt.Sprintf("shard %d/%d of round %d", h.Index, h.Count, h.Round)
 }
 
 // shardRecord is one run's outcome. gob keeps every float64 bit, NaN and
-// infinities included, which text would round.
+// infinities included, which text would round. Refinement runs carry no
+// metrics: only their verdict counts, and it needs the SLOs alone.
 type shardRecord struct {
 	Index   int
 	Metrics []model.Metric
 	SLOs    []model.SLOResult // with their bounds, which JSON output leaves out
 	Broken  *model.Broken
 	Fails   []shardFail
+	Series  *model.TimeSeries
 }
 
 type shardFail struct {
@@ -75,119 +103,286 @@ func (c *Config) gridTask(i int) task {
 	return task{design: d, mult: c.Multipliers[m], rep: r, grid: m}
 }
 
-// RunShard makes the grid runs shard sh owns and writes their outcomes to
-// w. key identifies the experiment (the caller derives it from everything
-// that decides the runs: scenario, designs, grid, replications, seed).
-func RunShard(ctx context.Context, cfg Config, sh Shard, key string, w io.Writer) (runs int, err error) {
+// hashWriter passes writes on and hashes them.
+type hashWriter struct {
+	w io.Writer
+	h hash.Hash
+}
+
+func (hw *hashWriter) Write(p []byte) (int, error) {
+	hw.h.Write(p)
+	return hw.w.Write(p)
+}
+
+// RunShard makes the runs shard sh owns in round r and writes their
+// outcomes to w. key identifies the experiment (the caller derives it from
+// everything that decides the runs: scenario, designs, grid, replications,
+// seed, refinement). For r > 0, cfg.From must hold rounds 0 to r-1.
+func RunShard(ctx context.Context, cfg Config, sh Shard, r int, key string, w io.Writer) (runs int, err error) {
 	if err := cfg.check(); err != nil {
 		return 0, err
 	}
-	total := cfg.gridRuns()
-	runs = (total - sh.Index + sh.Count - 1) / sh.Count
-	if sh.Index >= total {
-		runs = 0
+	if r < 0 || r > cfg.Rounds() {
+		return 0, fmt.Errorf("this sweep has rounds 0 to %d, not %d", cfg.Rounds(), r)
+	}
+	if r > 0 {
+		if cfg.From == nil {
+			return 0, fmt.Errorf("round %d needs the shards of rounds 0 to %d", r, r-1)
+		}
+		if err := cfg.From.Check(r - 1); err != nil {
+			return 0, err
+		}
+	} else {
+		cfg.From = nil
 	}
 	cfg.Runs = nil
-	s := &sweeper{cfg: cfg, workers: cfg.Workers, total: runs}
-	if s.workers <= 0 {
-		s.workers = 1
+	s := newSweeper(cfg)
+	n := cfg.gridRuns()
+	taskAt := cfg.gridTask
+	if r > 0 {
+		if _, err := s.gridRound(ctx); err != nil {
+			return 0, err
+		}
+		if err := s.refineRounds(ctx, r-1); err != nil {
+			return 0, err
+		}
+		p := s.plan(r)
+		n = p.runs(cfg.Replications)
+		taskAt = func(i int) task { return p.task(i, cfg.Replications) }
 	}
-	enc := gob.NewEncoder(w)
-	if err := enc.Encode(shardHeader{Format: shardFormat, Key: key, Index: sh.Index, Count: sh.Count, Total: total}); err != nil {
+	runs = max(0, (n-sh.Index+sh.Count-1)/sh.Count)
+	s.done, s.total = 0, runs
+
+	hw := &hashWriter{w: w, h: sha256.New()}
+	enc := gob.NewEncoder(hw)
+	if err := enc.Encode(shardHeader{Format: shardFormat, Key: key, Round: r, Index: sh.Index, Count: sh.Count, Total: n}); err != nil {
 		return 0, err
 	}
-	at := func(k int) task { return cfg.gridTask(sh.Index + k*sh.Count) }
-	err = s.execute(ctx, "grid", runs, at, func(t task, out *outcome) error {
-		return enc.Encode(recordOf(t, out, cfg))
+	k := 0
+	phase := "grid"
+	if r > 0 {
+		phase = "refine"
+	}
+	err = s.execute(ctx, phase, runs, func(j int) task { return taskAt(sh.Index + j*sh.Count) }, func(t task, out *outcome) error {
+		rec := recordOf(sh.Index+k*sh.Count, t, out)
+		k++
+		return enc.Encode(rec)
 	})
+	if err != nil {
+		return 0, err
+	}
+	if _, err := io.WriteString(w, shardTrailer); err != nil {
+		return 0, err
+	}
+	_, err = w.Write(hw.h.Sum(nil))
 	return runs, err
 }
 
-func recordOf(t task, out *outcome, cfg Config) shardRecord {
-	nd, nr := len(cfg.Designs), cfg.Replications
-	rec := shardRecord{Index: t.grid*nd*nr + t.rep*nd + t.design, Metrics: out.metrics, SLOs: out.slos, Broken: out.broken}
+func recordOf(i int, t task, out *outcome) shardRecord {
+	rec := shardRecord{Index: i, SLOs: out.slos, Broken: out.broken, Series: out.series}
+	if t.grid >= 0 {
+		rec.Metrics = out.metrics
+	}
 	for _, f := range out.fails {
 		rec.Fails = append(rec.Fails, shardFail{Journey: f.journey, Stage: f.stage, Component: f.component, N: f.n})
 	}
 	return rec
 }
 
-// Shards is a set of shard files being merged, read in lockstep: run i is
-// the next record of shard i % Count, so memory stays flat.
-type Shards struct {
-	names []string
-	decs  []*gob.Decoder
-	count int
+// ShardFile is a shard file to merge: its name, for messages, and how to
+// open it; it is read twice, once to check it and once to use it.
+type ShardFile struct {
+	Name string
+	Open func() (io.ReadCloser, error)
 }
 
-// OpenShards checks that the shard files are the Count shards of the
-// experiment key, each once, and prepares to read them. names label the
-// readers in errors.
-func OpenShards(key string, names []string, readers []io.Reader) (*Shards, error) {
-	if len(readers) == 0 {
+// Shards is the set of shard files of one sweep, by round.
+type Shards struct {
+	rounds map[int]*roundFiles
+}
+
+type roundFiles struct {
+	count, total int
+	byIndex      map[int]ShardFile
+}
+
+// OpenShards checks that every file is an undamaged shard of the
+// experiment key, and each shard is given once. Whether a round is
+// complete is asked later (Check), of the rounds a step needs.
+func OpenShards(key string, files []ShardFile) (*Shards, error) {
+	if len(files) == 0 {
 		return nil, errors.New("no shard files to merge")
 	}
-	var count, total int
-	byIndex := map[int]int{}
-	decs := make([]*gob.Decoder, len(readers))
-	for i, r := range readers {
-		dec := gob.NewDecoder(r)
-		var h shardHeader
-		// A header out of bounds is not one RunShard wrote: it would
-		// have the merge count to a number no sweep has.
-		if err := dec.Decode(&h); err != nil || h.Format != shardFormat ||
-			h.Count < 1 || h.Count > MaxRuns || h.Index < 0 || h.Index >= h.Count || h.Total < 0 || h.Total > MaxRuns {
-			return nil, fmt.Errorf("%s is not a capsim sweep shard", names[i])
+	s := &Shards{rounds: map[int]*roundFiles{}}
+	names := map[[3]int]string{}
+	for _, f := range files {
+		h, err := checkShard(f)
+		if err != nil {
+			return nil, err
 		}
 		if h.Key != key {
-			return nil, fmt.Errorf("%s was made by a different sweep (scenario, designs, multipliers, replications, seed, --set or capsim version differ); merge with the flags the shards ran with", names[i])
+			return nil, fmt.Errorf("%s was made by a different sweep (scenario, designs, multipliers, replications, seed, --set, --refine, --section or capsim version differ); merge with the flags the shards ran with", f.Name)
 		}
-		if i == 0 {
-			count, total = h.Count, h.Total
-		} else if h.Count != count || h.Total != total {
-			return nil, fmt.Errorf("%s is shard %d of %d, but %s is of %d", names[i], h.Index, h.Count, names[0], count)
+		rf := s.rounds[h.Round]
+		if rf == nil {
+			rf = &roundFiles{count: h.Count, total: h.Total, byIndex: map[int]ShardFile{}}
+			s.rounds[h.Round] = rf
 		}
-		if j, dup := byIndex[h.Index]; dup {
-			return nil, fmt.Errorf("%s and %s are both shard %d of %d", names[j], names[i], h.Index, count)
-		}
-		byIndex[h.Index] = i
-		decs[i] = dec
-	}
-	if len(byIndex) != count {
-		var missing []string
-		for i := 0; i < count; i++ {
-			if _, ok := byIndex[i]; !ok {
-				missing = append(missing, strconv.Itoa(i))
+		if h.Count != rf.count || h.Total != rf.total {
+			var other ShardFile
+			for _, o := range rf.byIndex {
+				other = o
+				break
 			}
+			return nil, fmt.Errorf("%s is %s, but %s is of %d: a round's shards must all be split the same way", f.Name, h, other.Name, rf.count)
 		}
-		noun := "shard"
-		if len(missing) > 1 {
-			noun = "shards"
+		id := [3]int{h.Round, h.Index, h.Count}
+		if prev, dup := names[id]; dup {
+			return nil, fmt.Errorf("%s and %s are both %s", prev, f.Name, h)
 		}
-		return nil, fmt.Errorf("missing %s %s of %d", noun, strings.Join(missing, ", "), count)
-	}
-	s := &Shards{count: count}
-	for i := 0; i < count; i++ {
-		s.decs = append(s.decs, decs[byIndex[i]])
-		s.names = append(s.names, names[byIndex[i]])
+		names[id] = f.Name
+		rf.byIndex[h.Index] = f
 	}
 	return s, nil
 }
 
-// next returns the outcome of grid run i; runs must be asked for in order.
-func (s *Shards) next(i int) (*outcome, error) {
-	sh := i % s.count
-	var rec shardRecord
-	if err := s.decs[sh].Decode(&rec); err != nil {
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, fmt.Errorf("%s ends before run %d: the shard did not finish", s.names[sh], i)
+// checkShard reads a whole shard file, checks its checksum and returns
+// its header. The file streams through the hash, holding back what may be
+// the trailer, so a shard of any size is checked in constant memory.
+func checkShard(f ShardFile) (shardHeader, error) {
+	rc, err := f.Open()
+	if err != nil {
+		return shardHeader{}, err
+	}
+	defer rc.Close()
+	tail := &tailHasher{h: sha256.New()}
+	var h shardHeader
+	herr := gob.NewDecoder(io.TeeReader(rc, tail)).Decode(&h)
+	if _, err := io.Copy(tail, rc); err != nil {
+		return h, fmt.Errorf("%s: %w", f.Name, err)
+	}
+	trailed := len(tail.last) == trailerLen && string(tail.last[:len(shardTrailer)]) == shardTrailer
+	if herr != nil || h.Format != shardFormat {
+		if trailed {
+			return h, fmt.Errorf("%s is damaged (its header cannot be read): run its shard again", f.Name)
 		}
-		return nil, fmt.Errorf("%s: %w", s.names[sh], err)
+		return h, fmt.Errorf("%s is not a capsim sweep shard of this version", f.Name)
+	}
+	// A header out of bounds is not one RunShard wrote: it would have the
+	// merge count to a number no sweep has.
+	if h.Count < 1 || h.Count > MaxRuns || h.Index < 0 || h.Index >= h.Count || h.Total < 0 || h.Total > MaxRuns || h.Round < 0 {
+		return h, fmt.Errorf("%s is not a capsim sweep shard of this version", f.Name)
+	}
+	if !trailed {
+		return h, fmt.Errorf("%s, %s, is cut short: the shard did not finish; run it again", f.Name, h)
+	}
+	if !bytes.Equal(tail.h.Sum(nil), tail.last[len(shardTrailer):]) {
+		return h, fmt.Errorf("%s, %s, is damaged: its checksum does not match its contents; run it again", f.Name, h)
+	}
+	return h, nil
+}
+
+// tailHasher hashes everything written to it but the last trailerLen
+// bytes, which it keeps.
+type tailHasher struct {
+	h    hash.Hash
+	last []byte
+}
+
+func (t *tailHasher) Write(p []byte) (int, error) {
+	n := len(p)
+	t.last = append(t.last, p...)
+	if over := len(t.last) - trailerLen; over > 0 {
+		t.h.Write(t.last[:over])
+		t.last = append(t.last[:0], t.last[over:]...)
+	}
+	return n, nil
+}
+
+// Check reports whether rounds 0 to last are complete, naming the first
+// missing shard by index and round.
+func (s *Shards) Check(last int) error {
+	for r := 0; r <= last; r++ {
+		rf := s.rounds[r]
+		if rf == nil {
+			return fmt.Errorf("no shard of round %d: run every shard of round %d (--round %d) before this step", r, r, r)
+		}
+		var missing []string
+		for i := 0; i < rf.count; i++ {
+			if _, ok := rf.byIndex[i]; !ok {
+				missing = append(missing, strconv.Itoa(i))
+			}
+		}
+		if len(missing) > 0 {
+			noun := "shard"
+			if len(missing) > 1 {
+				noun = "shards"
+			}
+			return fmt.Errorf("missing %s %s of %d in round %d", noun, strings.Join(missing, ", "), rf.count, r)
+		}
+	}
+	return nil
+}
+
+// roundReader reads one round's shards in lockstep: run i is the next
+// record of shard i % count, so memory stays flat.
+type roundReader struct {
+	round   int
+	names   []string
+	decs    []*gob.Decoder
+	closers []io.Closer
+}
+
+// round opens round r's shards, which must hold n runs.
+func (s *Shards) round(r, n int) (*roundReader, error) {
+	rf := s.rounds[r]
+	if rf == nil {
+		return nil, fmt.Errorf("no shard of round %d", r)
+	}
+	rr := &roundReader{round: r}
+	if rf.total != n {
+		return nil, fmt.Errorf("the shards of round %d hold %d runs where this sweep plans %d", r, rf.total, n)
+	}
+	for i := 0; i < rf.count; i++ {
+		f := rf.byIndex[i]
+		rc, err := f.Open()
+		if err != nil {
+			rr.close()
+			return nil, err
+		}
+		rr.closers = append(rr.closers, rc)
+		dec := gob.NewDecoder(rc)
+		var h shardHeader
+		if err := dec.Decode(&h); err != nil {
+			rr.close()
+			return nil, fmt.Errorf("%s: %w", f.Name, err)
+		}
+		rr.names = append(rr.names, f.Name)
+		rr.decs = append(rr.decs, dec)
+	}
+	return rr, nil
+}
+
+func (rr *roundReader) close() {
+	for _, c := range rr.closers {
+		c.Close()
+	}
+}
+
+// next returns the outcome of run i; runs must be asked for in order.
+func (rr *roundReader) next(i int) (*outcome, error) {
+	sh := i % len(rr.decs)
+	var rec shardRecord
+	if err := rr.decs[sh].Decode(&rec); err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, fmt.Errorf("%s ends before run %d of round %d: the shard did not finish", rr.names[sh], i, rr.round)
+		}
+		return nil, fmt.Errorf("%s: %w", rr.names[sh], err)
 	}
 	if rec.Index != i {
-		return nil, fmt.Errorf("%s holds run %d where run %d belongs", s.names[sh], rec.Index, i)
+		return nil, fmt.Errorf("%s holds run %d where run %d of round %d belongs", rr.names[sh], rec.Index, i, rr.round)
 	}
-	out := &outcome{metrics: rec.Metrics, slos: rec.SLOs, broken: rec.Broken}
+	out := &outcome{metrics: rec.Metrics, slos: rec.SLOs, broken: rec.Broken, series: rec.Series}
 	for _, f := range rec.Fails {
 		out.fails = append(out.fails, stageCount{journey: f.Journey, stage: f.Stage, component: f.Component, n: f.N})
 	}

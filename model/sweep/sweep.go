@@ -24,23 +24,29 @@
 // replications violates its bound (a value undefined in every replication,
 // such as the p95 of journeys none of which succeeded, violates it too),
 // or when any replication was stopped by a guard. The first-failure
-// multiplier of a design is the smallest multiplier found to break an SLO:
-// the first grid point that does, refined by bisection between it and the
-// grid point below, where each step runs every replication at the midpoint
-// and keeps the half whose ends disagree.
+// multiplier of a design is the smallest multiplier tried that breaks an
+// SLO.
 //
 // Its confidence interval inverts the per-multiplier intervals: its low end
 // is the highest multiplier tried, below the estimate, at which every SLO's
 // 95 % interval lies on the passing side of its bound; its high end is the
 // lowest multiplier tried, at or above the estimate, at which some SLO's
 // interval lies wholly on the failing side (or every replication broke a
-// guard). Each end is searched by bisection too, with as many steps as the
-// estimate, from the tried multipliers that bracket it. When the SLO's
-// value changes steadily with load, the true crossing lies between the ends
-// with at least the stated confidence (each end errs with probability at
-// most 2.5 %); the interval is no narrower than the multipliers tried
-// allow. An end is NaN when no multiplier tried settles it — with one
-// replication, always.
+// guard). When the SLO's value changes steadily with load, the true
+// crossing lies between the ends with at least the stated confidence (each
+// end errs with probability at most 2.5 %); the interval is no narrower
+// than the multipliers tried allow. An end is NaN when no multiplier tried
+// settles it — with one replication, always.
+//
+// After the grid (round 0), Refine rounds try more multipliers. Each round
+// is planned from what was tried before it alone: for every design, the
+// gap below the estimate, the gap above the interval's low end and the gap
+// below its high end (those that exist, each once) get Section multipliers
+// each, evenly spaced, every replication at each. Because every run of a
+// round is known when the round starts, a round split over machines is one
+// more batch of independent runs. The last round also re-runs replication
+// 0, sampling time series, at every multiplier that can still end up as
+// the estimate: the current one and the round's points below it.
 package sweep
 
 import (
@@ -50,6 +56,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"sync"
 
 	"capsim/model"
@@ -70,7 +77,10 @@ type Config struct {
 	Replications int
 	Seed         uint64 // replication r runs with seed Seed+r
 	Workers      int    // goroutines running replications; <= 0 means GOMAXPROCS
-	Refine       int    // bisection steps after the grid
+	Refine       int    // refinement rounds after the grid
+	// Section is how many multipliers a refinement round tries inside
+	// each bracket; <= 0 means DefaultSection.
+	Section int
 	// SeriesStep, when > 0, re-runs replication 0 of each failing design
 	// at its first-failure multiplier sampling time series at that step.
 	SeriesStep sim.Time
@@ -80,14 +90,15 @@ type Config struct {
 	// Progress, when set, is called from the goroutine that called Run
 	// after every completed run.
 	Progress func(Progress)
-	// From, when set, supplies the grid runs' outcomes from the shards of
-	// a sweep split over machines instead of running them.
+	// From, when set, supplies the outcomes of every round from the
+	// shards of a sweep split over machines instead of running them (for
+	// RunShard, those of the rounds before its own).
 	From *Shards
 }
 
 // Progress tells how far a sweep has got.
 type Progress struct {
-	Phase       string // "grid", "refine" or "series"
+	Phase       string // "grid", "refine" or "merge"
 	Done, Total int    // runs; Total grows when refinement is planned
 }
 
@@ -97,7 +108,7 @@ type task struct {
 	mult   float64
 	rep    int
 	grid   int // grid index, or -1 off the grid
-	slot   int // which bisection the task belongs to
+	slot   int // which refinement point or series run of its round
 	series bool
 }
 
@@ -121,6 +132,12 @@ type sweeper struct {
 	designs []*designAcc
 	compare []*cellAcc // (design-1)-major; paired differences with design 0
 	base    []float64  // design 0's fixed metrics in the current (multiplier, replication)
+	// tried holds each design's cells so far, grid and refinement points,
+	// by ascending multiplier.
+	tried [][]*Cell
+	// candidates are the last round's time series, by design and
+	// multiplier, until the final estimates pick theirs.
+	candidates map[point]*model.TimeSeries
 }
 
 // Run runs the experiment. It returns ctx's error, and has written only
@@ -129,11 +146,34 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
-	s := &sweeper{cfg: cfg, workers: cfg.Workers}
+	if cfg.From != nil {
+		if err := cfg.From.Check(cfg.Rounds()); err != nil {
+			return nil, err
+		}
+	}
+	s := newSweeper(cfg)
+	if cfg.Runs != nil {
+		if _, err := io.WriteString(cfg.Runs, runsHeader); err != nil {
+			return nil, err
+		}
+	}
+	res, err := s.gridRound(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.refineRounds(ctx, cfg.Rounds()); err != nil {
+		return nil, err
+	}
+	s.firstFailures(res)
+	return res, nil
+}
+
+func newSweeper(cfg Config) *sweeper {
+	s := &sweeper{cfg: cfg, workers: cfg.Workers, candidates: map[point]*model.TimeSeries{}}
 	if s.workers <= 0 {
 		s.workers = runtime.GOMAXPROCS(0)
 	}
-	nd, nm, nr := len(cfg.Designs), len(cfg.Multipliers), cfg.Replications
+	nd := len(cfg.Designs)
 	for d := range cfg.Designs {
 		s.designs = append(s.designs, &designAcc{name: cfg.Designs[d].Name})
 		for m := range cfg.Multipliers {
@@ -145,19 +185,27 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			s.compare = append(s.compare, newCellAcc(cfg.Designs[d].Name, cfg.Multipliers[m]))
 		}
 	}
-	if cfg.Runs != nil {
-		if _, err := io.WriteString(cfg.Runs, runsHeader); err != nil {
-			return nil, err
-		}
-	}
+	return s
+}
 
-	// The grid runs multiplier by multiplier, replication by replication,
-	// design by design, so that the runs a paired difference needs are
-	// consumed next to each other and only one baseline run is held.
-	s.total = nd * nm * nr
+// gridRound runs (or reads) the grid and summarises it. The grid runs
+// multiplier by multiplier, replication by replication, design by design,
+// so that the runs a paired difference needs are consumed next to each
+// other and only one baseline run is held.
+func (s *sweeper) gridRound(ctx context.Context) (*Result, error) {
+	cfg := s.cfg
+	nm, nr := len(cfg.Multipliers), cfg.Replications
+	s.total = cfg.gridRuns()
 	var err error
 	if cfg.From != nil {
-		err = s.merge(ctx)
+		err = s.read(ctx, 0, s.total, cfg.gridTask, func(t task, out *outcome) error {
+			if cfg.Runs != nil {
+				var b bytes.Buffer
+				writeRunRows(&b, cfg.Scenario, cfg.Designs[t.design].Name, t.mult, t.rep, s.seed(t.rep), out.metrics)
+				out.rows = b.Bytes()
+			}
+			return s.consumeGrid(t, out)
+		})
 	} else {
 		err = s.execute(ctx, "grid", s.total, cfg.gridTask, s.consumeGrid)
 	}
@@ -174,15 +222,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	for _, c := range s.compare {
 		res.Compare = append(res.Compare, s.finishCompare(c))
 	}
-	ffs, err := s.firstFailures(ctx, res)
-	if err != nil {
-		return nil, err
-	}
-	res.FirstFailures = ffs
-	if cfg.SeriesStep > 0 {
-		if err := s.series(ctx, res); err != nil {
-			return nil, err
-		}
+	for d := range cfg.Designs {
+		s.tried = append(s.tried, slices.Clone(res.Cells[d*nm:(d+1)*nm]))
 	}
 	return res, nil
 }
@@ -332,23 +373,25 @@ func (s *sweeper) runTask(ctx context.Context, t task) (*outcome, error) {
 	return out, nil
 }
 
-// merge consumes the grid outcomes read from shards, in grid order.
-func (s *sweeper) merge(ctx context.Context) error {
-	for i := 0; i < s.total; i++ {
+// read consumes round r's n outcomes from the shards, in task order.
+func (s *sweeper) read(ctx context.Context, r, n int, taskAt func(int) task, consume func(task, *outcome) error) error {
+	rs, err := s.cfg.From.round(r, n)
+	if err != nil {
+		return err
+	}
+	defer rs.close()
+	if r > 0 {
+		s.total += n // the grid's runs are counted already
+	}
+	for i := 0; i < n; i++ {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		out, err := s.cfg.From.next(i)
+		out, err := rs.next(i)
 		if err != nil {
 			return err
 		}
-		t := s.cfg.gridTask(i)
-		if s.cfg.Runs != nil {
-			var b bytes.Buffer
-			writeRunRows(&b, s.cfg.Scenario, s.cfg.Designs[t.design].Name, t.mult, t.rep, s.seed(t.rep), out.metrics)
-			out.rows = b.Bytes()
-		}
-		if err := s.consumeGrid(t, out); err != nil {
+		if err := consume(taskAt(i), out); err != nil {
 			return err
 		}
 		s.done++

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"math"
+	"os"
 	"runtime"
 	"slices"
 	"strings"
@@ -219,7 +220,7 @@ func TestFirstFailureMatchesMMcK(t *testing.T) {
 			{"four", compile(t, "mmck", short...)},
 			{"five", compile(t, "mmck", append(short, "components.server.servers=5")...)},
 		},
-		Multipliers: []float64{0.25, 0.5, 0.75, 1, 1.25, 1.5}, Replications: 5, Seed: 1, Refine: 5,
+		Multipliers: []float64{0.25, 0.5, 0.75, 1, 1.25, 1.5}, Replications: 5, Seed: 1, Refine: 3,
 	}
 	res, _ := sweepBytes(t, cfg)
 	for i, want := range []float64{mmckCrossing(t, 4, 6, 0.9), mmckCrossing(t, 5, 7, 0.9)} {
@@ -234,18 +235,19 @@ func TestFirstFailureMatchesMMcK(t *testing.T) {
 		if !(ff.Lo < ff.Multiplier && ff.Multiplier <= ff.Hi) {
 			t.Errorf("%s: estimate %g outside its CI [%g, %g]", ff.Design, ff.Multiplier, ff.Lo, ff.Hi)
 		}
-		// Five bisection steps from a 0.25 grid resolve 0.008; the
-		// interval must be that order, not the whole grid step.
+		// Three rounds of three points from a 0.25 grid resolve 0.004;
+		// the interval must be that order, not the whole grid step.
 		if ff.Hi-ff.Lo > 0.1 {
 			t.Errorf("%s: CI [%g, %g] is wider than the refinement allows", ff.Design, ff.Lo, ff.Hi)
 		}
 		if ff.SLO != "customer success_rate >= 0.9" || ff.Component != "server" || ff.Stage != "service" {
 			t.Errorf("%s: blamed %q at %q/%q", ff.Design, ff.SLO, ff.Component, ff.Stage)
 		}
-		// The estimate takes Refine midpoints, each end of its interval
-		// at most as many more.
-		if got := len(ff.Tried); got < len(cfg.Multipliers)+cfg.Refine || got > len(cfg.Multipliers)+3*cfg.Refine {
-			t.Errorf("%s: %d multipliers tried for a grid of %d and %d refinement steps", ff.Design, got, len(cfg.Multipliers), cfg.Refine)
+		// Every round puts DefaultSection points below the estimate, and
+		// at most as many again below each end of its interval.
+		k := DefaultSection
+		if got := len(ff.Tried); got < len(cfg.Multipliers)+k*cfg.Refine || got > len(cfg.Multipliers)+3*k*cfg.Refine {
+			t.Errorf("%s: %d multipliers tried for a grid of %d and %d rounds of %d", ff.Design, got, len(cfg.Multipliers), cfg.Refine, k)
 		}
 	}
 }
@@ -416,5 +418,67 @@ func TestCellStatAndDiffByName(t *testing.T) {
 	cmp := res.Compare[0]
 	if d, ok := cmp.Diff("journey.customer.journey_success_rate"); !ok || d.Mean != 0 {
 		t.Errorf("a design against itself: diff %+v, %v", d, ok)
+	}
+}
+
+// How often the first-failure interval covers the M/M/4/6 crossing: 80
+// sweeps with the command line's refinement, each with its own five
+// replications (seeds 1-5, 6-10, ...). Each end errs with probability at
+// most 2.5 %, so at least 95 % must cover; the README states the count.
+// It takes a minute or two, so it runs only when asked for:
+// CAPSIM_COVERAGE=1 go test ./model/sweep -run Coverage -v
+func TestFirstFailureCoverageMMcK(t *testing.T) {
+	if os.Getenv("CAPSIM_COVERAGE") == "" {
+		t.Skip("set CAPSIM_COVERAGE=1 to run the 80 sweeps")
+	}
+	const sweeps = 80
+	c := compile(t, "mmck", "duration=6000s", "warmup=500s")
+	want := mmckCrossing(t, 4, 6, 0.9)
+	covered := 0
+	for i := range sweeps {
+		res, err := Run(context.Background(), Config{Scenario: "mmck", Designs: []Design{{"four", c}},
+			Multipliers: []float64{0.25, 0.5, 0.75, 1, 1.25, 1.5}, Replications: 5, Seed: uint64(1 + 5*i), Refine: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ff := res.FirstFailures[0]
+		if ff.Lo <= want && want <= ff.Hi {
+			covered++
+		} else {
+			t.Logf("seed %d: CI [%g, %g] misses %.4f (estimate %g)", 1+5*i, ff.Lo, ff.Hi, want, ff.Multiplier)
+		}
+	}
+	t.Logf("the interval covered the crossing %.4f in %d of %d sweeps", want, covered, sweeps)
+	if covered < sweeps*95/100 {
+		t.Errorf("covered in %d of %d sweeps, under 95 %%", covered, sweeps)
+	}
+}
+
+// The time series come from the last round, at each design's final
+// estimate, whether the estimate moved in that round or not.
+func TestSeriesAtTheFinalEstimate(t *testing.T) {
+	short := []string{"duration=1500s", "warmup=100s"}
+	for _, refine := range []int{0, 1, 2} {
+		cfg := Config{Scenario: "mmck", Designs: []Design{
+			{"four", compile(t, "mmck", short...)},
+			{"five", compile(t, "mmck", append(short, "components.server.servers=5")...)},
+		}, Multipliers: []float64{0.5, 0.75, 1}, Replications: 3, Seed: 1, Refine: refine, SeriesStep: 10 * 1e9}
+		res, _ := sweepBytes(t, cfg)
+		var want []string
+		for _, ff := range res.FirstFailures {
+			if ff.Found {
+				want = append(want, ff.Design+" "+FormatMultiplier(ff.Multiplier))
+			}
+		}
+		var got []string
+		for _, sr := range res.Series {
+			if sr.Series == nil || len(sr.Series.Signals) == 0 {
+				t.Errorf("refine %d: %s has no series", refine, sr.Design)
+			}
+			got = append(got, sr.Design+" "+FormatMultiplier(sr.Multiplier))
+		}
+		if len(want) == 0 || !slices.Equal(got, want) {
+			t.Errorf("refine %d: series at %q, first failures at %q", refine, got, want)
+		}
 	}
 }

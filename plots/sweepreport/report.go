@@ -184,9 +184,10 @@ func methodSection(res *sweep.Result, opts Options) plots.Section {
 	}
 	pre.WriteString(`
 The first-failure multiplier is the smallest load multiplier at which the mean over the replications
-of an SLO's value breaks its bound (or a guard stopped a run), found on the grid and refined by bisection.
+of an SLO's value breaks its bound (or a guard stopped a run), found on the grid and refined in rounds,
+each trying evenly spaced multipliers below it and near both ends of its interval.
 Its 95 % interval runs from the highest multiplier tried below it where every SLO's interval passed,
-to the lowest tried where an SLO's interval failed outright, each end refined by bisection as well;
+to the lowest tried where an SLO's interval failed outright;
 "?" marks an end no multiplier tried settles.
 The component and failure stage are those most failed journeys ended at, at that multiplier.
 `)

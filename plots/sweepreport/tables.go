@@ -205,7 +205,7 @@ func fmtDiff(s sweep.Summary) string {
 }
 
 // fmtBound prints an end of a first-failure interval to 4 significant
-// digits: bisection ends such as 1.7734375 say no more than 1.773 does
+// digits: refined ends such as 1.7734375 say no more than 1.773 does
 // (first_failure.csv keeps every digit).
 func fmtBound(v float64) string {
 	if math.IsNaN(v) {
