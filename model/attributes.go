@@ -69,12 +69,9 @@ func (j *journeyProg) values(a int32) []float64 {
 	return []float64{j.attrs[a]}
 }
 
-// drawAttrs fills jr's attributes for a new journey of type j: the type's
-// own table when nothing is drawn, else a copy with each draw made.
-func (r *run) drawAttrs(jr *jrec, j *journeyProg, own []float64) []float64 {
-	if len(j.draws) == 0 {
-		return j.attrs
-	}
+// drawAttrs fills own with the attributes of a new journey of type j: the
+// type's table with each draw made.
+func (r *run) drawAttrs(j *journeyProg, own []float64) []float64 {
 	own = append(own[:0], j.attrs...)
 	for _, d := range j.draws {
 		u := r.streams[d.stream].Float64() * d.weights[len(d.weights)-1]

@@ -39,34 +39,36 @@ const (
 )
 
 type op struct {
+	// Fields are ordered hot first and by size, so that an op packs into
+	// as few cache lines as it can: the interpreter reads one per step.
 	code     opcode
-	dist     int32 // opDelay, opWork; opAcquire of a component that runs work
-	comp     int32 // opAcquire
-	route    int32 // opCall, opJob, opPoll
-	body     int32 // opScope, opRepeat, opFanout
-	name     int32 // opLog, opStage: index into names
-	count    count
-	limit    count
-	keyAttr  int32 // opAcquire of a lock: attribute index, -1 = the journey's user
-	per      int32 // opDelay, opWork: 1 + the attribute the time is multiplied by; 0 = none
-	timeout  int32 // opCall, opJob: distribution of the caller's patience, or -1
-	deadline sim.Time
-	every    sim.Time
-	maxPolls int32
-	retry    *retryProg
-	pollBlk  int32 // opCall: block of the poller that runs while the call is open, or -1
-	signal   int32
-	status   int32
-	p        float64
-	site     int32 // index into program.sites: the step it was compiled from
 	optional bool
 	failFast bool // opFanout: the first failed branch cancels the rest
 	async    bool
 	session  bool  // use/hold of a balancer: the pick is a session
 	leak     bool  // use/hold: never released when its frame fails
+	dist     int32 // opDelay, opWork; opAcquire of a component that runs work
+	comp     int32 // opAcquire
+	body     int32 // opScope, opRepeat, opFanout
+	per      int32 // opDelay, opWork: 1 + the attribute the time is multiplied by; 0 = none
+	keyAttr  int32 // opAcquire of a lock: attribute index, -1 = the journey's user
 	priority int32 // use/hold: 1 + the priority class; 0 = the journey's
-	branches []branchProg
+	status   int32
+	name     int32 // opLog, opStage: index into names
+	route    int32 // opCall, opJob, opPoll
+	timeout  int32 // opCall, opJob: distribution of the caller's patience, or -1
+	count    count
+	limit    count
+	maxPolls int32
+	pollBlk  int32 // opCall: block of the poller that runs while the call is open, or -1
+	signal   int32
+	site     int32 // index into program.sites: the step it was compiled from
 	stream   int32 // random stream for opChoose, opFail
+	deadline sim.Time
+	every    sim.Time
+	p        float64
+	retry    *retryProg
+	branches []branchProg
 }
 
 type count struct {
@@ -161,6 +163,7 @@ type program struct {
 	warmup     sim.Time
 	slos       []SLO
 	sloJourney []int // the journey index of each SLO, or -1
+	priorities bool  // some journey or step gives a priority class
 }
 
 type limitsProg struct {
@@ -501,6 +504,7 @@ func (c *compiler) journey(name string, js *Journey, key *yaml.Node) {
 			c.fail(key, p+".priority", "priority must be between 0 and %d, got %d", maxPriority, *js.Priority)
 		}
 		jp.priority = *js.Priority
+		c.p.priorities = true
 	}
 	if js.Stages != nil {
 		c.compileProfile(&jp, js.Stages, key, p)

@@ -192,7 +192,10 @@ func (c *compiler) patience(d *DistRef, at site, key string) int32 {
 }
 
 func (pp *poolProg) newRuntime(r *run, ci int32, _ *compProg, _ *sim.Streams) component {
-	c := &poolRT{Pool: sim.NewPool(pp.servers, pp.queue, func(id int32) { r.granted(id, ci, 0, false) }), prog: pp}
+	// The pool is held by value: one pointer less on every acquire and
+	// release, the interpreter's hottest path.
+	c := &poolRT{Pool: *sim.NewPool(pp.servers, pp.queue, func(id int32) { r.granted(id, ci, 0, false) }), prog: pp,
+		priorities: r.p.priorities}
 	if len(pp.schedule) > 0 {
 		c.capacityTW.Set(0, float64(pp.servers))
 		k := r.s.Handle(func(i int64) {
@@ -210,16 +213,21 @@ func (pp *poolProg) newRuntime(r *run, ci int32, _ *compProg, _ *sim.Streams) co
 }
 
 type poolRT struct {
-	*sim.Pool
+	sim.Pool
 	prog *poolProg
+	// priorities: some journey or step of the program gives a class.
+	priorities bool
 	// capacityTW is the servers over time, with a schedule.
 	capacityTW sim.TimeWeighted
 }
 
 func (c *poolRT) acquire(r *run, p *proc, o *op, rt *compRT) (acquired, int64) {
-	class := r.p.journeys[p.journey.typ].priority
-	if o.priority > 0 {
-		class = int(o.priority - 1)
+	class := 0
+	if c.priorities {
+		class = r.p.journeys[p.journey.typ].priority
+		if o.priority > 0 {
+			class = int(o.priority - 1)
+		}
 	}
 	switch c.AcquireClass(r.s.Now(), p.id, class) {
 	case sim.Granted:

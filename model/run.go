@@ -70,30 +70,37 @@ type held struct {
 }
 
 type proc struct {
-	id      int32
-	kind    procKind
-	client  bool // requests it makes are what HTTP dashboards count
+	// Fields are grouped by use and ordered by size, so that a proc packs
+	// tightly: the interpreter touches the first ones on every step.
 	journey *jrec
-	parent  *proc
-	pgen    uint32 // parent's gen at spawn
-	pseq    uint32 // parent's wait seq at spawn
-	gen     uint32 // bumped on free, so stale references are detected
+	frames  []frame
+	held    []held
+	id      int32
 	seq     uint32 // bumped on every new wait, so stale wake-ups are ignored
+	gen     uint32 // bumped on free, so stale references are detected
+	stage   int32
+	route   int32
 
-	route    int32
-	reqID    int64
-	jobID    int64
-	start    sim.Time
+	kind      procKind
+	waiting   waitKind
+	client    bool // requests it makes are what HTTP dashboards count
+	waitLeak  bool // the hold awaited is taken with leak_on_failure
+	unwinding bool // frames are ending by a failure
+	resume    bool // a failure was swallowed while its ops ran: go on
+	cancelled bool // its caller gave up and it observes that: it only unwinds
+	failFast  bool // its fan-out fails at the first failed branch
+
 	deadline sim.Time
-	stage    int32
-	frames   []frame
-	held     []held
-
-	waiting  waitKind
-	waitComp int32
+	start    sim.Time
 	waitKey  int64
-	waitLeak bool // the hold awaited is taken with leak_on_failure
 	timer    sim.Timer
+	waitComp int32
+
+	parent *proc
+	pgen   uint32 // parent's gen at spawn
+	pseq   uint32 // parent's wait seq at spawn
+	reqID  int64
+	jobID  int64
 
 	// children
 	pending      int32
@@ -101,23 +108,19 @@ type proc struct {
 	body         int32 // fan-out body still to spawn
 	attempt      int32
 	polls        int32
-	callDeadline sim.Time
-	awaitedReq   int64 // the request of the call being waited for, for tracing its timeout
 	outcome      int32 // status delivered by the last child
 	outStage     int32
 	outComp      int32
+	callDeadline sim.Time
+	awaitedReq   int64 // the request of the call being waited for, for tracing its timeout
 
 	failStage  int32
 	failComp   int32
 	failStatus int32 // the status p is unwinding with
 
-	picks     []pick // balancer replicas this request was routed to, inherited by callees
-	unwinding bool   // frames are ending by a failure
-	resume    bool   // a failure was swallowed while its ops ran: go on
+	picks []pick // balancer replicas this request was routed to, inherited by callees
 	// lastBackoff is the last retry sleep, for decorrelated jitter.
 	lastBackoff sim.Time
-	cancelled   bool // its caller gave up and it observes that: it only unwinds
-	failFast    bool // its fan-out fails at the first failed branch
 	// kids are the children it waits for (the call, the job, the fan-out's
 	// branches), with their generation at spawn, so that they can be
 	// cancelled.
@@ -137,33 +140,32 @@ type readyProc struct {
 }
 
 type jrec struct {
-	typ int32
 	// attrs are the journey's attribute values: its type's, or its own
-	// draws (own is the buffer kept across the record's reuse).
-	attrs, own []float64
-	id         int64
-	user       int64
-	start      sim.Time
-	counted    bool
-	active     bool
-	jobs       int32 // pending jobs
-	awaiter    *proc
-	awaiterSeq uint32
-	client     int32 // closed workload: which client runs it; -1 for open
-	slot       int32
+	// draws (in a buffer of the run's, kept across the record's reuse).
+	attrs []float64
+	id    int64
+	user  int64
+	start sim.Time
+	// The last request the client made and the last job started: the
+	// journey's end names them, as an application logs a journey's outcome
+	// in the request that completes it.
+	lastReq, lastJob int64
+	awaiter          *proc
+	typ              int32
+	jobs             int32 // pending jobs
+	client           int32 // closed workload: which client runs it; -1 for open
+	slot             int32
 	// procs still referring to the journey. A call whose client gave up,
 	// or a job the client did not wait for, can outlive the journey; its
 	// record is reused only once nothing refers to it, so such orphans go
 	// on seeing their own journey's attributes, user and ids.
 	refs int32
-
 	// The first async job that failed, until an await or poll of the
 	// journey's jobs reports it: status 0 = none.
 	jobFailStatus, jobFailStage, jobFailComp int32
-	// The last request the client made and the last job started: the
-	// journey's end names them, as an application logs a journey's outcome
-	// in the request that completes it.
-	lastReq, lastJob int64
+	awaiterSeq                               uint32
+	counted                                  bool
+	active                                   bool
 }
 
 type run struct {
@@ -199,6 +201,9 @@ type run struct {
 	instant    sim.Time
 	instantOps int64
 
+	// attrBufs holds the drawn attributes of the journey in each record
+	// slot, reused with the slot.
+	attrBufs [][]float64
 	// retryTokens is each call site's retry budget (by op site; -1 until
 	// its first try ends).
 	retryTokens []float64
@@ -422,13 +427,14 @@ func (r *run) startJourney(ji int32, client int32) {
 	}
 	j := &r.p.journeys[ji]
 	r.nextJrn++
-	own := jr.own
 	*jr = jrec{typ: ji, id: r.nextJrn, start: r.s.Now(), counted: r.s.Now() >= r.p.warmup, active: true, client: client, slot: jr.slot}
-	jr.attrs = r.drawAttrs(jr, j, own)
+	jr.attrs = j.attrs
 	if len(j.draws) > 0 {
-		jr.own = jr.attrs
-	} else {
-		jr.own = own
+		for int(jr.slot) >= len(r.attrBufs) {
+			r.attrBufs = append(r.attrBufs, nil)
+		}
+		r.attrBufs[jr.slot] = r.drawAttrs(j, r.attrBufs[jr.slot])
+		jr.attrs = r.attrBufs[jr.slot]
 	}
 	jr.user = jr.id
 	if j.users > 0 {

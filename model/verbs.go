@@ -151,6 +151,7 @@ func (c *compiler) useStep(s *Step, at stepSite) []op {
 			c.failKey(n, "priority", p+".priority", "priority must be between 0 and %d, got %d", maxPriority, *s.Priority)
 		}
 		acq.priority = int32(*s.Priority) + 1
+		c.p.priorities = true
 	}
 	if s.Session && !kd.sessions {
 		c.failKey(n, "session", p+".session", "session applies to a balancer; %s is not one", name)
