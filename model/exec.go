@@ -243,37 +243,21 @@ func (r *run) exec(p *proc) {
 	}
 	prev := r.executing
 	r.executing = p
-	for n := 0; ; {
-		// n counts the ops run since p was woken, across swallowed
-		// failures, for the yield below.
-		n = r.runOps(p, n)
-		if !p.resume {
-			break
-		}
-		p.resume = false
-	}
-	r.executing = prev
-}
-
-// yieldEvery is how many ops a proc runs before it yields through the
-// event queue, so that other events of the same instant, the interrupt
-// poll and the guards get their turn even when no simulated time passes.
-const yieldEvery = 4096
-
-// runOps is the interpreter's loop over p's ops, from the n-th op run
-// since p was woken; it returns the count when p waits, ends or yields.
-func (r *run) runOps(p *proc, n int) int {
+	// n counts the ops run since p was woken, across swallowed failures,
+	// for the yield below.
+	n := 0
+ops:
 	for ; ; n++ {
 		if n == yieldEvery {
 			if r.tooManyAtOnce(p, yieldEvery) {
-				return n
+				break ops
 			}
 			r.sleep(p, waitSleep, 0)
-			return n
+			break ops
 		}
 		if len(p.frames) == 0 {
 			r.finish(p, 200)
-			return n
+			break ops
 		}
 		f := &p.frames[len(p.frames)-1]
 		ops := r.p.blocks[f.blk].ops
@@ -293,14 +277,14 @@ func (r *run) runOps(p *proc, n int) int {
 			d := sim.Seconds(r.p.dists[o.dist].Sample(r.distRng[o.dist]) * attrFactor(p.journey, o.per))
 			if now := r.s.Now(); p.deadline != sim.Never && now+d > p.deadline {
 				r.sleep(p, waitDeadline, p.deadline-now)
-				return n
+				break ops
 			}
 			r.sleep(p, waitSleep, d)
-			return n
+			break ops
 		case opAcquire:
 			f.pc++
 			if !r.acquire(p, o) {
-				return n
+				break ops
 			}
 		case opScope:
 			f.pc++
@@ -323,7 +307,7 @@ func (r *run) runOps(p *proc, n int) int {
 			f.pc++
 			if r.streams[o.stream].Float64() < o.p {
 				r.fail(p, o.status, -1)
-				return n
+				break ops
 			}
 		case opAwaitJobs:
 			f.pc++
@@ -331,18 +315,18 @@ func (r *run) runOps(p *proc, n int) int {
 				p.seq++
 				p.waiting = waitJobs
 				p.journey.awaiter, p.journey.awaiterSeq = p, p.seq
-				return n
+				break ops
 			}
 			if r.reportJobFailure(p) {
-				return n
+				break ops
 			}
 		case opCall:
 			r.startCall(p, o)
-			return n
+			break ops
 		case opJob:
 			r.startJob(p, o)
 			if !o.async {
-				return n
+				break ops
 			}
 			f.pc++
 		case opFanout:
@@ -352,14 +336,26 @@ func (r *run) runOps(p *proc, n int) int {
 				continue
 			}
 			r.startFanout(p, o, branches)
-			return n
+			break ops
 		case opPoll, opPollWhile:
 			if !r.pollTick(p, o) {
-				return n
+				break ops
 			}
 		}
 	}
+	if p.resume {
+		// A failure swallowed by an optional frame while p's ops ran:
+		// carry on with the step after the frame.
+		p.resume = false
+		goto ops
+	}
+	r.executing = prev
 }
+
+// yieldEvery is how many ops a proc runs before it yields through the
+// event queue, so that other events of the same instant, the interrupt
+// poll and the guards get their turn even when no simulated time passes.
+const yieldEvery = 4096
 
 func (r *run) count(p *proc, c count) int32 {
 	if c.attr < 0 {
