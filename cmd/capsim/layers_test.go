@@ -87,3 +87,36 @@ func TestOnlyMainTouchesTheProcess(t *testing.T) {
 		})
 	}
 }
+
+// go test ./... -update must be accepted by every package: each one with
+// tests imports the golden helper, which defines the flag, even when it
+// has no goldens of its own.
+func TestEveryTestedPackageAcceptsUpdate(t *testing.T) {
+	imports := map[string]bool{} // package folder -> imports capsim/cmd/golden
+	err := filepath.WalkDir(filepath.Join("..", ".."), func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, "_test.go") || strings.Contains(path, "testdata") {
+			return err
+		}
+		dir := filepath.Dir(path)
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		has := imports[dir]
+		for _, im := range f.Imports {
+			if p, _ := strconv.Unquote(im.Path.Value); p == "capsim/cmd/golden" {
+				has = true
+			}
+		}
+		imports[dir] = has || filepath.Base(dir) == "golden"
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for dir, ok := range imports {
+		if !ok {
+			t.Errorf("%s has tests but no import of capsim/cmd/golden: go test ./... -update would fail there", dir)
+		}
+	}
+}

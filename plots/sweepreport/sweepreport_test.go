@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	_ "capsim/cmd/golden" // no goldens here: only so that go test ./... -update is accepted
 	"capsim/model"
 	"capsim/model/sweep"
 	"capsim/plots"
