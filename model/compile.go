@@ -404,6 +404,10 @@ func (c *compiler) resolveFile(ref DistRef, n *yaml.Node, p string) (sim.Dist, b
 			c.fail(n, p, "empirical: %s:%d: a duration must be a finite number of seconds >= 0, got %s", ref.File, i+1, field)
 			return sim.Dist{}, false
 		}
+		if v > MaxDuration.Seconds() {
+			c.fail(n, p, "empirical: %s:%d: %s seconds is more than %s, the longest time capsim simulates", ref.File, i+1, field, maxDurationText)
+			return sim.Dist{}, false
+		}
 		vals = append(vals, v)
 	}
 	if len(vals) == 0 {

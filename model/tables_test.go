@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"testing/fstest"
 )
 
 // The vocabulary lives in one table each (component kinds, step verbs,
@@ -177,6 +178,25 @@ routes:
 		_, err = l.Compile()
 	}
 	want := `b.yaml:15:13: routes.q.steps[0]: uses db, which is behind balancer lb, outside any use or hold of lb: no replica is picked there`
+	if err == nil || err.Error() != want {
+		t.Errorf("got  %v\nwant %s", err, want)
+	}
+}
+
+// A value in an empirical file past the clock's reach is refused like a
+// duration written in the scenario, naming the file's line.
+func TestAnEmpiricalValuePastTheClockIsRefused(t *testing.T) {
+	fsys := fstest.MapFS{"times.csv": {Data: []byte("1.5\n4e12\n")}}
+	src := `name: e
+duration: 1s
+journeys:
+  j: {rate: 1/s, steps: [{delay: "empirical(file=times.csv)"}]}
+`
+	l, err := LoadBytes(fsys, "e.yaml", []byte(src), LoadOptions{})
+	if err == nil {
+		_, err = l.Compile()
+	}
+	want := "e.yaml:4:26: journeys.j.steps[0].delay: empirical: times.csv:2: 4e12 seconds is more than 100 years, the longest time capsim simulates"
 	if err == nil || err.Error() != want {
 		t.Errorf("got  %v\nwant %s", err, want)
 	}
