@@ -8,6 +8,7 @@ import (
 
 	"capsim/model"
 	"capsim/scenarios"
+	"capsim/sim"
 
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
@@ -27,6 +28,13 @@ type tripRun struct {
 // with seeds 1..reps, keeping the trace when traced is set.
 func runTrip(t *testing.T, design string, mult float64, reps int, traced bool, sets ...string) []tripRun {
 	t.Helper()
+	return runTripSeries(t, design, mult, reps, traced, 0, sets...)
+}
+
+// runTripSeries is runTrip sampling every component's signals each step
+// (0: none).
+func runTripSeries(t *testing.T, design string, mult float64, reps int, traced bool, step sim.Time, sets ...string) []tripRun {
+	t.Helper()
 	l, err := model.Load(scenarios.FS(), scenarios.File("trip"), model.LoadOptions{Design: design, Sets: sets})
 	if err != nil {
 		t.Fatalf("load trip --design %s: %v", design, err)
@@ -37,7 +45,7 @@ func runTrip(t *testing.T, design string, mult float64, reps int, traced bool, s
 	}
 	runs := make([]tripRun, reps)
 	for i := range runs {
-		opts := model.RunOptions{Multiplier: mult, Seed: uint64(i + 1)}
+		opts := model.RunOptions{Multiplier: mult, Seed: uint64(i + 1), SeriesStep: step}
 		if traced {
 			tr := &runs[i]
 			opts.Trace = func(e *model.TraceEvent) { tr.events = append(tr.events, *e) }
@@ -97,6 +105,31 @@ func each(runs []tripRun, f func(tripRun) float64) []float64 {
 		xs[i] = f(r)
 	}
 	return xs
+}
+
+// peakWindow is the highest mean of the sampled signal over any window of
+// the run, as a dashboard's per-minute maximum reads it.
+func peakWindow(t *testing.T, res *model.Result, signal string, window float64) float64 {
+	t.Helper()
+	for _, sg := range res.Series.Signals {
+		if sg.Name != signal {
+			continue
+		}
+		n := int(window / res.Series.Step)
+		best, sum := 0.0, 0.0
+		for i, v := range sg.Values {
+			sum += v
+			if i >= n {
+				sum -= sg.Values[i-n]
+			}
+			if i >= n-1 {
+				best = max(best, sum/float64(n))
+			}
+		}
+		return best
+	}
+	t.Fatalf("no signal %s in the series", signal)
+	return 0
 }
 
 func failureShare(t *testing.T, res *model.Result) float64 {
@@ -171,12 +204,20 @@ func TestTripAlone(t *testing.T) {
 	near(t, "last upload held beyond a batch (s)", held, 38+168, 0.15, "cold start 36-40 s (000-37) + AI 168 s (000-26)")
 }
 
+// appCores is app_cpu's cores in trip.yaml, fitted to 000-110.
+const appCores = 1.28
+
 // Two trips started together at 1x (000-101): their intermediate batches
 // take 76 s against 40 s alone, 1.9x (000-108). The ratio is taken seed by
-// seed against the lone trip of the same seed.
+// seed against the lone trip of the same seed. Meanwhile the App's CPU
+// peaks at about 78% (000-110): app_cpu's cores are fitted to that, so the
+// check only guards the fit (one busy conversion thread = 1/1.28 of the
+// App), it reproduces nothing.
 func TestTripTwoTripsOverlapping(t *testing.T) {
 	alone := runTrip(t, "v1-original+single-trip", 1, 10, false)
-	paired := runTrip(t, "v1-original+paired-trips", 1, 10, false)
+	paired := runTripSeries(t, "v1-original+paired-trips", 1, 10, false, sim.Seconds(1))
+	peak := each(paired, func(r tripRun) float64 { return peakWindow(t, r.res, "app_cpu.busy", 60) / appCores })
+	near(t, "App CPU, highest minute (fitted)", peak, 0.78, 0.05, "about 78%, 000-110")
 	ratio := make([]float64, len(alone))
 	for i := range alone {
 		if j := journey(t, paired[i].res, "trip_creation"); j.Succeeded != 2 {
@@ -219,27 +260,44 @@ func TestTripOriginalExecutor(t *testing.T) {
 }
 
 // After the redeploy (000-122), with the report's spacing (000-D8): 3x is a
-// trip every 5 min, 6 trips (6/6 passed, 000-116); 4x every 3 min 45 s,
-// 8 trips (4 failed at derivative_create, 000-119, 000-120). Views never
-// failed (000-105).
+// trip every 5 min, 6 trips; 4x every 3 min 45 s, 8 trips. The report
+// passed 3x (6/6, 000-116) and lost 4 of 8 at 4x (000-120).
+//
+// The 3x pass does not come out of the mechanism. Conversion runs on the
+// App's cores, fitted so that one busy conversion thread is 78% of them
+// (000-110); a 150-photo trip is 585 core-seconds of conversion, so 3x
+// (12 trips/h) asks for 1.95 cores of 1.28 whatever the number of threads.
+// The HEIC photos wait on the CPU, fill their intake of 10 and are refused,
+// and trips are lost at derivative_create already at 3x (about 70%). The
+// 4x share, fitted to 50% before the cpu was modelled, becomes about 80%.
+// The test pins both disagreements, and what it would take for the
+// report's 3x: with twice the cores (or conversion at half the CPU per
+// photo, which the redeploy may have brought, 000-102) 3x passes.
 func TestTripImprovedScheduler(t *testing.T) {
 	for _, m := range []struct {
 		mult   float64
 		trips  int64
+		sets   []string
 		lo, hi float64
 		report string
 	}{
-		{3, 6, 0, 0.10, "6/6 succeeded, 000-116"},
-		{4, 8, 0.25, 0.75, "4 of 8 failed, 000-120"},
+		{3, 6, nil, 0.10, 1, "6/6 succeeded, 000-116: not reproduced, the App's CPU is saturated"},
+		{4, 8, nil, 0.5, 1, "4 of 8 failed, 000-120: fitted without the cpu, not reproduced with it"},
+		{3, 6, []string{"components.app_cpu.cores=2.56"}, 0, 0.10, "6/6 succeeded, 000-116, with twice the App's cores"},
 	} {
-		runs := runTrip(t, "v1-improved", m.mult, 20, false, "duration=30m")
+		runs := runTrip(t, "v1-improved", m.mult, 20, false, append([]string{"duration=30m"}, m.sets...)...)
 		for i, r := range runs {
 			if j := journey(t, r.res, "trip_creation"); j.Started != m.trips {
 				t.Fatalf("seed %d at %gx: %d trips started, want %d", i+1, m.mult, j.Started, m.trips)
 			}
 		}
-		within(t, fmt.Sprintf("trip failure share at %gx", m.mult), each(runs, func(r tripRun) float64 { return failureShare(t, r.res) }), m.lo, m.hi, m.report)
+		what := fmt.Sprintf("trip failure share at %gx %v", m.mult, m.sets)
+		within(t, what, each(runs, func(r tripRun) float64 { return failureShare(t, r.res) }), m.lo, m.hi, m.report)
 		requireStages(t, runs, "derivative_create", "")
+		if m.sets == nil {
+			cpu := each(runs, func(r tripRun) float64 { return float64(component(t, r.res, "app_cpu").Utilisation) })
+			within(t, fmt.Sprintf("App CPU at %gx", m.mult), cpu, 0.75, 1, "the CPU demand, 1.95 cores at 3x, exceeds the 1.28 cores")
+		}
 	}
 	for _, mult := range []float64{1, 2, 3, 4} {
 		for i, r := range runTrip(t, "v1-improved", mult, 5, false, "duration=30m") {
@@ -255,13 +313,68 @@ func TestTripImprovedScheduler(t *testing.T) {
 	}
 }
 
+// Extra conversion threads are bounded by the App's CPU. One trip alone with
+// 20 threads per kind and intakes that never refuse: a batch's 10 photos,
+// 39 core-seconds of conversion (000-31), cannot finish faster than the
+// 1.28 cores run them, 30.5 s, however many threads share the cores; free
+// threads would take one photo's time, about 6 s. And at 3x, 20 threads per
+// kind still lose trips: they change how the cores are shared between HEIC
+// and light photos (about 12 points fewer lost), not how much they do.
+func TestTripThreadsBoundedByCPU(t *testing.T) {
+	wide := []string{"components.heic_converter.servers=20", "components.light_converter.servers=20"}
+	open := append([]string{"components.heic_intake.permits=200", "components.light_intake.permits=200"}, wide...)
+	runs := runTrip(t, "v1-improved+single-trip", 1, 10, false, open...)
+	batch := each(runs, func(r tripRun) float64 { return float64(route(t, r.res, "derivative_create").Latency.Mean) })
+	near(t, "post-save segment with 20 threads per kind (s)", batch, 39/appCores, 0.15, "39 s of conversion (000-31) on 1.28 cores")
+	two := runTrip(t, "v1-improved", 3, 20, false, "duration=30m")
+	twenty := runTrip(t, "v1-improved", 3, 20, false, append([]string{"duration=30m"}, wide...)...)
+	diff := make([]float64, len(two))
+	for i := range two {
+		diff[i] = failureShare(t, twenty[i].res) - failureShare(t, two[i].res)
+	}
+	within(t, "trips lost at 3x, 20 threads per kind minus 2", diff, -0.25, 0.1, "threads do not add CPU")
+	within(t, "trips lost at 3x with 20 threads per kind", each(twenty, func(r tripRun) float64 { return failureShare(t, r.res) }), 0.10, 1, "6/6 passed, 000-116; free threads passed it")
+}
+
+// Test 2 (000-40, 000-41): views and uploads share the App's CPU, so views
+// slow while the conversion thread is busy. The report saw the Backend p95
+// of views go from about 3 ms after the uploads to 7-9 ms while they ran
+// (000-45, 000-46), and judged it no impact (000-47). The model's views
+// slow by a factor of 1/(1.28/2) = 1.56 while one conversion thread runs,
+// short of the report's 2.3-3x: the direction comes out, the size does not
+// (the model keeps the nginx and TLS work of a view off the App's cores).
+func TestTripViewsSlowWhileUploading(t *testing.T) {
+	mixed := runTrip(t, "v1-original+mixed-load", 1, 10, false)
+	alone := runTrip(t, "v1-original+mixed-load+views-only", 1, 10, false)
+	ratio := make([]float64, len(mixed))
+	for i := range mixed {
+		for _, r := range []tripRun{mixed[i], alone[i]} {
+			if f := route(t, r.res, "trip_view").Failures; f != 0 {
+				t.Errorf("seed %d: %d view requests failed, want none (000-44)", i+1, f)
+			}
+		}
+		if j := journey(t, mixed[i].res, "trip_creation"); j.Succeeded != 2 {
+			t.Errorf("seed %d: %d of 2 trips created, want both (000-42)", i+1, j.Succeeded)
+		}
+		ratio[i] = float64(route(t, mixed[i].res, "trip_view").Latency.P95) / float64(route(t, alone[i].res, "trip_view").Latency.P95)
+	}
+	within(t, "view p95 with uploads / without", ratio, 1.3, 3, "3 ms -> 7-9 ms, 000-45, 000-46: slower, by 2.3-3x")
+}
+
 // At 4x the HTTP failure rate is 0.54% while half the trips fail (000-107):
 // a trip is 15 uploads and about 120 status checks, and one 500 loses it.
+// The claim comes out: the HTTP rate is more than ten times lower than the
+// journeys'. The 0.54% does not: the model loses about 80% of the trips,
+// most of them early in their uploads, and its HTTP failure rate is about
+// 3%.
 func TestTripHTTPFailureRateHidesLostTrips(t *testing.T) {
 	runs := runTrip(t, "v1-improved", 4, 20, false, "duration=30m")
 	http := each(runs, func(r tripRun) float64 { return float64(journey(t, r.res, "trip_creation").HTTPFailureRate) })
-	within(t, "trip_creation HTTP failure rate at 4x", http, 0, 0.02, "0.54%, 000-107")
-	within(t, "trip failure share at 4x", each(runs, func(r tripRun) float64 { return failureShare(t, r.res) }), 0.25, 1, "50%, 000-107")
+	within(t, "trip_creation HTTP failure rate at 4x", http, 0, 0.06, "0.54%, 000-107: not reproduced")
+	ratio := each(runs, func(r tripRun) float64 {
+		return failureShare(t, r.res) / float64(journey(t, r.res, "trip_creation").HTTPFailureRate)
+	})
+	within(t, "journey / HTTP failure rate at 4x", ratio, 10, math.Inf(1), "50% / 0.54% = 93, 000-107")
 }
 
 // Three 30-photo trips from one account about 10 s apart, Worker off
@@ -330,6 +443,13 @@ func TestTripReadPath(t *testing.T) {
 			t.Errorf("seed %d: %d view requests failed, want none (000-133)", i+1, f)
 		}
 	}
+	// App CPU 3% -> 27% from 0.4 to 40 RPS (000-138), over an idle floor
+	// of about 2.4% (000-134) that the model does not have. The model's
+	// views cost their Backend time on the App's cores and nothing else, so
+	// their CPU rises in proportion but to about half the report's 24-point
+	// rise: the factor of 2 allowed here is that gap, not noise.
+	cpu := each(runs, func(r tripRun) float64 { return float64(component(t, r.res, "app_cpu").Utilisation) })
+	within(t, "App CPU at 40 RPS of views", cpu, 0.24/2, 0.24*2, "27% - 3% = 24 points over 0.4 RPS, 000-138")
 }
 
 // At the expected peak every design meets every SLO (000-09, 000-22): the
@@ -345,6 +465,9 @@ func TestTripDesignsMeetSLOsAtPeak(t *testing.T) {
 		t.Fatalf("sweep designs %q, want the 8 designs of the issue", l.Scenario.Sweep.Designs)
 	}
 	for _, d := range designs {
+		if d == "direct-upload" {
+			continue // fails at 1x, TestTripDirectUploadConcentratesConversion
+		}
 		for i, r := range runTrip(t, d, 1, 3, false) {
 			for _, s := range r.res.SLOs {
 				if !s.Met {
@@ -353,4 +476,47 @@ func TestTripDesignsMeetSLOsAtPeak(t *testing.T) {
 			}
 		}
 	}
+}
+
+// Direct upload sends all 15 batches to S3 in about a minute, so a trip's
+// 150 conversions, 585 core-seconds (000-31), reach the App at once and take
+// 585 / 1.28 = 7.6 min of its cores; the last call, which waits for them and
+// then for the AI (cold start and 168 s, 000-37, 000-26), outlives nginx's
+// 600 s timeout (000-15) even at 1x. Free threads hid this: four converters
+// did it in 2.4 min. The design needs the AI wait off the last request, or
+// conversion spread over the upload phase.
+func TestTripDirectUploadConcentratesConversion(t *testing.T) {
+	for i, r := range runTrip(t, "direct-upload+single-trip", 1, 5, false) {
+		requireStages(t, []tripRun{r}, "trip_finalize", "")
+		if j := journey(t, r.res, "trip_creation"); j.Failed != 1 {
+			t.Errorf("seed %d: the lone direct-upload trip did not fail (%v)", i+1, j.Stages)
+		}
+		if m := float64(route(t, r.res, "derivative_create").Latency.Mean); m < 585/appCores/2 {
+			t.Errorf("seed %d: conversions take %.0f s on average, want them held back by the CPU (585/1.28 s for the last)", i+1, m)
+		}
+	}
+}
+
+// Test 3, the view spike (000-60..000-66): 2,400 single views in three
+// one-minute stages up to 30 requests/s. All succeed (000-61), the Backend
+// p95 barely moves (5 ms -> 6 ms, 000-64) and the App's CPU rises to 13.3%
+// (000-66), of which about 2.4 points are the idle floor the model does
+// not have (000-134): the model's highest minute must be within 15% of the
+// other 10.9 points.
+func TestTripViewSpike(t *testing.T) {
+	// Sampled every 7 ms: a step that divides the even arrivals' 33 ms
+	// would catch a view in flight at every sample.
+	runs := runTripSeries(t, "view-spike", 1, 5, false, sim.Seconds(0.007))
+	for i, r := range runs {
+		tv := route(t, r.res, "trip_view")
+		if tv.Calls != 2400 || tv.Failures != 0 {
+			t.Errorf("seed %d: %d views, %d failed; want 2,400 and none (000-61)", i+1, tv.Calls, tv.Failures)
+		}
+	}
+	flat := each(runs, func(r tripRun) float64 {
+		return float64(journey(t, r.res, "spike_top").Latency.P95) / float64(journey(t, r.res, "spike_base").Latency.P95)
+	})
+	within(t, "view p95 at 15x / at the base", flat, 0.8, 1.4, "5 ms -> 6 ms, 000-64")
+	cpu := each(runs, func(r tripRun) float64 { return peakWindow(t, r.res, "app_cpu.busy", 60) / appCores })
+	near(t, "App CPU, highest minute of the spike", cpu, 0.133-0.0244, 0.15, "13.3% (000-66) less the 2.44% floor (000-134)")
 }
