@@ -150,7 +150,7 @@ func runSensitivity(ctx context.Context, io *IOStreams, opts *sensitivityOptions
 		}
 		seen[name] = true
 		design := name
-		if name == baseDesign && !contains(sc.Designs.Names(), baseDesign) {
+		if name == baseDesign && !slices.Contains(sc.Designs.Names(), baseDesign) {
 			design = ""
 		}
 		l, err := loadScenario(opts.Scenario, model.LoadOptions{Design: design, Sets: opts.Sets, Scales: opts.Scales})
@@ -252,15 +252,6 @@ func runSensitivity(ctx context.Context, io *IOStreams, opts *sensitivityOptions
 	}
 	fmt.Fprintf(io.Out, "\nwrote %s: %s\n", opts.Out, strings.Join(names, ", "))
 	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // tornadoSpan is the width of a row's bars: how far apart its two ends
