@@ -172,6 +172,13 @@ func calibrateExprRun(io *IOStreams, o *calibrateOptions, other []string, keyGiv
 	if err != nil {
 		return usageErr("%v", err)
 	}
+	// The flags are checked first; then, as with a single file, a file
+	// named on the command line that is not there is a usage mistake.
+	for _, src := range sources {
+		if _, err := os.Stat(src.File); src.File != "-" && errors.Is(err, fs.ErrNotExist) {
+			return usageErr("%s: no such file", src.File)
+		}
+	}
 	return runPlan(io, p, o.Out, o.Remove, false, rerun)
 }
 

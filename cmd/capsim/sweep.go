@@ -90,6 +90,13 @@ nothing.
 Defaults for --multipliers, --replications and --designs come from the
 scenario's sweep: key, else 1:4:1, 5 and all.
 
+--designs all is every design the scenario defines, in its order. It
+leaves out base, the scenario without any design, unless the scenario
+defines none: scenarios name their system as deployed among their designs,
+and base would run it twice. Name it to compare with the bare scenario:
+--designs base,v1-improved. A design a+b applies b over a, as
+run --design a+b does, and is called a+b in every output.
+
 The output folder gets runs.csv (one row per run and metric), summary.csv
 (mean and 95 % CI per design, multiplier and metric), compare.csv (paired
 differences with the first design), first_failure.csv, manifest.json,
@@ -119,7 +126,7 @@ when a design breaks an SLO inside the range; 130 interrupted.`,
 		ValidArgsFunction: completeScenarios,
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.Designs, "designs", defaultDesigns, "designs to sweep, comma-separated, or all (base is the scenario without a design)")
+	f.StringVar(&opts.Designs, "designs", defaultDesigns, "designs to sweep, comma-separated, each one design or several joined with + (a+b), or all: the scenario's designs (base, the scenario without a design, only when it defines none)")
 	f.StringVarP(&opts.Multipliers, "multipliers", "m", defaultMultipliers, "load multipliers: a list 1,2,4 or a range start:end:step")
 	f.IntVarP(&opts.Replications, "replications", "r", defaultReplications, "runs per design and multiplier, with seeds SEED, SEED+1, ...")
 	f.Uint64Var(&opts.Seed, "seed", 1, "seed of the first replication")
@@ -514,9 +521,18 @@ func chooseDesigns(spec string, available []string) ([]string, error) {
 		switch {
 		case n == "":
 			return nil, fmt.Errorf("expected design names separated by commas, or all, got %q", spec)
+		case strings.Contains(n, "+"):
+			// A composed design, as run --design a+b takes it: each part
+			// one of the scenario's designs, applied left to right.
+			for _, part := range strings.Split(n, "+") {
+				if !slices.Contains(available, part) {
+					return nil, fmt.Errorf("unknown design %q in %q%s (available to compose: %s)", part, n, didYouMean(part, available), strings.Join(available, ", "))
+				}
+			}
 		case !slices.Contains(known, n):
-			return nil, fmt.Errorf("unknown design %q (available: %s)", n, strings.Join(known, ", "))
-		case slices.Contains(names, n):
+			return nil, fmt.Errorf("unknown design %q%s (available: %s)", n, didYouMean(n, known), strings.Join(known, ", "))
+		}
+		if slices.Contains(names, n) {
 			return nil, fmt.Errorf("design %q is listed twice", n)
 		}
 		names = append(names, n)

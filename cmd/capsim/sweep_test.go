@@ -75,7 +75,7 @@ func TestSweepFlagErrors(t *testing.T) {
 		{[]string{"mmck", "--designs", "v2"}, `--designs: unknown design "v2" (available: base)`},
 		{[]string{badDefaults}, "sweep.multipliers in the scenario (5:1): the end 1 is below the start 5; write start:end:step with start <= end, e.g. 1:5:0.5"},
 		{[]string{"mmck", "--out", filepath.Join(aFile, "sub")}, "--out " + filepath.Join(aFile, "sub") + ": cannot create the output folder: not a directory"},
-		{[]string{"mmck", "--replications", "x"}, `invalid argument "x" for "-r, --replications" flag: strconv.ParseInt: parsing "x": invalid syntax (see capsim sweep --help)`},
+		{[]string{"mmck", "--replications", "x"}, `--replications must be a whole number, got "x" (see capsim sweep --help)`},
 	}
 	for _, c := range cases {
 		args := append([]string{"sweep", "--out", out}, c.args...)
