@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -249,5 +250,58 @@ func TestIncludedFileErrorNamesThePathTyped(t *testing.T) {
 	code, _, stderr := run(t, "validate", filepath.Join(dir, "s.yaml"))
 	if code != exitUsage || !strings.Contains(stderr, filepath.Join(dir, "fit.yaml")+":") {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+// sweep --designs a+b composes designs as run --design a+b does, and names
+// the result a+b: its runs are those of a design that states both overlays
+// at once, row for row.
+func TestSweepComposedDesign(t *testing.T) {
+	dir := t.TempDir()
+	scenario := filepath.Join(dir, "two.yaml")
+	both := designsScenario + "  busy: {journeys: {visit: {rate: 3/s}}}\n  large-busy: {components: {app: {servers: 4}}, journeys: {visit: {rate: 3/s}}}\n"
+	if err := os.WriteFile(scenario, []byte(both), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	code, _, stderr := sweepCLI(t, false, "sweep", scenario, "--designs", "large+busy,large-busy", "-m", "1,2", "-r", "2", "--refine", "0", "--out", out)
+	if code != exitOK {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	data, err := os.ReadFile(filepath.Join(out, "runs.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n")[1:] {
+		f := strings.Split(line, ",")
+		rows[f[1]] = append(rows[f[1]], strings.Join(slices.Delete(f, 1, 2), ","))
+	}
+	if len(rows) != 2 || len(rows["large+busy"]) == 0 || !slices.Equal(rows["large+busy"], rows["large-busy"]) {
+		t.Errorf("runs of large+busy differ from large-busy's, or are missing (designs: %v)", slices.Sorted(maps.Keys(rows)))
+	}
+}
+
+// --designs all is the scenario's designs, in its order; base joins only
+// when there are none, and otherwise by name.
+func TestChooseDesignsAll(t *testing.T) {
+	cases := []struct {
+		spec      string
+		available []string
+		want      []string
+	}{
+		{"all", []string{"small", "large"}, []string{"small", "large"}},
+		{"all", nil, []string{"base"}},
+		{"base,large", []string{"small", "large"}, []string{"base", "large"}},
+		{"large+small, small", []string{"small", "large"}, []string{"large+small", "small"}},
+	}
+	for _, c := range cases {
+		got, err := chooseDesigns(c.spec, c.available)
+		if err != nil || !slices.Equal(got, c.want) {
+			t.Errorf("chooseDesigns(%q, %q) = %q, %v; want %q", c.spec, c.available, got, err, c.want)
+		}
+	}
+	if _, err := chooseDesigns("base+small", []string{"small"}); err == nil || err.Error() != `unknown design "base" in "base+small" (available to compose: small)` {
+		t.Errorf("base+small: %v", err)
 	}
 }
