@@ -53,6 +53,7 @@ type sweepOptions struct {
 	Shard        string
 	Round        int
 	Merge        []string
+	Quiet        bool
 
 	// set records which flags were given, so that scenario defaults fill
 	// only the others.
@@ -139,20 +140,21 @@ when a design breaks an SLO inside the range; 130 interrupted.`,
 	f.BoolVar(&opts.FailOnSLO, "fail-on-slo", false, "exit with code 3 when a design breaks an SLO inside the range")
 	f.StringVar(&opts.Shard, "shard", "", "run only shard `I/N` of a round's runs and write their outcomes to --out, for a later round or --merge")
 	f.IntVar(&opts.Round, "round", 0, "with --shard: the round to run (0 the grid, 1 to --refine refinement), reading the earlier rounds' shards from --out")
+	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "write no progress on standard error")
 	f.StringArrayVar(&opts.Merge, "merge", nil, "merge the shards in `PATH` (a shard file, or a folder of them; repeatable) instead of running the grid")
 	return cmd
 }
 
 // commandLine rebuilds the command from what cobra parsed, flags in name
-// order, so the manifest says how to repeat the sweep. --workers and --out
-// are left out, and so are --shard, --round and --merge: they change neither
-// a result nor a byte of the output, and the same sweep run with other
-// values (or split over machines) writes the same files.
+// order, so the manifest says how to repeat the sweep. --workers, --out and
+// --quiet are left out, and so are --shard, --round and --merge: they change
+// neither a result nor a byte of the output, and the same sweep run with
+// other values (or split over machines) writes the same files.
 func commandLine(cmd *cobra.Command, args []string) []string {
 	line := strings.Fields(cmd.CommandPath())
 	line = append(line, args...)
 	cmd.Flags().Visit(func(f *pflag.Flag) {
-		if f.Name == "workers" || f.Name == "out" || f.Name == "shard" || f.Name == "round" || f.Name == "merge" {
+		if f.Name == "workers" || f.Name == "out" || f.Name == "quiet" || f.Name == "shard" || f.Name == "round" || f.Name == "merge" {
 			return
 		}
 		if sv, ok := f.Value.(pflag.SliceValue); ok {
@@ -219,7 +221,7 @@ func runSweep(ctx context.Context, io *IOStreams, opts *sweepOptions) error {
 	cfg := gridConfig(plan, opts)
 	cfg.Runs = runs
 	cfg.From = from
-	prog := newProgress(io, sc.Name)
+	prog := newProgress(io, sc.Name, opts.Quiet)
 	if prog != nil {
 		cfg.Progress = prog.update
 	}
@@ -329,7 +331,7 @@ func runShard(ctx context.Context, io *IOStreams, plan *sweepPlan, opts *sweepOp
 	}
 	defer f.Abort()
 	w := bufio.NewWriterSize(f, 1<<16)
-	prog := newProgress(io, plan.scenario.Scenario.Name)
+	prog := newProgress(io, plan.scenario.Scenario.Name, opts.Quiet)
 	if prog != nil {
 		cfg.Progress = prog.update
 	}

@@ -115,7 +115,7 @@ func TestSweepOutputDoesNotDependOnWorkers(t *testing.T) {
 	dirs := []string{filepath.Join(t.TempDir(), "one"), filepath.Join(t.TempDir(), "two")}
 	var stdouts []string
 	for i, workers := range []string{"1", "2"} {
-		code, stdout, stderr := sweepCLI(t, false, append(shortMMcK, "--workers", workers, "--out", dirs[i])...)
+		code, stdout, stderr := sweepCLI(t, false, append(shortMMcK, "--workers", workers, "--quiet", "--out", dirs[i])...)
 		if code != exitOK || stderr != "" {
 			t.Fatalf("--workers %s: exit %d, stderr %q", workers, code, stderr)
 		}
@@ -156,7 +156,7 @@ func TestSweepOutputDoesNotDependOnWorkers(t *testing.T) {
 // written; a sweep that stays inside its SLOs exits 0.
 func TestSweepFailOnSLO(t *testing.T) {
 	dir := t.TempDir()
-	code, _, stderr := sweepCLI(t, false, append(shortMMcK, "--fail-on-slo", "--out", dir)...)
+	code, _, stderr := sweepCLI(t, false, append(shortMMcK, "--fail-on-slo", "-q", "--out", dir)...)
 	if code != exitSLOFailed || !strings.HasPrefix(stderr, "capsim: SLO broken inside the range: base at 0.") ||
 		!strings.HasSuffix(stderr, "x (customer success_rate >= 0.9)\n") {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
@@ -165,7 +165,7 @@ func TestSweepFailOnSLO(t *testing.T) {
 		t.Fatalf("outputs not written before failing: %v", err)
 	}
 	code, stdout, stderr := sweepCLI(t, false, "sweep", "mmck", "--set", "duration=1500s", "--multipliers", "0.25",
-		"--replications", "2", "--fail-on-slo", "--out", t.TempDir())
+		"--replications", "2", "--fail-on-slo", "--quiet", "--out", t.TempDir())
 	if code != exitOK || stderr != "" || !strings.Contains(stdout, "no SLO broken up to 0.25x") {
 		t.Fatalf("exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
 	}
@@ -177,6 +177,34 @@ func TestSweepProgressOnTerminal(t *testing.T) {
 		"--replications", "2", "--refine", "0", "--out", t.TempDir())
 	if code != exitOK || !strings.Contains(stderr, "\r\x1b[Ksweep mmck: grid, 4 of 4 runs (100%)") || !strings.HasSuffix(stderr, "\r\x1b[K") {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+// Progress on a stderr that is no terminal (a log file, a pipe, or one
+// with TERM=dumb) is plain lines, at most one per tenth of each round;
+// --quiet writes none.
+func TestSweepProgressPlain(t *testing.T) {
+	args := []string{"sweep", "mmck", "--set", "duration=500s", "--set", "warmup=0s", "--multipliers", "1,2",
+		"--replications", "2", "--refine", "1", "--section", "1", "--out", t.TempDir()}
+	code, _, stderr := sweepCLI(t, false, args...)
+	want := `sweep mmck: grid, 1 of 4 runs (25%)
+sweep mmck: grid, 2 of 4 runs (50%)
+sweep mmck: grid, 3 of 4 runs (75%)
+sweep mmck: grid, 4 of 4 runs (100%)
+sweep mmck: refine, 5 of 7 runs (71%)
+sweep mmck: refine, 6 of 7 runs (85%)
+sweep mmck: refine, 7 of 7 runs (100%)
+`
+	if code != exitOK || stderr != want {
+		t.Fatalf("exit %d, stderr %q\nwant %q", code, stderr, want)
+	}
+	code, _, stderr = sweepCLI(t, false, append(args, "--quiet")...)
+	if code != exitOK || stderr != "" {
+		t.Fatalf("--quiet: exit %d, stderr %q", code, stderr)
+	}
+	code, _, stderr = sweepCLI(t, true, append(args, "--quiet")...)
+	if code != exitOK || stderr != "" {
+		t.Fatalf("--quiet on a terminal: exit %d, stderr %q", code, stderr)
 	}
 }
 
