@@ -10,10 +10,10 @@ import (
 // progress reports on stderr how far a sweep has got: redrawn in place on
 // a terminal, else as plain lines a log file can keep.
 type progress struct {
-	w        io.Writer
-	scenario string
-	redraw   bool
-	last     string
+	w      io.Writer
+	label  string // the command and scenario: "sweep trip"
+	redraw bool
+	last   string
 	// lastPhase and lastTenth are where the last plain line was written:
 	// plain lines come at each phase and each tenth of it, so a log holds
 	// a dozen lines per phase, not one per run.
@@ -21,17 +21,18 @@ type progress struct {
 	lastTenth int
 }
 
-// newProgress is nil, reporting nothing, with quiet.
-func newProgress(io *IOStreams, scenario string, quiet bool) *progress {
+// newProgress reports the progress of command on scenario; it is nil,
+// reporting nothing, with quiet.
+func newProgress(io *IOStreams, command, scenario string, quiet bool) *progress {
 	if quiet {
 		return nil
 	}
-	return &progress{w: io.ErrOut, scenario: scenario, redraw: io.ErrIsTerminal}
+	return &progress{w: io.ErrOut, label: command + " " + scenario, redraw: io.ErrIsTerminal}
 }
 
 func (p *progress) update(pr sweep.Progress) {
 	pct := 100 * pr.Done / max(pr.Total, 1)
-	line := fmt.Sprintf("sweep %s: %s, %d of %d runs (%d%%)", p.scenario, pr.Phase, pr.Done, pr.Total, pct)
+	line := fmt.Sprintf("%s: %s, %d of %d runs (%d%%)", p.label, pr.Phase, pr.Done, pr.Total, pct)
 	if line == p.last {
 		return
 	}
