@@ -76,6 +76,8 @@ func TestMistakesExitWithUsageCode(t *testing.T) {
 
 		{"unknown command", "rnu", `capsim: unknown command "rnu" for "capsim"; did you mean "run"? (see capsim --help)`},
 		{"unknown command", "bogus", `capsim: unknown command "bogus" for "capsim" (see capsim --help)`},
+		{"unknown command", "help swep", `capsim: no help topic "swep" for "capsim"; did you mean "sweep"? (see capsim --help)`},
+		{"unknown command", "help scenarios shwo", `capsim: no help topic "shwo" for "capsim scenarios"; did you mean "show"? (see capsim scenarios --help)`},
 		{"unknown flag", "--verison", `capsim: unknown flag: --verison; did you mean "--version"? (see capsim --help)`},
 		{"wrong arg count", "completion bash x", `capsim: no arguments expected, got "x" (see capsim completion bash --help)`},
 	}

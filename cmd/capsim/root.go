@@ -71,6 +71,9 @@ better? With no scenario argument, commands use the embedded "trip" scenario.`,
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
 	usageArgs(root)
+	if help, _, err := root.Find([]string{"help"}); err == nil && help != root {
+		helpTopics(help)
+	}
 	return root
 }
 
@@ -114,6 +117,29 @@ func usageArgs(c *cobra.Command) {
 	}
 	for _, sub := range c.Commands() {
 		usageArgs(sub)
+	}
+}
+
+// helpTopics makes capsim help NAME with no command called NAME a usage
+// error, with the nearest command, instead of the root's help and exit 0.
+func helpTopics(help *cobra.Command) {
+	show := help.Run
+	help.RunE = func(c *cobra.Command, args []string) error {
+		cmd, rest, err := c.Root().Find(args)
+		if err == nil && (len(rest) == 0 || !cmd.HasSubCommands()) {
+			show(c, args)
+			return nil
+		}
+		if cmd == nil || err != nil {
+			cmd = c.Root()
+		}
+		var names []string
+		for _, s := range cmd.Commands() {
+			if s.IsAvailableCommand() {
+				names = append(names, s.Name())
+			}
+		}
+		return usageErr("no help topic %q for %q%s (see %s --help)", rest[0], cmd.CommandPath(), didYouMean(rest[0], names), cmd.CommandPath())
 	}
 }
 
