@@ -431,6 +431,11 @@ func openInput(streams *IOStreams, name string) (io.Reader, func() error, error)
 		return nil, nil, fmt.Errorf("cannot read %s: %s, not a file or a pipe", name, fileKind(st.Mode()))
 	}
 	f, err := os.Open(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		// A file named on the command line that is not there is a
+		// mistake in the command, as a missing scenario is.
+		return nil, nil, usageErr("%s: no such file", name)
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("cannot read %s: %w", name, unwrapPath(err))
 	}

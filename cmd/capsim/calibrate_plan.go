@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -172,6 +173,13 @@ func calibrateExprRun(io *IOStreams, o *calibrateOptions, other []string, keyGiv
 	if err != nil {
 		return usageErr("%v", err)
 	}
+	// The flags are checked first; then, as with a single file, a file
+	// named on the command line that is not there is a usage mistake.
+	for _, src := range sources {
+		if _, err := os.Stat(src.File); src.File != "-" && errors.Is(err, fs.ErrNotExist) {
+			return usageErr("%s: no such file", src.File)
+		}
+	}
 	return runPlan(io, p, o.Out, o.Remove, false, rerun)
 }
 
@@ -180,7 +188,7 @@ func calibrateExprRun(io *IOStreams, o *calibrateOptions, other []string, keyGiv
 // source: a fragment at out is replaced, not merged into, so that an entry
 // taken out of the plan leaves the fragment too.
 func runPlan(io *IOStreams, p *calibration.Plan, out string, remove []string, whole bool, rerun string) error {
-	fits, err := p.Run(nil, rerun)
+	fits, err := p.Run(planOpener(p.File), rerun)
 	if err != nil {
 		return err
 	}
@@ -232,5 +240,29 @@ func runPlan(io *IOStreams, p *calibration.Plan, out string, remove []string, wh
 func printWarnings(io *IOStreams, name string, ws []calibration.Warning) {
 	for _, w := range ws {
 		fmt.Fprintf(io.ErrOut, "warning: %s: %s\n", name, w.Msg)
+	}
+}
+
+// planOpener opens a plan's sources, named relative to the plan, as the
+// calibration package would, except that a source that is not there is a
+// usage mistake (exit 2), as a scenario's missing file is.
+func planOpener(plan string) calibration.OpenFunc {
+	return func(path string) (io.Reader, func() error, error) {
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(filepath.Dir(plan), path)
+		}
+		f, err := os.Open(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, usageErr("%s: no such file", path)
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		r, err := calibration.Decompress(f)
+		if err != nil {
+			f.Close()
+			return nil, nil, fmt.Errorf("%s: %w", path, err)
+		}
+		return r, f.Close, nil
 	}
 }

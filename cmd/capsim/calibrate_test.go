@@ -284,7 +284,7 @@ func TestCalibrateErrors(t *testing.T) {
 		{[]string{"x.csv", "--unit", "days"}, `--unit: unknown unit "days" (want ns, us, ms, s, m or h)`, exitUsage},
 		{[]string{"x.csv", "--status", "20x"}, `status "20x" is neither a code (200) nor a class (2xx)`, exitUsage},
 		{[]string{"x.csv", "--name", "9lives"}, `--name: "9lives": use letters, digits, _, - and . (starting with a letter or _)`, exitUsage},
-		{[]string{calData + "missing.csv"}, "cannot read ../../testdata/calibration/missing.csv: no such file or directory", exitError},
+		{[]string{calData + "missing.csv"}, "../../testdata/calibration/missing.csv: no such file", exitUsage},
 		{[]string{calData + "k6-summary-v1.json", "--plot", "p"}, "../../testdata/calibration/k6-summary-v1.json is a k6 end-of-test summary: it holds figures, not values, so there is nothing to plot", exitUsage},
 		{[]string{calData + "k6-out.csv", calData + "k6-summary-v1.json"}, "../../testdata/calibration/k6-summary-v1.json is a k6 end-of-test summary: it holds figures, not values; calibrate it on its own", exitError},
 		{[]string{calData + "k6-out.csv", calData + "nginx-access.log"}, "../../testdata/calibration/nginx-access.log is nginx-combined but an earlier file was k6-csv: calibrate one kind of measurement at a time", exitError},

@@ -8,7 +8,8 @@ type IOStreams struct {
 	In     io.Reader
 	Out    io.Writer
 	ErrOut io.Writer
-	// ErrIsTerminal reports whether ErrOut is an interactive terminal, which
-	// decides whether progress is drawn.
+	// ErrIsTerminal reports whether ErrOut is an interactive terminal
+	// that can redraw a line: progress is then drawn in place, else
+	// written as plain lines.
 	ErrIsTerminal bool
 }

@@ -12,7 +12,7 @@ import (
 )
 
 func main() {
-	io := &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr, ErrIsTerminal: isTerminal(os.Stderr)}
+	io := &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr, ErrIsTerminal: redraws(os.Stderr)}
 	ctx, stop := interruptContext(io)
 	code := MainContext(ctx, os.Args[1:], io)
 	stop()
@@ -45,9 +45,9 @@ func interruptContext(io *IOStreams) (context.Context, func()) {
 	}
 }
 
-// isTerminal reports whether f is a character device: a terminal rather
-// than a file or a pipe. That is all progress drawing needs to know.
-func isTerminal(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+// redraws reports whether progress may be redrawn in place on f: f is a
+// terminal, and not one that declares (TERM=dumb) it cannot move the
+// cursor back. Elsewhere progress is written as plain lines.
+func redraws(f *os.File) bool {
+	return isTerminal(f) && os.Getenv("TERM") != "dumb"
 }

@@ -16,7 +16,8 @@ func TestMainJobOutOfTheBox(t *testing.T) {
 	}
 	t.Chdir(t.TempDir())
 	code, stdout, stderr := run(t, "sweep")
-	if code != 0 || stderr != "" {
+	// stderr, no terminal here, holds the progress as plain lines.
+	if code != 0 || !strings.HasSuffix(stderr, "\nsweep trip: refine, 439 of 439 runs (100%)\n") {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 	for _, f := range []string{"runs.csv", "summary.csv", "compare.csv", "first_failure.csv", "manifest.json", "report.md", "report.html", "charts/success_trip_creation.svg"} {

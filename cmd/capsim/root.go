@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // Exit codes: scripts and CI pipelines rely on these.
@@ -50,17 +52,135 @@ multiplier does this design first fail its SLOs, where, and is another design
 better? With no scenario argument, commands use the embedded "trip" scenario.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// Runnable, so that cobra checks its arguments: an unknown
+		// command is then a usage error like any other.
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	root.SetIn(io.In)
 	root.SetOut(io.Out)
 	root.SetErr(io.ErrOut)
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageErr("%v (see %s --help)", err, c.CommandPath())
-	})
+	root.SetFlagErrorFunc(flagError)
+	// capsim --version is what capsim version prints: scripts try either.
+	root.Version = versionLine()
+	root.SetVersionTemplate("{{.Version}}\n")
 	for _, newCmd := range commands {
 		root.AddCommand(newCmd(io))
 	}
+	// Cobra adds these when it executes; added now, their argument
+	// mistakes exit as every other command's do.
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	usageArgs(root)
+	if help, _, err := root.Find([]string{"help"}); err == nil && help != root {
+		helpTopics(help)
+	}
 	return root
+}
+
+// usageArgs makes a wrong argument count or an unknown subcommand a usage
+// error (exit 2) in c and every command under it: cobra's own argument
+// errors carry no exit code. A command with subcommands that takes no
+// arguments of its own names the unknown one and suggests the nearest.
+func usageArgs(c *cobra.Command) {
+	args := c.Args
+	if args == nil && c.HasSubCommands() {
+		args = cobra.NoArgs
+	}
+	if args != nil {
+		c.Args = func(cmd *cobra.Command, a []string) error {
+			err := args(cmd, a)
+			if err == nil {
+				return nil
+			}
+			var ce *codedError
+			if errors.As(err, &ce) {
+				return err
+			}
+			// Cobra found no subcommand called a[0], or it would be
+			// running that one.
+			if cmd.HasSubCommands() && len(a) > 0 {
+				var names []string
+				for _, s := range cmd.Commands() {
+					if s.IsAvailableCommand() {
+						names = append(names, s.Name())
+					}
+				}
+				return usageErr("unknown command %q for %q%s (see %s --help)", a[0], cmd.CommandPath(), didYouMean(a[0], names), cmd.CommandPath())
+			}
+			// cobra.NoArgs calls a stray argument of a command without
+			// subcommands an unknown command; it is an argument too many.
+			if len(a) > 0 && args(cmd, nil) == nil && args(cmd, a[:1]) != nil {
+				return usageErr("no arguments expected, got %q (see %s --help)", a[0], cmd.CommandPath())
+			}
+			return usageErr("%v (see %s --help)", err, cmd.CommandPath())
+		}
+	}
+	for _, sub := range c.Commands() {
+		usageArgs(sub)
+	}
+}
+
+// helpTopics makes capsim help NAME with no command called NAME a usage
+// error, with the nearest command, instead of the root's help and exit 0.
+func helpTopics(help *cobra.Command) {
+	show := help.Run
+	help.RunE = func(c *cobra.Command, args []string) error {
+		cmd, rest, err := c.Root().Find(args)
+		if err == nil && (len(rest) == 0 || !cmd.HasSubCommands()) {
+			show(c, args)
+			return nil
+		}
+		if cmd == nil || err != nil {
+			cmd = c.Root()
+		}
+		var names []string
+		for _, s := range cmd.Commands() {
+			if s.IsAvailableCommand() {
+				names = append(names, s.Name())
+			}
+		}
+		return usageErr("no help topic %q for %q%s (see %s --help)", rest[0], cmd.CommandPath(), didYouMean(rest[0], names), cmd.CommandPath())
+	}
+}
+
+// flagError is every command's answer to a flag it cannot parse: a usage
+// error naming the flag, with the nearest known flag for an unknown one
+// and the kind of value expected for a bad value.
+func flagError(c *cobra.Command, err error) error {
+	var unknown *pflag.NotExistError
+	var invalid *pflag.InvalidValueError
+	switch {
+	case errors.As(err, &invalid):
+		f := invalid.GetFlag()
+		return usageErr("--%s must be %s, got %q (see %s --help)", f.Name, valueKind(f.Value.Type()), invalid.GetValue(), c.CommandPath())
+	case errors.As(err, &unknown) && strings.HasPrefix(err.Error(), "unknown flag: --"):
+		var names []string
+		c.Flags().VisitAll(func(f *pflag.Flag) {
+			if !f.Hidden {
+				names = append(names, "--"+f.Name)
+			}
+		})
+		return usageErr("%v%s (see %s --help)", err, didYouMean("--"+unknown.GetSpecifiedName(), names), c.CommandPath())
+	}
+	return usageErr("%v (see %s --help)", err, c.CommandPath())
+}
+
+// valueKind says in words what a flag of a pflag type accepts, instead of
+// the strconv error that parsing it gave.
+func valueKind(typ string) string {
+	switch typ {
+	case "uint", "uint8", "uint16", "uint32", "uint64":
+		return "a whole number >= 0"
+	case "int", "int8", "int16", "int32", "int64", "count":
+		return "a whole number"
+	case "float32", "float64":
+		return "a number"
+	case "bool":
+		return "true or false"
+	case "duration":
+		return "a duration such as 90s or 5m"
+	}
+	return "a " + typ
 }
 
 // commands are the subcommands, each built from the process streams.

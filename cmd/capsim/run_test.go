@@ -107,7 +107,7 @@ func TestVersionAndUnknownFlag(t *testing.T) {
 		t.Fatalf("exit %d, stdout %q", code, stdout)
 	}
 	code, _, stderr := run(t, "run", "--sede", "1")
-	if code != exitUsage || stderr != "capsim: unknown flag: --sede (see capsim run --help)\n" {
+	if code != exitUsage || stderr != "capsim: unknown flag: --sede; did you mean \"--seed\"? (see capsim run --help)\n" {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 }

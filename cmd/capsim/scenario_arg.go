@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"capsim/model"
@@ -26,12 +27,39 @@ func loadScenario(arg string, opts model.LoadOptions) (*model.Loaded, error) {
 		// Errors name the files under the path typed, not their names
 		// inside the folder's file system.
 		opts.DisplayName = arg
-		return model.Load(os.DirFS(dir), file, opts)
+		return loadHinted(os.DirFS(dir), file, opts)
 	}
 	if _, ok := scenarios.Get(arg); !ok {
-		return nil, usageErr("no scenario file or embedded scenario called %q (embedded: %s)", arg, strings.Join(scenarios.List(), ", "))
+		return nil, usageErr("no scenario file or embedded scenario called %q%s (embedded: %s)", arg, didYouMean(arg, scenarios.List()), strings.Join(scenarios.List(), ", "))
 	}
-	return model.Load(scenarios.FS(), scenarios.File(arg), opts)
+	return loadHinted(scenarios.FS(), scenarios.File(arg), opts)
+}
+
+// loadHinted is model.Load, with the design nearest an unknown one named
+// in the error.
+func loadHinted(fsys fs.FS, file string, opts model.LoadOptions) (*model.Loaded, error) {
+	l, err := model.Load(fsys, file, opts)
+	if err == nil || opts.Design == "" {
+		return l, err
+	}
+	// Only now is the scenario loaded bare, to learn its designs: a
+	// scenario that loads is not read twice.
+	bare, berr := model.Load(fsys, file, model.LoadOptions{DisplayName: opts.DisplayName})
+	if berr != nil {
+		return nil, err
+	}
+	names := bare.Scenario.Designs.Names()
+	for _, part := range strings.Split(opts.Design, "+") {
+		if slices.Contains(names, part) {
+			continue
+		}
+		unknown := fmt.Sprintf("unknown design %q", part)
+		if hint := didYouMean(part, names); hint != "" && strings.Contains(err.Error(), unknown) {
+			return nil, usageErr("%s", strings.Replace(err.Error(), unknown, unknown+hint, 1))
+		}
+		break
+	}
+	return nil, err
 }
 
 // isPath tells a scenario file from an embedded scenario's name.

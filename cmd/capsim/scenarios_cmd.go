@@ -48,7 +48,7 @@ func newScenariosCmd(io *IOStreams) *cobra.Command {
 		RunE: func(_ *cobra.Command, args []string) error {
 			data, ok := scenarios.Get(args[0])
 			if !ok {
-				return usageErr("no embedded scenario %q (embedded: %s)", args[0], strings.Join(scenarios.List(), ", "))
+				return usageErr("no embedded scenario %q%s (embedded: %s)", args[0], didYouMean(args[0], scenarios.List()), strings.Join(scenarios.List(), ", "))
 			}
 			_, err := io.Out.Write(data)
 			return err

@@ -43,6 +43,7 @@ type sensitivityOptions struct {
 	Refine       int
 	Sets, Scales []string
 	Out          string
+	Quiet        bool
 
 	set map[string]bool
 }
@@ -100,6 +101,7 @@ not at all, and the bytes do not depend on --workers.`,
 	f.StringArrayVar(&opts.Sets, "set", nil, "override a scenario value first, path=value (repeatable)")
 	f.StringArrayVar(&opts.Scales, "scale", nil, "multiply a scenario value first, path=factor (repeatable)")
 	f.StringVarP(&opts.Out, "out", "o", defaultSensitivityOut, "output folder")
+	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "write no progress on standard error")
 	cmd.RegisterFlagCompletionFunc("design", completeDesigns)
 	return cmd
 }
@@ -221,7 +223,7 @@ func runSensitivity(ctx context.Context, io *IOStreams, opts *sensitivityOptions
 		return err
 	}
 	defer out.Abort() // a no-op once committed
-	prog := newProgress(io, sc.Name)
+	prog := newProgress(io, "sensitivity", sc.Name, opts.Quiet)
 	if prog != nil {
 		cfg.Progress = prog.update
 	}

@@ -107,3 +107,24 @@ func TestReadmeSensitivityIsWhatCapsimPrints(t *testing.T) {
 		t.Errorf("README shows:\n%s\ncapsim prints:\n%s", want, got)
 	}
 }
+
+// sensitivity reports its progress as sweep does, under its own name, and
+// --quiet silences it.
+func TestSensitivityProgress(t *testing.T) {
+	args := []string{"sensitivity", "mmck", "--params", "server.servers", "-r", "1", "--multipliers", "0.5,1", "--refine", "0", "--out", t.TempDir()}
+	code, _, stderr := run(t, args...)
+	want := `sensitivity mmck: grid, 1 of 6 runs (16%)
+sensitivity mmck: grid, 2 of 6 runs (33%)
+sensitivity mmck: grid, 3 of 6 runs (50%)
+sensitivity mmck: grid, 4 of 6 runs (66%)
+sensitivity mmck: grid, 5 of 6 runs (83%)
+sensitivity mmck: grid, 6 of 6 runs (100%)
+`
+	if code != exitOK || stderr != want {
+		t.Fatalf("exit %d, stderr %q\nwant %q", code, stderr, want)
+	}
+	code, _, stderr = run(t, append(args, "--quiet")...)
+	if code != exitOK || stderr != "" {
+		t.Fatalf("--quiet: exit %d, stderr %q", code, stderr)
+	}
+}

@@ -53,6 +53,7 @@ type sweepOptions struct {
 	Shard        string
 	Round        int
 	Merge        []string
+	Quiet        bool
 
 	// set records which flags were given, so that scenario defaults fill
 	// only the others.
@@ -90,6 +91,13 @@ nothing.
 Defaults for --multipliers, --replications and --designs come from the
 scenario's sweep: key, else 1:4:1, 5 and all.
 
+--designs all is every design the scenario defines, in its order. It
+leaves out base, the scenario without any design, unless the scenario
+defines none: scenarios name their system as deployed among their designs,
+and base would run it twice. Name it to compare with the bare scenario:
+--designs base,v1-improved. A design a+b applies b over a, as
+run --design a+b does, and is called a+b in every output.
+
 The output folder gets runs.csv (one row per run and metric), summary.csv
 (mean and 95 % CI per design, multiplier and metric), compare.csv (paired
 differences with the first design), first_failure.csv, manifest.json,
@@ -119,7 +127,7 @@ when a design breaks an SLO inside the range; 130 interrupted.`,
 		ValidArgsFunction: completeScenarios,
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.Designs, "designs", defaultDesigns, "designs to sweep, comma-separated, or all (base is the scenario without a design)")
+	f.StringVar(&opts.Designs, "designs", defaultDesigns, "designs to sweep, comma-separated, each one design or several joined with + (a+b), or all: the scenario's designs (base, the scenario without a design, only when it defines none)")
 	f.StringVarP(&opts.Multipliers, "multipliers", "m", defaultMultipliers, "load multipliers: a list 1,2,4 or a range start:end:step")
 	f.IntVarP(&opts.Replications, "replications", "r", defaultReplications, "runs per design and multiplier, with seeds SEED, SEED+1, ...")
 	f.Uint64Var(&opts.Seed, "seed", 1, "seed of the first replication")
@@ -132,20 +140,21 @@ when a design breaks an SLO inside the range; 130 interrupted.`,
 	f.BoolVar(&opts.FailOnSLO, "fail-on-slo", false, "exit with code 3 when a design breaks an SLO inside the range")
 	f.StringVar(&opts.Shard, "shard", "", "run only shard `I/N` of a round's runs and write their outcomes to --out, for a later round or --merge")
 	f.IntVar(&opts.Round, "round", 0, "with --shard: the round to run (0 the grid, 1 to --refine refinement), reading the earlier rounds' shards from --out")
+	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "write no progress on standard error")
 	f.StringArrayVar(&opts.Merge, "merge", nil, "merge the shards in `PATH` (a shard file, or a folder of them; repeatable) instead of running the grid")
 	return cmd
 }
 
 // commandLine rebuilds the command from what cobra parsed, flags in name
-// order, so the manifest says how to repeat the sweep. --workers and --out
-// are left out, and so are --shard, --round and --merge: they change neither
-// a result nor a byte of the output, and the same sweep run with other
-// values (or split over machines) writes the same files.
+// order, so the manifest says how to repeat the sweep. --workers, --out and
+// --quiet are left out, and so are --shard, --round and --merge: they change
+// neither a result nor a byte of the output, and the same sweep run with
+// other values (or split over machines) writes the same files.
 func commandLine(cmd *cobra.Command, args []string) []string {
 	line := strings.Fields(cmd.CommandPath())
 	line = append(line, args...)
 	cmd.Flags().Visit(func(f *pflag.Flag) {
-		if f.Name == "workers" || f.Name == "out" || f.Name == "shard" || f.Name == "round" || f.Name == "merge" {
+		if f.Name == "workers" || f.Name == "out" || f.Name == "quiet" || f.Name == "shard" || f.Name == "round" || f.Name == "merge" {
 			return
 		}
 		if sv, ok := f.Value.(pflag.SliceValue); ok {
@@ -212,7 +221,7 @@ func runSweep(ctx context.Context, io *IOStreams, opts *sweepOptions) error {
 	cfg := gridConfig(plan, opts)
 	cfg.Runs = runs
 	cfg.From = from
-	prog := newProgress(io, sc.Name)
+	prog := newProgress(io, "sweep", sc.Name, opts.Quiet)
 	if prog != nil {
 		cfg.Progress = prog.update
 	}
@@ -322,7 +331,7 @@ func runShard(ctx context.Context, io *IOStreams, plan *sweepPlan, opts *sweepOp
 	}
 	defer f.Abort()
 	w := bufio.NewWriterSize(f, 1<<16)
-	prog := newProgress(io, plan.scenario.Scenario.Name)
+	prog := newProgress(io, "sweep", plan.scenario.Scenario.Name, opts.Quiet)
 	if prog != nil {
 		cfg.Progress = prog.update
 	}
@@ -514,9 +523,18 @@ func chooseDesigns(spec string, available []string) ([]string, error) {
 		switch {
 		case n == "":
 			return nil, fmt.Errorf("expected design names separated by commas, or all, got %q", spec)
+		case strings.Contains(n, "+"):
+			// A composed design, as run --design a+b takes it: each part
+			// one of the scenario's designs, applied left to right.
+			for _, part := range strings.Split(n, "+") {
+				if !slices.Contains(available, part) {
+					return nil, fmt.Errorf("unknown design %q in %q%s (available to compose: %s)", part, n, didYouMean(part, available), strings.Join(available, ", "))
+				}
+			}
 		case !slices.Contains(known, n):
-			return nil, fmt.Errorf("unknown design %q (available: %s)", n, strings.Join(known, ", "))
-		case slices.Contains(names, n):
+			return nil, fmt.Errorf("unknown design %q%s (available: %s)", n, didYouMean(n, known), strings.Join(known, ", "))
+		}
+		if slices.Contains(names, n) {
 			return nil, fmt.Errorf("design %q is listed twice", n)
 		}
 		names = append(names, n)

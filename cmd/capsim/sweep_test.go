@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -75,7 +76,7 @@ func TestSweepFlagErrors(t *testing.T) {
 		{[]string{"mmck", "--designs", "v2"}, `--designs: unknown design "v2" (available: base)`},
 		{[]string{badDefaults}, "sweep.multipliers in the scenario (5:1): the end 1 is below the start 5; write start:end:step with start <= end, e.g. 1:5:0.5"},
 		{[]string{"mmck", "--out", filepath.Join(aFile, "sub")}, "--out " + filepath.Join(aFile, "sub") + ": cannot create the output folder: not a directory"},
-		{[]string{"mmck", "--replications", "x"}, `invalid argument "x" for "-r, --replications" flag: strconv.ParseInt: parsing "x": invalid syntax (see capsim sweep --help)`},
+		{[]string{"mmck", "--replications", "x"}, `--replications must be a whole number, got "x" (see capsim sweep --help)`},
 	}
 	for _, c := range cases {
 		args := append([]string{"sweep", "--out", out}, c.args...)
@@ -114,7 +115,7 @@ func TestSweepOutputDoesNotDependOnWorkers(t *testing.T) {
 	dirs := []string{filepath.Join(t.TempDir(), "one"), filepath.Join(t.TempDir(), "two")}
 	var stdouts []string
 	for i, workers := range []string{"1", "2"} {
-		code, stdout, stderr := sweepCLI(t, false, append(shortMMcK, "--workers", workers, "--out", dirs[i])...)
+		code, stdout, stderr := sweepCLI(t, false, append(shortMMcK, "--workers", workers, "--quiet", "--out", dirs[i])...)
 		if code != exitOK || stderr != "" {
 			t.Fatalf("--workers %s: exit %d, stderr %q", workers, code, stderr)
 		}
@@ -155,7 +156,7 @@ func TestSweepOutputDoesNotDependOnWorkers(t *testing.T) {
 // written; a sweep that stays inside its SLOs exits 0.
 func TestSweepFailOnSLO(t *testing.T) {
 	dir := t.TempDir()
-	code, _, stderr := sweepCLI(t, false, append(shortMMcK, "--fail-on-slo", "--out", dir)...)
+	code, _, stderr := sweepCLI(t, false, append(shortMMcK, "--fail-on-slo", "-q", "--out", dir)...)
 	if code != exitSLOFailed || !strings.HasPrefix(stderr, "capsim: SLO broken inside the range: base at 0.") ||
 		!strings.HasSuffix(stderr, "x (customer success_rate >= 0.9)\n") {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
@@ -164,7 +165,7 @@ func TestSweepFailOnSLO(t *testing.T) {
 		t.Fatalf("outputs not written before failing: %v", err)
 	}
 	code, stdout, stderr := sweepCLI(t, false, "sweep", "mmck", "--set", "duration=1500s", "--multipliers", "0.25",
-		"--replications", "2", "--fail-on-slo", "--out", t.TempDir())
+		"--replications", "2", "--fail-on-slo", "--quiet", "--out", t.TempDir())
 	if code != exitOK || stderr != "" || !strings.Contains(stdout, "no SLO broken up to 0.25x") {
 		t.Fatalf("exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
 	}
@@ -176,6 +177,34 @@ func TestSweepProgressOnTerminal(t *testing.T) {
 		"--replications", "2", "--refine", "0", "--out", t.TempDir())
 	if code != exitOK || !strings.Contains(stderr, "\r\x1b[Ksweep mmck: grid, 4 of 4 runs (100%)") || !strings.HasSuffix(stderr, "\r\x1b[K") {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+// Progress on a stderr that is no terminal (a log file, a pipe, or one
+// with TERM=dumb) is plain lines, at most one per tenth of each round;
+// --quiet writes none.
+func TestSweepProgressPlain(t *testing.T) {
+	args := []string{"sweep", "mmck", "--set", "duration=500s", "--set", "warmup=0s", "--multipliers", "1,2",
+		"--replications", "2", "--refine", "1", "--section", "1", "--out", t.TempDir()}
+	code, _, stderr := sweepCLI(t, false, args...)
+	want := `sweep mmck: grid, 1 of 4 runs (25%)
+sweep mmck: grid, 2 of 4 runs (50%)
+sweep mmck: grid, 3 of 4 runs (75%)
+sweep mmck: grid, 4 of 4 runs (100%)
+sweep mmck: refine, 5 of 7 runs (71%)
+sweep mmck: refine, 6 of 7 runs (85%)
+sweep mmck: refine, 7 of 7 runs (100%)
+`
+	if code != exitOK || stderr != want {
+		t.Fatalf("exit %d, stderr %q\nwant %q", code, stderr, want)
+	}
+	code, _, stderr = sweepCLI(t, false, append(args, "--quiet")...)
+	if code != exitOK || stderr != "" {
+		t.Fatalf("--quiet: exit %d, stderr %q", code, stderr)
+	}
+	code, _, stderr = sweepCLI(t, true, append(args, "--quiet")...)
+	if code != exitOK || stderr != "" {
+		t.Fatalf("--quiet on a terminal: exit %d, stderr %q", code, stderr)
 	}
 }
 
@@ -249,5 +278,58 @@ func TestIncludedFileErrorNamesThePathTyped(t *testing.T) {
 	code, _, stderr := run(t, "validate", filepath.Join(dir, "s.yaml"))
 	if code != exitUsage || !strings.Contains(stderr, filepath.Join(dir, "fit.yaml")+":") {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+// sweep --designs a+b composes designs as run --design a+b does, and names
+// the result a+b: its runs are those of a design that states both overlays
+// at once, row for row.
+func TestSweepComposedDesign(t *testing.T) {
+	dir := t.TempDir()
+	scenario := filepath.Join(dir, "two.yaml")
+	both := designsScenario + "  busy: {journeys: {visit: {rate: 3/s}}}\n  large-busy: {components: {app: {servers: 4}}, journeys: {visit: {rate: 3/s}}}\n"
+	if err := os.WriteFile(scenario, []byte(both), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	code, _, stderr := sweepCLI(t, false, "sweep", scenario, "--designs", "large+busy,large-busy", "-m", "1,2", "-r", "2", "--refine", "0", "--out", out)
+	if code != exitOK {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	data, err := os.ReadFile(filepath.Join(out, "runs.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n")[1:] {
+		f := strings.Split(line, ",")
+		rows[f[1]] = append(rows[f[1]], strings.Join(slices.Delete(f, 1, 2), ","))
+	}
+	if len(rows) != 2 || len(rows["large+busy"]) == 0 || !slices.Equal(rows["large+busy"], rows["large-busy"]) {
+		t.Errorf("runs of large+busy differ from large-busy's, or are missing (designs: %v)", slices.Sorted(maps.Keys(rows)))
+	}
+}
+
+// --designs all is the scenario's designs, in its order; base joins only
+// when there are none, and otherwise by name.
+func TestChooseDesignsAll(t *testing.T) {
+	cases := []struct {
+		spec      string
+		available []string
+		want      []string
+	}{
+		{"all", []string{"small", "large"}, []string{"small", "large"}},
+		{"all", nil, []string{"base"}},
+		{"base,large", []string{"small", "large"}, []string{"base", "large"}},
+		{"large+small, small", []string{"small", "large"}, []string{"large+small", "small"}},
+	}
+	for _, c := range cases {
+		got, err := chooseDesigns(c.spec, c.available)
+		if err != nil || !slices.Equal(got, c.want) {
+			t.Errorf("chooseDesigns(%q, %q) = %q, %v; want %q", c.spec, c.available, got, err, c.want)
+		}
+	}
+	if _, err := chooseDesigns("base+small", []string{"small"}); err == nil || err.Error() != `unknown design "base" in "base+small" (available to compose: small)` {
+		t.Errorf("base+small: %v", err)
 	}
 }

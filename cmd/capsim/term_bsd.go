@@ -1,0 +1,17 @@
+//go:build darwin || freebsd || netbsd || openbsd || dragonfly
+
+package main
+
+import (
+	"os"
+	"syscall"
+	"unsafe"
+)
+
+// isTerminal reports whether f is a terminal: whether it has terminal
+// attributes. Being a character device is not enough: /dev/null is one.
+func isTerminal(f *os.File) bool {
+	var t syscall.Termios
+	_, _, errno := syscall.Syscall(syscall.SYS_IOCTL, f.Fd(), syscall.TIOCGETA, uintptr(unsafe.Pointer(&t)))
+	return errno == 0
+}
