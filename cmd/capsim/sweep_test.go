@@ -333,3 +333,14 @@ func TestChooseDesignsAll(t *testing.T) {
 		t.Errorf("base+small: %v", err)
 	}
 }
+
+// A workload variant that runs none of a journey's kind leaves that
+// journey's panel out of the report instead of failing the sweep: the
+// same-account burst has no views.
+func TestSweepOfADesignWithoutAJourneysTraffic(t *testing.T) {
+	out := t.TempDir() + "/out"
+	code, _, stderr := run(t, "sweep", "trip", "--designs", "v1-original,same-account-burst", "-r", "1", "--multipliers", "1", "--refine", "0", "-q", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+}

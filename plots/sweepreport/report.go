@@ -72,11 +72,17 @@ func Build(res *sweep.Result, opts Options) ([]plots.File, error) {
 		fails := plots.SmallMultiples{Title: j + ": journeys vs HTTP requests that failed", Cols: 2, SharedY: true, Legend: true}
 		fgroups := groupSeries(res, []string{p + "journey_failure_rate", p + "http_failure_rate"})
 		for _, g := range fgroups {
+			if !anyFinite(g.series[0]) && !anyFinite(g.series[1]) {
+				continue // a design that does not run this journey
+			}
 			jr, hr := g.series[0], g.series[1]
 			jr.Name, jr.Look = "journeys that failed", 1
 			hr.Name, hr.Look, hr.Dashed = "HTTP requests that failed", 2, true
 			fails.Panels = append(fails.Panels, plots.LineChart{Title: g.label(res), XLabel: "load multiplier", YLabel: "failure rate",
 				Series: []plots.Series{jr, hr}, YMin: &zero, Percent: true})
+		}
+		if len(fails.Panels) == 0 {
+			continue
 		}
 		fig := plots.Figure{Name: names.get("failures_" + j),
 			Caption: "What users saw (journeys that failed) beside what an HTTP dashboard saw (requests that failed), for " + j + ", per design; every panel has the same scale." + alikeNote(res, fgroups),
@@ -627,4 +633,14 @@ func prerender(r plots.Report, workers int) {
 	for i, f := range figs {
 		f.Chart = out[i]
 	}
+}
+
+// anyFinite says whether a series has a point to draw.
+func anyFinite(s plots.Series) bool {
+	for _, p := range s.Points {
+		if !math.IsNaN(p.Y) && !math.IsInf(p.Y, 0) {
+			return true
+		}
+	}
+	return false
 }
