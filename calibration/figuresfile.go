@@ -47,23 +47,9 @@ func ReadFiguresFile(path string) ([]NamedFigures, error) {
 // ReadFigures reads a figures file called name from r. All problems are
 // reported at once, each prefixed with name:line:column.
 func ReadFigures(name string, r io.Reader) ([]NamedFigures, error) {
-	data, err := io.ReadAll(io.LimitReader(r, 16<<20))
+	root, at, err := readTop(name, r, "a top-level figures: mapping", "a mapping with a figures: key")
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, fmt.Errorf("%s: %v", name, strings.TrimPrefix(err.Error(), "yaml: "))
-	}
-	at := func(n *yaml.Node, format string, args ...any) error {
-		return fmt.Errorf("%s:%d:%d: %s", name, n.Line, n.Column, fmt.Sprintf(format, args...))
-	}
-	if len(doc.Content) == 0 {
-		return nil, fmt.Errorf("%s: empty file; expected a top-level figures: mapping", name)
-	}
-	root := doc.Content[0]
-	if root.Kind != yaml.MappingNode {
-		return nil, at(root, "expected a mapping with a figures: key")
+		return nil, err
 	}
 	var figs *yaml.Node
 	for i := 0; i+1 < len(root.Content); i += 2 {
@@ -197,4 +183,29 @@ func checkName(name string) error {
 		}
 	}
 	return nil
+}
+
+// readTop reads a YAML file of at most 16 MB whose top is a mapping, and
+// returns it with a function that prefixes a message with name:line:col.
+// empty and top say, for messages, what the file should hold.
+func readTop(name string, r io.Reader, empty, top string) (*yaml.Node, func(*yaml.Node, string, ...any) error, error) {
+	data, err := io.ReadAll(io.LimitReader(r, 16<<20))
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", name, err)
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, nil, fmt.Errorf("%s: %v", name, strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	at := func(n *yaml.Node, format string, args ...any) error {
+		return fmt.Errorf("%s:%d:%d: %s", name, n.Line, n.Column, fmt.Sprintf(format, args...))
+	}
+	if len(doc.Content) == 0 {
+		return nil, nil, fmt.Errorf("%s: empty file; expected %s", name, empty)
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		return nil, nil, at(root, "expected %s", top)
+	}
+	return root, at, nil
 }

@@ -137,23 +137,9 @@ var planEntryKeys = []string{"from", "key", "pairs", "where", "expr", "unit", "d
 // ReadPlan reads the plan called name from r. All problems are reported at
 // once, each prefixed with name:line:column.
 func ReadPlan(name string, r io.Reader) (*Plan, error) {
-	data, err := io.ReadAll(io.LimitReader(r, 16<<20))
+	root, at, err := readTop(name, r, "sources:, measured: or figures:", "a mapping with sources:, measured: or figures:")
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, fmt.Errorf("%s: %v", name, strings.TrimPrefix(err.Error(), "yaml: "))
-	}
-	at := func(n *yaml.Node, format string, args ...any) error {
-		return fmt.Errorf("%s:%d:%d: %s", name, n.Line, n.Column, fmt.Sprintf(format, args...))
-	}
-	if len(doc.Content) == 0 {
-		return nil, fmt.Errorf("%s: empty file; expected sources:, measured: or figures:", name)
-	}
-	root := doc.Content[0]
-	if root.Kind != yaml.MappingNode {
-		return nil, at(root, "expected a mapping with sources:, measured: or figures:")
+		return nil, err
 	}
 	p := &Plan{File: name}
 	var errs []error
