@@ -2,6 +2,7 @@ package model
 
 import (
 	"math"
+	"slices"
 
 	"capsim/sim"
 )
@@ -224,7 +225,7 @@ func (r *run) callEnded(p *proc, o *op, status, comp, stage int32) {
 		r.exec(p)
 		return
 	}
-	if rt := o.retry; rt != nil && p.attempt < rt.attempts && contains(rt.on, status) && r.retryAllowed(o) {
+	if rt := o.retry; rt != nil && p.attempt < rt.attempts && slices.Contains(rt.on, status) && r.retryAllowed(o) {
 		backoff := r.backoff(p, rt)
 		if now+backoff < p.callDeadline && now+backoff < p.deadline {
 			r.sleep(p, waitAgain, backoff)
@@ -236,15 +237,6 @@ func (r *run) callEnded(p *proc, o *op, status, comp, stage int32) {
 		stage = r.label(p)
 	}
 	r.failAt(p, status, comp, stage)
-}
-
-func contains(s []int32, v int32) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // backoff is how long p sleeps before its next try: the exponential

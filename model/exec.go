@@ -215,7 +215,6 @@ func (r *run) workDone(id int32) {
 	r.s.After(0, r.kWake, pack(p))
 }
 
-// waitLimit is how long p may wait given its own timeout and deadline.
 // drawTime draws a time from distribution d; 0 when d is -1 (none).
 func (r *run) drawTime(d int32) sim.Time {
 	if d < 0 {
@@ -224,6 +223,8 @@ func (r *run) drawTime(d int32) sim.Time {
 	return sim.Seconds(r.p.dists[d].Sample(r.distRng[d]))
 }
 
+// waitUntil is when p must stop waiting, given a timeout (0: none) and
+// its deadline.
 func (r *run) waitUntil(p *proc, timeout sim.Time) sim.Time {
 	end := p.deadline
 	if timeout > 0 && r.s.Now()+timeout < end {

@@ -1,6 +1,10 @@
 package model
 
-import "capsim/sim"
+import (
+	"slices"
+
+	"capsim/sim"
+)
 
 // worker: instances taking one job each, that start cold, stop when idle
 // (scale to zero) and keep a minimum warm. The same kind models a
@@ -214,7 +218,7 @@ func (c *workerRT) acquire(r *run, p *proc, _ *op, _ *compRT) (acquired, int64) 
 }
 
 func (c *workerRT) release(r *run, p *proc, h held, failed bool) {
-	if failed && c.prog.discard && (len(c.prog.discardOn) == 0 || contains(c.prog.discardOn, p.failStatus)) {
+	if failed && c.prog.discard && (len(c.prog.discardOn) == 0 || slices.Contains(c.prog.discardOn, p.failStatus)) {
 		c.Discard(r.s.Now(), int32(h.key))
 		return
 	}
