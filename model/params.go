@@ -205,7 +205,7 @@ func (w *paramWalker) mapping(m *yaml.Node, path, name string, owner []*yaml.Nod
 				br = resolve(br)
 				bp, bn := p+"."+strconv.Itoa(b), n+"."+strconv.Itoa(b)
 				if wt := entry(br, "weight"); wt != nil && b < len(v.Content)-1 {
-					w.factor(keyOf(br, "weight"), wt, bp+".weight", bn+".weight", ParamWeight)
+					w.factor(keyOf(br, "weight"), wt, bp+".weight", bn+".weight", ParamWeight, owner)
 				}
 				if st := entry(br, "steps"); st != nil {
 					w.mapping(br, bp, bn, owner, true)
@@ -215,14 +215,15 @@ func (w *paramWalker) mapping(m *yaml.Node, path, name string, owner []*yaml.Nod
 			// attributes are walked by the caller; a journey's rate and
 			// count are the load, which the multiplier already varies.
 		case (k.Value == "poll" || k.Value == "retry" || k.Value == "fail") && v.Kind == yaml.MappingNode:
-			w.mapping(v, p, n, owner, true)
+			// A comment ending `retry: {…}`'s line is the flow mapping's.
+			w.mapping(v, p, n, append([]*yaml.Node{v}, owner...), true)
 		case v.Kind != yaml.ScalarNode:
 		case timeKeys[k.Value]:
 			w.time(k, v, p, n, owner)
 		case countKeys[k.Value] >= 0 && isCountKey(k.Value):
 			w.number(k, v, p, n, countKeys[k.Value], false, owner)
 		case numberKeys[k.Value]:
-			w.factor(k, v, p, n, ParamNumber)
+			w.factor(k, v, p, n, ParamNumber, owner)
 		}
 	}
 }
@@ -267,7 +268,7 @@ func (w *paramWalker) number(k, v *yaml.Node, path, name string, least int, attr
 	}
 }
 
-func (w *paramWalker) factor(k, v *yaml.Node, path, name string, kind ParamKind) {
+func (w *paramWalker) factor(k, v *yaml.Node, path, name string, kind ParamKind, owner []*yaml.Node) {
 	if v.Kind != yaml.ScalarNode {
 		return
 	}
@@ -275,6 +276,9 @@ func (w *paramWalker) factor(k, v *yaml.Node, path, name string, kind ParamKind)
 		return
 	}
 	label, note := commentLabel(k, v)
+	if label == "" {
+		label, note = ownerLabel(owner, k.Value)
+	}
 	w.add(Param{Path: path, Kind: kind, Value: v.Value, Label: label, Note: note}, v, name)
 }
 
