@@ -12,7 +12,8 @@ import (
 )
 
 func main() {
-	io := &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr, ErrIsTerminal: redraws(os.Stderr)}
+	io := &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr, ErrIsTerminal: redraws(os.Stderr),
+		Width: outputWidth(os.Stdout, os.Getenv("COLUMNS"))}
 	ctx, stop := interruptContext(io)
 	code := MainContext(ctx, os.Args[1:], io)
 	stop()

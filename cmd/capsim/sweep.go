@@ -253,8 +253,9 @@ func runSweep(ctx context.Context, io *IOStreams, opts *sweepOptions) error {
 		return withCode(exitError, err)
 	}
 
-	sweepreport.WriteTables(io.Out, res, sc.Journeys.Names())
-	fmt.Fprintf(io.Out, "\nwrote %s: runs.csv, summary.csv, first_failure.csv, report.md, report.html and more\n", opts.Out)
+	sweepreport.WriteTables(io.Out, res, sc.Journeys.Names(), io.width(), seeAll)
+	fmt.Fprintln(io.Out)
+	io.note(fmt.Sprintf("wrote %s: runs.csv, summary.csv, first_failure.csv, report.md, report.html and more", opts.Out))
 	if opts.FailOnSLO {
 		var broke []string
 		for _, ff := range res.FirstFailures {

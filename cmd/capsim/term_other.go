@@ -11,3 +11,6 @@ func isTerminal(f *os.File) bool {
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
+
+// terminalWidth is 0, unknown, without terminal attributes to ask.
+func terminalWidth(*os.File) int { return 0 }
