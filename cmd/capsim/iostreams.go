@@ -5,6 +5,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"capsim/internal/texttab"
 )
@@ -25,6 +26,9 @@ type IOStreams struct {
 	// Wide (--wide) lets tables be as wide as they need, every column
 	// shown.
 	Wide bool
+	// Now reads the wall clock, for the time a sweep's progress shows
+	// elapsed and left; nil shows none (tests).
+	Now func() time.Time
 }
 
 // defaultWidth is the width of output that goes to no terminal: a file,

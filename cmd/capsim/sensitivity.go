@@ -223,7 +223,7 @@ func runSensitivity(ctx context.Context, io *IOStreams, opts *sensitivityOptions
 		return err
 	}
 	defer out.Abort() // a no-op once committed
-	prog := newProgress(io, "sensitivity", sc.Name, opts.Quiet)
+	prog := newProgress(io, "sensitivity", sc.Name, opts.Refine, opts.Quiet)
 	if prog != nil {
 		cfg.Progress = prog.update
 	}

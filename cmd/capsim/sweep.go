@@ -221,7 +221,7 @@ func runSweep(ctx context.Context, io *IOStreams, opts *sweepOptions) error {
 	cfg := gridConfig(plan, opts)
 	cfg.Runs = runs
 	cfg.From = from
-	prog := newProgress(io, "sweep", sc.Name, opts.Quiet)
+	prog := newProgress(io, "sweep", sc.Name, cfg.Rounds(), opts.Quiet)
 	if prog != nil {
 		cfg.Progress = prog.update
 	}
@@ -332,7 +332,7 @@ func runShard(ctx context.Context, io *IOStreams, plan *sweepPlan, opts *sweepOp
 	}
 	defer f.Abort()
 	w := bufio.NewWriterSize(f, 1<<16)
-	prog := newProgress(io, "sweep", plan.scenario.Scenario.Name, opts.Quiet)
+	prog := newProgress(io, "sweep", plan.scenario.Scenario.Name, 0, opts.Quiet)
 	if prog != nil {
 		cfg.Progress = prog.update
 	}
