@@ -71,6 +71,7 @@ better? With no scenario argument, commands use the embedded "trip" scenario.`,
 	// mistakes exit as every other command's do.
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
+	registerCompletions(root)
 	usageArgs(root)
 	if help, _, err := root.Find([]string{"help"}); err == nil && help != root {
 		helpTopics(help)

@@ -64,24 +64,3 @@ func newScenariosCmd(io *IOStreams) *cobra.Command {
 	cmd.AddCommand(show)
 	return cmd
 }
-
-func completeScenarios(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
-	if len(args) > 0 {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	return scenarios.List(), cobra.ShellCompDirectiveDefault
-}
-
-// completeDesigns offers the designs of the scenario named by the first
-// argument (the default scenario when there is none).
-func completeDesigns(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
-	arg := ""
-	if len(args) > 0 {
-		arg = args[0]
-	}
-	l, err := loadScenario(arg, model.LoadOptions{})
-	if err != nil {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	return l.Scenario.Designs.Names(), cobra.ShellCompDirectiveNoFileComp
-}
