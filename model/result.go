@@ -159,8 +159,10 @@ type SLOResult struct {
 	// Bound is the threshold Value was checked against, so that a sweep
 	// can judge the mean of Value over replications by the same rule.
 	Bound Threshold `json:"-"`
-	// Measure is the SLO's measure key (p95, success_rate), which says
-	// Value's unit.
+	// Subject is the journey, route or component the SLO bounds, and
+	// Measure its measure key (p95, success_rate), which says Value's
+	// unit: SLO is these put in words, with the bound and any window.
+	Subject string `json:"-"`
 	Measure string `json:"-"`
 }
 

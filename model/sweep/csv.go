@@ -239,10 +239,14 @@ func firstBroken(ff FirstFailure) (SLOStat, bool) {
 	return SLOStat{}, false
 }
 
-// splitSLO takes "trip_creation success_rate >= 0.99" apart into its
-// subject (a journey, or a route or component with what it is of) and
-// its measure, the word before the bound.
+// splitSLO is an SLO's subject (a journey, a route or a component) and
+// its measure, as the run that judged it named them; an SLO without them
+// (made by hand) is taken apart from its text, "trip_creation
+// success_rate >= 0.99", the measure being the word before the bound.
 func splitSLO(st SLOStat) (subject, measure string) {
+	if st.Measure != "" {
+		return st.Subject, st.Measure
+	}
 	f := strings.Fields(strings.TrimSpace(strings.TrimSuffix(st.SLO, st.Bound.Text)))
 	if len(f) < 2 {
 		return st.SLO, ""

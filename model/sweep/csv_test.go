@@ -146,3 +146,19 @@ func TestRunsCSVStageMeanIsSummaryMean(t *testing.T) {
 		t.Fatal("the sweep counted no stage: nothing compared")
 	}
 }
+
+// first_failure.csv takes the SLO apart by what the run named, not by its
+// text: a windowed SLO's text ends in its window, not its bound.
+func TestFirstFailureCSVWindowedSLO(t *testing.T) {
+	c := compile(t, "mmck", "slos.0.window=100s")
+	_, out := sweepBytes(t, Config{Scenario: "mmck", Designs: []Design{{Name: "base", Compiled: c}},
+		Multipliers: []float64{1, 2}, Replications: 2, Seed: 1, Workers: 2})
+	rows, err := csv.NewReader(strings.NewReader(string(out["first_failure.csv"]))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(rows[1][6:11], "|")
+	if want := "customer success_rate >= 0.9 in every 1m40s window|customer|success_rate|>=|0.9"; got != want {
+		t.Errorf("slo columns %q, want %q", got, want)
+	}
+}
