@@ -55,11 +55,13 @@ func sweepColumns(header []string) []texttab.Column {
 	if len(header) > 7 {
 		drop[header[7]] = 1 // success vs the first design
 	}
+	// The journey's name and the verdict may be cut, the verdict no
+	// shorter than FAIL~: a guard's note after it goes first.
+	cut := map[string]int{"journey": 10, "verdict": 5}
 	cols := make([]texttab.Column, len(header))
 	for i, h := range header {
-		cols[i] = texttab.Column{Name: h, Drop: drop[h]}
+		cols[i] = texttab.Column{Name: h, Drop: drop[h], Min: cut[h]}
 	}
-	cols[1].Min = 10 // the journey
 	return cols
 }
 
