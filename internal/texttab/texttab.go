@@ -206,7 +206,8 @@ func (t *Table) line(row []string, keep []bool, w []int, width int) []string {
 		if i >= len(row) {
 			break
 		}
-		if !keep[i] && len(row) == len(t.Cols) {
+		span := len(row) < len(t.Cols) && i == len(row)-1
+		if !keep[i] && !span {
 			continue
 		}
 		if !first {
@@ -214,11 +215,9 @@ func (t *Table) line(row []string, keep []bool, w []int, width int) []string {
 		}
 		first = false
 		cell := row[i]
-		if len(row) < len(t.Cols) && i == len(row)-1 {
-			// A spanning cell: wrapped under itself.
-			at := Len(b.String())
-			out := Hang(b.String(), cell, strings.Repeat(" ", at), width)
-			return out
+		if span {
+			// Wrapped under itself.
+			return Hang(b.String(), cell, strings.Repeat(" ", Len(b.String())), width)
 		}
 		if Len(cell) > w[i] {
 			if c.KeepEnd {
