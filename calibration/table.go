@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"capsim/internal/texttab"
+	"capsim/plots/texttab"
 	"capsim/sim"
 )
 

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"capsim/internal/texttab"
+	"capsim/plots/texttab"
 )
 
 // IOStreams are the process's standard streams, injected so that commands can

@@ -5,8 +5,8 @@ import (
 	"io"
 	"time"
 
-	"capsim/internal/texttab"
 	"capsim/model/sweep"
+	"capsim/plots/texttab"
 )
 
 // progress reports on stderr how far a sweep has got: redrawn in place on

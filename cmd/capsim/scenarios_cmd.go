@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strings"
 
-	"capsim/internal/texttab"
 	"capsim/model"
+	"capsim/plots/texttab"
 	"capsim/scenarios"
 	"github.com/spf13/cobra"
 )

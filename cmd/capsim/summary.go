@@ -7,9 +7,9 @@ import (
 	"strconv"
 	"strings"
 
-	"capsim/internal/texttab"
 	"capsim/model"
 	"capsim/plots"
+	"capsim/plots/texttab"
 )
 
 // fmtNum and fmtSec print as the sweep's report does.

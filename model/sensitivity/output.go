@@ -9,9 +9,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"capsim/internal/texttab"
 	"capsim/model"
 	"capsim/model/sweep"
+	"capsim/plots/texttab"
 )
 
 // Numbers in the CSV have 10 significant digits, as the sweep's tables:

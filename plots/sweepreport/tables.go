@@ -7,9 +7,9 @@ import (
 	"strconv"
 	"strings"
 
-	"capsim/internal/texttab"
 	"capsim/model/sweep"
 	"capsim/plots"
+	"capsim/plots/texttab"
 )
 
 // WriteTables prints what a sweep found, in the manner of benchstat:
