@@ -134,7 +134,10 @@ func walkRanges(pos *positions, parent *yaml.Node, at int, path string, out *[]U
 				*errs = append(*errs, err)
 				return
 			}
+			// The point value stands where the range stood, with its
+			// comments: a label (assumption: …) still speaks for it.
 			point.Line, point.Column = n.Line, n.Column
+			point.HeadComment, point.LineComment, point.FootComment = n.HeadComment, n.LineComment, n.FootComment
 			if f, ok := pos.fileOf[n]; ok {
 				pos.fileOf[point] = f
 			}

@@ -197,7 +197,20 @@ to the lowest tried where an SLO's interval failed outright;
 "?" marks an end no multiplier tried settles.
 The component and failure stage are those most failed journeys ended at, at that multiplier.
 `)
+	if drawn(res) {
+		fmt.Fprintf(&pre, `
+With parameter draws, each of the %d replications also ran with its own draw of every uncertain value
+(a fit's standard errors, a declared range) in a second sweep, and found its own first failure.
+The interval with parameter uncertainty is the 95 %% prediction interval of one more such draw,
+mean ± t·sd·√(1 + 1/R) of the replications' own first failures: it covers the first failure of the
+true parameters, and one run's noise with it, so it is wider than the interval of the replications' noise
+and does not narrow with more replications.
+`, res.FirstFailures[0].Draws)
+	}
 	ffTable := &plots.Table{Header: []string{"design", "first failure", "95 % CI", "SLO broken", "component", "failure stage"}}
+	if drawn(res) {
+		ffTable.Header = slices.Insert(ffTable.Header, 3, "with parameter uncertainty")
+	}
 	for _, ff := range res.FirstFailures {
 		switch {
 		case !ff.Found:
@@ -207,7 +220,11 @@ The component and failure stage are those most failed journeys ended at, at that
 			if ff.BelowRange {
 				at = "≤ " + at
 			}
-			ffTable.Rows = append(ffTable.Rows, []string{ff.Design, at, fmtBound(ff.Lo) + " – " + fmtBound(ff.Hi), ff.SLO, ff.Component, ff.Stage})
+			row := []string{ff.Design, at, fmtBound(ff.Lo) + " – " + fmtBound(ff.Hi), ff.SLO, ff.Component, ff.Stage}
+			if drawn(res) {
+				row = slices.Insert(row, 3, fmtBound(ff.PLo)+" – "+fmtBound(ff.PHi))
+			}
+			ffTable.Rows = append(ffTable.Rows, row)
 		}
 	}
 	return plots.Section{Heading: "Method and settings", Folded: true, Text: pre.String(), Table: ffTable}

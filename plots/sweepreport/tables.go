@@ -32,6 +32,10 @@ func WriteTables(w io.Writer, res *sweep.Result, journeys []string) {
 		tw.Flush()
 	}
 	fmt.Fprintln(w, "\nfirst failure: smallest multiplier whose replication mean breaks an SLO (95 % CI)")
+	if drawn(res) {
+		fmt.Fprintf(w, "  CI: the replications' noise, parameters as written; with parameters: the %d replications each drawing its own, 95 %% prediction interval\n",
+			res.FirstFailures[0].Draws)
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, ff := range res.FirstFailures {
 		fmt.Fprintf(tw, "  %s\t%s\n", ff.Design, firstFailureLine(ff, res.Multipliers))
@@ -217,7 +221,11 @@ func fmtBound(v float64) string {
 // firstFailureLine says where a design first broke an SLO, or that it held.
 func firstFailureLine(ff sweep.FirstFailure, grid []float64) string {
 	if !ff.Found {
-		return fmt.Sprintf("no SLO broken up to %sx", sweep.FormatMultiplier(grid[len(grid)-1]))
+		held := fmt.Sprintf("no SLO broken up to %sx", sweep.FormatMultiplier(grid[len(grid)-1]))
+		if ff.Draws > 0 {
+			held += " (with parameters " + paramInterval(ff) + ")"
+		}
+		return held
 	}
 	where := ""
 	if ff.Stage != "" || ff.Component != "" {
@@ -226,11 +234,26 @@ func firstFailureLine(ff sweep.FirstFailure, grid []float64) string {
 			where += " at " + ff.Component
 		}
 	}
-	if ff.BelowRange {
-		return fmt.Sprintf("already fails at %sx, the lowest multiplier tried (CI ?–%s): %s%s",
-			sweep.FormatMultiplier(ff.Multiplier), fmtBound(ff.Hi), ff.SLO, where)
+	params := ""
+	if ff.Draws > 0 {
+		params = "; with parameters " + paramInterval(ff)
 	}
-	return fmt.Sprintf("%sx (CI %s–%s): %s%s", sweep.FormatMultiplier(ff.Multiplier), fmtBound(ff.Lo), fmtBound(ff.Hi), ff.SLO, where)
+	if ff.BelowRange {
+		return fmt.Sprintf("already fails at %sx, the lowest multiplier tried (CI ?–%s%s): %s%s",
+			sweep.FormatMultiplier(ff.Multiplier), fmtBound(ff.Hi), params, ff.SLO, where)
+	}
+	return fmt.Sprintf("%sx (CI %s–%s%s): %s%s", sweep.FormatMultiplier(ff.Multiplier), fmtBound(ff.Lo), fmtBound(ff.Hi), params, ff.SLO, where)
+}
+
+// drawn reports whether the sweep's replications drew their parameters.
+func drawn(res *sweep.Result) bool {
+	return len(res.FirstFailures) > 0 && res.FirstFailures[0].Draws > 0
+}
+
+// paramInterval is the first failure's interval with parameter
+// uncertainty, "?" at an end the draws leave open.
+func paramInterval(ff sweep.FirstFailure) string {
+	return fmtBound(ff.PLo) + "–" + fmtBound(ff.PHi)
 }
 
 func orDash(s string) string {
