@@ -181,6 +181,7 @@ type sweepPlan struct {
 	// drawing its uncertain values (--uncertainty); nil without.
 	drawn       []sweep.Design
 	uncertain   []string // the paths drawn, in the first design's order and then new ones
+	hinges      []sweepreport.Hinge
 	multipliers []float64
 	reps        int
 	workers     int
@@ -531,6 +532,17 @@ func planSweep(opts *sweepOptions) (*sweepPlan, error) {
 			plan.drawn = append(plan.drawn, drawn)
 		}
 	}
+	if opts.Hinges != "" {
+		f, err := openRegular(opts.Hinges)
+		if err != nil {
+			return nil, usageErr("--hinges %s: %v", opts.Hinges, unwrapPath(err))
+		}
+		plan.hinges, err = sweepreport.ReadSensitivityCSV(f)
+		f.Close()
+		if err != nil {
+			return nil, usageErr("--hinges %s: %v", opts.Hinges, err)
+		}
+	}
 	if opts.Uncertainty && len(plan.uncertain) == 0 {
 		return nil, usageErr("--uncertainty: no design of the scenario declares an uncertain value: a fit's uncertainty: from capsim calibrate, or a {range: [low, high]} or {triangular: [low, mode, high]} in place of a value")
 	}
@@ -647,7 +659,7 @@ func sweepFiles(res *sweep.Result, plan *sweepPlan, opts *sweepOptions) ([]outFi
 	files = append(files, outFile{"manifest.json", manifest})
 	sc := plan.scenario.Scenario
 	report, err := sweepreport.Build(res, sweepreport.Options{Description: sc.Description, Journeys: sc.Journeys.Names(),
-		CommandLine: opts.cmdline, Workers: plan.workers})
+		CommandLine: opts.cmdline, Workers: plan.workers, Hinges: plan.hinges})
 	if err != nil {
 		return nil, err
 	}

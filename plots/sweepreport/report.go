@@ -21,6 +21,9 @@ type Options struct {
 	// Workers is how many charts are drawn at once; the bytes do not
 	// depend on it.
 	Workers int
+	// Hinges, when set, adds the section "What the answer hinges on"
+	// after the verdict (see ReadSensitivityCSV).
+	Hinges []Hinge
 }
 
 // Build lays out report.md, report.html and their charts. The answer
@@ -39,6 +42,9 @@ func Build(res *sweep.Result, opts Options) ([]plots.File, error) {
 			"designs with the same result share a row. %d replications per multiplier.", res.Replications),
 		Table: verdictTable(res, outs),
 	})
+	if len(opts.Hinges) > 0 {
+		r.Sections = append(r.Sections, hingesSection(res, opts.Hinges))
+	}
 	r.Sections = append(r.Sections, methodSection(res, opts))
 
 	var left []string // charts left out, and why
