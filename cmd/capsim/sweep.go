@@ -178,7 +178,8 @@ type sweepPlan struct {
 	loaded   []*model.Loaded // the scenario as each design loaded it
 	designs  []sweep.Design
 	// drawn are the designs again, each with one program per replication
-	// drawing its uncertain values (--uncertainty); nil without.
+	// drawing its uncertain values (--uncertainty), each followed by the
+	// design as written for every replication; nil without.
 	drawn       []sweep.Design
 	uncertain   []string // the paths drawn, in the first design's order and then new ones
 	hinges      []sweepreport.Hinge
@@ -247,8 +248,10 @@ func runSweep(ctx context.Context, io *IOStreams, opts *sweepOptions) error {
 	}
 	if plan.drawn != nil {
 		// The same grid and replications again, each replication with its
-		// own parameters: its runs feed the intervals with parameter
-		// uncertainty alone, not runs.csv or the tables.
+		// own parameters and, paired with it, as written, both refined
+		// about every replication's own first failure: these runs feed the
+		// intervals with parameter uncertainty alone, not runs.csv or the
+		// tables.
 		dcfg := gridConfig(plan, opts)
 		dcfg.Designs, dcfg.SeriesStep = plan.drawn, 0
 		prog := newProgress(io, "sweep --uncertainty", sc.Name, opts.Quiet)
@@ -529,7 +532,13 @@ func planSweep(opts *sweepOptions) (*sweepPlan, error) {
 			if err != nil {
 				return nil, err
 			}
-			plan.drawn = append(plan.drawn, drawn)
+			// Beside it, the design as written in every replication: the
+			// other half of each replication's pair (see sweep.PointSuffix).
+			same := sweep.Design{Name: name + sweep.PointSuffix}
+			for range plan.reps {
+				same.Draws = append(same.Draws, c)
+			}
+			plan.drawn = append(plan.drawn, drawn, same)
 		}
 	}
 	if opts.Hinges != "" {

@@ -159,7 +159,7 @@ func (r *Result) WriteFirstFailureCSV(w io.Writer) error {
 	t := newTable(w, cols...)
 	row := func(ff FirstFailure, fields ...string) {
 		if drawn {
-			fields = append(fields, strconv.Itoa(ff.Draws), fmtValue(ff.PMean), fmtValue(ff.PLo), fmtValue(ff.PHi))
+			fields = append(fields, strconv.Itoa(ff.Draws), fmtValue(ff.PSD), fmtValue(ff.PLo), fmtValue(ff.PHi))
 		}
 		t.row(fields...)
 	}
@@ -184,11 +184,12 @@ func (r *Result) WriteFirstFailureCSV(w io.Writer) error {
 }
 
 // paramColumns end first_failure.csv's rows in a sweep with parameter
-// draws: how many replications drew their own parameters, the mean of
-// their own first failures and the 95 % interval that includes the
-// parameters' uncertainty (ci_low and ci_high are then those of the sweep
-// with every parameter at its point value: the replications' noise alone).
-var paramColumns = []string{"param_draws", "param_mean", "param_ci_low", "param_ci_high"}
+// draws: how many replications drew their own parameters, the standard
+// deviation of the change the draws made to each replication's first
+// failure, and the 95 % interval that includes the parameters'
+// uncertainty (ci_low and ci_high stay those of the replications' noise,
+// every parameter as written).
+var paramColumns = []string{"param_draws", "param_sd", "param_ci_low", "param_ci_high"}
 
 // firstBroken is the first SLO broken at a first failure's multiplier.
 func firstBroken(ff FirstFailure) (SLOStat, bool) {

@@ -41,12 +41,14 @@ type FirstFailure struct {
 	// replications, each with its own draw of the uncertain parameters;
 	// PerRun[r] is replication r's own first failure, the smallest
 	// multiplier tried at which its run broke an SLO (NaN when it held
-	// over the range); PMean is their mean and PLo, PHi the 95 % interval
-	// that includes the parameters' uncertainty (see perrun.go). Without
-	// draws Draws is 0 and the others NaN.
-	Draws           int
-	PerRun          []float64
-	PMean, PLo, PHi float64
+	// over the range). After Result.TakeParamIntervals, PSD is the
+	// standard deviation of the per-replication change the draws made to
+	// the first failure, and PLo, PHi the 95 % interval that includes the
+	// parameters' uncertainty (see perrun.go). Without draws Draws is 0
+	// and the others NaN.
+	Draws         int
+	PerRun        []float64
+	PSD, PLo, PHi float64
 }
 
 // DefaultSection is how many multipliers a refinement round tries inside
@@ -247,7 +249,7 @@ func (s *sweeper) finishRound(ra *roundAcc) {
 func (s *sweeper) firstFailures(res *Result) {
 	for d, des := range s.cfg.Designs {
 		ff := FirstFailure{Design: des.Name, Multiplier: math.NaN(), Lo: math.NaN(), Hi: math.NaN(), Tried: s.tried[d],
-			PMean: math.NaN(), PLo: math.NaN(), PHi: math.NaN()}
+			PSD: math.NaN(), PLo: math.NaN(), PHi: math.NaN()}
 		st := standingOf(s.tried[d])
 		if st.est >= 0 {
 			ff.Found = true

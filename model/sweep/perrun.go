@@ -10,36 +10,44 @@ import (
 // with every parameter as written: more replications narrow it towards
 // the first failure of the scenario as written, which is not the system's
 // when its parameters were estimated from a sample or assumed within a
-// range. With draws, replication r runs with its own parameters θ_r, drawn
-// from their uncertainty (a fit's sampling distribution, a range), and its
-// own seed; its own first failure m_r is the smallest multiplier tried at
-// which its run breaks an SLO. Then m_r = g(θ_r) + ε_r, where g is the
-// first failure as a function of the parameters and ε_r the noise of one
-// run.
+// range. Write g(θ) for the first failure with parameters θ; the sweep
+// estimates g(θ̂), the values as written, and the question is g(θ_true).
 //
-// Under the fits' normal approximation, the true parameters stand to the
-// estimates as a draw does (θ_true − θ̂ and θ_r − θ̂ have the same
-// distribution, to first order), so g(θ_true) is distributed about the
-// centre of the m_r as one more draw's g(θ) would be, and m_r spreads more
-// than g(θ_r) by the run noise ε_r. The 95 % prediction interval of one
-// more draw,
+// With draws, replication r runs twice more, with the same seed: once with
+// its own parameters θ_r, drawn from their uncertainty (a fit's sampling
+// distribution, a range), and once with θ̂; in each its own first failure
+// is the smallest multiplier tried at which its run breaks an SLO. The
+// difference of the two, d_r, is g(θ_r) − g(θ̂) plus the difference of two
+// runs' noise on the same traffic, which common random numbers keep small.
+// Under the fits' normal approximation θ_true stands to θ̂ as a draw does
+// (θ_true − θ̂ and θ_r − θ̂ have the same distribution, to first order),
+// so g(θ_true) − g(θ̂) is distributed as one more d would be, less its run
+// noise: its 95 % prediction interval is
 //
-//	m̄ ± t(R−1) · s · √(1 + 1/R)
+//	d̄ ± t(R−1) · s_d · √(1 + 1/R)
 //
-// (m̄ and s the mean and standard deviation of the R per-run first
-// failures, Student's t for R − 1 degrees of freedom), therefore covers
-// the first failure of the true parameters at least about 95 % of the time
-// — conservatively, as it also counts one run's noise, which the mean of R
-// runs does not have. It does not narrow as R grows: it tends to the
-// spread of the first failure over what the parameters may be, which is
-// what the calibration leaves open. Each m_r is known to lie in the
-// bracket between the multiplier tried below it and itself; the midpoint
-// is used and half the mean bracket widens each end. A replication that
-// broke nothing in the range leaves the high end open (NaN), one that
-// broke at the lowest multiplier the low end.
+// (d̄ and s_d the mean and standard deviation of the R differences,
+// Student's t for R − 1 degrees of freedom), conservative by the noise
+// left in d. The estimate of g(θ̂) has its own error, which Lo and Hi
+// bound; the two errors are independent, so the half-widths add in
+// quadrature: the interval with parameter uncertainty is
 //
-// The refinement rounds also refine each replication's own bracket, so
-// the m_r are resolved as finely as the estimate is.
+//	m̂ + d̄ − √((m̂ − Lo)² + h²)  to  m̂ + d̄ + √((Hi − m̂)² + h²)
+//
+// with h the prediction half-width above. It does not narrow as R grows:
+// h tends to the spread of the first failure over what the parameters may
+// be, which is what the calibration leaves open. Each per-run first
+// failure is known to lie in the bracket between the multiplier tried
+// below it and itself; midpoints are used and half the mean bracket
+// widens h. The refinement rounds of the drawn sweep refine each
+// replication's own bracket, so they are resolved as finely as the
+// estimate is. A run that broke nothing in the range leaves the high end
+// open (NaN), one that broke at the lowest multiplier the low end, and so
+// does an end of (Lo, Hi) that is open.
+
+// PointSuffix names, in the sweep with draws, each design run with its
+// values as written in every replication: the other half of each pair.
+const PointSuffix = " (as written)"
 
 // drawn reports whether the sweep's designs carry parameter draws.
 func (c *Config) drawn() bool { return len(c.Designs) > 0 && c.Designs[0].Draws != nil }
@@ -67,66 +75,87 @@ func perRunGaps(tried []*Cell, reps int) []int {
 	return gs
 }
 
-// perRun states the per-replication first failures and the interval that
-// includes parameter uncertainty.
+// perRun states the per-replication first failures.
 func (ff *FirstFailure) perRun(reps int) {
 	ff.Draws = reps
-	if len(ff.Tried) == 0 {
-		return
-	}
-	top := ff.Tried[len(ff.Tried)-1].Multiplier
-	held, below := false, false
-	var sum, width float64
-	mids := make([]float64, 0, reps)
 	for r := range reps {
-		i := perRunFirst(ff.Tried, r)
-		switch {
+		switch i := perRunFirst(ff.Tried, r); {
 		case i < 0:
-			// Held over the range: counted at the top, a value it exceeds.
-			held = true
 			ff.PerRun = append(ff.PerRun, math.NaN())
-			mids = append(mids, top)
-		case i == 0:
-			below = true
-			ff.PerRun = append(ff.PerRun, ff.Tried[0].Multiplier)
-			mids = append(mids, ff.Tried[0].Multiplier)
 		default:
-			hi, lo := ff.Tried[i].Multiplier, ff.Tried[i-1].Multiplier
-			ff.PerRun = append(ff.PerRun, hi)
-			mids = append(mids, (lo+hi)/2)
-			width += hi - lo
+			ff.PerRun = append(ff.PerRun, ff.Tried[i].Multiplier)
 		}
-		sum += mids[len(mids)-1]
-	}
-	n := float64(reps)
-	ff.PMean = sum / n
-	if reps < 2 {
-		return
-	}
-	var ss float64
-	for _, m := range mids {
-		ss += (m - ff.PMean) * (m - ff.PMean)
-	}
-	sd := math.Sqrt(ss / (n - 1))
-	half := tQuantile(reps-1)*sd*math.Sqrt(1+1/n) + width/n/2
-	if !below {
-		ff.PLo = max(ff.PMean-half, 0)
-	}
-	if !held {
-		ff.PHi = ff.PMean + half
 	}
 }
 
-// TakeParamIntervals copies into r's first failures the per-replication
-// first failures and the intervals with parameter uncertainty of drawn, a
-// sweep of the same designs whose replications drew their parameters: r
-// keeps its own estimate and its interval of the replications' noise.
+// brackets are replication r's own first failure as the midpoint of its
+// bracket and the bracket's width; open says it held over the range (+1)
+// or broke at the lowest multiplier (-1), 0 otherwise.
+func brackets(tried []*Cell, r int) (mid, width float64, open int) {
+	switch i := perRunFirst(tried, r); {
+	case i < 0:
+		return tried[len(tried)-1].Multiplier, 0, 1
+	case i == 0:
+		return tried[0].Multiplier, 0, -1
+	default:
+		hi, lo := tried[i].Multiplier, tried[i-1].Multiplier
+		return (lo + hi) / 2, hi - lo, 0
+	}
+}
+
+// TakeParamIntervals gives r's first failures their intervals with
+// parameter uncertainty from drawn, the sweep of the same grid in which
+// every design of r ran twice per replication: under its own name with the
+// replication's draw of its uncertain values, and under its name and
+// PointSuffix with the values as written.
 func (r *Result) TakeParamIntervals(drawn *Result) {
-	for i := range r.FirstFailures {
-		if i >= len(drawn.FirstFailures) || drawn.FirstFailures[i].Design != r.FirstFailures[i].Design {
-			panic("sweep: TakeParamIntervals of a sweep of other designs")
+	find := func(name string) *FirstFailure {
+		for i := range drawn.FirstFailures {
+			if drawn.FirstFailures[i].Design == name {
+				return &drawn.FirstFailures[i]
+			}
 		}
-		d, ff := drawn.FirstFailures[i], &r.FirstFailures[i]
-		ff.Draws, ff.PerRun, ff.PMean, ff.PLo, ff.PHi = d.Draws, d.PerRun, d.PMean, d.PLo, d.PHi
+		panic("sweep: TakeParamIntervals without design " + name)
+	}
+	for i := range r.FirstFailures {
+		ff := &r.FirstFailures[i]
+		dd, pp := find(ff.Design), find(ff.Design+PointSuffix)
+		ff.Draws, ff.PerRun = dd.Draws, dd.PerRun
+		ff.PSD, ff.PLo, ff.PHi = math.NaN(), math.NaN(), math.NaN()
+		reps := dd.Draws
+		if reps < 2 || len(dd.Tried) == 0 || len(pp.Tried) == 0 {
+			continue
+		}
+		var diffs []float64
+		var width float64
+		held, below := false, false
+		for rep := range reps {
+			md, wd, od := brackets(dd.Tried, rep)
+			mp, wp, op := brackets(pp.Tried, rep)
+			held = held || od > 0 || op > 0
+			below = below || od < 0 || op < 0
+			diffs = append(diffs, md-mp)
+			width += (wd + wp) / 2
+		}
+		n := float64(reps)
+		var mean, ss float64
+		for _, d := range diffs {
+			mean += d / n
+		}
+		for _, d := range diffs {
+			ss += (d - mean) * (d - mean)
+		}
+		ff.PSD = math.Sqrt(ss / (n - 1))
+		if !ff.Found {
+			continue
+		}
+		h := tQuantile(reps-1)*ff.PSD*math.Sqrt(1+1/n) + width/n/2
+		centre := ff.Multiplier + mean
+		if !below && !math.IsNaN(ff.Lo) {
+			ff.PLo = max(centre-math.Hypot(ff.Multiplier-ff.Lo, h), 0)
+		}
+		if !held && !math.IsNaN(ff.Hi) {
+			ff.PHi = centre + math.Hypot(ff.Hi-ff.Multiplier, h)
+		}
 	}
 }

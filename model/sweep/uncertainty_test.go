@@ -86,6 +86,19 @@ func coverDesigns(t testing.TB, values []float64, seed uint64, reps int) (point,
 	return point, drawn
 }
 
+// pairConfig is the sweep with draws: the drawn design and, paired with
+// it, the design as written in every replication.
+func pairConfig(point, drawn sweep.Design, seed uint64, reps int) sweep.Config {
+	same := sweep.Design{Name: point.Name + sweep.PointSuffix}
+	for range reps {
+		same.Draws = append(same.Draws, point.Compiled)
+	}
+	cfg := coverConfig(drawn, seed)
+	cfg.Designs = append(cfg.Designs, same)
+	cfg.Replications = reps
+	return cfg
+}
+
 func coverConfig(d sweep.Design, seed uint64) sweep.Config {
 	ms, err := sweep.ParseMultipliers("0.5:4:0.5")
 	if err != nil {
@@ -122,7 +135,7 @@ func TestUncertaintyCoversTheTrueFirstFailure(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		dres, err := sweep.Run(context.Background(), coverConfig(drawn, seed))
+		dres, err := sweep.Run(context.Background(), pairConfig(point, drawn, seed, coverReps))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -153,10 +166,13 @@ func covers(lo, hi float64) bool {
 // The draws are a function of the seed and the replication alone: the
 // same bytes for any number of workers, and first_failure.csv with the
 // parameter columns pinned exactly. Worked by hand from the golden's
-// per-replication first failures 1.625, 1.375, 1.25, 1.25 (brackets of
-// 0.125 after one round): midpoints 1.5625, 1.3125, 1.1875, 1.1875, mean
-// 1.3125, sd 0.17678; t(3) = 3.1824, √(1 + 1/4) = 1.1180, half the
-// bracket 0.0625: 1.3125 ∓ 0.69147 = 0.62103 and 2.00399.
+// per-replication first failures (brackets of 0.125 after one round):
+// drawn 1.625, 1.375, 1.25, 1.25 (midpoints 1.5625, 1.3125, 1.1875,
+// 1.1875), as written 1.5, 1.125, 1.25, 1.25 (1.4375, 1.0625, 1.1875,
+// 1.1875); differences 0.125, 0.25, 0, 0, mean 0.09375, sd 0.119678;
+// h = t(3) 3.18245 × 0.119678 × √(1 + 1/4) + 0.125/2 = 0.488326; with
+// the estimate 1.25 and its interval 1–1.5, the ends are
+// 1.34375 ∓ √(0.25² + h²) = 0.795150 and 1.892350.
 func TestParamColumnsGoldenAndWorkers(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 0xc0ffee))
 	values := make([]float64, coverN)
@@ -172,8 +188,9 @@ func TestParamColumnsGoldenAndWorkers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cfg.Designs = []sweep.Design{drawn}
-		dres, err := sweep.Run(context.Background(), cfg)
+		pcfg := pairConfig(point, drawn, 11, 4)
+		pcfg.Workers = workers
+		dres, err := sweep.Run(context.Background(), pcfg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -182,7 +199,8 @@ func TestParamColumnsGoldenAndWorkers(t *testing.T) {
 		if err := pres.WriteFirstFailureCSV(&b); err != nil {
 			t.Fatal(err)
 		}
-		fmt.Fprintf(&b, "# per replication: %v\n", pres.FirstFailures[0].PerRun)
+		fmt.Fprintf(&b, "# per replication, drawn: %v\n", pres.FirstFailures[0].PerRun)
+		fmt.Fprintf(&b, "# per replication, as written: %v\n", dres.FirstFailures[1].PerRun)
 		outs = append(outs, b.Bytes())
 	}
 	if !bytes.Equal(outs[0], outs[1]) {

@@ -205,12 +205,12 @@ The component and failure stage are those most failed journeys ended at, at that
 `)
 	if drawn(res) {
 		fmt.Fprintf(&pre, `
-With parameter draws, each of the %d replications also ran with its own draw of every uncertain value
-(a fit's standard errors, a declared range) in a second sweep, and found its own first failure.
-The interval with parameter uncertainty is the 95 %% prediction interval of one more such draw,
-mean ± t·sd·√(1 + 1/R) of the replications' own first failures: it covers the first failure of the
-true parameters, and one run's noise with it, so it is wider than the interval of the replications' noise
-and does not narrow with more replications.
+With parameter draws, a second sweep ran each of the %d replications twice more on the same traffic: once with its own draw
+of every uncertain value (a fit's standard errors, a declared range), once with the values as written, each refined to find
+that replication's own first failure. The differences are what the draws moved the first failure by. The interval with
+parameter uncertainty adds their 95 %% prediction interval, mean ± t·sd·√(1 + 1/R), to the interval of the replications'
+noise, the two half-widths in quadrature: it covers the first failure of the true parameters, and does not narrow with
+more replications when the parameters matter.
 `, res.FirstFailures[0].Draws)
 	}
 	ffTable := &plots.Table{Header: []string{"design", "first failure", "95 % CI", "SLO broken", "component", "failure stage"}}

@@ -33,7 +33,7 @@ func WriteTables(w io.Writer, res *sweep.Result, journeys []string) {
 	}
 	fmt.Fprintln(w, "\nfirst failure: smallest multiplier whose replication mean breaks an SLO (95 % CI)")
 	if drawn(res) {
-		fmt.Fprintf(w, "  CI: the replications' noise, parameters as written; with parameters: the %d replications each drawing its own, 95 %% prediction interval\n",
+		fmt.Fprintf(w, "  CI: the replications' noise, every value as written; with parameters: that and the first failure's spread over %d replications each drawing its uncertain values, paired with the same replication as written (95 %%)\n",
 			res.FirstFailures[0].Draws)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
