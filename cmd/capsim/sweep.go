@@ -193,12 +193,12 @@ type sweepPlan struct {
 const maxSection = 64
 
 func runSweep(ctx context.Context, io *IOStreams, opts *sweepOptions) error {
+	if opts.Uncertainty && (opts.Shard != "" || len(opts.Merge) > 0) {
+		return usageErr("--uncertainty runs a second sweep beside the first, on one machine: it does not go with --shard or --merge")
+	}
 	plan, err := planSweep(opts)
 	if err != nil {
 		return err
-	}
-	if opts.Uncertainty && (opts.Shard != "" || len(opts.Merge) > 0) {
-		return usageErr("--uncertainty runs a second sweep beside the first, on one machine: it does not go with --shard or --merge")
 	}
 	if opts.Shard != "" {
 		return runShard(ctx, io, plan, opts)
