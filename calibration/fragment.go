@@ -21,6 +21,7 @@ import (
 //	  # rerun: capsim calibrate k6.csv --route '/api/trips/*/photos' --name batch_post_save
 //	  batch_post_save:
 //	    dist: lognormal(mu=3.6, sigma=0.2)
+//	    uncertainty: {n: 120, method: fisher, se: {mu: 0.0183, sigma: 0.0129}, corr: 0}
 //	    source:
 //	      files: [k6.csv]
 //	      metric: k6 metric http_req_duration
@@ -32,7 +33,9 @@ import (
 //	      warnings: []
 //
 // An entry fitted from summary figures carries figures: and ref: instead of
-// metric, filter, n, ks and aic.
+// metric, filter, n, ks and aic, and no uncertainty: (figures give no n).
+// uncertainty: is read by the scenario loader (model/uncertain.go); source:
+// is provenance, carried and not interpreted.
 
 // FragmentHeader opens every fragment written from scratch.
 const FragmentHeader = "written by capsim calibrate; each entry names the command that produced it"

@@ -90,6 +90,14 @@ grid), then of round 1, and so on to round --refine, each with
 shards from SHARDS); then --merge SHARDS writes the outputs, running
 nothing.
 
+--uncertainty also sweeps the grid with every replication drawing its own
+uncertain values (a fragment entry's uncertainty:, a {range: [a, b]} or
+{triangular: [lo, mode, hi]} in place of a value), paired with the same
+replication as written, and gives each first failure a second interval,
+with parameter uncertainty (first_failure.csv's param_* columns).
+--hinges FILE adds the report section "What the answer hinges on" from a
+sensitivity.csv written by capsim sensitivity.
+
 Defaults for --multipliers, --replications and --designs come from the
 scenario's sweep: key, else 1:4:1, 5 and all.
 
