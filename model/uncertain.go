@@ -111,9 +111,13 @@ func takeUncertain(pos *positions, root *yaml.Node) ([]Uncertain, error) {
 			out = append(out, u)
 		}
 	}
+	// Below each named entry: a component or journey called range is a
+	// name, not a range.
 	for _, key := range []string{"components", "journeys", "routes"} {
-		if j, ok := lookup(root, key); ok {
-			walkRanges(pos, root, j+1, key, &out, &errs)
+		if m := entry(root, key); m != nil && m.Kind == yaml.MappingNode {
+			for i := 1; i < len(m.Content); i += 2 {
+				walkRanges(pos, m, i, key+"."+m.Content[i-1].Value, &out, &errs)
+			}
 		}
 	}
 	if len(errs) > 0 {
@@ -213,6 +217,12 @@ func rangeOf(pos *positions, n *yaml.Node, path, key string) (Uncertain, *yaml.N
 	if !(u.Lo <= u.Mode && u.Mode <= u.Hi) || u.Lo == u.Hi {
 		return Uncertain{}, nil, pos.errAt(n, path, "%s: expected %s with low < high%s, got %s", form, shape,
 			map[bool]string{true: " and the mode between them", false: ""}[want == 3], inline(list))
+	}
+	if u.Count && u.Hi-u.Lo > maxCountSpan {
+		return Uncertain{}, nil, pos.errAt(n, path, "%s: a count's range spans at most %d, got [%g, %g]", form, maxCountSpan, u.Lo, u.Hi)
+	}
+	if !u.Count && !u.Time && math.IsInf(u.Hi-u.Lo, 0) {
+		return Uncertain{}, nil, pos.errAt(n, path, "%s: the ends are too far apart to draw between", form)
 	}
 	if u.Count && u.Mode != math.Trunc(u.Mode) {
 		return Uncertain{}, nil, pos.errAt(n, path, "range: the midpoint of [%g, %g] is %g, not a whole number: a count's base run needs one (use {triangular: [low, mode, high]} to name it)", u.Lo, u.Hi, u.Mode)
@@ -366,6 +376,10 @@ func argValue(a distArgs, key, v string) (float64, error) {
 	}
 	return a.number(key, v)
 }
+
+// maxCountSpan bounds a count's range: far beyond any count a scenario
+// holds, and small enough that drawing among its whole numbers is exact.
+const maxCountSpan = 1_000_000_000
 
 // maxRedraws bounds the redraws of a truncated normal; past it the point
 // value is kept (a standard error so large that valid draws are rarer
