@@ -71,7 +71,7 @@ type Design struct {
 	// design with that replication's draw of its uncertain parameters
 	// (model.DrawSets under seed Seed+r). Every design of a sweep has
 	// Draws or none has; with them, each first failure also gets the
-	// interval of the per-replication first failures (see perRun.go).
+	// interval with parameter uncertainty (see perrun.go).
 	Draws []*model.Compiled
 }
 
