@@ -195,6 +195,11 @@ type run struct {
 
 	kArrive, kWake, kTimeout, kWarm, kEnd, kSample, kClient sim.Kind
 
+	// ramps are the closed journeys' populations over time, nil for
+	// journeys without stages; kRamp changes one.
+	ramps []*clientRamp
+	kRamp sim.Kind
+
 	// executing is the proc whose ops run now; instant and instantOps
 	// count the ops run at one instant, for the zero-time loop guard.
 	executing  *proc
@@ -279,6 +284,10 @@ func (r *run) execute() {
 	p := r.p
 	for ji := range p.journeys {
 		j := &p.journeys[ji]
+		if j.closed && j.profile != nil {
+			r.startRamp(ji)
+			continue
+		}
 		if j.clients > 0 {
 			n := int(math.Round(float64(j.clients) * r.mult))
 			for c := 0; c < n; c++ {
@@ -369,6 +378,9 @@ func (r *run) onArrive(arg int64) {
 func (r *run) onClientNext(arg int64) {
 	ji := int32(arg >> 32)
 	if r.ended {
+		return
+	}
+	if !r.clientStays(ji, int32(arg)) {
 		return
 	}
 	j := &r.p.journeys[ji]
@@ -479,7 +491,7 @@ func (r *run) endJourney(p *proc, status int32) {
 		}
 	}
 	r.emitEnd(p, status)
-	if jr.client >= 0 && !r.ended {
+	if jr.client >= 0 && !r.ended && r.clientStays(jr.typ, jr.client) {
 		think := sim.Time(0)
 		if j.think >= 0 {
 			think = sim.Seconds(r.p.dists[j.think].Sample(r.distRng[j.think]))

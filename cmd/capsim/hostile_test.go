@@ -85,8 +85,8 @@ func TestSizesPastTheirBoundAreRefused(t *testing.T) {
 		{"infinite_mean.yaml", "10:15: journeys.visit.steps[0].work: weibull: its mean (infinite) passes 100 years, " + century},
 		{"tiny_rate.yaml", "7:11: journeys.visit.rate: rate 1e-20/h is less than one per 100 years, " + century + " (write 0/h for no arrivals)"},
 		{"clock_rate.yaml", "7:11: journeys.visit.rate: rate 1e20/s is more than 1e+09/s, one arrival per nanosecond of the clock"},
-		{"huge_clients.yaml", "7:14: journeys.visit.clients: must be between 1 and 1000000, got 9223372036854775807"},
-		{"huge_clients_dotted.yaml", "7:14: journeys.v1.visit.clients: must be between 1 and 1000000, got 9223372036854775807"},
+		{"huge_clients.yaml", "7:14: journeys.visit.clients: must be between 0 and 1000000, got 9223372036854775807"},
+		{"huge_clients_dotted.yaml", "7:14: journeys.v1.visit.clients: must be between 0 and 1000000, got 9223372036854775807"},
 		{"sweep_replications.yaml", "12:17: sweep.replications: must be between 1 and 10000, got 4611686018427387904"},
 	}
 	for _, tc := range files {
