@@ -76,6 +76,8 @@ import (
 //	component.<c>.replica.<i>.picks_count, .mean_sessions_count, .peak_sessions_count
 //	                                      balancers only, per replica from 0
 //	component.<c>.leaked_count            holds never given back; sparse
+//	component.<c>.balked_count            pools and semaphores with balk: went
+//	                                      away at the queue they saw; sparse
 //
 // <j>, <r> and <c> are the journey, route and component names of the
 // scenario, in the order it lists them. A name may itself contain dots: the
@@ -209,6 +211,9 @@ func (r *Result) Metrics() []Metric {
 		addNum(p+"p95_wait_s", c.Wait.P95)
 		if kd != nil && kd.extraMetrics != nil {
 			kd.extraMetrics(c, func(measure string, v float64) { add(p+measure, v) })
+		}
+		if c.Balked > 0 {
+			out = append(out, Metric{Name: p + "balked_count", Value: float64(c.Balked), Sparse: true})
 		}
 		if c.Leaked > 0 {
 			out = append(out, Metric{Name: p + "leaked_count", Value: float64(c.Leaked), Sparse: true})

@@ -124,6 +124,7 @@ type ComponentResult struct {
 	Offered     int64   `json:"offered"`
 	Delayed     int64   `json:"delayed"` // served only after waiting
 	Rejected    int64   `json:"rejected"`
+	Balked      int64   `json:"balked,omitempty"` // went away at the queue they saw (pools and semaphores with balk)
 	TimedOut    int64   `json:"timed_out"`
 	Wait        Latency `json:"wait"`
 	ColdStarts  int64   `json:"cold_starts,omitempty"`
