@@ -164,8 +164,9 @@ type program struct {
 	drain      sim.Time // sim.Never = until idle
 	warmup     sim.Time
 	slos       []SLO
-	sloJourney []int // the journey index of each SLO, or -1
-	priorities bool  // some journey or step gives a priority class
+	recovery   *recoveryProg // nil: no recovery verdict
+	sloJourney []int         // the journey index of each SLO, or -1
+	priorities bool          // some journey or step gives a priority class
 }
 
 type limitsProg struct {
@@ -326,6 +327,7 @@ func (c *compiler) compile() {
 	c.finishAttrs()
 	c.checkPicks()
 	c.slos()
+	c.recovery()
 }
 
 func (c *compiler) limits() {

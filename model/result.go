@@ -25,6 +25,7 @@ type Result struct {
 	SLOs       []SLOResult       `json:"slos"`
 	Tolerated  int64             `json:"tolerated_failures"`
 	Series     *TimeSeries       `json:"series,omitempty"`
+	Recovery   *RecoveryResult   `json:"recovery,omitempty"`
 }
 
 // Broken says which guard stopped a run that ran away.
@@ -260,6 +261,9 @@ func (r *run) result(c *Compiled) *Result {
 	res.SLOs = evaluateSLOs(r.p.slos, res, r.worstWindow)
 	if r.series != nil {
 		res.Series = r.series.finish(now)
+	}
+	if r.recovery != nil {
+		res.Recovery = r.recoveryResult()
 	}
 	return res
 }

@@ -213,10 +213,11 @@ type run struct {
 	// its first try ends).
 	retryTokens []float64
 
-	st     stats
-	broken *Broken
-	trace  TraceEvent
-	series *seriesRec
+	st       stats
+	broken   *Broken
+	trace    TraceEvent
+	series   *seriesRec
+	recovery *recoveryRec
 }
 
 // Run executes the program once. A run is a pure function of the compiled
@@ -276,6 +277,9 @@ func newRun(p *program, opts RunOptions) *run {
 	if opts.SeriesStep > 0 {
 		r.series = newSeriesRec(r, opts.SeriesStep)
 		r.s.At(0, r.kSample, 0)
+	}
+	if p.recovery != nil {
+		r.recovery = newRecoveryRec(r)
 	}
 	return r
 }
@@ -488,6 +492,9 @@ func (r *run) endJourney(p *proc, status int32) {
 		}
 		if len(r.st.windowed) > 0 {
 			r.st.journeyEnded(jr.typ, now-r.p.warmup, d, status < 400)
+		}
+		if r.recovery != nil {
+			r.recovery.journeyEnded(jr.typ, now, r.p.warmup, d)
 		}
 	}
 	r.emitEnd(p, status)

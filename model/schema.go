@@ -19,6 +19,7 @@ type Scenario struct {
 	Journeys      Named[Journey]   `yaml:"journeys"`
 	Routes        Named[Route]     `yaml:"routes"`
 	SLOs          []SLO            `yaml:"slos"`
+	Recovery      *RecoverySpec    `yaml:"recovery"` // the verdict on recovery after a spike
 	Limits        Limits           `yaml:"limits"`
 	Sweep         SweepDefaults    `yaml:"sweep"`
 	Designs       Named[Raw]       `yaml:"designs"`

@@ -72,3 +72,28 @@ func TestRetryStormIsMetastableUnlessRetriesBackOff(t *testing.T) {
 		}
 	}
 }
+
+// The recovery verdict on the same storm: from the end of the spike at
+// 130 s, immediate retries never bring the pool's queue back near its
+// pre-spike level (it stays full, at about its 1,000 places), while
+// backed-off retries drain it and are back within 10% from the window
+// starting at 190 s.
+func TestRecoveryVerdictOnTheRetryStorm(t *testing.T) {
+	immediate := "{attempts: 4, backoff: 1ms, multiplier: 1, on: [504]}"
+	calm := "{attempts: 4, backoff: 1s, multiplier: 2, jitter: full, on: [504], throttle: {max_tokens: 100, token_ratio: 0.1}}"
+	withVerdict := func(retry string) string {
+		return strings.Replace(stormSrc, "RETRY", retry, 1) + "recovery: {margin: 10%, window: 10s}\n"
+	}
+	storm := runYAMLNoTrace(t, withVerdict(immediate)).Recovery
+	if storm == nil || storm.Recovered || len(storm.Above) == 0 || storm.Above[0].Component != "app" || storm.Above[0].Value < 990 {
+		t.Errorf("immediate retries: %+v, want not recovered with app's queue near 1000 first", storm)
+	} else if got, want := storm.String(), "did not recover after the spike ended at 2m10s: app's queue stays at "; !strings.HasPrefix(got, want) {
+		t.Errorf("immediate retries: %q, want it to start %q", got, want)
+	}
+	calmed := runYAMLNoTrace(t, withVerdict(calm)).Recovery
+	if calmed == nil || !calmed.Recovered || calmed.At != 190 || calmed.Seconds != 60 || calmed.From != 100 || calmed.After != 130 {
+		t.Errorf("backed-off retries: %+v, want the spike from 100 s to 130 s, recovered at 190 s (60 s after)", calmed)
+	} else if got, want := calmed.String(), "back within 10% of the pre-spike level from 3m10s, 1m0s after the spike ended at 2m10s"; got != want {
+		t.Errorf("backed-off retries: %q, want %q", got, want)
+	}
+}

@@ -162,7 +162,7 @@ func TestMessagesArePlacedAndPrintable(t *testing.T) {
 	cases := []struct{ file, want string }{
 		{"invalid_utf8.yaml", h + "invalid_utf8.yaml:1:11: invalid UTF-8 (byte 0xff); a scenario is UTF-8 text"},
 		{"control_char.yaml", h + `control_char.yaml:2:13: control character U+001B is not allowed in YAML; inside double quotes write it as an escape, such as \t`},
-		{"escape_key.yaml", h + `escape_key.yaml:3:1: \x1b[2J: unknown key "\x1b[2J" (expected one of: arrivals, components, description, designs, distributions, drain, duration, figures, include, journeys, limits, name, routes, slos, sweep, warmup)`},
+		{"escape_key.yaml", h + `escape_key.yaml:3:1: \x1b[2J: unknown key "\x1b[2J" (expected one of: arrivals, components, description, designs, distributions, drain, duration, figures, include, journeys, limits, name, recovery, routes, slos, sweep, warmup)`},
 		{"escape_stage.yaml", h + `escape_stage.yaml:9:37: journeys.visit.steps[0].stage: the text "up\x1b[2Jload" holds the control character U+001B; write it without`},
 		{"newline_stage.yaml", h + `newline_stage.yaml:9:37: journeys.visit.steps[0].stage: the text "up\nload" holds the control character U+000A; write it without`},
 		{"bidi_stage.yaml", h + `bidi_stage.yaml:9:37: journeys.visit.steps[0].stage: the text "up\u202eload" holds the invisible character U+202E; write it without`},

@@ -99,6 +99,7 @@ func writeSummary(w io.Writer, r *model.Result) {
 	if r.Tolerated > 0 {
 		fmt.Fprintf(w, "  %d failures tolerated by optional steps\n", r.Tolerated)
 	}
+	writeDynamics(w, r)
 	if len(r.SLOs) > 0 {
 		fmt.Fprintln(w, "\nSLOs")
 		for _, s := range r.SLOs {
