@@ -221,7 +221,7 @@ func runSweep(ctx context.Context, io *IOStreams, opts *sweepOptions) error {
 	cfg := gridConfig(plan, opts)
 	cfg.Runs = runs
 	cfg.From = from
-	prog := newProgress(io, "sweep", sc.Name, opts.Quiet)
+	prog := newProgress(io, "sweep", sc.Name, cfg.Rounds(), opts.Quiet)
 	if prog != nil {
 		cfg.Progress = prog.update
 	}
@@ -253,8 +253,9 @@ func runSweep(ctx context.Context, io *IOStreams, opts *sweepOptions) error {
 		return withCode(exitError, err)
 	}
 
-	sweepreport.WriteTables(io.Out, res, sc.Journeys.Names())
-	fmt.Fprintf(io.Out, "\nwrote %s: runs.csv, summary.csv, first_failure.csv, report.md, report.html and more\n", opts.Out)
+	sweepreport.WriteTables(io.Out, res, sc.Journeys.Names(), io.width(), seeAll)
+	fmt.Fprintln(io.Out)
+	io.note(fmt.Sprintf("wrote %s: runs.csv, summary.csv, first_failure.csv, report.md, report.html and more", opts.Out))
 	if opts.FailOnSLO {
 		var broke []string
 		for _, ff := range res.FirstFailures {
@@ -331,7 +332,7 @@ func runShard(ctx context.Context, io *IOStreams, plan *sweepPlan, opts *sweepOp
 	}
 	defer f.Abort()
 	w := bufio.NewWriterSize(f, 1<<16)
-	prog := newProgress(io, "sweep", plan.scenario.Scenario.Name, opts.Quiet)
+	prog := newProgress(io, "sweep", plan.scenario.Scenario.Name, 0, opts.Quiet)
 	if prog != nil {
 		cfg.Progress = prog.update
 	}

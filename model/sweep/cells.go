@@ -66,6 +66,9 @@ type Stat struct {
 type SLOStat struct {
 	SLO   string
 	Bound model.Threshold
+	// Subject and Measure are the SLO's journey, route or component and
+	// its measure key, as model.SLOResult has them.
+	Subject, Measure string
 	Summary
 	Broken bool // the mean violates the bound, or no replication had a value
 	Clear  bool // the whole confidence interval is on the same side as the mean
@@ -368,7 +371,7 @@ func (c *cellAcc) judge() *Cell {
 	anyBroken, allClear, clearFail := false, true, false
 	for i, so := range c.sloOf {
 		sum := c.slos[i].summary()
-		st := SLOStat{SLO: so.SLO, Bound: so.Bound, Summary: sum}
+		st := SLOStat{SLO: so.SLO, Bound: so.Bound, Subject: so.Subject, Measure: so.Measure, Summary: sum}
 		st.Broken, st.Clear = judgeSLO(so.Bound, sum)
 		out.SLOs = append(out.SLOs, st)
 		anyBroken = anyBroken || st.Broken

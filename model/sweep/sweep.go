@@ -138,6 +138,9 @@ type sweeper struct {
 	// candidates are the last round's time series, by design and
 	// multiplier, until the final estimates pick theirs.
 	candidates map[point]*model.TimeSeries
+	// stages are each design's failure stages by journey, written in
+	// runs.csv as a zero where a run counted none; read-only once made.
+	stages []map[string][]string
 }
 
 // Run runs the experiment. It returns ctx's error, and has written only
@@ -176,6 +179,7 @@ func newSweeper(cfg Config) *sweeper {
 	nd := len(cfg.Designs)
 	for d := range cfg.Designs {
 		s.designs = append(s.designs, &designAcc{name: cfg.Designs[d].Name})
+		s.stages = append(s.stages, cfg.Designs[d].Compiled.FailureStages())
 		for m := range cfg.Multipliers {
 			s.grid = append(s.grid, newCellAcc(cfg.Designs[d].Name, cfg.Multipliers[m]))
 		}
@@ -201,7 +205,7 @@ func (s *sweeper) gridRound(ctx context.Context) (*Result, error) {
 		err = s.read(ctx, 0, s.total, cfg.gridTask, func(t task, out *outcome) error {
 			if cfg.Runs != nil {
 				var b bytes.Buffer
-				writeRunRows(&b, cfg.Scenario, cfg.Designs[t.design].Name, t.mult, t.rep, s.seed(t.rep), out.metrics)
+				writeRunRows(&b, cfg.Scenario, cfg.Designs[t.design].Name, t.mult, t.rep, s.seed(t.rep), out.metrics, s.stages[t.design])
 				out.rows = b.Bytes()
 			}
 			return s.consumeGrid(t, out)
@@ -367,7 +371,7 @@ func (s *sweeper) runTask(ctx context.Context, t task) (*outcome, error) {
 	}
 	if t.grid >= 0 && s.cfg.Runs != nil {
 		var b bytes.Buffer
-		writeRunRows(&b, s.cfg.Scenario, d.Name, t.mult, t.rep, opts.Seed, out.metrics)
+		writeRunRows(&b, s.cfg.Scenario, d.Name, t.mult, t.rep, opts.Seed, out.metrics, s.stages[t.design])
 		out.rows = b.Bytes()
 	}
 	return out, nil
