@@ -62,6 +62,10 @@ type recoveryProg struct {
 
 const defaultRecoveryWindow = 10 * sim.Second
 
+// maxRecoveryWindows bounds the windows measured after a spike: each holds
+// a tally per journey, and far fewer are enough to say when a run came back.
+const maxRecoveryWindows = 100_000
+
 // recovery compiles the scenario's recovery: settings.
 func (c *compiler) recovery() {
 	rs := c.sc.Recovery
@@ -102,6 +106,11 @@ func (c *compiler) recovery() {
 	rp.windows = int((c.p.duration - after) / rp.window)
 	if rp.windows < 1 {
 		c.fail(nil, "recovery", "no whole window of %s fits between the spike's end (%s) and the end of the arrivals (%s)", rp.window, after, c.p.duration)
+		return
+	}
+	if rp.windows > maxRecoveryWindows {
+		c.fail(nil, "recovery.window", "a window of %s makes %d windows between the spike's end (%s) and the end of the arrivals (%s); at most %d are measured, so give a longer window",
+			rp.window, rp.windows, after, c.p.duration, maxRecoveryWindows)
 		return
 	}
 	c.p.recovery = rp

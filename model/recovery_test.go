@@ -12,6 +12,8 @@ func TestRecoverySettingsAreChecked(t *testing.T) {
 			`r.yaml: recovery.from: the spike must start after the warm-up (0s), to measure the level before it; got 0s`},
 		{"rate: 1/s", "{from: 1m, after: 9m55s}",
 			`r.yaml: recovery: no whole window of 10s fits between the spike's end (9m55s) and the end of the arrivals (10m0s)`},
+		{"rate: 1/s", "{from: 1m, after: 2m, window: 1ms}",
+			`r.yaml: recovery.window: a window of 1ms makes 480000 windows between the spike's end (2m0s) and the end of the arrivals (10m0s); at most 100000 are measured, so give a longer window`},
 		{"rate: 1/s", "{from: 1m, after: 2m, margin: lots}",
 			`r.yaml:9:41: recovery.margin: expected a share >= 0 such as 10% or 0.1, got "lots"`},
 		{"rate: 1/s\n    stages: [{target: 1/s, duration: 1m}, {target: 5/s, duration: 0s}, {target: 5/s, duration: 1m}, {target: 1/s, duration: 0s}]",
