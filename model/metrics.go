@@ -22,6 +22,12 @@ import (
 //
 //	broken_count                          1 when a guard stopped the run, else 0
 //	slos_broken_count                     SLOs the run did not meet
+//	recovered_rate                        with recovery: only, 1 when the run
+//	                                      was back within the margin after the
+//	                                      spike, else 0
+//	recovery_s                            with recovery: only, seconds from the
+//	                                      spike's end to the first window back;
+//	                                      NaN when it did not recover
 //	journey.<j>.started_count             journeys started after the warm-up
 //	journey.<j>.succeeded_count
 //	journey.<j>.failed_count
@@ -145,6 +151,14 @@ func (r *Result) Metrics() []Metric {
 		}
 	}
 	add("slos_broken_count", float64(unmet))
+	if v := r.Recovery; v != nil {
+		recovered := 0.0
+		if v.Recovered {
+			recovered = 1
+		}
+		add("recovered_rate", recovered)
+		addNum("recovery_s", v.Seconds)
+	}
 
 	for i := range r.Journeys {
 		j := &r.Journeys[i]

@@ -1,6 +1,7 @@
 package model_test
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -95,5 +96,25 @@ func TestRecoveryVerdictOnTheRetryStorm(t *testing.T) {
 		t.Errorf("backed-off retries: %+v, want the spike from 100 s to 130 s, recovered at 190 s (60 s after)", calmed)
 	} else if got, want := calmed.String(), "back within 10% of the pre-spike level from 3m10s, 1m0s after the spike ended at 2m10s"; got != want {
 		t.Errorf("backed-off retries: %q, want %q", got, want)
+	}
+}
+
+// The verdict is also two metrics, so a sweep can find the load past
+// which the storm no longer recovers.
+func TestRecoveryMetrics(t *testing.T) {
+	calm := "{attempts: 4, backoff: 1s, multiplier: 2, jitter: full, on: [504], throttle: {max_tokens: 100, token_ratio: 0.1}}"
+	immediate := "{attempts: 4, backoff: 1ms, multiplier: 1, on: [504]}"
+	for _, c := range []struct {
+		retry               string
+		recovered, recovery float64 // NaN: none
+	}{{calm, 1, 60}, {immediate, 0, math.NaN()}} {
+		res := runYAMLNoTrace(t, strings.Replace(stormSrc, "RETRY", c.retry, 1)+"recovery: {margin: 10%}\n")
+		got := map[string]float64{}
+		for _, m := range res.Metrics() {
+			got[m.Name] = m.Value
+		}
+		if got["recovered_rate"] != c.recovered || !(got["recovery_s"] == c.recovery || math.IsNaN(c.recovery) && math.IsNaN(got["recovery_s"])) {
+			t.Errorf("retry %s: recovered_rate %g, recovery_s %g; want %g, %g", c.retry, got["recovered_rate"], got["recovery_s"], c.recovered, c.recovery)
+		}
 	}
 }
