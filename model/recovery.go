@@ -177,16 +177,14 @@ func (v *RecoveryResult) String() string {
 			pct(v.Margin), sim.Seconds(float64(v.At)), sim.Seconds(float64(v.Seconds)), spike)
 	}
 	s := "did not recover after " + spike
-	if len(v.Above) > 0 {
-		a := v.Above[0]
-		switch {
-		case a.Component != "":
-			s += fmt.Sprintf(": %s's queue stays at %.4g (pre-spike %.4g, margin %s)", a.Component, float64(a.Value), a.Before, pct(v.Margin))
-		default:
-			s += fmt.Sprintf(": %s's p95 stays at %s (pre-spike %s, margin %s)", a.Journey, sim.Seconds(float64(a.Value)), sim.Seconds(a.Before), pct(v.Margin))
-		}
+	if len(v.Above) == 0 {
+		return s + ": the run ended before a window after it was measured"
 	}
-	return s
+	a := v.Above[0]
+	if a.Component != "" {
+		return s + fmt.Sprintf(": %s's queue stays at %.4g (pre-spike %.4g, margin %s)", a.Component, float64(a.Value), a.Before, pct(v.Margin))
+	}
+	return s + fmt.Sprintf(": %s's p95 stays at %s (pre-spike %s, margin %s)", a.Journey, sim.Seconds(float64(a.Value)), sim.Seconds(a.Before), pct(v.Margin))
 }
 
 func pct(v float64) string { return strconv.FormatFloat(v*100, 'g', 4, 64) + "%" }
@@ -277,6 +275,9 @@ func (r *run) recoveryResult() *RecoveryResult {
 		At: Num(math.NaN()), Seconds: Num(math.NaN())}
 	var above []RecoveryLevel
 	for w := 0; w < rp.windows; w++ {
+		if rr.winN[w] == 0 {
+			break // the run ended before this window: nothing was measured
+		}
 		above = rr.above(r, w)
 		if len(above) == 0 {
 			at := rp.after + sim.Time(w)*rp.window

@@ -29,3 +29,24 @@ func TestRecoverySettingsAreChecked(t *testing.T) {
 		}
 	}
 }
+
+// Arrivals that end by count before a window after the spike leave nothing
+// to judge: the verdict says so rather than blaming a measure.
+func TestRecoveryOfARunEndedEarly(t *testing.T) {
+	src := `name: early
+duration: 300s
+components:
+  app: {kind: pool, servers: 2}
+journeys:
+  j:
+    rate: 1/s
+    count: 50
+    stages: [{target: 1/s, duration: 20s}, {target: 3/s, duration: 0s}, {target: 3/s, duration: 10s}, {target: 1/s, duration: 0s}]
+    steps: [{use: app, work: 100ms}]
+recovery: {}
+`
+	v := runYAMLNoTrace(t, src).Recovery
+	if want := "did not recover after the spike ended at 30s: the run ended before a window after it was measured"; v == nil || v.String() != want {
+		t.Errorf("verdict %v, want %q", v, want)
+	}
+}
