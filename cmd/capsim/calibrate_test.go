@@ -69,6 +69,7 @@ distributions:
   # rerun: capsim calibrate ../../testdata/calibration/k6-out.csv --name upload_batch --out ` + out + ` --route '/api/trips/*/photos' --status 200
   upload_batch:
     dist: lognormal(mu=3.69953, sigma=0.0898259)
+    uncertainty: {n: 42, method: fisher, se: {mu: 0.0139, sigma: 0.0098}, corr: 0}
     source:
       files: [../../testdata/calibration/k6-out.csv]
       metric: "k6 metric http_req_duration"

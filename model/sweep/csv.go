@@ -202,11 +202,22 @@ const (
 // bound in the measure's own unit (seconds for times, a fraction for
 // rates). Empty cells where the design held.
 func (r *Result) WriteFirstFailureCSV(w io.Writer) error {
-	t := newTable(w, "scenario", "design", "status", "first_failure_multiplier", "ci_low", "ci_high",
-		"slo", "slo_subject", "slo_measure", "slo_op", "slo_bound", "component", "failure_stage")
+	cols := []string{"scenario", "design", "status", "first_failure_multiplier", "ci_low", "ci_high",
+		"slo", "slo_subject", "slo_measure", "slo_op", "slo_bound", "component", "failure_stage"}
+	drawn := len(r.FirstFailures) > 0 && r.FirstFailures[0].Draws > 0
+	if drawn {
+		cols = append(cols, paramColumns...)
+	}
+	t := newTable(w, cols...)
+	row := func(ff FirstFailure, fields ...string) {
+		if drawn {
+			fields = append(fields, strconv.Itoa(ff.Draws), fmtValue(ff.PSD), fmtValue(ff.PLo), fmtValue(ff.PHi))
+		}
+		t.row(fields...)
+	}
 	for _, ff := range r.FirstFailures {
 		if !ff.Found {
-			t.row(r.Scenario, ff.Design, statusHeld, "", "", "", "", "", "", "", "", "", "")
+			row(ff, r.Scenario, ff.Design, statusHeld, "", "", "", "", "", "", "", "", "", "")
 			continue
 		}
 		status := statusFailed
@@ -218,11 +229,19 @@ func (r *Result) WriteFirstFailureCSV(w io.Writer) error {
 			subject, measure = splitSLO(st)
 			op, bound = st.Bound.Op, fmtValue(st.Bound.Value)
 		}
-		t.row(r.Scenario, ff.Design, status, FormatMultiplier(ff.Multiplier), fmtValue(ff.Lo), fmtValue(ff.Hi),
+		row(ff, r.Scenario, ff.Design, status, FormatMultiplier(ff.Multiplier), fmtValue(ff.Lo), fmtValue(ff.Hi),
 			ff.SLO, subject, measure, op, bound, ff.Component, ff.Stage)
 	}
 	return t.close()
 }
+
+// paramColumns end first_failure.csv's rows in a sweep with parameter
+// draws: how many replications drew their own parameters, the standard
+// deviation of the change the draws made to each replication's first
+// failure, and the 95 % interval that includes the parameters'
+// uncertainty (ci_low and ci_high stay those of the replications' noise,
+// every parameter as written).
+var paramColumns = []string{"param_draws", "param_sd", "param_ci_low", "param_ci_high"}
 
 // firstBroken is the first SLO broken at a first failure's multiplier.
 func firstBroken(ff FirstFailure) (SLOStat, bool) {

@@ -36,6 +36,10 @@ func WriteTables(w io.Writer, res *sweep.Result, journeys []string, width int, h
 	}
 	fmt.Fprintln(w)
 	texttab.WriteLines(w, texttab.Hang("", "first failure: smallest multiplier whose replication mean breaks an SLO (95 % CI)", "  ", width))
+	if drawn(res) {
+		texttab.WriteLines(w, texttab.Hang("  ", fmt.Sprintf("CI: the replications' noise, every value as written; with parameters: that and the first failure's spread over %d replications each drawing its uncertain values, paired with the same replication as written (95 %%)",
+			res.FirstFailures[0].Draws), "    ", width))
+	}
 	dw := 0
 	for _, ff := range res.FirstFailures {
 		dw = max(dw, texttab.Len(ff.Design))
@@ -243,7 +247,11 @@ func fmtBound(v float64) string {
 // firstFailureLine says where a design first broke an SLO, or that it held.
 func firstFailureLine(ff sweep.FirstFailure, grid []float64) string {
 	if !ff.Found {
-		return fmt.Sprintf("no SLO broken up to %sx", sweep.FormatMultiplier(grid[len(grid)-1]))
+		held := fmt.Sprintf("no SLO broken up to %sx", sweep.FormatMultiplier(grid[len(grid)-1]))
+		if ff.Draws > 0 {
+			held += " (with parameters " + paramInterval(ff) + ")"
+		}
+		return held
 	}
 	where := ""
 	if ff.Stage != "" || ff.Component != "" {
@@ -252,11 +260,26 @@ func firstFailureLine(ff sweep.FirstFailure, grid []float64) string {
 			where += " at " + ff.Component
 		}
 	}
-	if ff.BelowRange {
-		return fmt.Sprintf("already fails at %sx, the lowest multiplier tried (CI ?–%s): %s%s",
-			sweep.FormatMultiplier(ff.Multiplier), fmtBound(ff.Hi), ff.SLO, where)
+	params := ""
+	if ff.Draws > 0 {
+		params = "; with parameters " + paramInterval(ff)
 	}
-	return fmt.Sprintf("%sx (CI %s–%s): %s%s", sweep.FormatMultiplier(ff.Multiplier), fmtBound(ff.Lo), fmtBound(ff.Hi), ff.SLO, where)
+	if ff.BelowRange {
+		return fmt.Sprintf("already fails at %sx, the lowest multiplier tried (CI ?–%s%s): %s%s",
+			sweep.FormatMultiplier(ff.Multiplier), fmtBound(ff.Hi), params, ff.SLO, where)
+	}
+	return fmt.Sprintf("%sx (CI %s–%s%s): %s%s", sweep.FormatMultiplier(ff.Multiplier), fmtBound(ff.Lo), fmtBound(ff.Hi), params, ff.SLO, where)
+}
+
+// drawn reports whether the sweep's replications drew their parameters.
+func drawn(res *sweep.Result) bool {
+	return len(res.FirstFailures) > 0 && res.FirstFailures[0].Draws > 0
+}
+
+// paramInterval is the first failure's interval with parameter
+// uncertainty, "?" at an end the draws leave open.
+func paramInterval(ff sweep.FirstFailure) string {
+	return fmtBound(ff.PLo) + "–" + fmtBound(ff.PHi)
 }
 
 func orDash(s string) string {
