@@ -166,6 +166,12 @@ type SLOResult struct {
 	// unit: SLO is these put in words, with the bound and any window.
 	Subject string `json:"-"`
 	Measure string `json:"-"`
+	// Count and Trials, for a rate of counted events (success_rate,
+	// failure_rate, http_failure_rate, rejection_rate, not in windows):
+	// the events counted and out of how many, so that a sweep can bound
+	// the rate by its counts as well as by its spread between runs.
+	// Both 0 for every other SLO.
+	Count, Trials int64 `json:"-"`
 }
 
 // Seconds reports whether Value is a time in seconds; every other

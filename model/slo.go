@@ -16,15 +16,33 @@ var sloMeasures = []struct {
 	all       func(*Latency) Num // of every journey, for of: all
 	route     func(*RouteResult) Num
 	component func(*ComponentResult) Num
+	// counts, for a rate of counted events, gives what it counts and out
+	// of how many, from whichever of the subject's results is not nil.
+	counts func(*JourneyResult, *RouteResult, *ComponentResult) (k, n int64)
 }{
-	{key: "success_rate", journey: func(j *JourneyResult) Num { return j.SuccessRate }},
-	{key: "failure_rate", journey: (*JourneyResult).FailureRate, route: func(r *RouteResult) Num { return r.FailureRate }},
-	{key: "http_failure_rate", journey: func(j *JourneyResult) Num { return j.HTTPFailureRate }},
+	{key: "success_rate", journey: func(j *JourneyResult) Num { return j.SuccessRate },
+		counts: func(j *JourneyResult, _ *RouteResult, _ *ComponentResult) (int64, int64) {
+			return j.Succeeded, j.Started
+		}},
+	{key: "failure_rate", journey: (*JourneyResult).FailureRate, route: func(r *RouteResult) Num { return r.FailureRate },
+		counts: func(j *JourneyResult, r *RouteResult, _ *ComponentResult) (int64, int64) {
+			if j != nil {
+				return j.Started - j.Succeeded, j.Started
+			}
+			return r.Failures, r.Calls
+		}},
+	{key: "http_failure_rate", journey: func(j *JourneyResult) Num { return j.HTTPFailureRate },
+		counts: func(j *JourneyResult, _ *RouteResult, _ *ComponentResult) (int64, int64) {
+			return j.RequestFailures, j.Requests
+		}},
 	{key: "mean", journey: func(j *JourneyResult) Num { return j.Latency.Mean }, all: func(l *Latency) Num { return l.Mean }, route: func(r *RouteResult) Num { return r.Latency.Mean }},
 	{key: "p50", journey: func(j *JourneyResult) Num { return j.Latency.P50 }, all: func(l *Latency) Num { return l.P50 }, route: func(r *RouteResult) Num { return r.Latency.P50 }},
 	{key: "p95", journey: func(j *JourneyResult) Num { return j.Latency.P95 }, all: func(l *Latency) Num { return l.P95 }, route: func(r *RouteResult) Num { return r.Latency.P95 }},
 	{key: "p99", journey: func(j *JourneyResult) Num { return j.Latency.P99 }, all: func(l *Latency) Num { return l.P99 }, route: func(r *RouteResult) Num { return r.Latency.P99 }},
-	{key: "rejection_rate", component: (*ComponentResult).RejectionRate},
+	{key: "rejection_rate", component: (*ComponentResult).RejectionRate,
+		counts: func(_ *JourneyResult, _ *RouteResult, c *ComponentResult) (int64, int64) {
+			return c.Rejected + c.TimedOut, c.Offered
+		}},
 	{key: "utilisation", component: func(c *ComponentResult) Num { return c.Utilisation }},
 }
 
@@ -142,7 +160,22 @@ func evaluateSLOs(slos []SLO, res *Result, windowed func(i int, key string, t *T
 			if s.Window != nil {
 				label += " in every " + s.Window.T.String() + " window"
 			}
-			out = append(out, SLOResult{SLO: label, Value: v, Met: met, Bound: *t, Subject: name, Measure: m.key})
+			sr := SLOResult{SLO: label, Value: v, Met: met, Bound: *t, Subject: name, Measure: m.key}
+			if m.counts != nil && !isWindowed {
+				var jr *JourneyResult
+				var rr *RouteResult
+				var cr *ComponentResult
+				switch {
+				case s.Journey != "":
+					jr = j
+				case s.Route != "":
+					rr = r
+				default:
+					cr = c
+				}
+				sr.Count, sr.Trials = m.counts(jr, rr, cr)
+			}
+			out = append(out, sr)
 		}
 	}
 	return out

@@ -30,8 +30,8 @@ func TestMainJobOutOfTheBox(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"trip,v1-original,failed,1.8125,1.75,1.875,trip_creation success_rate >= 0.99,trip_creation,success_rate,>=,0.99,derivative_executor,derivative_create",
-		"trip,v1-improved,failed,1.875,1.8125,1.9375,trip_creation success_rate >= 0.99,trip_creation,success_rate,>=,0.99,heic_intake,derivative_create",
+		"trip,v1-original,failed,1.8125,,1.875,trip_creation success_rate >= 0.99,trip_creation,success_rate,>=,0.99,derivative_executor,derivative_create",
+		"trip,v1-improved,failed,1.875,,1.9375,trip_creation success_rate >= 0.99,trip_creation,success_rate,>=,0.99,heic_intake,derivative_create",
 		"trip,queue-wait,failed,2.125,",
 		"trip,direct-upload,below_range,1,,1,",
 		"trip,lock-fix,failed,1.875,",

@@ -249,8 +249,11 @@ type cellAcc struct {
 	sparse map[string]*acc
 	slos   []acc
 	sloOf  []model.SLOResult // text and bound of each SLO, from the first run
-	fails  []stageCount
-	failed []bool // by replication: the run broke an SLO or a guard
+	// sloCounts sums, for each SLO on a rate of counted events, its
+	// counts over the runs: [0] the events, [1] the trials.
+	sloCounts [][2]int64
+	fails     []stageCount
+	failed    []bool // by replication: the run broke an SLO or a guard
 }
 
 func newCellAcc(design string, mult float64) *cellAcc {
@@ -299,10 +302,13 @@ func (c *cellAcc) add(d *designAcc, out *outcome) {
 	if c.sloOf == nil {
 		c.sloOf = out.slos
 		c.slos = make([]acc, len(out.slos))
+		c.sloCounts = make([][2]int64, len(out.slos))
 	}
 	for i, s := range out.slos {
 		if i < len(c.slos) {
 			c.slos[i].add(float64(s.Value))
+			c.sloCounts[i][0] += s.Count
+			c.sloCounts[i][1] += s.Trials
 		}
 	}
 	for _, f := range out.fails {
@@ -379,6 +385,12 @@ func (c *cellAcc) judge() *Cell {
 	anyBroken, allClear, clearFail := false, true, false
 	for i, so := range c.sloOf {
 		sum := c.slos[i].summary()
+		if n := c.sloCounts[i][1]; n > 0 && sum.N >= 2 {
+			// Judged by the interval the tables show for the same rate:
+			// a cell cannot pass clearly on an interval narrower than its
+			// counts allow.
+			sum = widenByCounts(sum, float64(c.sloCounts[i][0]), float64(n))
+		}
 		st := SLOStat{SLO: so.SLO, Bound: so.Bound, Subject: so.Subject, Measure: so.Measure, Summary: sum}
 		st.Broken, st.Clear = judgeSLO(so.Bound, sum)
 		out.SLOs = append(out.SLOs, st)

@@ -49,6 +49,39 @@ type FirstFailure struct {
 	Draws         int
 	PerRun        []float64
 	PSD, PLo, PHi float64
+
+	// Short, when no multiplier below the first failure passed surely
+	// (Lo is NaN) because a rate's counts could not clear its bound, says
+	// which SLO and how many events it had against how many it would
+	// need; nil otherwise.
+	Short *CountShort
+}
+
+// CountShort is a rate SLO whose pooled counts cannot show it met, even
+// with every event favourable: 20 journeys all succeeding leave a
+// success rate's Wilson interval reaching down to 84 %, so they cannot
+// show success_rate >= 0.99.
+type CountShort struct {
+	SLO    string
+	Trials int64 // the events counted, over every replication
+	Needed int64 // the fewest that, all favourable, would clear the bound
+}
+
+// trialsToClear is the fewest trials whose Wilson interval, with every
+// trial favourable, lies wholly on the good side of b: for a bound from
+// below (success_rate >= b) the interval with all successes starts at
+// n/(n+z²), so n >= z²·b/(1−b); for one from above (failure_rate <= b)
+// with none it ends at z²/(n+z²), so n >= z²·(1−b)/b.
+func trialsToClear(b model.Threshold) int64 {
+	z2 := zLevel * zLevel
+	good, bad := b.Value, 1-b.Value
+	if b.Op == "<=" || b.Op == "<" {
+		good, bad = bad, good
+	}
+	if !(bad > 0) || !(good > 0) {
+		return 0
+	}
+	return int64(math.Ceil(z2 * good / bad))
 }
 
 // DefaultSection is how many multipliers a refinement round tries inside
@@ -307,6 +340,9 @@ func (ff *FirstFailure) explain() {
 	if at == nil {
 		return // cannot happen: the estimate is always a multiplier tried
 	}
+	if math.IsNaN(ff.Lo) && !ff.BelowRange {
+		ff.Short = countShort(ff.Tried, ff.Multiplier)
+	}
 	var slos []string
 	for _, so := range at.SLOs {
 		if so.Broken {
@@ -324,4 +360,25 @@ func (ff *FirstFailure) explain() {
 	if ff.Component == "" && len(at.Guards) > 0 {
 		ff.Component = at.Guards[0].Component
 	}
+}
+
+// countShort looks at the last multiplier tried below m that passed
+// unsurely for an SLO on a rate whose counts were too few to clear it.
+func countShort(tried []*Cell, m float64) *CountShort {
+	for i := len(tried) - 1; i >= 0; i-- {
+		c := tried[i]
+		if c.Multiplier >= m {
+			continue
+		}
+		if c.Verdict != PassUnsure {
+			return nil
+		}
+		for _, so := range c.SLOs {
+			if need := trialsToClear(so.Bound); !so.Clear && so.Trials > 0 && so.Trials < need {
+				return &CountShort{SLO: so.SLO, Trials: so.Trials, Needed: need}
+			}
+		}
+		return nil
+	}
+	return nil
 }

@@ -53,7 +53,7 @@ const ShardGlob = "round-*-shard-*-of-*.gob"
 
 // shardFormat names the layout of a shard file; a change of layout
 // changes it, so an old shard is refused instead of misread.
-const shardFormat = "capsim-sweep-shard-2"
+const shardFormat = "capsim-sweep-shard-3"
 
 // shardTrailer ends every shard file, followed by the SHA-256 of all the
 // bytes before it: a file damaged in storage or in transfer is refused

@@ -164,8 +164,15 @@ func (c *Cell) rateInterval(st Stat) Summary {
 	if def.complement {
 		num = den - num
 	}
-	lo, hi := Wilson(num, den)
-	s.Trials = int64(den)
+	return widenByCounts(s, num, den)
+}
+
+// widenByCounts widens s, the replications' summary of a rate, to the
+// Wilson interval of k counted events in n trials pooled over them where
+// that is wider, within [0, 1]; see rateInterval.
+func widenByCounts(s Summary, k, n float64) Summary {
+	lo, hi := Wilson(k, n)
+	s.Trials = int64(n)
 	if math.IsNaN(s.Lo) || lo < s.Lo {
 		s.Lo = lo
 	}

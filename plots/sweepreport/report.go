@@ -39,7 +39,7 @@ func Build(res *sweep.Result, opts Options) ([]plots.File, error) {
 	r.Sections = append(r.Sections, plots.Section{
 		Heading: "Verdict",
 		Text: fmt.Sprintf("Where each design first breaks an SLO as the load multiplier scales the traffic, best first; "+
-			"designs with the same result share a row. %d replications per multiplier.", res.Replications),
+			"designs with the same result share a row. %d replications per multiplier.", res.Replications) + shortText(res),
 		Table: verdictTable(res, outs),
 	})
 	if len(opts.Hinges) > 0 {

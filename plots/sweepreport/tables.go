@@ -48,6 +48,9 @@ func WriteTables(w io.Writer, res *sweep.Result, journeys []string, width int, h
 		first := "  " + ff.Design + strings.Repeat(" ", dw-texttab.Len(ff.Design)) + "  "
 		texttab.WriteLines(w, texttab.Hang(first, firstFailureLine(ff, res.Multipliers), strings.Repeat(" ", texttab.Len(first)), width))
 	}
+	for _, note := range shortNotes(res) {
+		texttab.WriteLines(w, texttab.Hang("  ", note, "    ", width))
+	}
 }
 
 // sweepColumns gives the design table's columns the order they are left
@@ -269,6 +272,49 @@ func firstFailureLine(ff sweep.FirstFailure, grid []float64) string {
 			sweep.FormatMultiplier(ff.Multiplier), fmtBound(ff.Hi), params, ff.SLO, where)
 	}
 	return fmt.Sprintf("%sx (CI %s–%s%s): %s%s", sweep.FormatMultiplier(ff.Multiplier), fmtBound(ff.Lo), fmtBound(ff.Hi), params, ff.SLO, where)
+}
+
+// shortText is shortNotes as sentences after a section's text.
+func shortText(res *sweep.Result) string {
+	var b strings.Builder
+	for _, n := range shortNotes(res) {
+		b.WriteString("\n\n" + n + ".")
+	}
+	return b.String()
+}
+
+// shortNotes say, once per SLO, why first failures' intervals have no
+// lower end: the rate's counts could not clear its bound.
+func shortNotes(res *sweep.Result) []string {
+	type span struct {
+		lo, hi, need int64
+	}
+	var order []string
+	spans := map[string]*span{}
+	for _, ff := range res.FirstFailures {
+		sh := ff.Short
+		if sh == nil {
+			continue
+		}
+		sp := spans[sh.SLO]
+		if sp == nil {
+			sp = &span{lo: sh.Trials, hi: sh.Trials, need: sh.Needed}
+			spans[sh.SLO] = sp
+			order = append(order, sh.SLO)
+		}
+		sp.lo, sp.hi = min(sp.lo, sh.Trials), max(sp.hi, sh.Trials)
+	}
+	var out []string
+	for _, slo := range order {
+		sp := spans[slo]
+		n := strconv.FormatInt(sp.lo, 10)
+		if sp.hi > sp.lo {
+			n += "–" + strconv.FormatInt(sp.hi, 10)
+		}
+		out = append(out, fmt.Sprintf("CI ?–: nothing below passed surely: %s counted over the replications cannot show %s even if all go its way; about %d can (raise -r or the duration)",
+			n, slo, sp.need))
+	}
+	return out
 }
 
 // drawn reports whether the sweep's replications drew their parameters.
