@@ -59,6 +59,9 @@ func (c *compiler) step(s *Step, p string, route int32) []op {
 		core = []op{{code: opScope, body: body, name: -1, optional: true}}
 	}
 	if s.Log != "" {
+		if strings.HasPrefix(s.Log, TracePrefix) {
+			c.failKey(n, "log", joinPath(p, "log"), "log: event %q starts with %q, which names capsim's own trace events", s.Log, TracePrefix)
+		}
 		core = append(core, op{code: opLog, name: c.name(s.Log)})
 	}
 	if s.Stage == "" {

@@ -211,6 +211,7 @@ type run struct {
 	st     stats
 	broken *Broken
 	trace  TraceEvent
+	tr     *tracer // nil unless the run is traced
 	series *seriesRec
 }
 
@@ -253,6 +254,9 @@ func newRun(p *program, opts RunOptions) *run {
 	r.kSample = r.s.Handle(r.onSample)
 	r.kClient = r.s.Handle(r.onClientNext)
 	r.comps = make([]compRT, len(p.comps))
+	if opts.Trace != nil {
+		r.tr = newTracer(r)
+	}
 	for i := range p.comps {
 		cp := &p.comps[i]
 		r.comps[i].rt = cp.prog.newRuntime(r, int32(i), cp, st)
@@ -451,7 +455,7 @@ func (r *run) startJourney(ji int32, client int32) {
 	root.deadline = sim.Never
 	root.stage = -1
 	root.frames = append(root.frames, frame{blk: j.body, stage: -1})
-	r.emit("journey_start", root, -1, 0)
+	r.emitOpen(EvJourneyStart, root)
 	r.exec(root)
 }
 

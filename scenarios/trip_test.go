@@ -158,7 +158,7 @@ func jobTimes(events []model.TraceEvent) (waits, execs []float64) {
 	var order []int64
 	for _, e := range events {
 		switch e.Event {
-		case "job_start":
+		case "capsim.job_start":
 			start[e.JobID] = e.T
 			order = append(order, e.JobID)
 		case "worker_ready":
