@@ -1,0 +1,289 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"capsim/calibration/check"
+	"capsim/model"
+	"capsim/plots"
+
+	"github.com/spf13/cobra"
+)
+
+// checkNames are the entries capsim check writes in its folder.
+var checkNames = []string{"report.md", "check.csv", "charts"}
+
+type checkOptions struct {
+	Scenario      string
+	Design        string
+	Multiplier    float64
+	Seed          uint64
+	Replications  int
+	Sets          []string
+	Scales        []string
+	Access        []string
+	App           []string
+	Routes        []string
+	StageField    string
+	Tolerance     string
+	RateTolerance string
+	Alpha         float64
+	Out           string
+}
+
+func newCheckCmd(io *IOStreams) *cobra.Command {
+	opts := &checkOptions{}
+	cmd := &cobra.Command{
+		Use:   "check [SCENARIO] --access FILE... --app FILE...",
+		Short: "Compare a model with the logs of a recorded run",
+		Long: `Run the scenario with one design at one multiplier, the load schedule the
+recorded run followed, and compare what the model predicts with what the
+logs of the recorded run say: per route, the times of the requests a
+journey's client made (nginx request_time or k6 http_req_duration, --access)
+and their HTTP failure rate; per log: event, its time since the event before
+it (the application log's since_s field, --app); per journey, the success
+rate and the share failing at each stage (the application's outcome event,
+named after the journey, with result and failure_stage).
+
+Each line gets a verdict with its rule. The exit code is 0 when every line
+passes and 3 when one fails: the model does not match.`,
+		Example: `  capsim check trip --design v1-original --access nginx.log --app app.jsonl
+  capsim check trip --access k6.csv --route trip_view='/api/trips/*' --out check/`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				opts.Scenario = args[0]
+			}
+			return runCheck(cmd.Context(), io, opts)
+		},
+		ValidArgsFunction: completeScenarios,
+	}
+	f := cmd.Flags()
+	f.StringVarP(&opts.Design, "design", "d", "", "design to overlay on the base scenario")
+	f.Float64VarP(&opts.Multiplier, "multiplier", "m", 1, "load multiplier the recorded run was driven at")
+	f.Uint64Var(&opts.Seed, "seed", 1, "master seed of the first replication (the others take the next seeds)")
+	f.IntVarP(&opts.Replications, "replications", "r", 5, "simulated runs pooled against the recording")
+	f.StringArrayVar(&opts.Sets, "set", nil, "override a scenario value, path=value (repeatable)")
+	f.StringArrayVar(&opts.Scales, "scale", nil, "multiply a distribution, duration or number, path=factor (repeatable)")
+	f.StringArrayVar(&opts.Access, "access", nil, "recorded access log: nginx (JSON or combined) or k6 CSV `FILE` (repeatable)")
+	f.StringArrayVar(&opts.App, "app", nil, "recorded application JSON-lines log `FILE` (repeatable)")
+	f.StringArrayVar(&opts.Routes, "route", nil, "the path pattern of a route's requests, `ROUTE=PATTERN` (repeatable; default /ROUTE)")
+	f.StringVar(&opts.StageField, "stage-field", "since_s", "application-log `FIELD` holding a log event's time since the one before")
+	f.StringVar(&opts.Tolerance, "tolerance", "10%", "relative difference of mean or p95 that fails a time, with the KS test")
+	f.StringVar(&opts.RateTolerance, "rate-tolerance", "1%", "difference of a rate, in points, that fails it, with the z test")
+	f.Float64Var(&opts.Alpha, "alpha", 0.001, "significance level of the tests")
+	f.StringVar(&opts.Out, "out", "", "also write report.md, check.csv and QQ plots into `DIR`")
+	cmd.RegisterFlagCompletionFunc("design", completeDesigns)
+	return cmd
+}
+
+// parseShare reads "10%" or "0.1".
+func parseShare(flag, s string) (float64, error) {
+	v, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
+	if err == nil && strings.HasSuffix(s, "%") {
+		v /= 100
+	}
+	if err != nil || !(v > 0 && v < 1) {
+		return 0, usageErr("%s must be a share between 0 and 100%% (10%% or 0.1), got %q", flag, s)
+	}
+	return v, nil
+}
+
+func runCheck(ctx context.Context, io *IOStreams, opts *checkOptions) error {
+	if opts.Multiplier <= 0 || math.IsNaN(opts.Multiplier) || math.IsInf(opts.Multiplier, 0) {
+		return usageErr("--multiplier must be a number > 0, got %g", opts.Multiplier)
+	}
+	if opts.Replications < 1 {
+		return usageErr("--replications must be at least 1, got %d", opts.Replications)
+	}
+	if !(opts.Alpha > 0 && opts.Alpha < 1) {
+		return usageErr("--alpha must be between 0 and 1, got %g", opts.Alpha)
+	}
+	tol, err := parseShare("--tolerance", opts.Tolerance)
+	if err != nil {
+		return err
+	}
+	rateTol, err := parseShare("--rate-tolerance", opts.RateTolerance)
+	if err != nil {
+		return err
+	}
+	if len(opts.Access) == 0 && len(opts.App) == 0 {
+		return usageErr("give the recorded run's logs: --access FILE (nginx or k6) and/or --app FILE (application log)")
+	}
+	patterns := map[string]string{}
+	for _, r := range opts.Routes {
+		name, pattern, ok := strings.Cut(r, "=")
+		if !ok || name == "" || pattern == "" {
+			return usageErr("--route %q: want ROUTE=PATTERN, e.g. trip_view=/api/trips/*", r)
+		}
+		patterns[name] = pattern
+	}
+	c, l, cerr := compileScenario(opts.Scenario, model.LoadOptions{Design: opts.Design, Sets: opts.Sets, Scales: opts.Scales})
+	if cerr != nil {
+		return cerr
+	}
+	if err := l.CheckMultiplier(opts.Multiplier); err != nil {
+		return usageErr("--multiplier: %v", err)
+	}
+
+	sim := check.NewRun()
+	logNames := map[string]bool{}
+	failStages := map[string][]string{}
+	for i := range opts.Replications {
+		ro := model.RunOptions{Multiplier: opts.Multiplier, Seed: opts.Seed + uint64(i),
+			Interrupted: func() bool { return ctx.Err() != nil }}
+		ro.Trace = func(e *model.TraceEvent) { collect(sim, e, logNames, failStages) }
+		if _, err := c.Run(ro); err != nil {
+			if errors.Is(err, model.ErrInterrupted) {
+				return withCode(exitInterrupt, errors.New("check interrupted; no output written"))
+			}
+			return usageErr("%v", err)
+		}
+	}
+	for name := range sim.Routes {
+		if _, ok := patterns[name]; !ok {
+			patterns[name] = "/" + name
+		}
+	}
+	for name := range patterns {
+		if _, ok := sim.Routes[name]; !ok {
+			return usageErr("--route %s: the scenario has no route %s that a journey calls", name, name)
+		}
+	}
+	in := check.Inputs{Access: opts.Access, App: opts.App, Routes: patterns, StageField: opts.StageField, FailureStages: failStages}
+	if len(opts.Access) == 0 {
+		in.Routes = nil
+	}
+	for name := range logNames {
+		in.Stages = append(in.Stages, name)
+	}
+	slices.Sort(in.Stages)
+	for name := range sim.Journeys {
+		in.Journeys = append(in.Journeys, name)
+	}
+	slices.Sort(in.Journeys)
+	rec, err := check.Read(in)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	// Only what the recording can say is compared: no access log, no
+	// route lines; no application log, no stage or journey lines.
+	if len(opts.Access) == 0 {
+		sim.Routes = map[string]*check.Timings{}
+	}
+	if len(opts.App) == 0 {
+		sim.Stages, sim.Journeys = map[string]*check.Timings{}, map[string]*check.Outcome{}
+	}
+	rep := check.Compare(rec, sim, in.Source(), check.Rules{Alpha: opts.Alpha, Tolerance: tol, RateTolerance: rateTol})
+	rep.WriteText(io.Out)
+	if opts.Out != "" {
+		if err := writeCheckFolder(opts, rep); err != nil {
+			return err
+		}
+	}
+	if n := rep.Failed(); n > 0 {
+		return withCode(exitMismatch, fmt.Errorf("the model does not match the recording: %d lines failed", n))
+	}
+	return nil
+}
+
+// exitMismatch is check's verdict that the model does not match: the same
+// code as a broken SLO, a test the model failed.
+const exitMismatch = exitSLOFailed
+
+// collect adds one simulated event to the run it is compared as.
+func collect(sim *check.Run, e *model.TraceEvent, logNames map[string]bool, failStages map[string][]string) {
+	switch {
+	case e.Event == model.EvRequestEnd && e.Edge:
+		t := sim.Route(e.Route)
+		t.Values = append(t.Values, e.Duration)
+		t.Total++
+		if e.Status >= 400 {
+			t.Failed++
+		}
+	case e.Event == model.EvJourneyEnd:
+		o := sim.Journey(e.Journey)
+		o.Ended++
+		if e.Result == "success" {
+			o.Succeeded++
+		} else {
+			o.Stages[e.Stage]++
+			if !slices.Contains(failStages[e.Journey], e.Stage) {
+				failStages[e.Journey] = append(failStages[e.Journey], e.Stage)
+			}
+		}
+	case e.Since != "" && !strings.HasPrefix(e.Event, model.TracePrefix):
+		logNames[e.Event] = true
+		t := sim.Stage(e.Event)
+		t.Values = append(t.Values, e.SinceS)
+	}
+}
+
+func writeCheckFolder(opts *checkOptions, rep *check.Report) error {
+	out, err := createOutDirOf(opts.Out, checkNames, "check")
+	if err != nil {
+		return err
+	}
+	defer out.Abort()
+	charts := map[string]string{}
+	for _, l := range rep.Timings {
+		if len(l.Recorded) == 0 || len(l.Simulated) == 0 {
+			continue
+		}
+		sim := l.Simulated
+		qq := plots.QQ{Title: l.Label(), XLabel: "simulated quantile (s)", YLabel: "recorded quantile (s)", Observed: l.Recorded,
+			Quantile: func(p float64) float64 { return sim[min(len(sim)-1, int(p*float64(len(sim))))] }}
+		svg, err := qq.Render(plots.SVG, 12, 10)
+		if err != nil {
+			return withCode(exitError, err)
+		}
+		name := "charts/qq-" + l.Slug() + ".svg"
+		if err := out.write(name, svg); err != nil {
+			return err
+		}
+		charts[l.Slug()] = name
+	}
+	scenario := opts.Scenario
+	if scenario == "" {
+		scenario = "trip"
+	}
+	settings := []string{
+		"scenario " + scenario + designSetting(opts.Design),
+		fmt.Sprintf("multiplier %g, %d replications from seed %d, the scenario's own load schedule", opts.Multiplier, opts.Replications, opts.Seed),
+		"access logs: " + listOrNone(opts.Access),
+		"application logs: " + listOrNone(opts.App) + " (stage times from field " + opts.StageField + ")",
+	}
+	for _, s := range opts.Sets {
+		settings = append(settings, "--set "+s)
+	}
+	for _, s := range opts.Scales {
+		settings = append(settings, "--scale "+s)
+	}
+	if err := out.write("report.md", rep.Markdown("capsim check", settings, charts)); err != nil {
+		return err
+	}
+	if err := out.write("check.csv", rep.CSV()); err != nil {
+		return err
+	}
+	return out.Commit()
+}
+
+func designSetting(d string) string {
+	if d == "" {
+		return ""
+	}
+	return ", design " + d
+}
+
+func listOrNone(files []string) string {
+	if len(files) == 0 {
+		return "none"
+	}
+	return strings.Join(files, ", ")
+}
