@@ -55,17 +55,26 @@ func (in Inputs) Source() string {
 	return "nginx"
 }
 
-// Read reads the recorded run. A file that cannot be opened, or a line that
-// cannot be parsed, is an error naming it (file:line: message).
-func Read(in Inputs) (*Run, error) {
+// Stat reports the first log that cannot be read: a caller checks before
+// simulating, to answer a mistyped name at once.
+func (in Inputs) Stat() error {
 	for _, f := range append(append([]string(nil), in.Access...), in.App...) {
 		if _, err := os.Stat(f); err != nil {
 			var pe *fs.PathError
 			if errors.As(err, &pe) {
 				err = pe.Err
 			}
-			return nil, fmt.Errorf("%s: %v", f, err)
+			return fmt.Errorf("%s: %v", f, err)
 		}
+	}
+	return nil
+}
+
+// Read reads the recorded run. A file that cannot be opened, or a line that
+// cannot be parsed, is an error naming it (file:line: message).
+func Read(in Inputs) (*Run, error) {
+	if err := in.Stat(); err != nil {
+		return nil, err
 	}
 	run := NewRun()
 	field := in.StageField

@@ -116,6 +116,9 @@ func runCheck(ctx context.Context, io *IOStreams, opts *checkOptions) error {
 	if len(opts.Access) == 0 && len(opts.App) == 0 {
 		return usageErr("give the recorded run's logs: --access FILE (nginx or k6) and/or --app FILE (application log)")
 	}
+	if err := (check.Inputs{Access: opts.Access, App: opts.App}).Stat(); err != nil {
+		return usageErr("%v", err)
+	}
 	patterns := map[string]string{}
 	for _, r := range opts.Routes {
 		name, pattern, ok := strings.Cut(r, "=")
@@ -181,12 +184,14 @@ func runCheck(ctx context.Context, io *IOStreams, opts *checkOptions) error {
 		sim.Stages, sim.Journeys = map[string]*check.Timings{}, map[string]*check.Outcome{}
 	}
 	rep := check.Compare(rec, sim, in.Source(), check.Rules{Alpha: opts.Alpha, Tolerance: tol, RateTolerance: rateTol})
-	rep.WriteText(io.Out)
+	// The folder is complete before anything is printed: a reader that
+	// closes stdout early (| head) must not cost it.
 	if opts.Out != "" {
 		if err := writeCheckFolder(opts, rep); err != nil {
 			return err
 		}
 	}
+	rep.WriteText(io.Out)
 	if n := rep.Failed(); n > 0 {
 		return withCode(exitMismatch, fmt.Errorf("the model does not match the recording: %d lines failed", n))
 	}
