@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	_ "capsim/cmd/golden" // no goldens here: only so that go test ./... -update is accepted
 )
 
 // The KS distance of two small samples, worked by hand: after 1, 2, 3 the
