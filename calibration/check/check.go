@@ -84,6 +84,10 @@ type Rules struct {
 	// MinValues is the fewest values on each side for a timing verdict
 	// (default 20); with fewer the line reads "few" and does not fail.
 	MinValues int
+	// Resolution is the granularity the KS test sees times at (default
+	// 1 ms, what nginx logs): a model's exact 0 and a log's 2 µs of
+	// scheduling are the same time, not two distributions.
+	Resolution float64
 }
 
 func (r Rules) withDefaults() Rules {
@@ -98,6 +102,9 @@ func (r Rules) withDefaults() Rules {
 	}
 	if r.MinValues == 0 {
 		r.MinValues = 20
+	}
+	if r.Resolution == 0 {
+		r.Resolution = 0.001
 	}
 	return r
 }
@@ -217,7 +224,7 @@ func compareTimes(kind, name, source string, rec, sim *Timings, rules Rules) Tim
 		l.Verdict, l.Why = Fail, fmt.Sprintf("the model has none; the recording has %d", len(r))
 		return l
 	}
-	l.KS = ksDistance(r, s)
+	l.KS = ksDistance(onGrid(r, rules.Resolution), onGrid(s, rules.Resolution))
 	l.KSCritical = ksCritical(len(r), len(s), rules.Alpha)
 	if len(r) < rules.MinValues || len(s) < rules.MinValues {
 		l.Verdict, l.Why = Few, fmt.Sprintf("fewer than %d values on a side", rules.MinValues)
@@ -326,6 +333,15 @@ func rateCI(k, n int) Estimate {
 	c := (p + z*z/(2*fn)) / d
 	h := z * math.Sqrt(p*(1-p)/fn+z*z/(4*fn*fn)) / d
 	return Estimate{p, math.Max(0, c-h), math.Min(1, c+h)}
+}
+
+// onGrid rounds sorted x to multiples of res, which keeps it sorted.
+func onGrid(x []float64, res float64) []float64 {
+	g := make([]float64, len(x))
+	for i, v := range x {
+		g[i] = math.Round(v/res) * res
+	}
+	return g
 }
 
 // ksDistance is the largest gap between the empirical CDFs of sorted a and b.

@@ -35,8 +35,8 @@ func (l TimingLine) Slug() string {
 // RulesText states the rules the verdicts follow.
 func (r *Report) RulesText() []string {
 	return []string{
-		fmt.Sprintf("A time (route or stage) fails when the two-sample Kolmogorov–Smirnov test tells the samples apart at α %g and the mean or the p95 differs by more than %s of the recorded one; with fewer than %d values on a side it reads \"few\" and does not fail.",
-			r.Rules.Alpha, pct(r.Rules.Tolerance), r.Rules.MinValues),
+		fmt.Sprintf("A time (route or stage) fails when the two-sample Kolmogorov–Smirnov test, on times rounded to %s, tells the samples apart at α %g and the mean or the p95 differs by more than %s of the recorded one; with fewer than %d values on a side it reads \"few\" and does not fail.",
+			secs(r.Rules.Resolution), r.Rules.Alpha, pct(r.Rules.Tolerance), r.Rules.MinValues),
 		fmt.Sprintf("A rate (success, failure at a stage, HTTP failures) fails when a two-proportion z test tells the rates apart at α %g and they differ by more than %s percentage points.",
 			r.Rules.Alpha, strconv.FormatFloat(100*r.Rules.RateTolerance, 'g', 3, 64)),
 		"A line with data on one side only fails.",

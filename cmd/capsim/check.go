@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"capsim/calibration/check"
 	"capsim/model"
@@ -34,6 +35,7 @@ type checkOptions struct {
 	Tolerance     string
 	RateTolerance string
 	Alpha         float64
+	Resolution    time.Duration
 	Out           string
 }
 
@@ -78,6 +80,7 @@ passes and 3 when one fails: the model does not match.`,
 	f.StringVar(&opts.Tolerance, "tolerance", "10%", "relative difference of mean or p95 that fails a time, with the KS test")
 	f.StringVar(&opts.RateTolerance, "rate-tolerance", "1%", "difference of a rate, in points, that fails it, with the z test")
 	f.Float64Var(&opts.Alpha, "alpha", 0.001, "significance level of the tests")
+	f.DurationVar(&opts.Resolution, "resolution", time.Millisecond, "granularity of times for the KS test (nginx logs whole milliseconds)")
 	f.StringVar(&opts.Out, "out", "", "also write report.md, check.csv and QQ plots into `DIR`")
 	cmd.RegisterFlagCompletionFunc("design", completeDesigns)
 	return cmd
@@ -101,6 +104,9 @@ func runCheck(ctx context.Context, io *IOStreams, opts *checkOptions) error {
 	}
 	if opts.Replications < 1 {
 		return usageErr("--replications must be at least 1, got %d", opts.Replications)
+	}
+	if opts.Resolution <= 0 {
+		return usageErr("--resolution must be > 0, got %v", opts.Resolution)
 	}
 	if !(opts.Alpha > 0 && opts.Alpha < 1) {
 		return usageErr("--alpha must be between 0 and 1, got %g", opts.Alpha)
@@ -183,7 +189,7 @@ func runCheck(ctx context.Context, io *IOStreams, opts *checkOptions) error {
 	if len(opts.App) == 0 {
 		sim.Stages, sim.Journeys = map[string]*check.Timings{}, map[string]*check.Outcome{}
 	}
-	rep := check.Compare(rec, sim, in.Source(), check.Rules{Alpha: opts.Alpha, Tolerance: tol, RateTolerance: rateTol})
+	rep := check.Compare(rec, sim, in.Source(), check.Rules{Alpha: opts.Alpha, Tolerance: tol, RateTolerance: rateTol, Resolution: opts.Resolution.Seconds()})
 	// The folder is complete before anything is printed: a reader that
 	// closes stdout early (| head) must not cost it.
 	if opts.Out != "" {
