@@ -33,6 +33,9 @@ type Outcome struct {
 
 // Run is one side of the comparison.
 type Run struct {
+	// Source names the access logs a recorded run's route times come
+	// from: nginx or k6.
+	Source   string
 	Routes   map[string]*Timings
 	Stages   map[string]*Timings
 	Journeys map[string]*Outcome

@@ -1,7 +1,6 @@
 package check
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -32,27 +31,6 @@ type Inputs struct {
 	StageField    string // default since_s
 	Journeys      []string
 	FailureStages map[string][]string
-}
-
-// Source names the kind of the access logs, for the report: nginx or k6.
-func (in Inputs) Source() string {
-	if len(in.Access) == 0 {
-		return ""
-	}
-	f, err := os.Open(in.Access[0])
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	format, err := calibration.Detect(bufio.NewReader(f))
-	if err != nil {
-		return ""
-	}
-	switch format {
-	case calibration.FormatK6CSV, calibration.FormatK6JSON:
-		return "k6"
-	}
-	return "nginx"
 }
 
 // Stat reports the first log that cannot be read: a caller checks before
@@ -89,6 +67,12 @@ func Read(in Inputs) (*Run, error) {
 		s, err := sample(calibration.Options{Filter: calibration.Filter{Route: pattern}}, in.Access)
 		if err != nil {
 			return nil, err
+		}
+		for _, fs := range s.Stats {
+			run.Source = "nginx"
+			if fs.Format == calibration.FormatK6CSV || fs.Format == calibration.FormatK6JSON {
+				run.Source = "k6"
+			}
 		}
 		t := run.Route(name)
 		t.Values = s.Values

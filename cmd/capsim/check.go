@@ -189,7 +189,7 @@ func runCheck(ctx context.Context, io *IOStreams, opts *checkOptions) error {
 	if len(opts.App) == 0 {
 		sim.Stages, sim.Journeys = map[string]*check.Timings{}, map[string]*check.Outcome{}
 	}
-	rep := check.Compare(rec, sim, in.Source(), check.Rules{Alpha: opts.Alpha, Tolerance: tol, RateTolerance: rateTol, Resolution: opts.Resolution.Seconds()})
+	rep := check.Compare(rec, sim, rec.Source, check.Rules{Alpha: opts.Alpha, Tolerance: tol, RateTolerance: rateTol, Resolution: opts.Resolution.Seconds()})
 	// The folder is complete before anything is printed: a reader that
 	// closes stdout early (| head) must not cost it.
 	if opts.Out != "" {

@@ -135,3 +135,27 @@ func TestCheckBadInput(t *testing.T) {
 		}
 	}
 }
+
+// A real recording (testdata/check/recorded, made by record/record.sh:
+// nginx in front of a Go server that sleeps the shop's times, 2 shoppers a
+// second for 240 s): the shop's model passes it, and the model with its
+// database save 20 % slower fails, on the route that saves and the stage.
+func TestCheckARealRecording(t *testing.T) {
+	args := []string{"check", shop, "--set", "duration=240s", "--multiplier", "2",
+		"--access", "testdata/check/recorded/access.log.gz",
+		"--app", "testdata/check/recorded/app.jsonl.gz", "--app", "testdata/check/recorded/client.jsonl.gz"}
+	code, stdout, stderr := run(t, args...)
+	if code != exitOK || !strings.Contains(stdout, "The model matches the recording: no line failed.") {
+		t.Errorf("right model: exit %d, stderr %q\n%s", code, stderr, stdout)
+	}
+	code, stdout, _ = run(t, append(args, "--scale", "distributions.db_save=1.2")...)
+	var failed []string
+	for _, line := range strings.Split(stdout, "\n") {
+		if strings.HasPrefix(line, "FAIL ") && !strings.HasPrefix(line, "FAIL  ") { // the reasons, not the table rows
+			failed = append(failed, line)
+		}
+	}
+	if want := []string{"FAIL route order (nginx)", "FAIL stage order_saved"}; code != exitMismatch || strings.Join(failed, "\n") != strings.Join(want, "\n") {
+		t.Errorf("wrong model: exit %d, failed %q, want %q\n%s", code, failed, want, stdout)
+	}
+}
