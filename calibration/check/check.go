@@ -237,7 +237,7 @@ func compareTimes(kind, name, source string, rec, sim *Timings, rules Rules) Tim
 	dP95 := rel(l.P95[1].Value, l.P95[0].Value)
 	big := math.Abs(dMean) > rules.Tolerance || math.Abs(dP95) > rules.Tolerance
 	apart := l.KS > l.KSCritical
-	l.Why = fmt.Sprintf("mean %+.1f%%, p95 %+.1f%% (tolerance %.0f%%); KS %.3f vs %.3f at α %g",
+	l.Why = fmt.Sprintf("mean %+.1f%%, p95 %+.1f%% simulated vs recorded (tolerance %.0f%%); KS %.3f vs %.3f at α %g",
 		100*dMean, 100*dP95, 100*rules.Tolerance, l.KS, l.KSCritical, rules.Alpha)
 	l.Verdict = Pass
 	if big && apart {
@@ -275,7 +275,7 @@ func compareRate(kind, name, measure string, kr, nr, ks, ns int, rules Rules) Ra
 		l.Z = (ps - pr) / se
 	}
 	zCrit := normalQuantile(1 - rules.Alpha/2)
-	l.Why = fmt.Sprintf("%+.2f points (tolerance %.0f); z %.2f vs %.2f at α %g",
+	l.Why = fmt.Sprintf("%+.2f points simulated vs recorded (tolerance %g); z %.2f vs %.2f at α %g",
 		100*(ps-pr), 100*rules.RateTolerance, l.Z, zCrit, rules.Alpha)
 	l.Verdict = Pass
 	if math.Abs(ps-pr) > rules.RateTolerance && math.Abs(l.Z) > zCrit {

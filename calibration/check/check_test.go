@@ -89,7 +89,7 @@ func TestVerdicts(t *testing.T) {
 		}
 	}
 	i := slices.IndexFunc(rep.Timings, func(l TimingLine) bool { return l.Name == "slow" })
-	if why := rep.Timings[i].Why; why != "mean +19.0%, p95 +18.8% (tolerance 10%); KS 0.142 vs 0.048 at α 0.001" {
+	if why := rep.Timings[i].Why; why != "mean +19.0%, p95 +18.8% simulated vs recorded (tolerance 10%); KS 0.142 vs 0.048 at α 0.001" {
 		t.Errorf("slow: why %q", why)
 	}
 	if why := rep.Timings[slices.IndexFunc(rep.Timings, func(l TimingLine) bool { return l.Name == "unseen" })].Why; why != "the recording has none; the model has 1" {

@@ -21,7 +21,12 @@ const shop = "testdata/check/shop.yaml"
 // sets applied: logs from a known model.
 func recordShop(t *testing.T, dir string, seed uint64, sets ...string) (nginx, k6, app string) {
 	t.Helper()
-	c, _, err := compileScenario(shop, model.LoadOptions{Sets: sets})
+	return recordShopDesign(t, dir, "", seed, sets...)
+}
+
+func recordShopDesign(t *testing.T, dir, design string, seed uint64, sets ...string) (nginx, k6, app string) {
+	t.Helper()
+	c, _, err := compileScenario(shop, model.LoadOptions{Design: design, Sets: sets})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,6 +161,27 @@ func TestCheckARealRecording(t *testing.T) {
 		}
 	}
 	if want := []string{"FAIL route order (nginx)", "FAIL stage order_saved"}; code != exitMismatch || strings.Join(failed, "\n") != strings.Join(want, "\n") {
+		t.Errorf("wrong model: exit %d, failed %q, want %q\n%s", code, failed, want, stdout)
+	}
+}
+
+// Outcomes: logs of the shop whose payment provider refuses 3 % of orders
+// pass the model with that design, and fail the model without it on the
+// journey's success rate and the order route's HTTP failure rate.
+func TestCheckComparesOutcomes(t *testing.T) {
+	nginx, _, app := recordShopDesign(t, t.TempDir(), "flaky-payment", 101)
+	code, stdout, _ := run(t, "check", shop, "--design", "flaky-payment", "--access", nginx, "--app", app)
+	if code != exitOK || !strings.Contains(stdout, "pass  journey shopper        failed_at:payment") {
+		t.Errorf("right model: exit %d\n%s", code, stdout)
+	}
+	code, stdout, _ = run(t, "check", shop, "--access", nginx, "--app", app)
+	var failed []string
+	for _, line := range strings.Split(stdout, "\n") {
+		if strings.HasPrefix(line, "FAIL ") && !strings.HasPrefix(line, "FAIL  ") {
+			failed = append(failed, line)
+		}
+	}
+	if want := []string{"FAIL journey shopper success_rate", "FAIL route order http_failure_rate"}; code != exitMismatch || strings.Join(failed, "\n") != strings.Join(want, "\n") {
 		t.Errorf("wrong model: exit %d, failed %q, want %q\n%s", code, failed, want, stdout)
 	}
 }
