@@ -306,7 +306,7 @@ ops:
 			p.stage = o.name
 		case opLog:
 			f.pc++
-			r.emitLog(r.p.names[o.name], p)
+			r.emitLog(o, p)
 		case opFail:
 			f.pc++
 			if r.streams[o.stream].Float64() < o.p {

@@ -215,6 +215,9 @@ type tracer struct {
 	// cold says, per worker component and instance, whether the job it
 	// runs now took it straight from a cold start.
 	cold map[int64]bool
+	// logged holds, per journey open, when each log: event last happened
+	// in it, for since:.
+	logged map[int64]map[int32]sim.Time
 }
 
 type traceOwner struct {
@@ -225,7 +228,7 @@ type traceOwner struct {
 
 func newTracer(r *run) *tracer {
 	t := &tracer{idKey: mix64(r.opts.Seed ^ 0x6361707369d5ea3b), owners: map[int64]*traceOwner{},
-		inFlight: make([]int, len(r.p.comps)), cold: map[int64]bool{}}
+		inFlight: make([]int, len(r.p.comps)), cold: map[int64]bool{}, logged: map[int64]map[int32]sim.Time{}}
 	return t
 }
 
@@ -371,10 +374,11 @@ func (r *run) attributesJSON(jr *jrec) string {
 // emitLog traces a log: step, with the time since the event before it in
 // the same request, job or journey, and the gauges of the component p
 // holds innermost.
-func (r *run) emitLog(name string, p *proc) {
+func (r *run) emitLog(lo *op, p *proc) {
 	if r.opts.Trace == nil {
 		return
 	}
+	name := r.p.names[lo.name]
 	e := r.fillTrace(name, p)
 	now := r.s.Now()
 	key := r.ownerKey(p)
@@ -386,6 +390,20 @@ func (r *run) emitLog(name string, p *proc) {
 	e.Since, e.SinceS = o.last, (now - o.at).Seconds()
 	e.SinceJourney = (now - p.journey.start).Seconds()
 	o.last, o.at = name, now
+	seen := r.tr.logged[p.journey.id]
+	if seen == nil {
+		seen = map[int32]sim.Time{}
+		r.tr.logged[p.journey.id] = seen
+	}
+	if lo.route >= 0 {
+		// Timed from the named event's last time in the journey, or from
+		// the journey's start when it has not happened yet.
+		e.Since, e.SinceS = EvJourneyStart, e.SinceJourney
+		if at, ok := seen[lo.route]; ok {
+			e.Since, e.SinceS = r.p.names[lo.route], (now - at).Seconds()
+		}
+	}
+	seen[lo.name] = now
 	if n := len(p.held); n > 0 {
 		h := p.held[n-1]
 		r.gauges(e, h.comp)
@@ -425,6 +443,7 @@ func (r *run) emitEnd(p *proc, status int32) {
 		e.Component = r.compName(p.failComp)
 	}
 	delete(r.tr.owners, journeyKey(p.journey.id))
+	delete(r.tr.logged, p.journey.id)
 	r.opts.Trace(e)
 }
 

@@ -24,6 +24,23 @@ func TestLogEventMayNotTakeCapsimsPrefix(t *testing.T) {
 	}
 }
 
+// since: needs a log: on its step and must name one of the scenario's.
+func TestSinceNamesALogEvent(t *testing.T) {
+	for _, c := range []struct{ step, want string }{
+		{"{delay: 1s, since: a}", `p.yaml:6:42: journeys.j.steps[1].since: since: names the event a log: step is timed from; this step has no log:`},
+		{"{log: b, since: c}", `p.yaml:6:39: journeys.j.steps[1].since: since: "c" is no log: event of the scenario (log events: a, b)`},
+	} {
+		src := "name: p\nduration: 10s\njourneys:\n  j:\n    rate: 1/s\n    steps: [{log: a}, " + c.step + "]\n"
+		l, err := model.LoadBytes(fstest.MapFS{}, "p.yaml", []byte(src), model.LoadOptions{})
+		if err == nil {
+			_, err = l.Compile()
+		}
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%s: got  %v\nwant %s", c.step, err, c.want)
+		}
+	}
+}
+
 const gaugeSrc = `name: gauges
 duration: 10s
 arrivals: even
@@ -52,6 +69,7 @@ routes:
           - log: picked
           - work: 1s
           - log: done
+      - {log: mailed, since: served}
 `
 
 // Queue and in-flight gauges, the time since the event before, and a
@@ -62,7 +80,7 @@ func TestLogEventsCarryGaugesAndTimes(t *testing.T) {
 	var got []string
 	for _, e := range events {
 		switch e.Event {
-		case "served", "picked", "done":
+		case "served", "picked", "done", "mailed":
 			got = append(got, fmt.Sprintf("%g %s j%d since %s %g queue %d in_flight %d %s", e.T, e.Event, e.JourneyID, e.Since, e.SinceS, e.Queue, e.InFlight, e.Start))
 		case model.EvEnqueue:
 			got = append(got, fmt.Sprintf("%g enqueue %s j%d queue %d", e.T, e.Component, e.JourneyID, e.Queue))
@@ -84,10 +102,14 @@ func TestLogEventsCarryGaugesAndTimes(t *testing.T) {
 		"6 capsim.cold_ready w 1",
 		"6 picked j1 since capsim.job_start 5 queue 2 in_flight 1 cold",
 		"7 done j1 since picked 1 queue 2 in_flight 1 cold",
+		// since: served, in the journey's request, 6 s before.
+		"7 mailed j1 since served 6 queue 0 in_flight 0 ",
 		"7 picked j2 since capsim.job_start 5 queue 1 in_flight 1 warm",
 		"8 done j2 since picked 1 queue 1 in_flight 1 warm",
+		"8 mailed j2 since served 6 queue 0 in_flight 0 ",
 		"8 picked j3 since capsim.job_start 5 queue 0 in_flight 1 warm",
 		"9 done j3 since picked 1 queue 0 in_flight 1 warm",
+		"9 mailed j3 since served 6 queue 0 in_flight 0 ",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
