@@ -8,6 +8,7 @@ import (
 	"testing/fstest"
 
 	"capsim/model"
+	"capsim/sim"
 )
 
 // A log: event may not take a name of capsim's own: a reader tells the
@@ -144,5 +145,29 @@ func TestTraceIDsLookLikeTheSystems(t *testing.T) {
 		if b[id] {
 			t.Errorf("request id %s in the runs of seeds 1 and 2", id)
 		}
+	}
+}
+
+// Replayed arrivals start the journeys at the times given, whatever the
+// rate and the multiplier say, and leave the other journeys' alone.
+func TestArrivalsReplayed(t *testing.T) {
+	src := "name: r\nduration: 10s\narrivals: even\njourneys:\n  a: {rate: 1/s, steps: [{delay: 1s}]}\n  b: {rate: 1/s, start: 5s, steps: [{delay: 1s}]}\n"
+	times := []sim.Time{sim.Seconds(0.25), sim.Seconds(0.25), sim.Seconds(7.5), sim.Seconds(12)}
+	_, events := runYAML(t, src, model.RunOptions{Multiplier: 3, Arrivals: map[string][]sim.Time{"a": times}})
+	var got []string
+	for _, e := range events {
+		if e.Event == model.EvJourneyStart {
+			got = append(got, fmt.Sprintf("%s@%g", e.Journey, e.T))
+		}
+	}
+	// b: even at 3/s from 5 s, until 10 s; a: the times before the end.
+	want := "a@0.25 a@0.25 b@5 b@5.333333333 b@5.666666666 b@5.999999999 b@6.333333332 b@6.666666665 b@6.999999998 b@7.333333331 a@7.5 b@7.666666664 b@7.999999997 b@8.33333333 b@8.666666663 b@8.999999996 b@9.333333329 b@9.666666662 b@9.999999995"
+	if strings.Join(got, " ") != want {
+		t.Errorf("starts %s\nwant   %s", strings.Join(got, " "), want)
+	}
+	l, _ := model.LoadBytes(fstest.MapFS{}, "r.yaml", []byte(src), model.LoadOptions{})
+	c, _ := l.Compile()
+	if _, err := c.Run(model.RunOptions{Arrivals: map[string][]sim.Time{"c": nil}}); err == nil || err.Error() != `arrivals given for journey "c", which the scenario does not have` {
+		t.Errorf("unknown journey: %v", err)
 	}
 }

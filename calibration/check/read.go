@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"math"
 	"os"
 	"slices"
 
@@ -151,4 +152,25 @@ func sample(opts calibration.Options, files []string) (*calibration.Sample, erro
 		return nil, fmt.Errorf("%s:%d: %s%s", e.File, e.Line, e.Msg, more)
 	}
 	return s, nil
+}
+
+// Starts reads when each journey of the recorded run started, from its
+// outcome events in the application logs: the event's time less its
+// duration_s. Times are Unix seconds, sorted; a journey still open when
+// the recording stopped logged no outcome and is missing.
+func Starts(app []string, journeys []string) (map[string][]float64, error) {
+	starts := map[string][]float64{}
+	for _, j := range journeys {
+		s, err := sample(calibration.Options{Format: calibration.FormatAppLog, FromEvent: j, Column: "duration_s"}, app)
+		if err != nil {
+			return nil, err
+		}
+		for i, v := range s.Values {
+			if t := s.Times[i]; !math.IsNaN(t) {
+				starts[j] = append(starts[j], t-v)
+			}
+		}
+		slices.Sort(starts[j])
+	}
+	return starts, nil
 }

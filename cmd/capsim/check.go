@@ -13,6 +13,7 @@ import (
 	"capsim/calibration/check"
 	"capsim/model"
 	"capsim/plots"
+	"capsim/sim"
 
 	"github.com/spf13/cobra"
 )
@@ -36,6 +37,7 @@ type checkOptions struct {
 	RateTolerance string
 	Alpha         float64
 	Resolution    time.Duration
+	Replay        bool
 	Out           string
 }
 
@@ -81,6 +83,7 @@ passes and 3 when one fails: the model does not match.`,
 	f.StringVar(&opts.RateTolerance, "rate-tolerance", "1%", "difference of a rate, in points, that fails it, with the z test")
 	f.Float64Var(&opts.Alpha, "alpha", 0.001, "significance level of the tests")
 	f.DurationVar(&opts.Resolution, "resolution", time.Millisecond, "granularity of times for the KS test (nginx logs whole milliseconds)")
+	f.BoolVar(&opts.Replay, "replay", false, "start the journeys when the recorded ones started (from the --app outcome events) instead of drawing arrivals")
 	f.StringVar(&opts.Out, "out", "", "also write report.md, check.csv and QQ plots into `DIR`")
 	cmd.RegisterFlagCompletionFunc("design", completeDesigns)
 	return cmd
@@ -140,14 +143,20 @@ func runCheck(ctx context.Context, io *IOStreams, opts *checkOptions) error {
 	if err := l.CheckMultiplier(opts.Multiplier); err != nil {
 		return usageErr("--multiplier: %v", err)
 	}
+	var replay map[string][]sim.Time
+	if opts.Replay {
+		if replay, err = recordedStarts(l, opts.App); err != nil {
+			return err
+		}
+	}
 
-	sim := check.NewRun()
+	simRun := check.NewRun()
 	logNames := map[string]bool{}
 	failStages := map[string][]string{}
 	for i := range opts.Replications {
-		ro := model.RunOptions{Multiplier: opts.Multiplier, Seed: opts.Seed + uint64(i),
+		ro := model.RunOptions{Multiplier: opts.Multiplier, Seed: opts.Seed + uint64(i), Arrivals: replay,
 			Interrupted: func() bool { return ctx.Err() != nil }}
-		ro.Trace = func(e *model.TraceEvent) { collect(sim, e, logNames, failStages) }
+		ro.Trace = func(e *model.TraceEvent) { collect(simRun, e, logNames, failStages) }
 		if _, err := c.Run(ro); err != nil {
 			if errors.Is(err, model.ErrInterrupted) {
 				return withCode(exitInterrupt, errors.New("check interrupted; no output written"))
@@ -155,13 +164,13 @@ func runCheck(ctx context.Context, io *IOStreams, opts *checkOptions) error {
 			return usageErr("%v", err)
 		}
 	}
-	for name := range sim.Routes {
+	for name := range simRun.Routes {
 		if _, ok := patterns[name]; !ok {
 			patterns[name] = "/" + name
 		}
 	}
 	for name := range patterns {
-		if _, ok := sim.Routes[name]; !ok {
+		if _, ok := simRun.Routes[name]; !ok {
 			return usageErr("--route %s: the scenario has no route %s that a journey calls", name, name)
 		}
 	}
@@ -173,7 +182,7 @@ func runCheck(ctx context.Context, io *IOStreams, opts *checkOptions) error {
 		in.Stages = append(in.Stages, name)
 	}
 	slices.Sort(in.Stages)
-	for name := range sim.Journeys {
+	for name := range simRun.Journeys {
 		in.Journeys = append(in.Journeys, name)
 	}
 	slices.Sort(in.Journeys)
@@ -184,12 +193,12 @@ func runCheck(ctx context.Context, io *IOStreams, opts *checkOptions) error {
 	// Only what the recording can say is compared: no access log, no
 	// route lines; no application log, no stage or journey lines.
 	if len(opts.Access) == 0 {
-		sim.Routes = map[string]*check.Timings{}
+		simRun.Routes = map[string]*check.Timings{}
 	}
 	if len(opts.App) == 0 {
-		sim.Stages, sim.Journeys = map[string]*check.Timings{}, map[string]*check.Outcome{}
+		simRun.Stages, simRun.Journeys = map[string]*check.Timings{}, map[string]*check.Outcome{}
 	}
-	rep := check.Compare(rec, sim, rec.Source, check.Rules{Alpha: opts.Alpha, Tolerance: tol, RateTolerance: rateTol, Resolution: opts.Resolution.Seconds()})
+	rep := check.Compare(rec, simRun, rec.Source, check.Rules{Alpha: opts.Alpha, Tolerance: tol, RateTolerance: rateTol, Resolution: opts.Resolution.Seconds()})
 	// The folder is complete before anything is printed: a reader that
 	// closes stdout early (| head) must not cost it.
 	if opts.Out != "" {
@@ -202,6 +211,38 @@ func runCheck(ctx context.Context, io *IOStreams, opts *checkOptions) error {
 		return withCode(exitMismatch, fmt.Errorf("the model does not match the recording: %d lines failed", n))
 	}
 	return nil
+}
+
+// recordedStarts reads the recorded journeys' starts, as simulated times
+// from the first of them.
+func recordedStarts(l *model.Loaded, app []string) (map[string][]sim.Time, error) {
+	if len(app) == 0 {
+		return nil, usageErr("--replay reads the journeys' starts from their outcome events: give --app FILE")
+	}
+	var names []string
+	for _, j := range l.Scenario.Journeys.Items {
+		names = append(names, j.Name)
+	}
+	starts, err := check.Starts(app, names)
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	origin := math.Inf(1)
+	for _, ts := range starts {
+		if len(ts) > 0 {
+			origin = min(origin, ts[0])
+		}
+	}
+	if math.IsInf(origin, 1) {
+		return nil, usageErr("--replay: the application logs hold no outcome event of any journey (%s) with a time", strings.Join(names, ", "))
+	}
+	replay := map[string][]sim.Time{}
+	for name, ts := range starts {
+		for _, t := range ts {
+			replay[name] = append(replay[name], sim.Seconds(t-origin))
+		}
+	}
+	return replay, nil
 }
 
 // exitMismatch is check's verdict that the model does not match: the same

@@ -130,6 +130,8 @@ func TestCheckBadInput(t *testing.T) {
 		{"check " + shop + " --app " + app + " --tolerance 200%", `capsim: --tolerance must be a share between 0 and 100% (10% or 0.1), got "200%"`},
 		{"check " + shop + " --app " + app + " --replications 0", "capsim: --replications must be at least 1, got 0"},
 		{"check " + shop + " --app " + app + " --alpha 2", "capsim: --alpha must be between 0 and 1, got 2"},
+		{"check " + shop + " --access " + app + " --replay", "capsim: --replay reads the journeys' starts from their outcome events: give --app FILE"},
+		{"check " + shop + " --app " + torn + " --replay", "capsim: " + torn + ":2: the line ends inside the JSON object (truncated)"},
 		{"check missing.yaml --app " + app, "capsim: missing.yaml: no such file"},
 	}
 	for _, c := range cases {
@@ -146,9 +148,17 @@ func TestCheckBadInput(t *testing.T) {
 // second for 240 s): the shop's model passes it, and the model with its
 // database save 20 % slower fails, on the route that saves and the stage.
 func TestCheckARealRecording(t *testing.T) {
-	args := []string{"check", shop, "--set", "duration=240s", "--multiplier", "2",
-		"--access", "testdata/check/recorded/access.log.gz",
+	logs := []string{"--access", "testdata/check/recorded/access.log.gz",
 		"--app", "testdata/check/recorded/app.jsonl.gz", "--app", "testdata/check/recorded/client.jsonl.gz"}
+	// The recorded shoppers' arrival rate, or their very starts.
+	for _, load := range [][]string{{"--multiplier", "2"}, {"--replay"}} {
+		t.Run(load[0], func(t *testing.T) {
+			checkRecording(t, append(append([]string{"check", shop, "--set", "duration=240s"}, load...), logs...))
+		})
+	}
+}
+
+func checkRecording(t *testing.T, args []string) {
 	code, stdout, stderr := run(t, args...)
 	if code != exitOK || !strings.Contains(stdout, "The model matches the recording: no line failed.") {
 		t.Errorf("right model: exit %d, stderr %q\n%s", code, stderr, stdout)
