@@ -307,7 +307,7 @@ func writeCheckFolder(opts *checkOptions, rep *check.Report) error {
 	}
 	settings := []string{
 		"scenario " + scenario + designSetting(opts.Design),
-		fmt.Sprintf("multiplier %g, %d replications from seed %d, the scenario's own load schedule", opts.Multiplier, opts.Replications, opts.Seed),
+		loadSetting(opts),
 		"access logs: " + listOrNone(opts.Access),
 		"application logs: " + listOrNone(opts.App) + " (stage times from field " + opts.StageField + ")",
 	}
@@ -324,6 +324,13 @@ func writeCheckFolder(opts *checkOptions, rep *check.Report) error {
 		return err
 	}
 	return out.Commit()
+}
+
+func loadSetting(opts *checkOptions) string {
+	if opts.Replay {
+		return fmt.Sprintf("the journeys started at the recorded starts (--replay), %d replications from seed %d", opts.Replications, opts.Seed)
+	}
+	return fmt.Sprintf("multiplier %g, %d replications from seed %d, the scenario's own load schedule", opts.Multiplier, opts.Replications, opts.Seed)
 }
 
 func designSetting(d string) string {

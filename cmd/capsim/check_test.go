@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"capsim/cmd/golden"
 	"capsim/model"
 )
 
@@ -194,4 +195,22 @@ func TestCheckComparesOutcomes(t *testing.T) {
 	if want := []string{"FAIL journey shopper success_rate", "FAIL route order http_failure_rate"}; code != exitMismatch || strings.Join(failed, "\n") != strings.Join(want, "\n") {
 		t.Errorf("wrong model: exit %d, failed %q, want %q\n%s", code, failed, want, stdout)
 	}
+}
+
+// The whole report of a check that fails, on the real recording replayed:
+// the terminal's tables and report.md, byte for byte.
+func TestCheckReportGolden(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "check")
+	code, stdout, _ := run(t, "check", shop, "--set", "duration=240s", "--replay", "--scale", "distributions.db_save=1.2",
+		"--access", "testdata/check/recorded/access.log.gz",
+		"--app", "testdata/check/recorded/app.jsonl.gz", "--app", "testdata/check/recorded/client.jsonl.gz", "--out", out)
+	if code != exitMismatch {
+		t.Fatalf("exit %d, want %d", code, exitMismatch)
+	}
+	golden.Check(t, goldenFile("check_recorded"), []byte(stdout))
+	md, err := os.ReadFile(filepath.Join(out, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, filepath.Join("testdata", "check_recorded_report.md.golden"), md)
 }
