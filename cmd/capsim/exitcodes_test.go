@@ -29,6 +29,8 @@ func TestMistakesExitWithUsageCode(t *testing.T) {
 		{"unknown design", "run --design v1-original+same-acount-burst", `capsim: trip.yaml: unknown design "same-acount-burst"; did you mean "same-account-burst"? (available: ` + designs + ")"},
 		{"unknown design", "run --design nothing-like-it", `capsim: trip.yaml: unknown design "nothing-like-it" (available: ` + designs + ")"},
 		{"wrong arg count", "run trip mmc", "capsim: accepts at most 1 arg(s), received 2 (see capsim run --help)"},
+		{"bad flag value", "run --trace-origin 2026-01-01T00:00:00Z", "capsim: --trace-origin needs --trace"},
+		{"bad flag value", "run --trace t.jsonl --trace-origin soon", `capsim: --trace-origin: "soon" is not an RFC 3339 time (e.g. 2026-01-01T00:00:00Z)`},
 
 		{"unknown flag", "sweep --replicatons 2", `capsim: unknown flag: --replicatons; did you mean "--replications"? (see capsim sweep --help)`},
 		{"bad flag value", "sweep --replications x", `capsim: --replications must be a whole number, got "x" (see capsim sweep --help)`},
