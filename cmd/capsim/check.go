@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -169,7 +170,7 @@ func runCheck(ctx context.Context, io *IOStreams, opts *checkOptions) error {
 			patterns[name] = "/" + name
 		}
 	}
-	for name := range patterns {
+	for _, name := range slices.Sorted(maps.Keys(patterns)) {
 		if _, ok := simRun.Routes[name]; !ok {
 			return usageErr("--route %s: the scenario has no route %s that a journey calls", name, name)
 		}
@@ -208,7 +209,11 @@ func runCheck(ctx context.Context, io *IOStreams, opts *checkOptions) error {
 	}
 	rep.WriteText(io.Out)
 	if n := rep.Failed(); n > 0 {
-		return withCode(exitMismatch, fmt.Errorf("the model does not match the recording: %d lines failed", n))
+		lines := "lines"
+		if n == 1 {
+			lines = "line"
+		}
+		return withCode(exitMismatch, fmt.Errorf("the model does not match the recording: %d %s failed", n, lines))
 	}
 	return nil
 }
