@@ -37,8 +37,8 @@ func (r *Report) RulesText() []string {
 	return []string{
 		fmt.Sprintf("A time (route or stage) fails when the two-sample Kolmogorov–Smirnov test, on times rounded to %s, tells the samples apart at α %g and the mean or the p95 differs by more than %s of the recorded one; with fewer than %d values on a side it reads \"few\" and does not fail.",
 			secs(r.Rules.Resolution), r.Rules.Alpha, pct(r.Rules.Tolerance), r.Rules.MinValues),
-		fmt.Sprintf("A rate (success, failure at a stage, HTTP failures) fails when a two-proportion z test tells the rates apart at α %g and they differ by more than %s percentage points.",
-			r.Rules.Alpha, strconv.FormatFloat(100*r.Rules.RateTolerance, 'g', 3, 64)),
+		fmt.Sprintf("A rate (success, failure at a stage, HTTP failures) fails when a two-proportion z test tells the rates apart at α %g and they differ by more than %s.",
+			r.Rules.Alpha, points(r.Rules.RateTolerance)),
 		"A line with data on one side only fails.",
 	}
 }
@@ -220,4 +220,13 @@ func pct(v float64) string {
 		return "-"
 	}
 	return strconv.FormatFloat(100*v, 'f', 1, 64) + "%"
+}
+
+// points writes a difference of rates in percentage points.
+func points(v float64) string {
+	p := strconv.FormatFloat(100*v, 'g', 3, 64)
+	if p == "1" {
+		return "1 percentage point"
+	}
+	return p + " percentage points"
 }
