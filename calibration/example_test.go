@@ -66,7 +66,7 @@ func ExampleReader() {
 		fmt.Println(err)
 		return
 	}
-	calibration.WriteFitTable(os.Stdout, "upload_batch", s, res)
+	calibration.WriteFitTable(os.Stdout, "upload_batch", s, res, 0, "")
 	// Output:
 	// export.csv:6: 3 fields where the header has 4
 	// upload_batch: 5 values of column latency_ms from export.csv, filter route=/api/trips/*/photos status=2xx

@@ -21,6 +21,7 @@ import (
 //	  # rerun: capsim calibrate k6.csv --route '/api/trips/*/photos' --name batch_post_save
 //	  batch_post_save:
 //	    dist: lognormal(mu=3.6, sigma=0.2)
+//	    uncertainty: {n: 120, method: fisher, se: {mu: 0.0183, sigma: 0.0129}, corr: 0}
 //	    source:
 //	      files: [k6.csv]
 //	      metric: k6 metric http_req_duration
@@ -32,7 +33,9 @@ import (
 //	      warnings: []
 //
 // An entry fitted from summary figures carries figures: and ref: instead of
-// metric, filter, n, ks and aic.
+// metric, filter, n, ks and aic, and no uncertainty: (figures give no n).
+// uncertainty: is read by the scenario loader (model/uncertain.go); source:
+// is provenance, carried and not interpreted.
 
 // FragmentHeader opens every fragment written from scratch.
 const FragmentHeader = "written by capsim calibrate; each entry names the command that produced it"
@@ -68,6 +71,10 @@ type Entry struct {
 
 	RunnerUp string
 	Warnings []string
+
+	// Uncertainty is the fit's sampling uncertainty, written as the
+	// entry's uncertainty: key; nil for figures, which give no n.
+	Uncertainty *Uncertainty
 }
 
 // EntryFromFit describes a fit of measured values.
@@ -87,6 +94,14 @@ func EntryFromFit(name string, s *Sample, r *Result, rerun string) Entry {
 	if r.Chosen.Family == FamilyEmpirical {
 		e.Dist = EmpiricalText(s.Values)
 	}
+	sorted := r.Sorted
+	if r.Chosen.Family == FamilyEmpirical {
+		sorted = s.Values // the values written, not those fitted with zeros moved
+	}
+	// An estimate without a standard error still records its n; the
+	// reason is not a warning about the data, so it is not one.
+	u, _ := SamplingUncertainty(r.Chosen, sorted)
+	e.Uncertainty = &u
 	if s.Resolution > 0 {
 		e.Resolution, e.Clamped = s.ResolutionText, s.Clamped
 	}
@@ -292,11 +307,45 @@ func (e Entry) nodes() (key, val *yaml.Node) {
 		warns.Content = append(warns.Content, scalar(w, yaml.DoubleQuotedStyle))
 	}
 	add("warnings", warns)
-	val = &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{
-		scalar("dist", 0), scalar(e.Dist, 0),
-		scalar("source", 0), src,
-	}}
+	val = &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{scalar("dist", 0), scalar(e.Dist, 0)}}
+	if e.Uncertainty != nil {
+		val.Content = append(val.Content, scalar("uncertainty", 0), e.Uncertainty.node())
+	}
+	val.Content = append(val.Content, scalar("source", 0), src)
 	return key, val
+}
+
+// node writes u as the one-line mapping scenarios read:
+//
+//	uncertainty: {n: 120, method: fisher, se: {shape: 0.51, scale: 0.0322s}, corr: -0.94}
+//
+// Standard errors and the correlation carry three significant digits: a
+// standard error is itself uncertain by about 1/√2n, so more would be
+// noise.
+func (u *Uncertainty) node() *yaml.Node {
+	m := &yaml.Node{Kind: yaml.MappingNode, Style: yaml.FlowStyle}
+	add := func(k string, v *yaml.Node) { m.Content = append(m.Content, scalar(k, 0), v) }
+	num := func(v string, tag string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: v} }
+	add("n", num(strconv.Itoa(u.N), "!!int"))
+	if u.Method != "" {
+		add("method", scalar(u.Method, 0))
+	}
+	if len(u.SE) > 0 {
+		se := &yaml.Node{Kind: yaml.MappingNode, Style: yaml.FlowStyle}
+		for i, p := range u.Params {
+			v := fmtNum(u.SE[i], 3)
+			tag := "" // plain: the encoder tags a number as its text reads
+			if u.Time[i] {
+				v, tag = v+"s", "!!str"
+			}
+			se.Content = append(se.Content, scalar(p, 0), num(v, tag))
+		}
+		add("se", se)
+		if len(u.SE) == 2 {
+			add("corr", num(fmtNum(u.Corr, 3), ""))
+		}
+	}
+	return m
 }
 
 func scalar(v string, style yaml.Style) *yaml.Node {

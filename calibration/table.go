@@ -5,20 +5,50 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
+	"capsim/plots/texttab"
 	"capsim/sim"
+)
+
+// The fit tables' columns, in the order a narrow terminal leaves them
+// out (Drop: highest first): the ranking's figures before the fitted
+// mean and p95 a reader compares with the observed ones.
+var (
+	fitColumns = []texttab.Column{
+		{Name: "candidate"},
+		{Name: "parameters", Min: 14},
+		{Name: "KS", Drop: 2},
+		{Name: "AIC", Drop: 3},
+		{Name: "mean"},
+		{Name: "p95", Drop: 1},
+	}
+	figuresColumns = []texttab.Column{
+		{Name: "candidate"},
+		{Name: "parameters", Min: 14},
+		{Name: "from", Drop: 3},
+		{Name: "mean"},
+		{Name: "p50", Drop: 1},
+		{Name: "p95", Drop: 2},
+	}
+	splitColumns = []texttab.Column{
+		{Name: "part", Min: 12},
+		{Name: "mean"},
+		{Name: "± se", Drop: 2},
+		{Name: "sd", Drop: 1},
+		{Name: "distribution", Min: 14},
+	}
 )
 
 // WriteFitTable prints the candidates of a fit as an aligned table: family,
 // parameters, KS distance, AIC, and the fitted mean and p95 against the
-// observed ones. The chosen candidate is marked with *.
-func WriteFitTable(w io.Writer, name string, s *Sample, r *Result) error {
+// observed ones, within width columns (0: no limit; howToSee in the
+// footnote says how to see the columns left out). The chosen candidate
+// is marked with *.
+func WriteFitTable(w io.Writer, name string, s *Sample, r *Result, width int, howToSee string) error {
 	o := r.Observed
-	fmt.Fprintf(w, "%s: %d values of %s from %s, filter %s\n", name, o.N, s.Source, strings.Join(s.Files, ", "), s.FilterString())
+	texttab.WriteLines(w, texttab.Hang("", fmt.Sprintf("%s: %d values of %s from %s, filter %s", name, o.N, s.Source, strings.Join(s.Files, ", "), s.FilterString()), "  ", width))
 	fmt.Fprintf(w, "ranked by %s; * chosen\n\n", strings.ToUpper(string(r.Rank)))
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "candidate\tparameters\tKS\tAIC\tmean\tp95")
+	t := texttab.Table{Cols: fitColumns}
 	row := func(c *Candidate) {
 		mark := ""
 		if c == r.Chosen {
@@ -32,14 +62,13 @@ func WriteFitTable(w io.Writer, name string, s *Sample, r *Result) error {
 		if c.model != nil && c.Family != FamilyEmpirical && !c.ByMoments {
 			ks = fmtNum(c.KS, 3)
 		}
-		fmt.Fprintf(tw, "%s%s\t%s\t%s\t%s\t%ss\t%ss\n", c.Family, mark, params(c.Dist), ks, aic,
-			fmtSeconds(c.Dist.Mean()), fmtSeconds(c.Dist.Quantile(0.95)))
+		t.Row(c.Family+mark, params(c.Dist), ks, aic, fmtSeconds(c.Dist.Mean())+"s", fmtSeconds(c.Dist.Quantile(0.95))+"s")
 	}
 	inList := false
 	for i := range r.Candidates {
 		c := &r.Candidates[i]
 		if c.Err != nil {
-			fmt.Fprintf(tw, "%s\tnot fitted: %v\n", c.Family, c.Err)
+			t.Row(c.Family, fmt.Sprintf("not fitted: %v", c.Err))
 			continue
 		}
 		if c == r.Chosen {
@@ -50,33 +79,33 @@ func WriteFitTable(w io.Writer, name string, s *Sample, r *Result) error {
 	if !inList && r.Chosen != nil {
 		row(r.Chosen)
 	}
-	fmt.Fprintf(tw, "observed\tn=%d sd=%ss cv=%s\t\t\t%ss\t%ss\n", o.N, fmtSeconds(o.SD), fmtNum(o.CV, 3), fmtSeconds(o.Mean), fmtSeconds(o.P95))
-	return tw.Flush()
+	t.Row("observed", fmt.Sprintf("n=%d sd=%ss cv=%s", o.N, fmtSeconds(o.SD), fmtNum(o.CV, 3)), "", "", fmtSeconds(o.Mean)+"s", fmtSeconds(o.P95)+"s")
+	t.Write(w, width, howToSee)
+	return nil
 }
 
 // WriteFiguresTable prints the distributions built from summary figures:
 // the chosen one (marked *) and the alternatives, with their mean, p50 and
-// p95 against the figures given.
-func WriteFiguresTable(w io.Writer, name string, f *SummaryFit) error {
+// p95 against the figures given, within width columns as WriteFitTable.
+func WriteFiguresTable(w io.Writer, name string, f *SummaryFit, width int, howToSee string) error {
 	ref := ""
 	if f.Figures.Ref != "" {
 		ref = " (" + f.Figures.Ref + ")"
 	}
-	fmt.Fprintf(w, "%s: figures %s%s\n", name, f.Figures.String(), ref)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "candidate\tparameters\tfrom\tmean\tp50\tp95")
+	texttab.WriteLines(w, texttab.Hang("", fmt.Sprintf("%s: figures %s%s", name, f.Figures.String(), ref), "  ", width))
+	t := texttab.Table{Cols: figuresColumns}
 	for i := range f.Candidates {
 		c := &f.Candidates[i]
 		if c.Err != nil {
-			fmt.Fprintf(tw, "-\t%s\tnot possible: %v\n", c.Uses, c.Err)
+			t.Row("-", c.Uses, fmt.Sprintf("not possible: %v", c.Err))
 			continue
 		}
 		mark := ""
 		if c == f.Chosen {
 			mark = " *"
 		}
-		fmt.Fprintf(tw, "%s%s\t%s\t%s\t%ss\t%ss\t%ss\n", distFamily(c.Dist), mark, params(c.Dist), c.Uses,
-			fmtSeconds(c.Dist.Mean()), fmtSeconds(c.Dist.Quantile(0.5)), fmtSeconds(c.Dist.Quantile(0.95)))
+		t.Row(distFamily(c.Dist)+mark, params(c.Dist), c.Uses,
+			fmtSeconds(c.Dist.Mean())+"s", fmtSeconds(c.Dist.Quantile(0.5))+"s", fmtSeconds(c.Dist.Quantile(0.95))+"s")
 	}
 	given := func(v float64) string {
 		if has(v) {
@@ -84,8 +113,9 @@ func WriteFiguresTable(w io.Writer, name string, f *SummaryFit) error {
 		}
 		return "-"
 	}
-	fmt.Fprintf(tw, "given\t\t\t%s\t%s\t%s\n", given(f.Figures.Mean), given(f.Figures.P50), given(f.Figures.P95))
-	return tw.Flush()
+	t.Row("given", "", "", given(f.Figures.Mean), given(f.Figures.P50), given(f.Figures.P95))
+	t.Write(w, width, howToSee)
+	return nil
 }
 
 // params returns the part of a distribution's text inside the parentheses.
@@ -106,12 +136,13 @@ func distFamily(d sim.Dist) string {
 
 // WriteSplitTable prints a split into a base and a time per item: each
 // part's mean with its standard error, its standard deviation and the
-// distribution written.
-func WriteSplitTable(w io.Writer, name string, s *Sample, f *SplitFit) error {
-	fmt.Fprintf(w, "%s: %d values of %s from %s, filter %s, split into a base and a time per item\n\n", name, f.N, s.Source, strings.Join(s.Files, ", "), s.FilterString())
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "part\tmean\t± se\tsd\tdistribution")
-	fmt.Fprintf(tw, "%s_base\t%ss\t%ss\t%ss\t%s\n", name, fmtSeconds(f.BaseMean), fmtSeconds(f.BaseMeanSE), fmtSeconds(f.BaseSD), f.Base)
-	fmt.Fprintf(tw, "%s_per_item\t%ss\t%ss\t%ss\t%s\n", name, fmtSeconds(f.ItemMean), fmtSeconds(f.ItemMeanSE), fmtSeconds(f.ItemSD), f.PerItem)
-	return tw.Flush()
+// distribution written, within width columns as WriteFitTable.
+func WriteSplitTable(w io.Writer, name string, s *Sample, f *SplitFit, width int, howToSee string) error {
+	texttab.WriteLines(w, texttab.Hang("", fmt.Sprintf("%s: %d values of %s from %s, filter %s, split into a base and a time per item", name, f.N, s.Source, strings.Join(s.Files, ", "), s.FilterString()), "  ", width))
+	fmt.Fprintln(w)
+	t := texttab.Table{Cols: splitColumns}
+	t.Row(name+"_base", fmtSeconds(f.BaseMean)+"s", fmtSeconds(f.BaseMeanSE)+"s", fmtSeconds(f.BaseSD)+"s", f.Base.String())
+	t.Row(name+"_per_item", fmtSeconds(f.ItemMean)+"s", fmtSeconds(f.ItemMeanSE)+"s", fmtSeconds(f.ItemSD)+"s", f.PerItem.String())
+	t.Write(w, width, howToSee)
+	return nil
 }

@@ -40,6 +40,9 @@ type Loaded struct {
 	pos      *positions
 	read     *reads
 	root     *yaml.Node // the document as decoded: base, includes, design, overrides
+	// uncertain holds the ranges and fit uncertainties taken out of root
+	// (see uncertain.go).
+	uncertain []Uncertain
 }
 
 // Load reads the scenario at name from fsys, overlays the design and the
@@ -104,6 +107,12 @@ func LoadBytes(fsys fs.FS, name string, data []byte, opts LoadOptions) (*Loaded,
 			return nil, err
 		}
 	}
+	// Ranges become their point values after the overrides (an override
+	// of a range replaces it) and before the scales (which scale the point).
+	uncertain, err := takeUncertain(pos, root)
+	if err != nil {
+		return nil, err
+	}
 	for _, s := range opts.Scales {
 		if err := applyScale(pos, root, s); err != nil {
 			return nil, err
@@ -118,7 +127,7 @@ func LoadBytes(fsys fs.FS, name string, data []byte, opts LoadOptions) (*Loaded,
 	if len(d.errs) > 0 {
 		return nil, d.errs.sorted()
 	}
-	return &Loaded{Scenario: sc, Design: opts.Design, File: name, fsys: rec, pos: pos, read: rec, root: root}, nil
+	return &Loaded{Scenario: sc, Design: opts.Design, File: name, fsys: rec, pos: pos, read: rec, root: root, uncertain: uncertain}, nil
 }
 
 func fsErrorText(err error) string {

@@ -159,6 +159,21 @@ type SLOResult struct {
 	// Bound is the threshold Value was checked against, so that a sweep
 	// can judge the mean of Value over replications by the same rule.
 	Bound Threshold `json:"-"`
+	// Subject is the journey, route or component the SLO bounds, and
+	// Measure its measure key (p95, success_rate), which says Value's
+	// unit: SLO is these put in words, with the bound and any window.
+	Subject string `json:"-"`
+	Measure string `json:"-"`
+}
+
+// Seconds reports whether Value is a time in seconds; every other
+// measure is a fraction.
+func (s *SLOResult) Seconds() bool {
+	switch s.Measure {
+	case "mean", "p50", "p95", "p99":
+		return true
+	}
+	return false
 }
 
 // TimeSeries holds signals sampled at a fixed step.

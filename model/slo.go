@@ -142,7 +142,7 @@ func evaluateSLOs(slos []SLO, res *Result, windowed func(i int, key string, t *T
 			if s.Window != nil {
 				label += " in every " + s.Window.T.String() + " window"
 			}
-			out = append(out, SLOResult{SLO: label, Value: v, Met: met, Bound: *t})
+			out = append(out, SLOResult{SLO: label, Value: v, Met: met, Bound: *t, Subject: name, Measure: m.key})
 		}
 	}
 	return out

@@ -19,13 +19,14 @@ func Number(v float64) string {
 }
 
 // Seconds writes a duration of s seconds with a unit chosen for its
-// magnitude: µs, ms, s, or m from two minutes on. NaN is "-".
+// magnitude: µs, ms, s, or m from two minutes on; 0 is "0s", a time
+// like any other. NaN is "-".
 func Seconds(s float64) string {
 	switch {
 	case math.IsNaN(s):
 		return "-"
 	case s == 0:
-		return "0"
+		return "0s"
 	case s < 1e-3:
 		return strconv.FormatFloat(s*1e6, 'f', 0, 64) + "µs"
 	case s < 1:

@@ -12,7 +12,7 @@ func TestNumberAndSeconds(t *testing.T) {
 		{Number(1234.5678), "1235"},
 		{Number(0.000123456), "0.0001235"},
 		{Seconds(math.NaN()), "-"},
-		{Seconds(0), "0"},
+		{Seconds(0), "0s"},
 		{Seconds(0.0004), "400µs"},
 		{Seconds(0.25), "250.0ms"},
 		{Seconds(2.5), "2.50s"},

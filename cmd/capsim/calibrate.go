@@ -232,7 +232,7 @@ func calibrateRun(io *IOStreams, o *calibrateOptions, rerun string) error {
 		}
 	}
 	s, err := r.Sample()
-	reportReading(io.ErrOut, s)
+	reportReading(io, s)
 	if err != nil {
 		return err
 	}
@@ -244,7 +244,7 @@ func calibrateRun(io *IOStreams, o *calibrateOptions, rerun string) error {
 	if name == "" {
 		name = defaultEntryName(s.Source)
 	}
-	if err := calibration.WriteFitTable(io.ErrOut, name, s, res); err != nil {
+	if err := calibration.WriteFitTable(io.ErrOut, name, s, res, io.width(), seeAll); err != nil {
 		return err
 	}
 	for _, w := range res.Warnings {
@@ -373,7 +373,7 @@ func calibrateSummary(io *IOStreams, o *calibrateOptions, opts calibration.Optio
 			name = calibration.DefaultK6Metric
 		}
 	}
-	if err := calibration.WriteFiguresTable(io.ErrOut, name, fit); err != nil {
+	if err := calibration.WriteFiguresTable(io.ErrOut, name, fit, io.width(), seeAll); err != nil {
 		return err
 	}
 	for _, w := range fit.Warnings {
@@ -405,7 +405,7 @@ func calibrateFiguresRun(io *IOStreams, file, out, rerun string) error {
 		if i > 0 {
 			fmt.Fprintln(io.ErrOut)
 		}
-		if err := calibration.WriteFiguresTable(io.ErrOut, nf.Name, fit); err != nil {
+		if err := calibration.WriteFiguresTable(io.ErrOut, nf.Name, fit, io.width(), seeAll); err != nil {
 			return err
 		}
 		for _, w := range fit.Warnings {
@@ -457,7 +457,7 @@ func readInput(streams *IOStreams, r *calibration.Reader, name string) error {
 }
 
 // reportReading tells on standard error what became of every line read.
-func reportReading(w io.Writer, s *calibration.Sample) {
+func reportReading(streams *IOStreams, s *calibration.Sample) {
 	if s == nil {
 		return
 	}
@@ -475,16 +475,16 @@ func reportReading(w io.Writer, s *calibration.Sample) {
 		if fs.Malformed > 0 {
 			line += fmt.Sprintf("; %d malformed lines skipped", fs.Malformed)
 		}
-		fmt.Fprintln(w, line)
+		streams.noteErr(line)
 	}
 	for _, e := range s.LineErrors {
-		fmt.Fprintln(w, e.Error())
+		fmt.Fprintln(streams.ErrOut, e.Error())
 	}
 	if more := s.LineErrorCount - len(s.LineErrors); more > 0 {
-		fmt.Fprintf(w, "... and %d more line problems\n", more)
+		fmt.Fprintf(streams.ErrOut, "... and %d more line problems\n", more)
 	}
 	for _, n := range s.Notes {
-		fmt.Fprintf(w, "note: %s\n", n)
+		fmt.Fprintf(streams.ErrOut, "note: %s\n", n)
 	}
 }
 

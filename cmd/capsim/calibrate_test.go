@@ -36,7 +36,8 @@ func TestCalibrateK6Uploads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantTable := `upload_batch: 42 values of k6 metric http_req_duration from ../../testdata/calibration/k6-out.csv, filter route=/api/trips/*/photos status=200
+	wantTable := `upload_batch: 42 values of k6 metric http_req_duration from ../../testdata/calibration/k6-out.csv,
+  filter route=/api/trips/*/photos status=200
 ranked by AIC; * chosen
 
 candidate    parameters                     KS     AIC    mean    p95
@@ -50,7 +51,8 @@ observed     n=42 sd=3.646s cv=0.0898                     40.59s  46.38s
 	if stdout != "" {
 		t.Errorf("stdout %q: with --out FILE the fragment goes to the file and nothing to standard output", stdout)
 	}
-	wantStderr := `../../testdata/calibration/k6-out.csv (k6-csv): 529 lines, 58 records of k6 metric http_req_duration: 42 used, 16 excluded by the filter; 2 malformed lines skipped
+	wantStderr := `../../testdata/calibration/k6-out.csv (k6-csv): 529 lines, 58 records of k6 metric
+  http_req_duration: 42 used, 16 excluded by the filter; 2 malformed lines skipped
 ../../testdata/calibration/k6-out.csv:56: 3 fields where the header has 19
 ../../testdata/calibration/k6-out.csv:529: bad CSV: a quoted field is not closed (truncated line?)
 ` + wantTable + `wrote ` + out + ` (upload_batch)
@@ -67,6 +69,7 @@ distributions:
   # rerun: capsim calibrate ../../testdata/calibration/k6-out.csv --name upload_batch --out ` + out + ` --route '/api/trips/*/photos' --status 200
   upload_batch:
     dist: lognormal(mu=3.69953, sigma=0.0898259)
+    uncertainty: {n: 42, method: fisher, se: {mu: 0.0139, sigma: 0.0098}, corr: 0}
     source:
       files: [../../testdata/calibration/k6-out.csv]
       metric: "k6 metric http_req_duration"
@@ -248,7 +251,8 @@ func TestCalibrateSummary(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
-	if want := "upload_batch: figures mean=40.5917s p50=40.499s p90=45.6069s p95=46.3593s min=33.0604s max=48.0577s (k6 handleSummary data http_req_duration{name:https://api.yeodam.example/api/trips/${}/photos})\n"; !strings.HasPrefix(stderr, want) {
+	if want := "upload_batch: figures mean=40.5917s p50=40.499s p90=45.6069s p95=46.3593s min=33.0604s max=48.0577s\n" +
+		"  (k6 handleSummary data http_req_duration{name:https://api.yeodam.example/api/trips/${}/photos})\n"; !strings.HasPrefix(stderr, want) {
 		t.Errorf("stderr does not start with %q:\n%s", want, stderr)
 	}
 	if !strings.HasPrefix(stdout, "# written by capsim calibrate") {

@@ -9,10 +9,12 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 )
 
 func main() {
-	io := &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr, ErrIsTerminal: redraws(os.Stderr)}
+	io := &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr, ErrIsTerminal: redraws(os.Stderr),
+		Width: outputWidth(os.Stdout, os.Getenv("COLUMNS")), Now: time.Now}
 	ctx, stop := interruptContext(io)
 	code := MainContext(ctx, os.Args[1:], io)
 	stop()

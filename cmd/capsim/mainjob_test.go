@@ -17,7 +17,7 @@ func TestMainJobOutOfTheBox(t *testing.T) {
 	t.Chdir(t.TempDir())
 	code, stdout, stderr := run(t, "sweep")
 	// stderr, no terminal here, holds the progress as plain lines.
-	if code != 0 || !strings.HasSuffix(stderr, "\nsweep trip: refine, 439 of 439 runs (100%)\n") {
+	if code != 0 || !strings.HasSuffix(stderr, "\nsweep trip: grid 200/200 · refine round 2 of 2: 134/134 runs (100%)\n") {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 	for _, f := range []string{"runs.csv", "summary.csv", "compare.csv", "first_failure.csv", "manifest.json", "report.md", "report.html", "charts/success_trip_creation.svg"} {

@@ -60,6 +60,7 @@ better? With no scenario argument, commands use the embedded "trip" scenario.`,
 	root.SetOut(io.Out)
 	root.SetErr(io.ErrOut)
 	root.SetFlagErrorFunc(flagError)
+	root.PersistentFlags().BoolVar(&io.Wide, "wide", false, "print tables as wide as they need, every column shown (else they fit COLUMNS, the terminal, or 100 columns)")
 	// capsim --version is what capsim version prints: scripts try either.
 	root.Version = versionLine()
 	root.SetVersionTemplate("{{.Version}}\n")
@@ -70,6 +71,7 @@ better? With no scenario argument, commands use the embedded "trip" scenario.`,
 	// mistakes exit as every other command's do.
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
+	registerCompletions(root)
 	usageArgs(root)
 	if help, _, err := root.Find([]string{"help"}); err == nil && help != root {
 		helpTopics(help)

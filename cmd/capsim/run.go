@@ -153,12 +153,12 @@ func runRun(ctx context.Context, io *IOStreams, opts *runOptions) error {
 		}
 		io.Out.Write(append(data, '\n'))
 	} else {
-		writeSummary(io.Out, res)
+		writeSummary(io.Out, res, io.width())
 	}
 	if opts.FailOnSLO {
-		for _, s := range res.SLOs {
-			if !s.Met {
-				return withCode(exitSLOFailed, fmt.Errorf("SLO broken: %s (value %s)", s.SLO, fmtNum(float64(s.Value))))
+		for i := range res.SLOs {
+			if s := &res.SLOs[i]; !s.Met {
+				return withCode(exitSLOFailed, fmt.Errorf("SLO broken: %s (value %s)", s.SLO, fmtSLOValue(s)))
 			}
 		}
 	}

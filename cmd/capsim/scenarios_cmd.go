@@ -2,9 +2,11 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"capsim/model"
+	"capsim/plots/texttab"
 	"capsim/scenarios"
 	"github.com/spf13/cobra"
 )
@@ -22,19 +24,24 @@ func newScenariosCmd(io *IOStreams) *cobra.Command {
 				width = max(width, len(n))
 			}
 			indent := strings.Repeat(" ", width+2)
+			limit := io.width()
 			for _, name := range names {
 				l, err := model.Load(scenarios.FS(), scenarios.File(name), model.LoadOptions{})
 				if err != nil {
 					return err
 				}
 				sc := l.Scenario
-				desc := strings.Join(strings.Fields(sc.Description), " ")
-				if limit := listWidth - len(indent); len(desc) > limit {
-					desc = desc[:limit-3] + "..."
+				line := fmt.Sprintf("%-*s  %s", width, name, strings.Join(strings.Fields(sc.Description), " "))
+				if limit > 0 {
+					line = texttab.Cut(line, limit)
 				}
-				fmt.Fprintf(io.Out, "%-*s  %s\n", width, name, desc)
+				fmt.Fprintln(io.Out, line)
 				if designs := sc.Designs.Names(); len(designs) > 0 {
-					fmt.Fprint(io.Out, wrapList(indent+"designs: ", indent+"         ", designs))
+					items := slices.Clone(designs)
+					for i := range items[:len(items)-1] {
+						items[i] += ","
+					}
+					texttab.WriteLines(io.Out, texttab.Fill(indent+"designs: ", indent+"         ", items, " ", limit))
 				}
 			}
 			return nil
@@ -56,47 +63,4 @@ func newScenariosCmd(io *IOStreams) *cobra.Command {
 	}
 	cmd.AddCommand(show)
 	return cmd
-}
-
-// listWidth is the width the scenario list is wrapped to.
-const listWidth = 100
-
-// wrapList prints items comma-separated after first, continuing on lines
-// that start with rest, so no line passes listWidth.
-func wrapList(first, rest string, items []string) string {
-	var b strings.Builder
-	line := first
-	for i, it := range items {
-		if i < len(items)-1 {
-			it += ","
-		}
-		if len(line)+len(it)+1 > listWidth && line != first && line != rest {
-			b.WriteString(strings.TrimRight(line, " ") + "\n")
-			line = rest
-		}
-		line += it + " "
-	}
-	b.WriteString(strings.TrimRight(line, " ") + "\n")
-	return b.String()
-}
-
-func completeScenarios(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
-	if len(args) > 0 {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	return scenarios.List(), cobra.ShellCompDirectiveDefault
-}
-
-// completeDesigns offers the designs of the scenario named by the first
-// argument (the default scenario when there is none).
-func completeDesigns(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
-	arg := ""
-	if len(args) > 0 {
-		arg = args[0]
-	}
-	l, err := loadScenario(arg, model.LoadOptions{})
-	if err != nil {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	return l.Scenario.Designs.Names(), cobra.ShellCompDirectiveNoFileComp
 }

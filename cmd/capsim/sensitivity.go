@@ -173,7 +173,7 @@ func runSensitivity(ctx context.Context, io *IOStreams, opts *sensitivityOptions
 			if i > 0 {
 				fmt.Fprintln(io.Out)
 			}
-			sensitivity.WriteList(io.Out, p.name, p.params, delta)
+			sensitivity.WriteList(io.Out, p.name, p.params, delta, io.width(), seeAll)
 		}
 		return nil
 	}
@@ -223,7 +223,7 @@ func runSensitivity(ctx context.Context, io *IOStreams, opts *sensitivityOptions
 		return err
 	}
 	defer out.Abort() // a no-op once committed
-	prog := newProgress(io, "sensitivity", sc.Name, opts.Quiet)
+	prog := newProgress(io, "sensitivity", sc.Name, opts.Refine, opts.Quiet)
 	if prog != nil {
 		cfg.Progress = prog.update
 	}
@@ -247,12 +247,13 @@ func runSensitivity(ctx context.Context, io *IOStreams, opts *sensitivityOptions
 	if err := out.Commit(); err != nil {
 		return withCode(exitError, err)
 	}
-	res.WriteTable(io.Out, 0)
+	res.WriteTable(io.Out, 0, io.width(), seeAll)
 	names := make([]string, len(files))
 	for i, f := range files {
 		names[i] = f.name
 	}
-	fmt.Fprintf(io.Out, "\nwrote %s: %s\n", opts.Out, strings.Join(names, ", "))
+	fmt.Fprintln(io.Out)
+	io.note(fmt.Sprintf("wrote %s: %s", opts.Out, strings.Join(names, ", ")))
 	return nil
 }
 

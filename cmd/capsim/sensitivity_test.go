@@ -113,12 +113,12 @@ func TestReadmeSensitivityIsWhatCapsimPrints(t *testing.T) {
 func TestSensitivityProgress(t *testing.T) {
 	args := []string{"sensitivity", "mmck", "--params", "server.servers", "-r", "1", "--multipliers", "0.5,1", "--refine", "0", "--out", t.TempDir()}
 	code, _, stderr := run(t, args...)
-	want := `sensitivity mmck: grid, 1 of 6 runs (16%)
-sensitivity mmck: grid, 2 of 6 runs (33%)
-sensitivity mmck: grid, 3 of 6 runs (50%)
-sensitivity mmck: grid, 4 of 6 runs (66%)
-sensitivity mmck: grid, 5 of 6 runs (83%)
-sensitivity mmck: grid, 6 of 6 runs (100%)
+	want := `sensitivity mmck: grid 1/6 runs (16%)
+sensitivity mmck: grid 2/6 runs (33%)
+sensitivity mmck: grid 3/6 runs (50%)
+sensitivity mmck: grid 4/6 runs (66%)
+sensitivity mmck: grid 5/6 runs (83%)
+sensitivity mmck: grid 6/6 runs (100%)
 `
 	if code != exitOK || stderr != want {
 		t.Fatalf("exit %d, stderr %q\nwant %q", code, stderr, want)

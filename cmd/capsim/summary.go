@@ -6,16 +6,18 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"capsim/model"
 	"capsim/plots"
+	"capsim/plots/texttab"
 )
 
 // fmtNum and fmtSec print as the sweep's report does.
 func fmtNum(v float64) string { return plots.Number(v) }
 
 func fmtSec(v model.Num) string { return plots.Seconds(float64(v)) }
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
 func fmtPct(v model.Num) string {
 	if math.IsNaN(float64(v)) {
@@ -24,24 +26,81 @@ func fmtPct(v model.Num) string {
 	return strconv.FormatFloat(100*float64(v), 'f', 2, 64) + "%"
 }
 
-// writeSummary prints a run's result for a person to read at a glance:
-// users first, then requests, then components.
-func writeSummary(w io.Writer, r *model.Result) {
-	fmt.Fprintf(w, "scenario %s · design %s · multiplier %s · seed %d · %s simulated · %d events\n",
-		r.Scenario, r.Design, fmtNum(r.Multiplier), r.Seed, fmtSec(model.Num(r.SimTime)), r.Events)
+// fmtSLOValue writes what an SLO measured with its unit: a time as a
+// duration, a rate as a percentage to 4 significant digits, enough to
+// tell 99.85% from a bound of 0.999.
+func fmtSLOValue(s *model.SLOResult) string {
+	v := float64(s.Value)
+	switch {
+	case math.IsNaN(v):
+		return "-"
+	case s.Seconds():
+		return plots.Seconds(v)
+	}
+	return strconv.FormatFloat(100*v, 'g', 4, 64) + "%"
+}
+
+// The run summary's tables, their columns in the order they are left out
+// on a narrow terminal (Drop: highest first): counts that others imply
+// and the tails of distributions go before a journey's failure rate and
+// p95, which the SLOs are mostly about.
+var (
+	journeyCols = []texttab.Column{
+		{Name: "journey", Min: 10},
+		{Name: "started", Align: texttab.Right, Drop: 2},
+		{Name: "succeeded", Align: texttab.Right, Drop: 4},
+		{Name: "failed", Align: texttab.Right, Drop: 1},
+		{Name: "unfinished", Align: texttab.Right, Drop: 7},
+		{Name: "journey fail", Align: texttab.Right},
+		{Name: "HTTP fail", Align: texttab.Right, Drop: 3},
+		{Name: "p50", Align: texttab.Right, Drop: 5},
+		{Name: "p95", Align: texttab.Right},
+		{Name: "p99", Align: texttab.Right, Drop: 6},
+	}
+	routeCols = []texttab.Column{
+		{Name: "route", Min: 10},
+		{Name: "calls", Align: texttab.Right},
+		{Name: "failed", Align: texttab.Right, Drop: 1},
+		{Name: "mean", Align: texttab.Right, Drop: 5},
+		{Name: "p50", Align: texttab.Right, Drop: 4},
+		{Name: "p95", Align: texttab.Right},
+		{Name: "p99", Align: texttab.Right, Drop: 3},
+		{Name: "statuses", Drop: 6},
+	}
+	componentCols = []texttab.Column{
+		{Name: "component", Min: 10},
+		{Name: "kind", Drop: 8},
+		{Name: "utilisation", Align: texttab.Right},
+		{Name: "mean queue", Align: texttab.Right, Drop: 6},
+		{Name: "peak queue", Align: texttab.Right, Drop: 3},
+		{Name: "mean wait", Align: texttab.Right, Drop: 4},
+		{Name: "p95 wait", Align: texttab.Right},
+		{Name: "offered", Align: texttab.Right, Drop: 7},
+		{Name: "rejected", Align: texttab.Right, Drop: 1},
+		{Name: "timed out", Align: texttab.Right, Drop: 2},
+	}
+)
+
+// writeSummary prints a run's result for a person to read at a glance,
+// within width columns (0: no limit): users first, then requests, then
+// components.
+func writeSummary(w io.Writer, r *model.Result, width int) {
+	note := func(first, text string) { texttab.WriteLines(w, texttab.Hang(first, text, first+"  ", width)) }
+	note("", fmt.Sprintf("scenario %s · design %s · multiplier %s · seed %d · %s simulated · %d events",
+		r.Scenario, r.Design, fmtNum(r.Multiplier), r.Seed, fmtSec(model.Num(r.SimTime)), r.Events))
 	if r.Broken != nil {
-		fmt.Fprintf(w, "\n!! run %s\n", r.Broken)
+		fmt.Fprintln(w)
+		note("!! ", fmt.Sprintf("run %s", r.Broken))
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(w, "\nJourneys (what users saw)")
-	fmt.Fprintln(tw, "journey\tstarted\tsucceeded\tfailed\tunfinished\tjourney fail\tHTTP fail\tp50\tp95\tp99\t")
+	t := texttab.Table{Indent: "  ", Cols: journeyCols}
 	for _, j := range r.Journeys {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t\n", j.Name, j.Started, j.Succeeded, j.Failed,
-			j.Unfinished, fmtPct(j.FailureRate()), fmtPct(j.HTTPFailureRate), fmtSec(j.Latency.P50), fmtSec(j.Latency.P95), fmtSec(j.Latency.P99))
+		t.Row(j.Name, itoa(j.Started), itoa(j.Succeeded), itoa(j.Failed),
+			itoa(j.Unfinished), fmtPct(j.FailureRate()), fmtPct(j.HTTPFailureRate), fmtSec(j.Latency.P50), fmtSec(j.Latency.P95), fmtSec(j.Latency.P99))
 	}
-	tw.Flush()
+	t.Write(w, width, seeAll)
 	for _, d := range r.Diagnostics() {
-		fmt.Fprintln(w, "  "+d.String())
+		note("  ", d.String())
 	}
 	for _, j := range r.Journeys {
 		if len(j.Stages) == 0 {
@@ -55,19 +114,10 @@ func writeSummary(w io.Writer, r *model.Result) {
 			}
 			parts = append(parts, fmt.Sprintf("%s ×%d", where, s.Count))
 		}
-		fmt.Fprintf(w, "  %s failed at: %s\n", j.Name, strings.Join(parts, ", "))
+		note("  ", j.Name+" failed at: "+strings.Join(parts, ", "))
 	}
 
-	called := 0
-	for _, rt := range r.Routes {
-		if rt.Calls > 0 {
-			called++
-		}
-	}
-	if called > 0 {
-		fmt.Fprintln(w, "\nRoutes (what the servers logged)")
-		fmt.Fprintln(tw, "route\tcalls\tfailed\tmean\tp50\tp95\tp99\tstatuses\t")
-	}
+	t = texttab.Table{Indent: "  ", Cols: routeCols}
 	for _, rt := range r.Routes {
 		if rt.Calls == 0 {
 			continue
@@ -76,37 +126,41 @@ func writeSummary(w io.Writer, r *model.Result) {
 		for _, s := range rt.Statuses {
 			st = append(st, fmt.Sprintf("%d×%d", s.Status, s.Count))
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t\n", rt.Name, rt.Calls, rt.Failures, fmtSec(rt.Latency.Mean),
+		t.Row(rt.Name, itoa(rt.Calls), itoa(rt.Failures), fmtSec(rt.Latency.Mean),
 			fmtSec(rt.Latency.P50), fmtSec(rt.Latency.P95), fmtSec(rt.Latency.P99), strings.Join(st, " "))
 	}
-	tw.Flush()
+	if len(t.Rows) > 0 {
+		fmt.Fprintln(w, "\nRoutes (what the servers logged)")
+		t.Write(w, width, seeAll)
+	}
 
 	fmt.Fprintln(w, "\nComponents")
-	fmt.Fprintln(tw, "component\tkind\tutilisation\tmean queue\tpeak queue\tmean wait\tp95 wait\toffered\trejected\ttimed out\t")
+	t = texttab.Table{Indent: "  ", Cols: componentCols}
 	for _, c := range r.Components {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t\n", c.Name, c.Kind, fmtPct(c.Utilisation),
-			fmtNum(float64(c.MeanQueue)), fmtNum(c.PeakQueue), fmtSec(c.Wait.Mean), fmtSec(c.Wait.P95), c.Offered, c.Rejected, c.TimedOut)
+		t.Row(c.Name, c.Kind, fmtPct(c.Utilisation), fmtNum(float64(c.MeanQueue)), fmtNum(c.PeakQueue),
+			fmtSec(c.Wait.Mean), fmtSec(c.Wait.P95), itoa(c.Offered), itoa(c.Rejected), itoa(c.TimedOut))
 	}
-	tw.Flush()
+	t.Write(w, width, seeAll)
 	for _, c := range r.Components {
 		if c.ColdStarts > 0 {
-			fmt.Fprintf(w, "  %s: %d cold starts\n", c.Name, c.ColdStarts)
+			note("  ", fmt.Sprintf("%s: %d cold starts", c.Name, c.ColdStarts))
 		}
 		if c.RateSteps > 0 {
-			fmt.Fprintf(w, "  %s: refill rate lowered %d times, ending at %s/s\n", c.Name, c.RateSteps, fmtNum(float64(c.FinalRate)))
+			note("  ", fmt.Sprintf("%s: refill rate lowered %d times, ending at %s/s", c.Name, c.RateSteps, fmtNum(float64(c.FinalRate))))
 		}
 	}
 	if r.Tolerated > 0 {
-		fmt.Fprintf(w, "  %d failures tolerated by optional steps\n", r.Tolerated)
+		note("  ", fmt.Sprintf("%d failures tolerated by optional steps", r.Tolerated))
 	}
 	if len(r.SLOs) > 0 {
 		fmt.Fprintln(w, "\nSLOs")
-		for _, s := range r.SLOs {
+		for i := range r.SLOs {
+			s := &r.SLOs[i]
 			mark := "ok  "
 			if !s.Met {
 				mark = "FAIL"
 			}
-			fmt.Fprintf(w, "  %s %s (measured %s)\n", mark, s.SLO, fmtNum(float64(s.Value)))
+			texttab.WriteLines(w, texttab.Hang("  "+mark+" ", fmt.Sprintf("%s (measured %s)", s.SLO, fmtSLOValue(s)), "         ", width))
 		}
 	}
 }

@@ -54,6 +54,8 @@ type sweepOptions struct {
 	Round        int
 	Merge        []string
 	Quiet        bool
+	Uncertainty  bool
+	Hinges       string
 
 	// set records which flags were given, so that scenario defaults fill
 	// only the others.
@@ -87,6 +89,14 @@ grid), then of round 1, and so on to round --refine, each with
 --shard I/N --round R --out SHARDS (a round reads the earlier rounds'
 shards from SHARDS); then --merge SHARDS writes the outputs, running
 nothing.
+
+--uncertainty also sweeps the grid with every replication drawing its own
+uncertain values (a fragment entry's uncertainty:, a {range: [a, b]} or
+{triangular: [lo, mode, hi]} in place of a value), paired with the same
+replication as written, and gives each first failure a second interval,
+with parameter uncertainty (first_failure.csv's param_* columns).
+--hinges FILE adds the report section "What the answer hinges on" from a
+sensitivity.csv written by capsim sensitivity.
 
 Defaults for --multipliers, --replications and --designs come from the
 scenario's sweep: key, else 1:4:1, 5 and all.
@@ -141,6 +151,8 @@ when a design breaks an SLO inside the range; 130 interrupted.`,
 	f.StringVar(&opts.Shard, "shard", "", "run only shard `I/N` of a round's runs and write their outcomes to --out, for a later round or --merge")
 	f.IntVar(&opts.Round, "round", 0, "with --shard: the round to run (0 the grid, 1 to --refine refinement), reading the earlier rounds' shards from --out")
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "write no progress on standard error")
+	f.BoolVar(&opts.Uncertainty, "uncertainty", false, "also sweep with every replication drawing its own uncertain values (fits' standard errors, ranges), and give each first failure its interval with parameter uncertainty")
+	f.StringVar(&opts.Hinges, "hinges", "", "add the report section \"what the answer hinges on\" from the sensitivity.csv at `FILE` (written by capsim sensitivity)")
 	f.StringArrayVar(&opts.Merge, "merge", nil, "merge the shards in `PATH` (a shard file, or a folder of them; repeatable) instead of running the grid")
 	return cmd
 }
@@ -170,9 +182,15 @@ func commandLine(cmd *cobra.Command, args []string) []string {
 
 // sweepPlan is the experiment once flags and scenario defaults are settled.
 type sweepPlan struct {
-	scenario    *model.Loaded
-	loaded      []*model.Loaded // the scenario as each design loaded it
-	designs     []sweep.Design
+	scenario *model.Loaded
+	loaded   []*model.Loaded // the scenario as each design loaded it
+	designs  []sweep.Design
+	// drawn are the designs again, each with one program per replication
+	// drawing its uncertain values (--uncertainty), each followed by the
+	// design as written for every replication; nil without.
+	drawn       []sweep.Design
+	uncertain   []string // the paths drawn, in the first design's order and then new ones
+	hinges      []sweepreport.Hinge
 	multipliers []float64
 	reps        int
 	workers     int
@@ -183,6 +201,9 @@ type sweepPlan struct {
 const maxSection = 64
 
 func runSweep(ctx context.Context, io *IOStreams, opts *sweepOptions) error {
+	if opts.Uncertainty && (opts.Shard != "" || len(opts.Merge) > 0) {
+		return usageErr("--uncertainty runs a second sweep beside the first, on one machine: it does not go with --shard or --merge")
+	}
 	plan, err := planSweep(opts)
 	if err != nil {
 		return err
@@ -221,7 +242,7 @@ func runSweep(ctx context.Context, io *IOStreams, opts *sweepOptions) error {
 	cfg := gridConfig(plan, opts)
 	cfg.Runs = runs
 	cfg.From = from
-	prog := newProgress(io, "sweep", sc.Name, opts.Quiet)
+	prog := newProgress(io, "sweep", sc.Name, cfg.Rounds(), opts.Quiet)
 	if prog != nil {
 		cfg.Progress = prog.update
 	}
@@ -232,6 +253,28 @@ func runSweep(ctx context.Context, io *IOStreams, opts *sweepOptions) error {
 			return withCode(exitInterrupt, errors.New("sweep interrupted; no output written"))
 		}
 		return withCode(exitError, err)
+	}
+	if plan.drawn != nil {
+		// The same grid and replications again, each replication with its
+		// own parameters and, paired with it, as written, both refined
+		// about every replication's own first failure: these runs feed the
+		// intervals with parameter uncertainty alone, not runs.csv or the
+		// tables.
+		dcfg := gridConfig(plan, opts)
+		dcfg.Designs, dcfg.SeriesStep = plan.drawn, 0
+		prog := newProgress(io, "sweep --uncertainty", sc.Name, dcfg.Rounds(), opts.Quiet)
+		if prog != nil {
+			dcfg.Progress = prog.update
+		}
+		drawn, err := sweep.Run(ctx, dcfg)
+		prog.finish()
+		if err != nil {
+			if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+				return withCode(exitInterrupt, errors.New("sweep interrupted; no output written"))
+			}
+			return withCode(exitError, err)
+		}
+		res.TakeParamIntervals(drawn)
 	}
 
 	files, err := sweepFiles(res, plan, opts)
@@ -253,8 +296,9 @@ func runSweep(ctx context.Context, io *IOStreams, opts *sweepOptions) error {
 		return withCode(exitError, err)
 	}
 
-	sweepreport.WriteTables(io.Out, res, sc.Journeys.Names())
-	fmt.Fprintf(io.Out, "\nwrote %s: runs.csv, summary.csv, first_failure.csv, report.md, report.html and more\n", opts.Out)
+	sweepreport.WriteTables(io.Out, res, sc.Journeys.Names(), io.width(), seeAll)
+	fmt.Fprintln(io.Out)
+	io.note(fmt.Sprintf("wrote %s: runs.csv, summary.csv, first_failure.csv, report.md, report.html and more", opts.Out))
 	if opts.FailOnSLO {
 		var broke []string
 		for _, ff := range res.FirstFailures {
@@ -331,7 +375,7 @@ func runShard(ctx context.Context, io *IOStreams, plan *sweepPlan, opts *sweepOp
 	}
 	defer f.Abort()
 	w := bufio.NewWriterSize(f, 1<<16)
-	prog := newProgress(io, "sweep", plan.scenario.Scenario.Name, opts.Quiet)
+	prog := newProgress(io, "sweep", plan.scenario.Scenario.Name, 0, opts.Quiet)
 	if prog != nil {
 		cfg.Progress = prog.update
 	}
@@ -492,12 +536,61 @@ func planSweep(opts *sweepOptions) (*sweepPlan, error) {
 		}
 		plan.loaded = append(plan.loaded, dl)
 		plan.designs = append(plan.designs, sweep.Design{Name: name, Compiled: c})
+		if opts.Uncertainty {
+			drawn, err := drawDesign(opts, name, design, dl, plan)
+			if err != nil {
+				return nil, err
+			}
+			// Beside it, the design as written in every replication: the
+			// other half of each replication's pair (see sweep.PointSuffix).
+			same := sweep.Design{Name: name + sweep.PointSuffix}
+			for range plan.reps {
+				same.Draws = append(same.Draws, c)
+			}
+			plan.drawn = append(plan.drawn, drawn, same)
+		}
+	}
+	if opts.Hinges != "" {
+		f, err := openRegular(opts.Hinges)
+		if err != nil {
+			return nil, usageErr("--hinges %s: %v", opts.Hinges, unwrapPath(err))
+		}
+		plan.hinges, err = sweepreport.ReadSensitivityCSV(f)
+		f.Close()
+		if err != nil {
+			return nil, usageErr("--hinges %s: %v", opts.Hinges, err)
+		}
+	}
+	if opts.Uncertainty && len(plan.uncertain) == 0 {
+		return nil, usageErr("--uncertainty: no design of the scenario declares an uncertain value: a fit's uncertainty: from capsim calibrate, or a {range: [low, high]} or {triangular: [low, mode, high]} in place of a value")
 	}
 	if runs := len(plan.designs) * len(plan.multipliers) * plan.reps; runs > sweep.MaxRuns {
 		return nil, usageErr("designs × multipliers × replications = %d × %d × %d = %d grid runs; at most %d are allowed",
 			len(plan.designs), len(plan.multipliers), plan.reps, runs, sweep.MaxRuns)
 	}
 	return plan, nil
+}
+
+// drawDesign compiles design once per replication, each with its draw of
+// the uncertain values the design leaves (model.DrawSets under the
+// replication's seed), after the command line's overrides.
+func drawDesign(opts *sweepOptions, name, design string, dl *model.Loaded, plan *sweepPlan) (sweep.Design, error) {
+	us := dl.Uncertain()
+	for _, u := range us {
+		if u.Draws() && !slices.Contains(plan.uncertain, u.Path) {
+			plan.uncertain = append(plan.uncertain, u.Path)
+		}
+	}
+	d := sweep.Design{Name: name}
+	for r := range plan.reps {
+		sets := append(slices.Clone(opts.Sets), model.DrawSets(us, opts.Seed+uint64(r))...)
+		c, _, err := compileScenario(opts.Scenario, model.LoadOptions{Design: design, Sets: sets, Scales: opts.Scales})
+		if err != nil {
+			return sweep.Design{}, fmt.Errorf("design %s, replication %d's parameter draw: %w", name, r, err)
+		}
+		d.Draws = append(d.Draws, c)
+	}
+	return d, nil
 }
 
 // baseDesign names the scenario without any design overlay.
@@ -584,7 +677,7 @@ func sweepFiles(res *sweep.Result, plan *sweepPlan, opts *sweepOptions) ([]outFi
 	files = append(files, outFile{"manifest.json", manifest})
 	sc := plan.scenario.Scenario
 	report, err := sweepreport.Build(res, sweepreport.Options{Description: sc.Description, Journeys: sc.Journeys.Names(),
-		CommandLine: opts.cmdline, Workers: plan.workers})
+		CommandLine: opts.cmdline, Workers: plan.workers, Hinges: plan.hinges})
 	if err != nil {
 		return nil, err
 	}
@@ -619,7 +712,9 @@ type manifest struct {
 	Designs        []string       `json:"designs"`
 	Refine         int            `json:"refine"`  // refinement rounds
 	Section        int            `json:"section"` // multipliers per bracket and round
-	Files          []string       `json:"files"`
+	// Uncertain lists the values drawn per replication with --uncertainty.
+	Uncertain []string `json:"uncertain,omitempty"`
+	Files     []string `json:"files"`
 	// Units says what the CSVs' numbers are in, by the metric name's
 	// ending and for the columns that are not metrics.
 	Units map[string]string `json:"units"`
@@ -700,6 +795,7 @@ func sweepManifest(res *sweep.Result, plan *sweepPlan, opts *sweepOptions) ([]by
 		Designs:        res.Designs,
 		Refine:         opts.Refine,
 		Section:        opts.Section,
+		Uncertain:      plan.uncertain,
 		Files:          []string{"runs.csv", "summary.csv", "first_failure.csv", "report.md", "report.html"},
 	}
 	for _, src := range sources[1:] {

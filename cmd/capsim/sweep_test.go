@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"capsim/scenarios"
 )
@@ -175,7 +176,7 @@ func TestSweepFailOnSLO(t *testing.T) {
 func TestSweepProgressOnTerminal(t *testing.T) {
 	code, _, stderr := sweepCLI(t, true, "sweep", "mmck", "--set", "duration=500s", "--set", "warmup=0s", "--multipliers", "1,2",
 		"--replications", "2", "--refine", "0", "--out", t.TempDir())
-	if code != exitOK || !strings.Contains(stderr, "\r\x1b[Ksweep mmck: grid, 4 of 4 runs (100%)") || !strings.HasSuffix(stderr, "\r\x1b[K") {
+	if code != exitOK || !strings.Contains(stderr, "\r\x1b[Ksweep mmck: grid 4/4 runs (100%)") || !strings.HasSuffix(stderr, "\r\x1b[K") {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 }
@@ -187,13 +188,13 @@ func TestSweepProgressPlain(t *testing.T) {
 	args := []string{"sweep", "mmck", "--set", "duration=500s", "--set", "warmup=0s", "--multipliers", "1,2",
 		"--replications", "2", "--refine", "1", "--section", "1", "--out", t.TempDir()}
 	code, _, stderr := sweepCLI(t, false, args...)
-	want := `sweep mmck: grid, 1 of 4 runs (25%)
-sweep mmck: grid, 2 of 4 runs (50%)
-sweep mmck: grid, 3 of 4 runs (75%)
-sweep mmck: grid, 4 of 4 runs (100%)
-sweep mmck: refine, 5 of 7 runs (71%)
-sweep mmck: refine, 6 of 7 runs (85%)
-sweep mmck: refine, 7 of 7 runs (100%)
+	want := `sweep mmck: grid 1/4 runs (25%)
+sweep mmck: grid 2/4 runs (50%)
+sweep mmck: grid 3/4 runs (75%)
+sweep mmck: grid 4/4 runs (100%)
+sweep mmck: grid 4/4 · refine round 1 of 1: 1/3 runs (33%)
+sweep mmck: grid 4/4 · refine round 1 of 1: 2/3 runs (66%)
+sweep mmck: grid 4/4 · refine round 1 of 1: 3/3 runs (100%)
 `
 	if code != exitOK || stderr != want {
 		t.Fatalf("exit %d, stderr %q\nwant %q", code, stderr, want)
@@ -342,5 +343,39 @@ func TestSweepOfADesignWithoutAJourneysTraffic(t *testing.T) {
 	code, _, stderr := run(t, "sweep", "trip", "--designs", "v1-original,same-account-burst", "-r", "1", "--multipliers", "1", "--refine", "0", "-q", "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
+	}
+}
+
+// With a clock, progress tells the time elapsed and an estimate of the
+// time left: the runs left in the phase, and during a refinement round as
+// many again for each round still to come, at the mean time per run so
+// far. The clock here moves 2s per reading.
+func TestSweepProgressElapsedAndLeft(t *testing.T) {
+	tick := time.Unix(0, 0)
+	now := func() time.Time { tick = tick.Add(2 * time.Second); return tick }
+	var out, errOut bytes.Buffer
+	io := &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut, Now: now}
+	code := Main([]string{"sweep", "mmck", "--set", "duration=500s", "--set", "warmup=0s", "--multipliers", "1,2",
+		"--replications", "2", "--refine", "2", "--section", "1", "--out", t.TempDir()}, io)
+	want := `sweep mmck: grid 1/4 runs (25%) · 2s elapsed · about 6s left in the grid
+sweep mmck: grid 2/4 runs (50%) · 4s elapsed · about 4s left in the grid
+sweep mmck: grid 3/4 runs (75%) · 6s elapsed · about 2s left in the grid
+sweep mmck: grid 4/4 runs (100%) · 8s elapsed
+sweep mmck: grid 4/4 · refine round 1 of 2: 1/2 runs (50%) · 10s elapsed · about 6s left
+sweep mmck: grid 4/4 · refine round 1 of 2: 2/2 runs (100%) · 12s elapsed · about 4s left
+sweep mmck: grid 4/4 · refine round 2 of 2: 1/3 runs (33%) · 14s elapsed · about 4s left
+sweep mmck: grid 4/4 · refine round 2 of 2: 2/3 runs (66%) · 16s elapsed · about 2s left
+sweep mmck: grid 4/4 · refine round 2 of 2: 3/3 runs (100%) · 18s elapsed
+`
+	if code != exitOK || errOut.String() != want {
+		t.Fatalf("exit %d, stderr\n%s\nwant\n%s", code, errOut.String(), want)
+	}
+}
+
+func TestFmtElapsed(t *testing.T) {
+	for d, want := range map[time.Duration]string{0: "0s", 1400 * time.Millisecond: "1s", 65 * time.Second: "1m05s", 2*time.Hour + 3*time.Minute: "2h03m"} {
+		if got := fmtElapsed(d); got != want {
+			t.Errorf("%v: %q, want %q", d, got, want)
+		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"capsim/model"
 	"capsim/model/sweep"
+	"capsim/plots/texttab"
 )
 
 // Numbers in the CSV have 10 significant digits, as the sweep's tables:
@@ -78,25 +79,27 @@ func (r *Result) WriteCSV(w io.Writer) error {
 	return cw.Error()
 }
 
-// listWidth is the width --list keeps to, notes cut to fit: wider
-// than the ranked table, since a note is what the listing is for.
-const listWidth = 120
+// listColumns are --list's columns: on a narrow terminal the note is cut,
+// then left out, then the kind, the perturbed values and the label.
+var listColumns = []texttab.Column{
+	{Name: "parameter", Min: 16, KeepEnd: true},
+	{Name: "kind", Drop: 3},
+	{Name: "label", Drop: 1},
+	{Name: "value"},
+	{Name: "perturbed", Drop: 2},
+	{Name: "note", Drop: 4, Min: 10, CutFirst: true},
+}
 
-// WriteList writes the parameters of a design as --list prints them.
-func WriteList(w io.Writer, design string, params []model.Param, delta float64) {
-	fmt.Fprintf(w, "%s: %d parameters, perturbed by ±%s (counts by whole steps)\n", design, len(params), percent(delta))
-	nw := len("parameter")
-	for _, p := range params {
-		nw = max(nw, utf8.RuneCountInString(p.Name))
-	}
-	row := func(name, kind, label, value, sides, note string) {
-		line := fmt.Sprintf("%-*s  %-12s  %-10s  %-12s  %-11s", nw, name, kind, label, value, sides)
-		if room := listWidth - utf8.RuneCountInString(line) - 2; note != "" && room >= 10 {
-			line += "  " + shorten(note, room)
-		}
-		fmt.Fprintln(w, strings.TrimRight(line, " "))
-	}
-	row("parameter", "kind", "label", "value", "perturbed", "note")
+// noteWidth is the most of a note --list shows even with room for more:
+// the note is there to recognise a parameter by, the scenario holds all.
+const noteWidth = 60
+
+// WriteList writes the parameters of a design as --list prints them,
+// within width columns (0: no limit), the footnote saying how to see
+// the columns left out with howToSee.
+func WriteList(w io.Writer, design string, params []model.Param, delta float64, width int, howToSee string) {
+	texttab.WriteLines(w, texttab.Hang("", fmt.Sprintf("%s: %d parameters, perturbed by ±%s (counts by whole steps)", design, len(params), percent(delta)), "  ", width))
+	t := texttab.Table{Cols: listColumns}
 	for _, p := range params {
 		var sides []string
 		for _, pt := range Plan([]model.Param{p}, delta) {
@@ -106,8 +109,9 @@ func WriteList(w io.Writer, design string, params []model.Param, delta float64) 
 		if p.Kind == model.ParamDistribution {
 			value = "mean " + seconds(p.Mean)
 		}
-		row(p.Name, string(p.Kind), orDash(p.Label), shorten(value, 12), strings.Join(sides, " "), p.Note)
+		t.Row(p.Name, string(p.Kind), orDash(p.Label), shorten(value, 12), strings.Join(sides, " "), shorten(p.Note, noteWidth))
 	}
+	t.Write(w, width, howToSee)
 }
 
 // seconds writes a mean time with a unit a reader takes in at a glance.
@@ -121,35 +125,64 @@ func seconds(s float64) string {
 	return strconv.FormatFloat(s, 'g', 3, 64) + "s"
 }
 
+// rankColumns are the ranked table's: each side is the new value, the
+// first failure there and its change against the base. On a narrow
+// terminal the label goes first, then the changes (the first failures
+// say as much); the new values, the first failures and the elasticity,
+// the ranking, stay, the parameters' names cut from the start.
+var rankColumns = []texttab.Column{
+	{Name: "parameter", Min: 11, Max: 28, KeepEnd: true},
+	{Name: "label", Drop: 3, Sep: " "},
+	{Name: "lowered", Sep: " │ "},
+	{Name: "", Align: texttab.Right, Sep: " "},
+	{Name: "", Align: texttab.Right, Sep: " ", Drop: 2, Note: "change lowered"},
+	{Name: "raised", Sep: " │ "},
+	{Name: "", Align: texttab.Right, Sep: " "},
+	{Name: "", Align: texttab.Right, Sep: " ", Drop: 1, Note: "change raised"},
+	{Name: "elasticity", Align: texttab.Right, Sep: " │ "},
+}
+
 // WriteTable writes the ranked table of each design, at most top rows
-// each (0: all), within 100 columns: each side is the new value, the
-// first failure there and its change against the base.
-func (r *Result) WriteTable(w io.Writer, top int) {
+// each (0: all), within width columns (0: no limit), the footnote saying
+// how to see the columns left out with howToSee.
+func (r *Result) WriteTable(w io.Writer, top, width int, howToSee string) {
 	ms := make([]string, len(r.Multipliers))
 	for i, m := range r.Multipliers {
 		ms[i] = sweep.FormatMultiplier(m)
 	}
-	fmt.Fprintf(w, "seed: %d   replications: %d   delta: ±%s   multipliers: %s\n", r.Seed, r.Replications, percent(r.Delta), strings.Join(ms, ","))
+	texttab.WriteLines(w, texttab.Fill("", "", []string{"seed: " + strconv.FormatUint(r.Seed, 10),
+		"replications: " + strconv.Itoa(r.Replications), "delta: ±" + percent(r.Delta), "multipliers: " + strings.Join(ms, ",")}, "   ", width))
 	for _, o := range r.Designs {
-		fmt.Fprintf(w, "\n%s: first failure %s\n", o.Design, ffText(o.Base))
-		fmt.Fprintf(w, "%-28s %-10s │ %-21s │ %-21s │ %s\n", "parameter", "label", "lowered", "raised", "elasticity")
+		fmt.Fprintln(w)
+		texttab.WriteLines(w, texttab.Hang("", o.Design+": first failure "+ffText(o.Base), "  ", width))
+		t := texttab.Table{Cols: rankColumns}
 		ranked := o.Rank()
+		more := 0
 		for i, k := range ranked {
 			if top > 0 && i == top {
-				fmt.Fprintf(w, "… %d more in sensitivity.csv\n", len(ranked)-top)
+				more = len(ranked) - top
 				break
 			}
-			fmt.Fprintf(w, "%-28s %-10s │ %s │ %s │ %s\n", shortenLeft(k.Param.Name, 28), orDash(k.Param.Label),
-				side(k.Low), side(k.High), signed(k.Elasticity))
+			row := []string{k.Param.Name, orDash(k.Param.Label)}
+			row = append(row, side(k.Low)...)
+			row = append(row, side(k.High)...)
+			t.Row(append(row, signed(k.Elasticity))...)
+		}
+		t.Write(w, width, howToSee)
+		if more > 0 {
+			fmt.Fprintf(w, "… %d more in sensitivity.csv\n", more)
 		}
 	}
-	fmt.Fprintf(w, "\nelasticity: ln(first failure raised / lowered) / ln(parameter raised / lowered),\n")
-	fmt.Fprintf(w, "about the %% change of the first failure per %% change of the parameter; — where undefined\n")
+	fmt.Fprintln(w)
+	texttab.WriteLines(w, texttab.Hang("", "elasticity: ln(first failure raised / lowered) / ln(parameter raised / lowered), "+
+		"about the % change of the first failure per % change of the parameter; — where undefined", "  ", width))
 }
 
-func side(r *Row) string {
+// side is a side's cells: the new value, the first failure there and its
+// change against the base.
+func side(r *Row) []string {
 	if r == nil {
-		return fmt.Sprintf("%-21s", "")
+		return []string{"", "", ""}
 	}
 	ff := r.FirstFailure
 	var at string
@@ -168,7 +201,7 @@ func side(r *Row) string {
 			eff = "0%"
 		}
 	}
-	return fmt.Sprintf("%-5s %7s %7s", shortenLeft(r.To, 5), at, eff)
+	return []string{shortenLeft(r.To, 5), at, eff}
 }
 
 func ffText(ff sweep.FirstFailure) string {
@@ -196,12 +229,12 @@ func bound(v float64) string {
 
 func signed(v float64) string {
 	if math.IsNaN(v) {
-		return "      —"
+		return "—"
 	}
 	if math.Abs(v) < 0.005 {
-		return "   0.00"
+		return "0.00"
 	}
-	return fmt.Sprintf("%+7.2f", v)
+	return fmt.Sprintf("%+.2f", v)
 }
 
 func percent(f float64) string { return strconv.FormatFloat(100*f, 'g', 4, 64) + "%" }

@@ -41,6 +41,9 @@ type Cell struct {
 	// summed over the replications, most frequent first.
 	Failures []StageCount
 	Verdict  Verdict
+	// RunFailed[r] says replication r's own run broke an SLO (its value,
+	// not the mean's) or was stopped by a guard.
+	RunFailed []bool
 
 	index map[string]int // position in Metrics by name
 }
@@ -66,6 +69,9 @@ type Stat struct {
 type SLOStat struct {
 	SLO   string
 	Bound model.Threshold
+	// Subject and Measure are the SLO's journey, route or component and
+	// its measure key, as model.SLOResult has them.
+	Subject, Measure string
 	Summary
 	Broken bool // the mean violates the bound, or no replication had a value
 	Clear  bool // the whole confidence interval is on the same side as the mean
@@ -244,6 +250,7 @@ type cellAcc struct {
 	slos   []acc
 	sloOf  []model.SLOResult // text and bound of each SLO, from the first run
 	fails  []stageCount
+	failed []bool // by replication: the run broke an SLO or a guard
 }
 
 func newCellAcc(design string, mult float64) *cellAcc {
@@ -252,6 +259,10 @@ func newCellAcc(design string, mult float64) *cellAcc {
 
 func (c *cellAcc) add(d *designAcc, out *outcome) {
 	c.runs++
+	for len(c.failed) <= out.rep {
+		c.failed = append(c.failed, false)
+	}
+	c.failed[out.rep] = out.broken != nil || slices.ContainsFunc(out.slos, func(s model.SLOResult) bool { return !s.Met })
 	if out.broken != nil {
 		c.broken++
 		found := false
@@ -362,13 +373,13 @@ func (s *sweeper) finishCompare(c *cellAcc) *Comparison {
 // judge sets the verdict, SLO standings, guards and failure stages of a
 // cell; metrics are left to the caller.
 func (c *cellAcc) judge() *Cell {
-	out := &Cell{Design: c.design, Multiplier: c.mult, Runs: c.runs, Broken: c.broken}
+	out := &Cell{Design: c.design, Multiplier: c.mult, Runs: c.runs, Broken: c.broken, RunFailed: slices.Clone(c.failed)}
 	out.Guards = slices.Clone(c.guards)
 	slices.SortStableFunc(out.Guards, func(a, b GuardCount) int { return cmp.Compare(b.Runs, a.Runs) })
 	anyBroken, allClear, clearFail := false, true, false
 	for i, so := range c.sloOf {
 		sum := c.slos[i].summary()
-		st := SLOStat{SLO: so.SLO, Bound: so.Bound, Summary: sum}
+		st := SLOStat{SLO: so.SLO, Bound: so.Bound, Subject: so.Subject, Measure: so.Measure, Summary: sum}
 		st.Broken, st.Clear = judgeSLO(so.Bound, sum)
 		out.SLOs = append(out.SLOs, st)
 		anyBroken = anyBroken || st.Broken

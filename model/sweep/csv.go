@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -52,17 +53,68 @@ func metricFields(metric string) []string {
 var runsHeader = strings.Join(append(append([]string{"scenario", "design", "multiplier", "replication", "seed"},
 	metricColumns...), "value"), ",") + "\n"
 
-// writeRunRows writes one run's metrics as rows of runs.csv. encoding/csv
-// quotes what RFC 4180 requires: names in capsim rarely need it, but a
-// scenario's name is free text.
-func writeRunRows(w io.Writer, scenario, design string, mult float64, rep int, seed uint64, ms []model.Metric) {
+// writeRunRows writes one run's metrics as rows of runs.csv, with a zero
+// for each of a journey's failure stages (stages, by journey) where the
+// run counted none: the metrics list a stage only where some journey
+// failed, and a mean over runs.csv's rows would otherwise leave out the
+// runs where none did. encoding/csv quotes what RFC 4180 requires: names
+// in capsim rarely need it, but a scenario's name is free text.
+func writeRunRows(w io.Writer, scenario, design string, mult float64, rep int, seed uint64, ms []model.Metric, stages map[string][]string) {
 	cw := csv.NewWriter(w)
 	head := []string{scenario, design, FormatMultiplier(mult), strconv.Itoa(rep), strconv.FormatUint(seed, 10)}
-	for _, m := range ms {
+	for _, m := range withZeroStages(ms, stages) {
 		row := append(append(append([]string{}, head...), metricFields(m.Name)...), fmtValue(m.Value))
 		cw.Write(row) // the writer is a buffer: it cannot fail
 	}
 	cw.Flush()
+}
+
+// withZeroStages returns ms with each journey's stage counts completed by
+// a zero for every stage in stages that ms lacks, in the sorted order
+// Metrics gives them, after the journey's other metrics.
+func withZeroStages(ms []model.Metric, stages map[string][]string) []model.Metric {
+	if len(stages) == 0 {
+		return ms
+	}
+	out := make([]model.Metric, 0, len(ms)+8*len(stages))
+	journey := ""               // the journey whose metrics are being copied
+	counted := []model.Metric{} // its stage counts in this run
+	flush := func() {
+		if journey == "" {
+			return
+		}
+		have := make(map[string]bool, len(counted))
+		for _, m := range counted {
+			have[model.ParseMetricName(m.Name).Stage] = true
+		}
+		all := slices.Clone(counted)
+		for _, st := range stages[journey] {
+			if !have[st] {
+				all = append(all, model.Metric{Name: "journey." + journey + ".failed_at." + st + "_count", Sparse: true})
+			}
+		}
+		slices.SortStableFunc(all, func(a, b model.Metric) int {
+			return strings.Compare(model.ParseMetricName(a.Name).Stage, model.ParseMetricName(b.Name).Stage)
+		})
+		out = append(out, all...)
+		journey, counted = "", counted[:0]
+	}
+	for _, m := range ms {
+		n := model.ParseMetricName(m.Name)
+		if n.Kind != "journey" || n.Entity != journey {
+			flush()
+			if n.Kind == "journey" {
+				journey = n.Entity
+			}
+		}
+		if n.Stage != "" {
+			counted = append(counted, m)
+			continue
+		}
+		out = append(out, m)
+	}
+	flush()
+	return out
 }
 
 // table writes rows through encoding/csv onto a buffered writer.
@@ -150,11 +202,22 @@ const (
 // bound in the measure's own unit (seconds for times, a fraction for
 // rates). Empty cells where the design held.
 func (r *Result) WriteFirstFailureCSV(w io.Writer) error {
-	t := newTable(w, "scenario", "design", "status", "first_failure_multiplier", "ci_low", "ci_high",
-		"slo", "slo_subject", "slo_measure", "slo_op", "slo_bound", "component", "failure_stage")
+	cols := []string{"scenario", "design", "status", "first_failure_multiplier", "ci_low", "ci_high",
+		"slo", "slo_subject", "slo_measure", "slo_op", "slo_bound", "component", "failure_stage"}
+	drawn := len(r.FirstFailures) > 0 && r.FirstFailures[0].Draws > 0
+	if drawn {
+		cols = append(cols, paramColumns...)
+	}
+	t := newTable(w, cols...)
+	row := func(ff FirstFailure, fields ...string) {
+		if drawn {
+			fields = append(fields, strconv.Itoa(ff.Draws), fmtValue(ff.PSD), fmtValue(ff.PLo), fmtValue(ff.PHi))
+		}
+		t.row(fields...)
+	}
 	for _, ff := range r.FirstFailures {
 		if !ff.Found {
-			t.row(r.Scenario, ff.Design, statusHeld, "", "", "", "", "", "", "", "", "", "")
+			row(ff, r.Scenario, ff.Design, statusHeld, "", "", "", "", "", "", "", "", "", "")
 			continue
 		}
 		status := statusFailed
@@ -166,11 +229,19 @@ func (r *Result) WriteFirstFailureCSV(w io.Writer) error {
 			subject, measure = splitSLO(st)
 			op, bound = st.Bound.Op, fmtValue(st.Bound.Value)
 		}
-		t.row(r.Scenario, ff.Design, status, FormatMultiplier(ff.Multiplier), fmtValue(ff.Lo), fmtValue(ff.Hi),
+		row(ff, r.Scenario, ff.Design, status, FormatMultiplier(ff.Multiplier), fmtValue(ff.Lo), fmtValue(ff.Hi),
 			ff.SLO, subject, measure, op, bound, ff.Component, ff.Stage)
 	}
 	return t.close()
 }
+
+// paramColumns end first_failure.csv's rows in a sweep with parameter
+// draws: how many replications drew their own parameters, the standard
+// deviation of the change the draws made to each replication's first
+// failure, and the 95 % interval that includes the parameters'
+// uncertainty (ci_low and ci_high stay those of the replications' noise,
+// every parameter as written).
+var paramColumns = []string{"param_draws", "param_sd", "param_ci_low", "param_ci_high"}
 
 // firstBroken is the first SLO broken at a first failure's multiplier.
 func firstBroken(ff FirstFailure) (SLOStat, bool) {
@@ -187,10 +258,14 @@ func firstBroken(ff FirstFailure) (SLOStat, bool) {
 	return SLOStat{}, false
 }
 
-// splitSLO takes "trip_creation success_rate >= 0.99" apart into its
-// subject (a journey, or a route or component with what it is of) and
-// its measure, the word before the bound.
+// splitSLO is an SLO's subject (a journey, a route or a component) and
+// its measure, as the run that judged it named them; an SLO without them
+// (made by hand) is taken apart from its text, "trip_creation
+// success_rate >= 0.99", the measure being the word before the bound.
 func splitSLO(st SLOStat) (subject, measure string) {
+	if st.Measure != "" {
+		return st.Subject, st.Measure
+	}
 	f := strings.Fields(strings.TrimSpace(strings.TrimSuffix(st.SLO, st.Bound.Text)))
 	if len(f) < 2 {
 		return st.SLO, ""

@@ -3,6 +3,7 @@ package sweep
 import (
 	"encoding/csv"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -30,7 +31,7 @@ func TestMetricFields(t *testing.T) {
 func TestRunRowsReadBack(t *testing.T) {
 	var b strings.Builder
 	b.WriteString(runsHeader)
-	writeRunRows(&b, `shop, "v2"`, "base", 1.5, 0, 7, []model.Metric{{Name: "journey.pay.p95_s", Value: 0.25}, {Name: "route.a.mean_s", Value: math.NaN()}})
+	writeRunRows(&b, `shop, "v2"`, "base", 1.5, 0, 7, []model.Metric{{Name: "journey.pay.p95_s", Value: 0.25}, {Name: "route.a.mean_s", Value: math.NaN()}}, nil)
 	rows, err := csv.NewReader(strings.NewReader(b.String())).ReadAll()
 	if err != nil {
 		t.Fatal(err)
@@ -73,5 +74,91 @@ shop,c,held,,,,,,,,,,
 `
 	if b.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
+// A journey's stage counts in runs.csv have a row for every stage it can
+// fail at, a zero where the run counted none, in the order of the stages:
+// a stage counted in the run keeps its value, one no static walk found
+// stays.
+func TestRunRowsHaveEveryStage(t *testing.T) {
+	ms := []model.Metric{
+		{Name: "broken_count"},
+		{Name: "journey.a.p99_s", Value: 1},
+		{Name: "journey.a.failed_at.pay_count", Value: 3, Sparse: true},
+		{Name: "journey.a.failed_at.zz_count", Value: 1, Sparse: true},
+		{Name: "journey.b.p99_s", Value: 2},
+		{Name: "route.r.calls_count", Value: 4},
+	}
+	stages := map[string][]string{"a": {"cart", "journey", "pay"}, "b": {"journey"}}
+	var names []string
+	for _, m := range withZeroStages(ms, stages) {
+		names = append(names, m.Name+"="+fmtValue(m.Value))
+	}
+	want := "broken_count=0 journey.a.p99_s=1 journey.a.failed_at.cart_count=0 journey.a.failed_at.journey_count=0 " +
+		"journey.a.failed_at.pay_count=3 journey.a.failed_at.zz_count=1 journey.b.p99_s=2 journey.b.failed_at.journey_count=0 route.r.calls_count=4"
+	if got := strings.Join(names, " "); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+// With a zero in every run, a plain mean of a stage's rows in runs.csv
+// is the mean summary.csv gives, which counts a stage as 0 in a run where
+// nothing failed there.
+func TestRunsCSVStageMeanIsSummaryMean(t *testing.T) {
+	c := compile(t, "trip")
+	_, out := sweepBytes(t, Config{Scenario: "trip", Designs: []Design{{Name: "base", Compiled: c}},
+		Multipliers: []float64{1, 2.5}, Replications: 3, Seed: 1, Workers: 2})
+	read := func(name string) [][]string {
+		rows, err := csv.NewReader(strings.NewReader(string(out[name]))).ReadAll()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rows
+	}
+	sum, n := map[string]float64{}, map[string]int{}
+	for _, r := range read("runs.csv")[1:] {
+		if r[8] == "failed_at_count" {
+			key := r[2] + " " + r[5]
+			v, _ := strconv.ParseFloat(r[10], 64)
+			sum[key] += v
+			n[key]++
+		}
+	}
+	summary := read("summary.csv")
+	col := map[string]int{}
+	for i, h := range summary[0] {
+		col[h] = i
+	}
+	checked := 0
+	for _, r := range summary[1:] {
+		if r[col["measure"]] != "failed_at_count" {
+			continue
+		}
+		key := r[col["multiplier"]] + " " + r[col["metric"]]
+		want, _ := strconv.ParseFloat(r[col["mean"]], 64)
+		if n[key] != 3 || !near(sum[key]/3, want, 1e-9) {
+			t.Errorf("%s: runs.csv has %d rows, mean %g; summary.csv mean %g", key, n[key], sum[key]/float64(max(n[key], 1)), want)
+		}
+		checked++
+	}
+	if checked == 0 {
+		t.Fatal("the sweep counted no stage: nothing compared")
+	}
+}
+
+// first_failure.csv takes the SLO apart by what the run named, not by its
+// text: a windowed SLO's text ends in its window, not its bound.
+func TestFirstFailureCSVWindowedSLO(t *testing.T) {
+	c := compile(t, "mmck", "slos.0.window=100s")
+	_, out := sweepBytes(t, Config{Scenario: "mmck", Designs: []Design{{Name: "base", Compiled: c}},
+		Multipliers: []float64{1, 2}, Replications: 2, Seed: 1, Workers: 2})
+	rows, err := csv.NewReader(strings.NewReader(string(out["first_failure.csv"]))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(rows[1][6:11], "|")
+	if want := "customer success_rate >= 0.9 in every 1m40s window|customer|success_rate|>=|0.9"; got != want {
+		t.Errorf("slo columns %q, want %q", got, want)
 	}
 }

@@ -36,6 +36,19 @@ type FirstFailure struct {
 	// Tried lists every multiplier run for this design, ascending: the
 	// grid and the refinement points.
 	Tried []*Cell
+
+	// With parameter draws (Design.Draws), Draws is the number of
+	// replications, each with its own draw of the uncertain parameters;
+	// PerRun[r] is replication r's own first failure, the smallest
+	// multiplier tried at which its run broke an SLO (NaN when it held
+	// over the range). After Result.TakeParamIntervals, PSD is the
+	// standard deviation of the per-replication change the draws made to
+	// the first failure, and PLo, PHi the 95 % interval that includes the
+	// parameters' uncertainty (see perrun.go). Without draws Draws is 0
+	// and the others NaN.
+	Draws         int
+	PerRun        []float64
+	PSD, PLo, PHi float64
 }
 
 // DefaultSection is how many multipliers a refinement round tries inside
@@ -149,13 +162,22 @@ func (s *sweeper) plan(r int) *roundPlan {
 	last := r == s.cfg.Rounds() && s.cfg.SeriesStep > 0
 	for d, tried := range s.tried {
 		st := standingOf(tried)
-		if st.est < 0 {
+		if st.est < 0 && !s.cfg.drawn() {
 			continue
 		}
-		est := tried[st.est].Multiplier
+		est := math.Inf(1)
+		if st.est >= 0 {
+			est = tried[st.est].Multiplier
+		}
 		var below []float64 // this round's points under the estimate
 		if r <= s.cfg.Refine {
-			for _, g := range st.gaps() {
+			gaps := st.gaps()
+			if s.cfg.drawn() {
+				gaps = append(gaps, perRunGaps(tried, s.cfg.Replications)...)
+				slices.Sort(gaps)
+				gaps = slices.Compact(gaps)
+			}
+			for _, g := range gaps {
 				a, b := tried[g-1].Multiplier, tried[g].Multiplier
 				prev := a
 				for i := 1; i <= k; i++ {
@@ -172,7 +194,7 @@ func (s *sweeper) plan(r int) *roundPlan {
 				}
 			}
 		}
-		if last {
+		if last && st.est >= 0 {
 			// The estimate ends at the lowest of this round's points below
 			// it that breaks an SLO, or stays where it is.
 			for _, m := range below {
@@ -203,6 +225,7 @@ func (ra *roundAcc) consume(t task, out *outcome) error {
 	if t.series {
 		ra.series[t.slot] = out.series
 	} else {
+		out.rep = t.rep
 		ra.cells[t.slot].add(nil, out)
 	}
 	return nil
@@ -225,13 +248,19 @@ func (s *sweeper) finishRound(ra *roundAcc) {
 // firstFailures states each design's first failure from everything tried.
 func (s *sweeper) firstFailures(res *Result) {
 	for d, des := range s.cfg.Designs {
-		ff := FirstFailure{Design: des.Name, Multiplier: math.NaN(), Lo: math.NaN(), Hi: math.NaN(), Tried: s.tried[d]}
+		ff := FirstFailure{Design: des.Name, Multiplier: math.NaN(), Lo: math.NaN(), Hi: math.NaN(), Tried: s.tried[d],
+			PSD: math.NaN(), PLo: math.NaN(), PHi: math.NaN()}
 		st := standingOf(s.tried[d])
 		if st.est >= 0 {
 			ff.Found = true
 			ff.BelowRange = st.est == 0
 			ff.Multiplier = s.tried[d][st.est].Multiplier
 			ff.explain()
+		}
+		if s.cfg.drawn() {
+			ff.perRun(s.cfg.Replications)
+		}
+		if ff.Found {
 			if ts, ok := s.candidates[point{d, ff.Multiplier}]; ok {
 				res.Series = append(res.Series, SeriesRun{Design: des.Name, Multiplier: ff.Multiplier, Seed: s.seed(0), Series: ts})
 			}

@@ -67,6 +67,21 @@ import (
 type Design struct {
 	Name     string
 	Compiled *model.Compiled
+	// Draws, when set, holds replication r's program in Draws[r]: the
+	// design with that replication's draw of its uncertain parameters
+	// (model.DrawSets under seed Seed+r). Every design of a sweep has
+	// Draws or none has; with them, each first failure also gets the
+	// interval with parameter uncertainty (see perrun.go).
+	Draws []*model.Compiled
+}
+
+// program is the compiled design replication rep runs. Every draw shares
+// the design's structure (journeys, stages, components); only values differ.
+func (d *Design) program(rep int) *model.Compiled {
+	if d.Draws != nil {
+		return d.Draws[rep]
+	}
+	return d.Compiled
 }
 
 // Config is one experiment.
@@ -121,6 +136,7 @@ type outcome struct {
 	fails   []stageCount
 	rows    []byte // runs.csv rows, formatted by the worker
 	series  *model.TimeSeries
+	rep     int // the replication, set when consumed
 }
 
 type sweeper struct {
@@ -138,6 +154,9 @@ type sweeper struct {
 	// candidates are the last round's time series, by design and
 	// multiplier, until the final estimates pick theirs.
 	candidates map[point]*model.TimeSeries
+	// stages are each design's failure stages by journey, written in
+	// runs.csv as a zero where a run counted none; read-only once made.
+	stages []map[string][]string
 }
 
 // Run runs the experiment. It returns ctx's error, and has written only
@@ -176,6 +195,7 @@ func newSweeper(cfg Config) *sweeper {
 	nd := len(cfg.Designs)
 	for d := range cfg.Designs {
 		s.designs = append(s.designs, &designAcc{name: cfg.Designs[d].Name})
+		s.stages = append(s.stages, cfg.Designs[d].program(0).FailureStages())
 		for m := range cfg.Multipliers {
 			s.grid = append(s.grid, newCellAcc(cfg.Designs[d].Name, cfg.Multipliers[m]))
 		}
@@ -201,7 +221,7 @@ func (s *sweeper) gridRound(ctx context.Context) (*Result, error) {
 		err = s.read(ctx, 0, s.total, cfg.gridTask, func(t task, out *outcome) error {
 			if cfg.Runs != nil {
 				var b bytes.Buffer
-				writeRunRows(&b, cfg.Scenario, cfg.Designs[t.design].Name, t.mult, t.rep, s.seed(t.rep), out.metrics)
+				writeRunRows(&b, cfg.Scenario, cfg.Designs[t.design].Name, t.mult, t.rep, s.seed(t.rep), out.metrics, s.stages[t.design])
 				out.rows = b.Bytes()
 			}
 			return s.consumeGrid(t, out)
@@ -238,6 +258,8 @@ func (c *Config) check() error {
 		return fmt.Errorf("sweep: replications must be between 1 and %d, got %d", MaxReplications, c.Replications)
 	case c.Refine < 0 || c.Refine > MaxRefine:
 		return fmt.Errorf("sweep: refine must be between 0 and %d, got %d", MaxRefine, c.Refine)
+	case c.drawn() && slices.ContainsFunc(c.Designs, func(d Design) bool { return len(d.Draws) != c.Replications }):
+		return errors.New("sweep: with parameter draws every design needs one program per replication")
 	case len(c.Multipliers) > MaxGrid:
 		return fmt.Errorf("sweep: at most %d multipliers, got %d", MaxGrid, len(c.Multipliers))
 	case len(c.Designs)*len(c.Multipliers)*c.Replications > MaxRuns:
@@ -347,12 +369,13 @@ func (s *sweeper) seed(rep int) uint64 { return s.cfg.Seed + uint64(rep) }
 // nothing shared but the read-only compiled program.
 func (s *sweeper) runTask(ctx context.Context, t task) (*outcome, error) {
 	d := s.cfg.Designs[t.design]
+	prog := d.program(t.rep)
 	opts := model.RunOptions{Multiplier: t.mult, Seed: s.seed(t.rep),
 		Interrupted: func() bool { return ctx.Err() != nil }}
 	if t.series {
 		opts.SeriesStep = s.cfg.SeriesStep
 	}
-	res, err := d.Compiled.Run(opts)
+	res, err := prog.Run(opts)
 	if errors.Is(err, model.ErrInterrupted) {
 		return nil, ctx.Err()
 	}
@@ -367,7 +390,7 @@ func (s *sweeper) runTask(ctx context.Context, t task) (*outcome, error) {
 	}
 	if t.grid >= 0 && s.cfg.Runs != nil {
 		var b bytes.Buffer
-		writeRunRows(&b, s.cfg.Scenario, d.Name, t.mult, t.rep, opts.Seed, out.metrics)
+		writeRunRows(&b, s.cfg.Scenario, d.Name, t.mult, t.rep, opts.Seed, out.metrics, s.stages[t.design])
 		out.rows = b.Bytes()
 	}
 	return out, nil
@@ -413,6 +436,7 @@ func (s *sweeper) consumeGrid(t task, out *outcome) error {
 		return err
 	}
 	nm := len(s.cfg.Multipliers)
+	out.rep = t.rep
 	s.grid[t.design*nm+t.grid].add(da, out)
 	s.pair(t, out)
 	return nil

@@ -163,8 +163,8 @@ func TestOutputDoesNotDependOnWorkers(t *testing.T) {
 	cfg := Config{
 		Scenario: "mmck",
 		Designs: []Design{
-			{"four", compile(t, "mmck", short...)},
-			{"five", compile(t, "mmck", append(short, "components.server.servers=5")...)},
+			{Name: "four", Compiled: compile(t, "mmck", short...)},
+			{Name: "five", Compiled: compile(t, "mmck", append(short, "components.server.servers=5")...)},
 		},
 		Multipliers: []float64{0.5, 0.75, 1}, Replications: 4, Seed: 3, Refine: 2,
 	}
@@ -217,8 +217,8 @@ func TestFirstFailureMatchesMMcK(t *testing.T) {
 	cfg := Config{
 		Scenario: "mmck",
 		Designs: []Design{
-			{"four", compile(t, "mmck", short...)},
-			{"five", compile(t, "mmck", append(short, "components.server.servers=5")...)},
+			{Name: "four", Compiled: compile(t, "mmck", short...)},
+			{Name: "five", Compiled: compile(t, "mmck", append(short, "components.server.servers=5")...)},
 		},
 		Multipliers: []float64{0.25, 0.5, 0.75, 1, 1.25, 1.5}, Replications: 5, Seed: 1, Refine: 3,
 	}
@@ -257,7 +257,7 @@ func TestFirstFailureMatchesMMcK(t *testing.T) {
 func TestGuardStopIsAFailure(t *testing.T) {
 	// M/M/4 at 3.6/s per 1x: above 1.11x the queue grows without bound.
 	c := compile(t, "mmc", "duration=3000s", "warmup=0s", "limits={max_queue: 200}", "slos=")
-	cfg := Config{Scenario: "mmc", Designs: []Design{{"base", c}}, Multipliers: []float64{0.5, 2}, Replications: 3, Seed: 1}
+	cfg := Config{Scenario: "mmc", Designs: []Design{{Name: "base", Compiled: c}}, Multipliers: []float64{0.5, 2}, Replications: 3, Seed: 1}
 	res, _ := sweepBytes(t, cfg)
 	cell := res.Cells[1]
 	if cell.Broken != 3 || cell.Verdict != Fail || len(cell.Guards) != 1 || cell.Guards[0].Guard != "max_queue" || cell.Guards[0].Component != "server" {
@@ -292,8 +292,8 @@ func TestPairedDifferences(t *testing.T) {
 	cfg := Config{
 		Scenario: "mmck",
 		Designs: []Design{
-			{"four", compile(t, "mmck", short...)},
-			{"five", compile(t, "mmck", append(short, "components.server.servers=5")...)},
+			{Name: "four", Compiled: compile(t, "mmck", short...)},
+			{Name: "five", Compiled: compile(t, "mmck", append(short, "components.server.servers=5")...)},
 		},
 		Multipliers: []float64{1}, Replications: 4, Seed: 1,
 	}
@@ -329,7 +329,7 @@ func TestCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var runs bytes.Buffer
-	cfg := Config{Scenario: "mmck", Designs: []Design{{"base", compile(t, "mmck", "duration=500s", "warmup=0s")}},
+	cfg := Config{Scenario: "mmck", Designs: []Design{{Name: "base", Compiled: compile(t, "mmck", "duration=500s", "warmup=0s")}},
 		Multipliers: []float64{1, 2}, Replications: 20, Seed: 1, Workers: 2, Runs: &runs,
 		Progress: func(p Progress) {
 			if p.Done == 3 {
@@ -377,7 +377,7 @@ func TestMemoryFlatInReplications(t *testing.T) {
 	c := compile(t, "mmck", "duration=300s", "warmup=0s")
 	var samples []uint64
 	var ms runtime.MemStats
-	cfg := Config{Scenario: "mmck", Designs: []Design{{"a", c}, {"b", c}}, Multipliers: []float64{1, 2}, Replications: 60,
+	cfg := Config{Scenario: "mmck", Designs: []Design{{Name: "a", Compiled: c}, {Name: "b", Compiled: c}}, Multipliers: []float64{1, 2}, Replications: 60,
 		Seed: 1, Workers: 2, Runs: io.Discard, Progress: func(p Progress) {
 			if p.Phase == "grid" && p.Done%8 == 0 {
 				runtime.GC()
@@ -436,7 +436,7 @@ func TestFirstFailureCoverageMMcK(t *testing.T) {
 	want := mmckCrossing(t, 4, 6, 0.9)
 	covered := 0
 	for i := range sweeps {
-		res, err := Run(context.Background(), Config{Scenario: "mmck", Designs: []Design{{"four", c}},
+		res, err := Run(context.Background(), Config{Scenario: "mmck", Designs: []Design{{Name: "four", Compiled: c}},
 			Multipliers: []float64{0.25, 0.5, 0.75, 1, 1.25, 1.5}, Replications: 5, Seed: uint64(1 + 5*i), Refine: 2})
 		if err != nil {
 			t.Fatal(err)
@@ -460,8 +460,8 @@ func TestSeriesAtTheFinalEstimate(t *testing.T) {
 	short := []string{"duration=1500s", "warmup=100s"}
 	for _, refine := range []int{0, 1, 2} {
 		cfg := Config{Scenario: "mmck", Designs: []Design{
-			{"four", compile(t, "mmck", short...)},
-			{"five", compile(t, "mmck", append(short, "components.server.servers=5")...)},
+			{Name: "four", Compiled: compile(t, "mmck", short...)},
+			{Name: "five", Compiled: compile(t, "mmck", append(short, "components.server.servers=5")...)},
 		}, Multipliers: []float64{0.5, 0.75, 1}, Replications: 3, Seed: 1, Refine: refine, SeriesStep: 10 * 1e9}
 		res, _ := sweepBytes(t, cfg)
 		var want []string

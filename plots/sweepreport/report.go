@@ -21,6 +21,9 @@ type Options struct {
 	// Workers is how many charts are drawn at once; the bytes do not
 	// depend on it.
 	Workers int
+	// Hinges, when set, adds the section "What the answer hinges on"
+	// after the verdict (see ReadSensitivityCSV).
+	Hinges []Hinge
 }
 
 // Build lays out report.md, report.html and their charts. The answer
@@ -39,6 +42,9 @@ func Build(res *sweep.Result, opts Options) ([]plots.File, error) {
 			"designs with the same result share a row. %d replications per multiplier.", res.Replications),
 		Table: verdictTable(res, outs),
 	})
+	if len(opts.Hinges) > 0 {
+		r.Sections = append(r.Sections, hingesSection(res, opts.Hinges))
+	}
 	r.Sections = append(r.Sections, methodSection(res, opts))
 
 	var left []string // charts left out, and why
@@ -197,7 +203,20 @@ to the lowest tried where an SLO's interval failed outright;
 "?" marks an end no multiplier tried settles.
 The component and failure stage are those most failed journeys ended at, at that multiplier.
 `)
+	if drawn(res) {
+		fmt.Fprintf(&pre, `
+With parameter draws, a second sweep ran each of the %d replications twice more on the same traffic: once with its own draw
+of every uncertain value (a fit's standard errors, a declared range), once with the values as written, each refined to find
+that replication's own first failure. The differences are what the draws moved the first failure by. The interval with
+parameter uncertainty adds their 95 %% prediction interval, mean ± t·sd·√(1 + 1/R), to the interval of the replications'
+noise, the two half-widths in quadrature: it covers the first failure of the true parameters, and does not narrow with
+more replications when the parameters matter.
+`, res.FirstFailures[0].Draws)
+	}
 	ffTable := &plots.Table{Header: []string{"design", "first failure", "95 % CI", "SLO broken", "component", "failure stage"}}
+	if drawn(res) {
+		ffTable.Header = slices.Insert(ffTable.Header, 3, "with parameter uncertainty")
+	}
 	for _, ff := range res.FirstFailures {
 		switch {
 		case !ff.Found:
@@ -207,7 +226,11 @@ The component and failure stage are those most failed journeys ended at, at that
 			if ff.BelowRange {
 				at = "≤ " + at
 			}
-			ffTable.Rows = append(ffTable.Rows, []string{ff.Design, at, fmtBound(ff.Lo) + " – " + fmtBound(ff.Hi), ff.SLO, ff.Component, ff.Stage})
+			row := []string{ff.Design, at, fmtBound(ff.Lo) + " – " + fmtBound(ff.Hi), ff.SLO, ff.Component, ff.Stage}
+			if drawn(res) {
+				row = slices.Insert(row, 3, fmtBound(ff.PLo)+" – "+fmtBound(ff.PHi))
+			}
+			ffTable.Rows = append(ffTable.Rows, row)
 		}
 	}
 	return plots.Section{Heading: "Method and settings", Folded: true, Text: pre.String(), Table: ffTable}

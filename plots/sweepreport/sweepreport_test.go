@@ -89,7 +89,7 @@ func TestBuildIsTheSameWithAnyWorkers(t *testing.T) {
 func TestWriteTables(t *testing.T) {
 	res, journeys := smallSweep(t)
 	var b strings.Builder
-	WriteTables(&b, res, journeys)
+	WriteTables(&b, res, journeys, 0, "")
 	out := b.String()
 	for _, want := range []string{"scenario: mmck   designs: four, eight   multipliers: 0.5–1 (2 points)   replications: 2   seed: 1",
 		"\ndesign four\n", "\ndesign eight\n", "success vs four", "first failure: smallest multiplier", "customer success_rate >= 0.9"} {

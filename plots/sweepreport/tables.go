@@ -6,37 +6,67 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"capsim/model/sweep"
 	"capsim/plots"
+	"capsim/plots/texttab"
 )
 
 // WriteTables prints what a sweep found, in the manner of benchstat:
 // constants once above the tables, then per design one row per multiplier
 // and journey (journeys names them, in the scenario's order), each cell
 // the mean ± the half-width of its 95 % interval, and last where each
-// design first broke an SLO.
-func WriteTables(w io.Writer, res *sweep.Result, journeys []string) {
-	for _, line := range sweepPreamble(res) {
-		fmt.Fprintln(w, line)
+// design first broke an SLO; all within width columns (0: no limit),
+// howToSee telling in a footnote how to see the columns left out.
+func WriteTables(w io.Writer, res *sweep.Result, journeys []string, width int, howToSee string) {
+	for i, line := range sweepPreamble(res) {
+		if i == 0 {
+			// name: value pairs: a line breaks between pairs.
+			texttab.WriteLines(w, texttab.Fill("", "", strings.Split(line, "   "), "   ", width))
+			continue
+		}
+		texttab.WriteLines(w, texttab.Hang("", line, "  ", width))
 	}
 	for d, design := range res.Designs {
 		fmt.Fprintf(w, "\ndesign %s\n", design)
 		t := sweepTable(res, d, journeys)
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, strings.Join(t.Header, "\t")+"\t")
-		for _, row := range t.Rows {
-			fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
-		}
-		tw.Flush()
+		tt := texttab.Table{Cols: sweepColumns(t.Header)}
+		tt.Rows = t.Rows
+		tt.Write(w, width, howToSee)
 	}
-	fmt.Fprintln(w, "\nfirst failure: smallest multiplier whose replication mean breaks an SLO (95 % CI)")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w)
+	texttab.WriteLines(w, texttab.Hang("", "first failure: smallest multiplier whose replication mean breaks an SLO (95 % CI)", "  ", width))
+	if drawn(res) {
+		texttab.WriteLines(w, texttab.Hang("  ", fmt.Sprintf("CI: the replications' noise, every value as written; with parameters: that and the first failure's spread over %d replications each drawing its uncertain values, paired with the same replication as written (95 %%)",
+			res.FirstFailures[0].Draws), "    ", width))
+	}
+	dw := 0
 	for _, ff := range res.FirstFailures {
-		fmt.Fprintf(tw, "  %s\t%s\n", ff.Design, firstFailureLine(ff, res.Multipliers))
+		dw = max(dw, texttab.Len(ff.Design))
 	}
-	tw.Flush()
+	for _, ff := range res.FirstFailures {
+		first := "  " + ff.Design + strings.Repeat(" ", dw-texttab.Len(ff.Design)) + "  "
+		texttab.WriteLines(w, texttab.Hang(first, firstFailureLine(ff, res.Multipliers), strings.Repeat(" ", texttab.Len(first)), width))
+	}
+}
+
+// sweepColumns gives the design table's columns the order they are left
+// out in on a narrow terminal: the journeys per run first, then the HTTP
+// failure rate, the p95 and the comparison with the first design; the
+// journey success rate and the verdict never.
+func sweepColumns(header []string) []texttab.Column {
+	drop := map[string]int{"journeys per run": 4, "HTTP failure rate": 3, "p95": 2}
+	if len(header) > 7 {
+		drop[header[7]] = 1 // success vs the first design
+	}
+	// The journey's name and the verdict may be cut, the verdict no
+	// shorter than FAIL~: a guard's note after it goes first.
+	cut := map[string]int{"journey": 10, "verdict": 5}
+	cols := make([]texttab.Column, len(header))
+	for i, h := range header {
+		cols[i] = texttab.Column{Name: h, Drop: drop[h], Min: cut[h]}
+	}
+	return cols
 }
 
 func sweepPreamble(res *sweep.Result) []string {
@@ -217,7 +247,11 @@ func fmtBound(v float64) string {
 // firstFailureLine says where a design first broke an SLO, or that it held.
 func firstFailureLine(ff sweep.FirstFailure, grid []float64) string {
 	if !ff.Found {
-		return fmt.Sprintf("no SLO broken up to %sx", sweep.FormatMultiplier(grid[len(grid)-1]))
+		held := fmt.Sprintf("no SLO broken up to %sx", sweep.FormatMultiplier(grid[len(grid)-1]))
+		if ff.Draws > 0 {
+			held += " (with parameters " + paramInterval(ff) + ")"
+		}
+		return held
 	}
 	where := ""
 	if ff.Stage != "" || ff.Component != "" {
@@ -226,11 +260,26 @@ func firstFailureLine(ff sweep.FirstFailure, grid []float64) string {
 			where += " at " + ff.Component
 		}
 	}
-	if ff.BelowRange {
-		return fmt.Sprintf("already fails at %sx, the lowest multiplier tried (CI ?–%s): %s%s",
-			sweep.FormatMultiplier(ff.Multiplier), fmtBound(ff.Hi), ff.SLO, where)
+	params := ""
+	if ff.Draws > 0 {
+		params = "; with parameters " + paramInterval(ff)
 	}
-	return fmt.Sprintf("%sx (CI %s–%s): %s%s", sweep.FormatMultiplier(ff.Multiplier), fmtBound(ff.Lo), fmtBound(ff.Hi), ff.SLO, where)
+	if ff.BelowRange {
+		return fmt.Sprintf("already fails at %sx, the lowest multiplier tried (CI ?–%s%s): %s%s",
+			sweep.FormatMultiplier(ff.Multiplier), fmtBound(ff.Hi), params, ff.SLO, where)
+	}
+	return fmt.Sprintf("%sx (CI %s–%s%s): %s%s", sweep.FormatMultiplier(ff.Multiplier), fmtBound(ff.Lo), fmtBound(ff.Hi), params, ff.SLO, where)
+}
+
+// drawn reports whether the sweep's replications drew their parameters.
+func drawn(res *sweep.Result) bool {
+	return len(res.FirstFailures) > 0 && res.FirstFailures[0].Draws > 0
+}
+
+// paramInterval is the first failure's interval with parameter
+// uncertainty, "?" at an end the draws leave open.
+func paramInterval(ff sweep.FirstFailure) string {
+	return fmtBound(ff.PLo) + "–" + fmtBound(ff.PHi)
 }
 
 func orDash(s string) string {

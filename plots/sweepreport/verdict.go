@@ -23,7 +23,8 @@ type outcome struct {
 func sameFailure(a, b sweep.FirstFailure) bool {
 	eq := func(x, y float64) bool { return x == y || math.IsNaN(x) && math.IsNaN(y) }
 	return a.Found == b.Found && a.BelowRange == b.BelowRange && eq(a.Multiplier, b.Multiplier) &&
-		eq(a.Lo, b.Lo) && eq(a.Hi, b.Hi) && a.SLO == b.SLO && a.Stage == b.Stage && a.Component == b.Component
+		eq(a.Lo, b.Lo) && eq(a.Hi, b.Hi) && a.SLO == b.SLO && a.Stage == b.Stage && a.Component == b.Component &&
+		eq(a.PLo, b.PLo) && eq(a.PHi, b.PHi)
 }
 
 // rankOutcomes groups the designs by first failure and orders the groups
@@ -69,6 +70,9 @@ func (o outcome) names(res *sweep.Result) string {
 // verdictTable ranks the designs by first failure, best first.
 func verdictTable(res *sweep.Result, outs []outcome) *plots.Table {
 	t := &plots.Table{Header: []string{"rank", "design", "first fails at (95 % CI)", "why"}}
+	if drawn(res) {
+		t.Header = slices.Insert(t.Header, 3, "with parameter uncertainty (95 %)")
+	}
 	top := res.Multipliers[len(res.Multipliers)-1]
 	for i, o := range outs {
 		rank := fmt.Sprint(i + 1)
@@ -76,7 +80,11 @@ func verdictTable(res *sweep.Result, outs []outcome) *plots.Table {
 			rank += " best"
 			t.Strong = append(t.Strong, 0)
 		}
-		t.Rows = append(t.Rows, []string{rank, o.names(res), failsAt(o.ff, top), why(res, o)})
+		row := []string{rank, o.names(res), failsAt(o.ff, top), why(res, o)}
+		if drawn(res) {
+			row = slices.Insert(row, 3, paramInterval(o.ff)+"x")
+		}
+		t.Rows = append(t.Rows, row)
 	}
 	return t
 }

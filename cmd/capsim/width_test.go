@@ -1,0 +1,133 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"capsim/cmd/golden"
+	"capsim/scenarios"
+)
+
+// runWidth is run with the output laid out for a terminal of width
+// columns.
+func runWidth(t *testing.T, width int, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code = Main(args, &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut, Width: width})
+	return code, out.String(), errOut.String()
+}
+
+// checkWidth fails for each line of out wider than width or ending in
+// a space.
+func checkWidth(t *testing.T, what string, width int, out string) {
+	t.Helper()
+	for i, line := range strings.Split(out, "\n") {
+		if n := utf8.RuneCountInString(line); n > width {
+			t.Errorf("%s at %d columns: line %d is %d wide: %q", what, width, i+1, n, line)
+		}
+		if strings.TrimRight(line, " \t") != line {
+			t.Errorf("%s at %d columns: line %d ends in spaces: %q", what, width, i+1, line)
+		}
+	}
+}
+
+// Every table capsim prints fits the width it is given, 100 columns
+// (output to no terminal) and a narrow 60, without trailing spaces; at
+// 100 the output is pinned by a golden file.
+func TestTablesFitTheWidth(t *testing.T) {
+	out := t.TempDir()
+	sensitivity := []string{"sensitivity", "trip", "--design", "v1-improved", "-r", "2", "--refine", "1", "-m", "1,2,3",
+		"--params", "heic_converter.servers,app_cpu.cores,derivative_create.choose.0.weight,trip_creation.batches_before_last,user_stats.wait_timeout", "-q"}
+	cases := []struct {
+		name   string
+		args   []string
+		stderr bool // the table is on standard error
+	}{
+		{"sweep", []string{"sweep", "trip", "--designs", "v1-original,v1-improved", "--multipliers", "1,2",
+			"--replications", "2", "--refine", "1", "-q"}, false},
+		{"sensitivity", sensitivity, false},
+		{"sensitivity-list", []string{"sensitivity", "trip", "--list"}, false},
+		{"calibrate-plan", []string{"calibrate", planData + "plan.yaml", "--out", "-"}, true},
+		{"scenarios", []string{"scenarios"}, false},
+	}
+	for _, name := range scenarios.List() {
+		cases = append(cases, struct {
+			name   string
+			args   []string
+			stderr bool
+		}{"run-" + name, []string{"run", name}, false})
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			for _, width := range []int{100, 60} {
+				args := c.args
+				if args[0] == "sweep" || args[0] == "sensitivity" {
+					args = append(args, "--out", filepath.Join(out, c.name+strconv.Itoa(width)))
+				}
+				code, stdout, stderr := runWidth(t, width, args...)
+				if code != 0 {
+					t.Fatalf("exit %d: %s", code, stderr)
+				}
+				got := stdout
+				if c.stderr {
+					got = stderr
+				}
+				// The folder named in "wrote" differs from run to run.
+				got = strings.ReplaceAll(got, out, "OUT")
+				// A warning is a message, one line to grep, not a table.
+				var tables []string
+				for _, line := range strings.Split(got, "\n") {
+					if !strings.HasPrefix(line, "warning: ") {
+						tables = append(tables, line)
+					}
+				}
+				checkWidth(t, c.name, width, strings.Join(tables, "\n"))
+				if width == 100 && !strings.HasPrefix(c.name, "run-") { // the summaries have their goldens
+					// The temporary folder's name, which "wrote" wraps
+					// at a length that varies, is left out.
+					if i := strings.LastIndex(got, "\nwrote OUT"); i >= 0 {
+						got = got[:i+1]
+					}
+					golden.Check(t, goldenFile("width100_"+c.name), []byte(got))
+				}
+			}
+		})
+	}
+}
+
+// --wide shows every column, however wide the table is, and says so in
+// no footnote; without it the footnote names the columns left out.
+func TestWideShowsEveryColumn(t *testing.T) {
+	_, narrow, _ := runWidth(t, 60, "run", "trip")
+	if !strings.Contains(narrow, "(kind, mean queue, peak queue, mean wait, offered, timed\n   out left out to fit 60 columns; --wide shows them)") {
+		t.Errorf("the narrow summary does not name the columns left out:\n%s", narrow)
+	}
+	_, wide, _ := runWidth(t, 60, "run", "trip", "--wide")
+	if strings.Contains(wide, "left out") || !strings.Contains(wide, "component        kind    utilisation  mean queue  peak queue  mean wait  p95 wait  offered  rejected  timed out") {
+		t.Errorf("--wide leaves columns out:\n%s", wide)
+	}
+	checkWidth(t, "run trip --wide", 120, wide)
+}
+
+// The width comes from COLUMNS when it is a number, else from the
+// terminal, else it is 100; never below 40.
+func TestOutputWidth(t *testing.T) {
+	file, err := os.Create(filepath.Join(t.TempDir(), "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer file.Close()
+	for _, c := range []struct {
+		columns string
+		want    int
+	}{{"", 100}, {"80", 80}, {" 132 ", 132}, {"wide", 100}, {"-3", 100}, {"12", 40}} {
+		if got := outputWidth(file, c.columns); got != c.want {
+			t.Errorf("COLUMNS=%q: width %d, want %d", c.columns, got, c.want)
+		}
+	}
+}

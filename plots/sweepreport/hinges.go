@@ -1,0 +1,190 @@
+package sweepreport
+
+import (
+	"cmp"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"capsim/model/sweep"
+	"capsim/plots"
+)
+
+// Hinge is one parameter's effect on one design's first failure, as
+// capsim sensitivity measured it (a row pair of its sensitivity.csv).
+type Hinge struct {
+	Design, Parameter, Label, Value string
+	Kind                            string // distribution, time, count, weight, number
+	// Elasticity is ln(first failure raised / lowered) / ln(parameter
+	// raised / lowered); NaN where the sensitivity run left it undefined.
+	Elasticity float64
+	// Base is the first failure the sensitivity run found for the design.
+	Base float64
+}
+
+// TopHinges is how many parameters the section lists per design.
+const TopHinges = 5
+
+// ReadSensitivityCSV reads the hinges of a sensitivity.csv (capsim
+// sensitivity's output): one per design and parameter, in the file's
+// order. A malformed file is an error naming the line and the column.
+func ReadSensitivityCSV(r io.Reader) ([]Hinge, error) {
+	cr := csv.NewReader(r)
+	header, err := cr.Read()
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, errors.New("empty file: expected the header of capsim sensitivity's sensitivity.csv")
+		}
+		return nil, err
+	}
+	col := map[string]int{}
+	for i, h := range header {
+		col[h] = i
+	}
+	for _, need := range []string{"design", "parameter", "kind", "label", "value", "base_first_failure", "elasticity"} {
+		if _, ok := col[need]; !ok {
+			return nil, fmt.Errorf("line 1: no column %q: not a sensitivity.csv of capsim sensitivity", need)
+		}
+	}
+	var out []Hinge
+	seen := map[[2]string]bool{}
+	for line := 2; ; line++ {
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		num := func(name string) (float64, error) {
+			s := rec[col[name]]
+			if s == "" {
+				return math.NaN(), nil
+			}
+			v, err := strconv.ParseFloat(s, 64)
+			if err != nil {
+				return 0, fmt.Errorf("line %d, column %s: expected a number, got %q", line, name, s)
+			}
+			return v, nil
+		}
+		h := Hinge{Design: rec[col["design"]], Parameter: rec[col["parameter"]], Kind: rec[col["kind"]],
+			Label: rec[col["label"]], Value: rec[col["value"]]}
+		key := [2]string{h.Design, h.Parameter}
+		if seen[key] {
+			continue // the other side of the same parameter: the same elasticity
+		}
+		if h.Elasticity, err = num("elasticity"); err != nil {
+			return nil, err
+		}
+		if h.Base, err = num("base_first_failure"); err != nil {
+			return nil, err
+		}
+		seen[key] = true
+		out = append(out, h)
+	}
+}
+
+// gridStep is the grid's spacing at m: the gap between the grid
+// multipliers around it (the last gap above the grid, the first below).
+func gridStep(grid []float64, m float64) float64 {
+	if len(grid) < 2 {
+		return math.NaN()
+	}
+	i, _ := slices.BinarySearch(grid, m)
+	i = min(max(i, 1), len(grid)-1)
+	return grid[i] - grid[i-1]
+}
+
+// moveFor is the factor by which a parameter of elasticity e must be
+// multiplied for a first failure at m to move to target, reading the
+// elasticity as the exponent of a power law, first failure ∝ parameter^e:
+// (target/m)^(1/e). Far beyond the ±delta the elasticity was measured
+// over, that is an extrapolation, which the section says.
+func moveFor(e, m, target float64) float64 {
+	if e == 0 || math.IsNaN(e) || !(target > 0) || !(m > 0) {
+		return math.NaN()
+	}
+	return math.Pow(target/m, 1/e)
+}
+
+// hingesSection is "What the answer hinges on": for each design of the
+// sweep that the sensitivity run covered, the parameters with the largest
+// elasticity, and how far each would have to move for the first failure
+// to change by one grid step.
+func hingesSection(res *sweep.Result, hinges []Hinge) plots.Section {
+	var b strings.Builder
+	b.WriteString("The parameters that move each design's first failure most, from the `sensitivity.csv` given with `--hinges` " +
+		"(each moved one at a time by capsim sensitivity, every other value as written), by |elasticity|: about the % change " +
+		"of the first failure per % change of the parameter. The last two columns say how far the parameter would have to move " +
+		"for the first failure to change by one grid step, reading the elasticity as a power law (first failure ∝ parameter^elasticity); " +
+		"beyond the ±delta it was measured over that is an extrapolation, and a count moves in whole steps. " +
+		"A parameter labelled `assumption` or unlabelled near the top is the first thing to check.\n")
+	t := &plots.Table{Header: []string{"design", "parameter", "label", "value", "elasticity", "one step up", "one step down"}}
+	var missing []string
+	for _, ff := range res.FirstFailures {
+		var mine []Hinge
+		for _, h := range hinges {
+			if h.Design == ff.Design && !math.IsNaN(h.Elasticity) && h.Elasticity != 0 {
+				mine = append(mine, h)
+			}
+		}
+		if len(mine) == 0 {
+			missing = append(missing, ff.Design)
+			continue
+		}
+		slices.SortStableFunc(mine, func(a, b Hinge) int { return cmp.Compare(math.Abs(b.Elasticity), math.Abs(a.Elasticity)) })
+		m := ff.Multiplier
+		if !ff.Found || math.IsNaN(m) {
+			m = mine[0].Base
+		}
+		step := gridStep(res.Multipliers, m)
+		for i, h := range mine[:min(TopHinges, len(mine))] {
+			name := ""
+			if i == 0 {
+				name = ff.Design
+			}
+			up, down := moveFor(h.Elasticity, m, m+step), moveFor(h.Elasticity, m, m-step)
+			t.Rows = append(t.Rows, []string{name, h.Parameter, orDash(h.Label), h.Value,
+				strconv.FormatFloat(h.Elasticity, 'f', 2, 64), fmtMove(h, up, m+step), fmtMove(h, down, m-step)})
+		}
+	}
+	fmt.Fprintf(&b, "\nA grid step is the spacing of the sweep's multipliers (%s) around the design's first failure; the arrow gives the first failure the move would bring.\n", gridText(res.Multipliers))
+	if len(missing) > 0 {
+		fmt.Fprintf(&b, "\nNo parameter moved the first failure of %s in the sensitivity run (or it did not cover them).\n", strings.Join(missing, ", "))
+	}
+	return plots.Section{Heading: "What the answer hinges on", Text: b.String(), Table: t}
+}
+
+func gridText(grid []float64) string {
+	var ms []string
+	for _, m := range grid {
+		ms = append(ms, sweep.FormatMultiplier(m))
+	}
+	return strings.Join(ms, ", ")
+}
+
+// fmtMove writes the factor f for a first failure of target: a count's
+// new value, or a change in %.
+func fmtMove(h Hinge, f, target float64) string {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return "—"
+	}
+	to := " → " + sweep.FormatMultiplier(target) + "x"
+	if h.Kind == "count" {
+		if v, err := strconv.ParseFloat(h.Value, 64); err == nil {
+			// Whole steps, away from the value: a move that rounds back to
+			// it moves nothing.
+			n := math.Ceil(v * f)
+			if f < 1 {
+				n = math.Floor(v * f)
+			}
+			return strconv.FormatFloat(n, 'f', -1, 64) + " (from " + h.Value + ")" + to
+		}
+	}
+	return fmt.Sprintf("%+.0f%%", (f-1)*100) + to
+}
