@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/csv"
 	"fmt"
-	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -43,72 +42,21 @@ func (r *Report) RulesText() []string {
 	}
 }
 
-// WriteText writes the report for a terminal, no line wider than 100
-// columns.
-func (r *Report) WriteText(w io.Writer) {
-	fmt.Fprintf(w, "Times (%d lines)\n", len(r.Timings))
-	fmt.Fprintf(w, "%-4s  %-28s %6s %6s  %8s  %8s  %8s  %8s  %6s\n", "", "line", "n rec", "n sim", "mean rec", "mean sim", "p95 rec", "p95 sim", "KS")
-	for _, l := range r.Timings {
-		ks := "-"
-		if l.NRecorded > 0 && l.NSimulated > 0 {
-			ks = strconv.FormatFloat(l.KS, 'f', 3, 64)
-		}
-		fmt.Fprintf(w, "%-4s  %-28s %6d %6d  %8s  %8s  %8s  %8s  %6s\n", l.Verdict, clip(l.Label(), 28), l.NRecorded, l.NSimulated,
-			secs(l.Mean[0].Value), secs(l.Mean[1].Value), secs(l.P95[0].Value), secs(l.P95[1].Value), ks)
+// Verdict says in one sentence whether the model matches.
+func (r *Report) Verdict() string {
+	if n := r.Failed(); n > 0 {
+		return fmt.Sprintf("The model does not match the recording: %d of %d lines failed.", n, len(r.Timings)+len(r.Rates))
 	}
-	fmt.Fprintf(w, "\nRates (%d lines)\n", len(r.Rates))
-	fmt.Fprintf(w, "%-4s  %-22s %-26s %6s %6s  %8s  %9s  %6s\n", "", "journey or route", "measure", "n rec", "n sim", "recorded", "simulated", "z")
-	for _, l := range r.Rates {
-		fmt.Fprintf(w, "%-4s  %-22s %-26s %6d %6d  %8s  %9s  %6s\n", l.Verdict, clip(l.Kind+" "+l.Name, 22), clip(l.Measure, 26), l.NRecorded, l.NSimulated,
-			pct(l.Rate[0].Value), pct(l.Rate[1].Value), strconv.FormatFloat(l.Z, 'f', 2, 64))
-	}
-	failed := r.Failed()
-	fmt.Fprintf(w, "\n")
-	for _, l := range r.Timings {
-		if l.Verdict == Fail {
-			fmt.Fprintf(w, "FAIL %s\n     %s\n", l.Label(), l.Why)
-		}
-	}
-	for _, l := range r.Rates {
-		if l.Verdict == Fail {
-			fmt.Fprintf(w, "FAIL %s %s %s\n     %s\n", l.Kind, l.Name, l.Measure, l.Why)
-		}
-	}
-	if failed == 0 {
-		fmt.Fprintf(w, "The model matches the recording: no line failed.\n")
-	} else {
-		fmt.Fprintf(w, "The model does not match the recording: %d of %d lines failed.\n", failed, len(r.Timings)+len(r.Rates))
-	}
-	for _, t := range r.RulesText() {
-		writeWrapped(w, t, 100)
-	}
+	return "The model matches the recording: no line failed."
 }
 
-func clip(s string, n int) string {
-	if len([]rune(s)) <= n {
-		return s
-	}
-	return string([]rune(s)[:n-1]) + "…"
-}
+// Seconds writes a time for a person: three significant digits in µs, ms
+// or s; "-" when there is none.
+func Seconds(v float64) string { return secs(v) }
 
-func writeWrapped(w io.Writer, text string, width int) {
-	line := ""
-	for _, word := range strings.Fields(text) {
-		if line != "" && len([]rune(line))+1+len([]rune(word)) > width {
-			fmt.Fprintln(w, line)
-			line = "  " + word
-			continue
-		}
-		if line == "" {
-			line = word
-		} else {
-			line += " " + word
-		}
-	}
-	if line != "" {
-		fmt.Fprintln(w, line)
-	}
-}
+// Percent writes a share as a percentage to one decimal; "-" when there
+// is none.
+func Percent(v float64) string { return pct(v) }
 
 func interval(e Estimate, f func(float64) string) string {
 	return fmt.Sprintf("%s [%s, %s]", f(e.Value), f(e.Low), f(e.High))

@@ -14,6 +14,7 @@ import (
 	"capsim/calibration/check"
 	"capsim/model"
 	"capsim/plots"
+	"capsim/plots/texttab"
 	"capsim/sim"
 
 	"github.com/spf13/cobra"
@@ -207,7 +208,7 @@ func runCheck(ctx context.Context, io *IOStreams, opts *checkOptions) error {
 			return err
 		}
 	}
-	rep.WriteText(io.Out)
+	writeCheckText(io, rep)
 	if n := rep.Failed(); n > 0 {
 		lines := "lines"
 		if n == 1 {
@@ -216,6 +217,56 @@ func runCheck(ctx context.Context, io *IOStreams, opts *checkOptions) error {
 		return withCode(exitMismatch, fmt.Errorf("the model does not match the recording: %d %s failed", n, lines))
 	}
 	return nil
+}
+
+var (
+	checkTimeCols = []texttab.Column{{Name: ""}, {Name: "line", Min: 16}, {Name: "n rec", Align: texttab.Right, Drop: 3},
+		{Name: "n sim", Align: texttab.Right, Drop: 3}, {Name: "mean rec", Align: texttab.Right}, {Name: "mean sim", Align: texttab.Right},
+		{Name: "p95 rec", Align: texttab.Right, Drop: 2}, {Name: "p95 sim", Align: texttab.Right, Drop: 2}, {Name: "KS", Align: texttab.Right, Drop: 1}}
+	checkRateCols = []texttab.Column{{Name: ""}, {Name: "journey or route", Min: 12}, {Name: "measure", Min: 12},
+		{Name: "n rec", Align: texttab.Right, Drop: 2}, {Name: "n sim", Align: texttab.Right, Drop: 2},
+		{Name: "recorded", Align: texttab.Right}, {Name: "simulated", Align: texttab.Right}, {Name: "z", Align: texttab.Right, Drop: 1}}
+)
+
+// writeCheckText writes the report for a person: the two tables, each
+// failed line with its reason, the verdict and the rules.
+func writeCheckText(io *IOStreams, rep *check.Report) {
+	w, width := io.Out, io.width()
+	fmt.Fprintf(w, "Times (%d lines)\n", len(rep.Timings))
+	t := texttab.Table{Cols: checkTimeCols}
+	for _, l := range rep.Timings {
+		ks := "-"
+		if l.NRecorded > 0 && l.NSimulated > 0 {
+			ks = strconv.FormatFloat(l.KS, 'f', 3, 64)
+		}
+		t.Row(l.Verdict, l.Label(), strconv.Itoa(l.NRecorded), strconv.Itoa(l.NSimulated), check.Seconds(l.Mean[0].Value),
+			check.Seconds(l.Mean[1].Value), check.Seconds(l.P95[0].Value), check.Seconds(l.P95[1].Value), ks)
+	}
+	t.Write(w, width, seeAll)
+	fmt.Fprintf(w, "\nRates (%d lines)\n", len(rep.Rates))
+	t = texttab.Table{Cols: checkRateCols}
+	for _, l := range rep.Rates {
+		t.Row(l.Verdict, l.Kind+" "+l.Name, l.Measure, strconv.Itoa(l.NRecorded), strconv.Itoa(l.NSimulated),
+			check.Percent(l.Rate[0].Value), check.Percent(l.Rate[1].Value), strconv.FormatFloat(l.Z, 'f', 2, 64))
+	}
+	t.Write(w, width, seeAll)
+	fmt.Fprintln(w)
+	for _, l := range rep.Timings {
+		if l.Verdict == check.Fail {
+			texttab.WriteLines(w, texttab.Hang("FAIL ", l.Label(), "     ", width))
+			texttab.WriteLines(w, texttab.Hang("     ", l.Why, "     ", width))
+		}
+	}
+	for _, l := range rep.Rates {
+		if l.Verdict == check.Fail {
+			texttab.WriteLines(w, texttab.Hang("FAIL ", l.Kind+" "+l.Name+" "+l.Measure, "     ", width))
+			texttab.WriteLines(w, texttab.Hang("     ", l.Why, "     ", width))
+		}
+	}
+	texttab.WriteLines(w, texttab.Hang("", rep.Verdict(), "  ", width))
+	for _, r := range rep.RulesText() {
+		texttab.WriteLines(w, texttab.Hang("", r, "  ", width))
+	}
 }
 
 // recordedStarts reads the recorded journeys' starts, as simulated times
