@@ -59,7 +59,7 @@ type intBound struct {
 }
 
 var intBounds = []intBound{
-	{reflect.TypeOf(Journey{}), "clients", 1, MaxClients},
+	{reflect.TypeOf(Journey{}), "clients", 0, MaxClients}, // 0 only to ramp from (checked when compiling)
 	{reflect.TypeOf(Limits{}), "", 1, math.MaxInt64},
 	{reflect.TypeOf(SweepDefaults{}), "replications", 1, MaxReplications},
 }
@@ -113,6 +113,12 @@ func (l *Loaded) CheckMultiplier(m float64) error {
 		if j.Clients != nil && math.Round(float64(*j.Clients)*m) > MaxClients {
 			return fmt.Errorf("at multiplier %g, journeys.%s.clients: %d stands for %.0f clients; at most %d are allowed",
 				m, it.Name, *j.Clients, math.Round(float64(*j.Clients)*m), MaxClients)
+		}
+		for i, st := range j.Stages {
+			if st.Target.IsCount && math.Round(float64(st.Target.Clients)*m) > MaxClients {
+				return fmt.Errorf("at multiplier %g, journeys.%s.stages[%d].target: %d stands for %.0f clients; at most %d are allowed",
+					m, it.Name, i, st.Target.Clients, math.Round(float64(st.Target.Clients)*m), MaxClients)
+			}
 		}
 		if j.Rate != nil && j.Rate.PerSecond*m > MaxRate {
 			return fmt.Errorf("at multiplier %g, journeys.%s.rate: %s stands for %.3g/s; at most %g/s is allowed",

@@ -123,13 +123,15 @@ type journeyProg struct {
 	name     string
 	rate     float64 // per second at multiplier 1
 	clients  int
+	closed   bool  // a closed workload: clients loop, with think between journeys
 	think    int32 // dist index or -1
 	even     bool
 	start    sim.Time
 	stop     sim.Time // no arrival at or after it
 	count    int64    // 0 = unlimited
 	users    int64
-	profile  []segment  // stages of the rate over time; nil = constant rate
+	profile  []segment  // stages of the rate (or clients) over time; nil = constant
+	period   float64    // seconds after which the profile repeats; 0 = never
 	priority int        // the class of its waits at pools, unless a step says
 	attrs    []float64  // by attribute index; NaN when not set
 	draws    []attrDraw // attributes drawn per journey
@@ -162,8 +164,9 @@ type program struct {
 	drain      sim.Time // sim.Never = until idle
 	warmup     sim.Time
 	slos       []SLO
-	sloJourney []int // the journey index of each SLO, or -1
-	priorities bool  // some journey or step gives a priority class
+	recovery   *recoveryProg // nil: no recovery verdict
+	sloJourney []int         // the journey index of each SLO, or -1
+	priorities bool          // some journey or step gives a priority class
 }
 
 type limitsProg struct {
@@ -329,6 +332,7 @@ func (c *compiler) compile() {
 	c.finishAttrs()
 	c.checkPicks()
 	c.slos()
+	c.recovery()
 }
 
 func (c *compiler) limits() {
@@ -479,17 +483,18 @@ func (c *compiler) journey(name string, js *Journey, key *yaml.Node) {
 	p := "journeys." + name
 	jp := journeyProg{name: name, think: -1, even: c.sc.Arrivals == "even"}
 	switch {
-	case (js.Rate != nil || js.Stages != nil) && js.Clients != nil:
+	case js.Rate != nil && js.Clients != nil:
 		c.fail(key, p, "give rate (open workload) or clients (closed workload), not both")
+	case js.Clients != nil:
+		// A ramp may start from no clients; a fixed population may not.
+		if *js.Clients < 1 && js.Stages == nil {
+			c.failKey(js.Node, "clients", p+".clients", "clients must be >= 1, got %d (or give stages: to ramp the clients from it)", *js.Clients)
+		}
+		jp.clients, jp.closed = *js.Clients, true
 	case js.Rate != nil || js.Stages != nil:
 		if js.Rate != nil {
 			jp.rate = js.Rate.PerSecond
 		}
-	case js.Clients != nil:
-		if *js.Clients < 1 {
-			c.fail(key, p+".clients", "clients must be >= 1, got %d", *js.Clients)
-		}
-		jp.clients = *js.Clients
 	default:
 		c.fail(key, p, "a journey needs rate (e.g. rate: 4/h) or clients (e.g. clients: 100)")
 	}
@@ -516,7 +521,9 @@ func (c *compiler) journey(name string, js *Journey, key *yaml.Node) {
 		c.p.priorities = true
 	}
 	if js.Stages != nil {
-		c.compileProfile(&jp, js.Stages, key, p)
+		c.compileProfile(&jp, js, key, p)
+	} else if js.RepeatEvery != nil {
+		c.failKey(js.Node, "repeat_every", p+".repeat_every", "repeat_every repeats the journey's stages, and it has none")
 	}
 	jp.stop = c.p.duration
 	if js.Stop != nil {

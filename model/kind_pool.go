@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"math/rand/v2"
 
 	"capsim/sim"
 )
@@ -28,6 +29,19 @@ type PoolSpec struct {
 	// what the process has for them, in MB: see checkMemory.
 	MemoryPerServer *float64 `yaml:"memory_per_server_mb"`
 	MemoryLimit     *float64 `yaml:"memory_limit_mb"`
+	Balk            *Balk    `yaml:"balk"`
+}
+
+// Balk makes a request that would have to wait go away instead with a
+// probability that depends on the queue it sees, as callers who find a long
+// line do: seeing at least Queue[i] waiting, it balks with Probability[i]
+// (the last such i); below Queue[0] it always joins. A request that finds a
+// free server never balks, and one that finds the waiting room full is
+// refused as before. A balked request fails with the component's status,
+// like a refusal, and is counted as balked, not rejected.
+type Balk struct {
+	Queue       []int     `yaml:"queue"`
+	Probability []float64 `yaml:"probability"`
 }
 
 // SemaphoreSpec is a pool counted in permits.
@@ -36,6 +50,7 @@ type SemaphoreSpec struct {
 	Schedule    []CapacityStep `yaml:"schedule"` // permits over time
 	Queue       *int           `yaml:"queue"`
 	WaitTimeout *DistRef       `yaml:"wait_timeout"`
+	Balk        *Balk          `yaml:"balk"`
 }
 
 type poolProg struct {
@@ -43,6 +58,51 @@ type poolProg struct {
 	queue      int // sim.Unbounded or the waiting room
 	callerRuns bool
 	schedule   []capacityAt
+	balk       *balkRule // nil: every request that must wait joins the queue
+}
+
+// balkRule is a compiled Balk: probability[i] from queue[i] waiting on.
+type balkRule struct {
+	queue       []int
+	probability []float64
+}
+
+// chance is the probability that a request seeing waiting ahead of it
+// balks.
+func (b *balkRule) chance(waiting int) float64 {
+	p := 0.0
+	for i, q := range b.queue {
+		if waiting >= q {
+			p = b.probability[i]
+		}
+	}
+	return p
+}
+
+// compileBalk checks a balking rule: queue lengths >= 0 and increasing,
+// one probability in [0, 1] for each.
+func (c *compiler) compileBalk(b *Balk, at site) *balkRule {
+	if b == nil {
+		return nil
+	}
+	p := at.path + ".balk"
+	n := valueNode(at.node, "balk")
+	switch {
+	case len(b.Queue) == 0 || len(b.Queue) != len(b.Probability):
+		c.fail(n, p, "balk needs queue (the queue lengths seen) and probability (of balking from each on), lists of the same length, e.g. {queue: [1, 5], probability: [0.5, 1]}")
+		return nil
+	}
+	for i := range b.Queue {
+		if b.Queue[i] < 0 || i > 0 && b.Queue[i] <= b.Queue[i-1] {
+			c.failKey(n, "queue", p+".queue", "queue lengths must be >= 0 and increase, got %v", b.Queue)
+			return nil
+		}
+		if pr := b.Probability[i]; !(pr >= 0 && pr <= 1) {
+			c.failKey(n, "probability", p+".probability", "probabilities must be between 0 and 1, got %v", b.Probability)
+			return nil
+		}
+	}
+	return &balkRule{queue: b.Queue, probability: b.Probability}
 }
 
 // CapacityStep sets a pool's servers (or a semaphore's permits) from a
@@ -113,6 +173,7 @@ func (s *PoolSpec) compile(c *compiler, cp *compProg, at site) kindProg {
 	s.checkMemory(c, at, pp.servers)
 	cp.waitTimeout = c.patience(s.WaitTimeout, at, "wait_timeout")
 	pp.schedule = c.compileSchedule(s.Schedule, at, "servers")
+	pp.balk = c.compileBalk(s.Balk, at)
 	return pp
 }
 
@@ -167,6 +228,7 @@ func (s *SemaphoreSpec) compile(c *compiler, cp *compProg, at site) kindProg {
 	pp.queue = c.queueSize(s.Queue, at, pp.queue)
 	cp.waitTimeout = c.patience(s.WaitTimeout, at, "wait_timeout")
 	pp.schedule = c.compileSchedule(s.Schedule, at, "permits")
+	pp.balk = c.compileBalk(s.Balk, at)
 	return pp
 }
 
@@ -191,11 +253,14 @@ func (c *compiler) patience(d *DistRef, at site, key string) int32 {
 	return c.dist(d, valueNode(at.node, key), at.path+"."+key)
 }
 
-func (pp *poolProg) newRuntime(r *run, ci int32, _ *compProg, _ *sim.Streams) component {
+func (pp *poolProg) newRuntime(r *run, ci int32, cp *compProg, st *sim.Streams) component {
 	// The pool is held by value: one pointer less on every acquire and
 	// release, the interpreter's hottest path.
 	c := &poolRT{Pool: *sim.NewPool(pp.servers, pp.queue, func(id int32) { r.granted(id, ci, 0, false) }), prog: pp,
 		priorities: r.p.priorities}
+	if pp.balk != nil {
+		c.balkRng = st.Get("balk/" + cp.seedName)
+	}
 	if len(pp.schedule) > 0 {
 		c.capacityTW.Set(0, float64(pp.servers))
 		k := r.s.Handle(func(i int64) {
@@ -219,6 +284,8 @@ type poolRT struct {
 	priorities bool
 	// capacityTW is the servers over time, with a schedule.
 	capacityTW sim.TimeWeighted
+	balkRng    *rand.Rand
+	balked     int64 // also in the component's rejected, taken out in result
 }
 
 func (c *poolRT) acquire(r *run, p *proc, o *op, rt *compRT) (acquired, int64) {
@@ -228,6 +295,10 @@ func (c *poolRT) acquire(r *run, p *proc, o *op, rt *compRT) (acquired, int64) {
 		if o.priority > 0 {
 			class = int(o.priority - 1)
 		}
+	}
+	if c.prog.balk != nil && c.balks() {
+		c.balked++
+		return acqRejected, 0
 	}
 	switch c.AcquireClass(r.s.Now(), p.id, class) {
 	case sim.Granted:
@@ -240,6 +311,16 @@ func (c *poolRT) acquire(r *run, p *proc, o *op, rt *compRT) (acquired, int64) {
 		return acqPassed, 0 // the caller does the work itself, holding nothing
 	}
 	return acqRejected, 0
+}
+
+// balks draws whether a request arriving now goes away: only one that would
+// join the queue may, and the draw is made only when it might.
+func (c *poolRT) balks() bool {
+	if c.InUse() < c.Servers() || c.prog.queue != sim.Unbounded && c.Waiting() >= c.prog.queue {
+		return false
+	}
+	pr := c.prog.balk.chance(c.Waiting())
+	return pr > 0 && c.balkRng.Float64() < pr
 }
 
 func (c *poolRT) release(r *run, _ *proc, _ held, _ bool) { c.Release(r.s.Now()) }
@@ -256,6 +337,8 @@ func (c *poolRT) result(_ *run, cr *ComponentResult, now sim.Time) {
 	cr.Wait = latencyOf(&c.Wait)
 	cr.Delayed = c.Delayed
 	cr.PeakBusy = c.Busy.Max()
+	cr.Rejected -= c.balked
+	cr.Balked = c.balked
 }
 
 func (c *poolRT) signals() []string { return []string{"busy", "queue"} }
@@ -271,4 +354,5 @@ func (c *poolRT) capacity() float64       { return float64(c.Servers()) }
 func (c *poolRT) resetStats(now sim.Time) {
 	c.ResetStats(now)
 	c.capacityTW.Reset(now)
+	c.balked = 0
 }

@@ -22,6 +22,12 @@ import (
 //
 //	broken_count                          1 when a guard stopped the run, else 0
 //	slos_broken_count                     SLOs the run did not meet
+//	recovered_rate                        with recovery: only, 1 when the run
+//	                                      was back within the margin after the
+//	                                      spike, else 0
+//	recovery_s                            with recovery: only, seconds from the
+//	                                      spike's end to the first window back;
+//	                                      NaN when it did not recover
 //	journey.<j>.started_count             journeys started after the warm-up
 //	journey.<j>.succeeded_count
 //	journey.<j>.failed_count
@@ -76,6 +82,8 @@ import (
 //	component.<c>.replica.<i>.picks_count, .mean_sessions_count, .peak_sessions_count
 //	                                      balancers only, per replica from 0
 //	component.<c>.leaked_count            holds never given back; sparse
+//	component.<c>.balked_count            pools and semaphores with balk: went
+//	                                      away at the queue they saw; sparse
 //
 // <j>, <r> and <c> are the journey, route and component names of the
 // scenario, in the order it lists them. A name may itself contain dots: the
@@ -143,6 +151,14 @@ func (r *Result) Metrics() []Metric {
 		}
 	}
 	add("slos_broken_count", float64(unmet))
+	if v := r.Recovery; v != nil {
+		recovered := 0.0
+		if v.Recovered {
+			recovered = 1
+		}
+		add("recovered_rate", recovered)
+		addNum("recovery_s", v.Seconds)
+	}
 
 	for i := range r.Journeys {
 		j := &r.Journeys[i]
@@ -209,6 +225,9 @@ func (r *Result) Metrics() []Metric {
 		addNum(p+"p95_wait_s", c.Wait.P95)
 		if kd != nil && kd.extraMetrics != nil {
 			kd.extraMetrics(c, func(measure string, v float64) { add(p+measure, v) })
+		}
+		if c.Balked > 0 {
+			out = append(out, Metric{Name: p + "balked_count", Value: float64(c.Balked), Sparse: true})
 		}
 		if c.Leaked > 0 {
 			out = append(out, Metric{Name: p + "leaked_count", Value: float64(c.Leaked), Sparse: true})

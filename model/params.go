@@ -27,6 +27,10 @@ type Param struct {
 	// "input" (a measured figure), "fitted" (a calibrated distribution),
 	// "assumption", or "" when nothing says. Note is the comment's words.
 	Label, Note string
+	// Lo and Hi are the ends of the range the scenario declares for the
+	// value ({range: …} or {triangular: …}), in scenario syntax; "" when
+	// it declares none. Sensitivity moves a ranged value to its ends.
+	Lo, Hi string
 }
 
 // ParamKind tells how a parameter is perturbed: a count by whole steps,
@@ -50,7 +54,7 @@ var (
 		"connect": true, "max_wait": true, "idle_timeout": true, "report_every": true, "ttl": true,
 		"timeout": true, "deadline": true, "every": true, "work": true, "delay": true, "backoff": true,
 		"max_backoff": true, "think": true, "refuse_cost": true}
-	numberKeys = map[string]bool{"rate": true, "burst": true, "cores": true, "p": true}
+	numberKeys = map[string]bool{"rate": true, "burst": true, "cores": true, "switch_cost": true, "p": true}
 )
 
 // Params lists the parameters of the scenario as loaded (its design and
@@ -60,7 +64,12 @@ var (
 // Left out: the journeys' rates (the load multiplier scales them), the
 // run's own settings (duration, warm-up, guards) and the SLOs.
 func (l *Loaded) Params() []Param {
-	w := &paramWalker{seen: map[*yaml.Node]bool{}, names: map[string]int{}}
+	w := &paramWalker{seen: map[*yaml.Node]bool{}, names: map[string]int{}, ranges: map[string]Uncertain{}}
+	for _, u := range l.uncertain {
+		if u.Form == "range" || u.Form == "triangular" {
+			w.ranges[u.Path] = u
+		}
+	}
 	root := l.root
 	used := map[string]bool{}
 	for _, k := range []string{"components", "journeys", "routes"} {
@@ -157,6 +166,9 @@ type paramWalker struct {
 	out   []Param
 	seen  map[*yaml.Node]bool
 	names map[string]int
+	// ranges are the declared ranges by path: a ranged number is listed
+	// even where its point value is 0, which no factor could move.
+	ranges map[string]Uncertain
 }
 
 func (w *paramWalker) add(p Param, n *yaml.Node, name string) {
@@ -170,6 +182,9 @@ func (w *paramWalker) add(p Param, n *yaml.Node, name string) {
 		} else if d, file, err := parseDist(p.Value); err == nil && file == "" {
 			p.Mean = d.Mean()
 		}
+	}
+	if u, ok := w.ranges[p.Path]; ok {
+		p.Lo, p.Hi = u.format(u.Lo), u.format(u.Hi)
 	}
 	w.seen[n] = true
 	p.Name = name
@@ -273,7 +288,9 @@ func (w *paramWalker) factor(k, v *yaml.Node, path, name string, kind ParamKind,
 		return
 	}
 	if x, err := strconv.ParseFloat(v.Value, 64); err != nil || !(x > 0) {
-		return
+		if _, ranged := w.ranges[path]; !ranged || err != nil {
+			return
+		}
 	}
 	label, note := commentLabel(k, v)
 	if label == "" {

@@ -78,3 +78,41 @@ func TestParamsOfAScenario(t *testing.T) {
 		t.Errorf("params:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// A value given a range is listed with the range's ends, even at a point
+// value of 0 that no factor could move, so a sensitivity can take it to
+// the ends the scenario declares.
+func TestParamsCarryTheirRanges(t *testing.T) {
+	const src = `name: r
+duration: 60s
+components:
+  cpu: {kind: cpu, cores: 2, switch_cost: {triangular: [0, 0, 0.05]}} # assumption: no figure
+  db:
+    kind: pool
+    servers: {range: [1, 3]} # assumption: the pool size is not given
+    wait_timeout: {triangular: [20s, 50s, 90s]} # assumption: a driver's default
+journeys:
+  visit:
+    rate: 1/s
+    steps: [{use: db, work: 10ms}, {use: cpu, work: 5ms}]
+`
+	l, err := Load(fstest.MapFS{"s.yaml": {Data: []byte(src)}}, "s.yaml", LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range l.Params() {
+		got = append(got, fmt.Sprintf("%s %s %s [%s..%s]", p.Name, p.Kind, p.Value, p.Lo, p.Hi))
+	}
+	want := []string{
+		"cpu.cores number 2 [..]",
+		"cpu.switch_cost number 0 [0..0.05]",
+		"db.servers count 2 [1..3]",
+		"db.wait_timeout time 50s [20s..90s]",
+		"visit.0.work time 10ms [..]",
+		"visit.1.work time 5ms [..]",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("params:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -3,6 +3,8 @@ package model
 import (
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 
 	"capsim/sim"
 
@@ -19,39 +21,126 @@ import (
 // Λ(t) − Λ(s) = E, with E a unit exponential draw for Poisson arrivals
 // (a non-homogeneous Poisson process) and E = 1 for even ones.
 
+// A closed workload's stages ramp its number of clients the same way, as
+// a load tester's ramping virtual users do: the count follows the line
+// from one target to the next, changing by one each time the line crosses
+// a whole number (see clientRamp).
+//
+// With repeat_every the stages repeat with that period, counted from the
+// journey's start: each period starts again from the base (rate or
+// clients), runs the stages, and holds the last target to the period's
+// end. Arrivals still invert the cumulative rate, now across periods.
+
 // Stage is one step of a load profile.
 type Stage struct {
-	Target   Rate     `yaml:"target"`   // rate at the stage's end, at multiplier 1
-	Duration Duration `yaml:"duration"` // of the linear ramp to target; 0 = a step
+	Target   StageTarget `yaml:"target"`   // at the stage's end, at multiplier 1
+	Duration Duration    `yaml:"duration"` // of the linear ramp to target; 0 = a step
 }
 
-// segment is a stretch of a profile where the rate is linear in time,
-// from r0 at t0 to r1 at t1 (seconds from the run's start, per second).
+// StageTarget is a stage's target: a rate (80/s) for an open workload, a
+// whole number of clients (50) for a closed one.
+type StageTarget struct {
+	Rate    Rate
+	Clients int
+	IsCount bool // written as a number of clients
+	Set     bool
+}
+
+func (t *StageTarget) parseScalar(s string) error {
+	if strings.Contains(s, "/") {
+		var r Rate
+		if err := r.parseScalar(s); err != nil {
+			return err
+		}
+		*t = StageTarget{Rate: r, Set: true}
+		return nil
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil || n < 0 || n > MaxClients {
+		return fmt.Errorf("expected a rate such as 80/s (an open workload) or a whole number of clients from 0 to %d such as 50 (a closed workload), got %q", MaxClients, s)
+	}
+	*t = StageTarget{Clients: n, IsCount: true, Set: true}
+	return nil
+}
+
+// value is the target as the profile holds it: arrivals per second, or
+// clients.
+func (t StageTarget) value() float64 {
+	if t.IsCount {
+		return float64(t.Clients)
+	}
+	return t.Rate.PerSecond
+}
+
+// segment is a stretch of a profile where the value is linear in time,
+// from r0 at t0 to r1 at t1 (seconds from the run's start; per second, or
+// clients).
 type segment struct {
 	t0, t1, r0, r1 float64
 }
 
 // compileProfile turns a journey's stages into segments starting at start
-// with the journey's base rate; the last segment runs forever.
-func (c *compiler) compileProfile(jp *journeyProg, stages []Stage, key *yaml.Node, p string) {
-	t, rate := jp.start.Seconds(), jp.rate
-	for i, st := range stages {
+// from the journey's base (its rate, or its clients when closed); the last
+// segment runs forever, or to the end of the period with repeat_every.
+func (c *compiler) compileProfile(jp *journeyProg, js *Journey, key *yaml.Node, p string) {
+	closed := js.Clients != nil
+	t, base := jp.start.Seconds(), jp.rate
+	if closed {
+		base = float64(jp.clients)
+	}
+	v := base
+	list := valueNode(js.Node, "stages")
+	for i, st := range js.Stages {
 		at := fmt.Sprintf("%s.stages[%d]", p, i)
-		if st.Target.PerSecond < 0 || !st.Duration.Set || st.Duration.T < 0 {
-			c.fail(key, at, "a stage needs target (a rate >= 0) and duration (>= 0s), e.g. {target: 80/s, duration: 1m}")
+		node := key
+		if list != nil && list.Kind == yaml.SequenceNode && i < len(list.Content) {
+			node = list.Content[i]
+		}
+		switch {
+		case !st.Target.Set || !st.Duration.Set:
+			if closed {
+				c.fail(node, at, "a stage needs target (a number of clients >= 0) and duration (>= 0s), e.g. {target: 50, duration: 1m}")
+			} else {
+				c.fail(node, at, "a stage needs target (a rate >= 0) and duration (>= 0s), e.g. {target: 80/s, duration: 1m}")
+			}
+			continue
+		case closed && !st.Target.IsCount:
+			c.failKey(node, "target", at+".target", "a closed workload's stage target is a number of clients, such as 50, got %s (a rate needs rate: on the journey instead of clients:)", st.Target.Rate.Text)
+			continue
+		case !closed && st.Target.IsCount:
+			c.failKey(node, "target", at+".target", "an open workload's stage target is a rate, such as 80/s, got %d (a number of clients needs clients: on the journey, a closed workload)", st.Target.Clients)
 			continue
 		}
 		d := st.Duration.T.Seconds()
 		if d > 0 {
-			jp.profile = append(jp.profile, segment{t0: t, t1: t + d, r0: rate, r1: st.Target.PerSecond})
+			jp.profile = append(jp.profile, segment{t0: t, t1: t + d, r0: v, r1: st.Target.value()})
 		}
-		t, rate = t+d, st.Target.PerSecond
+		t, v = t+d, st.Target.value()
 	}
-	jp.profile = append(jp.profile, segment{t0: t, t1: math.Inf(1), r0: rate, r1: rate})
+	end := math.Inf(1)
+	if js.RepeatEvery != nil {
+		period := js.RepeatEvery.T
+		if period <= 0 {
+			c.failKey(js.Node, "repeat_every", p+".repeat_every", "repeat_every must be > 0s, got %s", period)
+			return
+		}
+		if length := sim.Seconds(t) - jp.start; length > period {
+			c.failKey(js.Node, "repeat_every", p+".repeat_every", "the stages last %s, longer than repeat_every (%s), so they cannot repeat within it", length, period)
+			return
+		}
+		jp.period = period.Seconds()
+		end = (jp.start + period).Seconds()
+	}
+	if t < end {
+		jp.profile = append(jp.profile, segment{t0: t, t1: end, r0: v, r1: v})
+	}
 }
 
-// rateAt is the profile's rate at time t (seconds), at multiplier 1.
-func rateAt(prof []segment, t float64) float64 {
+// rateAt is the profile's value at time t (seconds), at multiplier 1.
+func rateAt(prof []segment, period, t float64) float64 {
+	if period > 0 {
+		_, t = phase(prof, period, t)
+	}
 	for _, s := range prof {
 		if t < s.t1 {
 			if t <= s.t0 {
@@ -63,20 +152,95 @@ func rateAt(prof []segment, t float64) float64 {
 	return prof[len(prof)-1].r1
 }
 
+// phase splits t into the start of its period, as an offset from the first
+// period, and the matching time within the first period.
+func phase(prof []segment, period, t float64) (offset, within float64) {
+	origin := prof[0].t0
+	if t < origin {
+		return 0, t
+	}
+	k := math.Floor((t - origin) / period)
+	offset = k * period
+	within = t - offset
+	if within >= origin+period { // rounding at a period's edge
+		offset += period
+		within -= period
+	}
+	return offset, within
+}
+
 // nextArrival returns the t > s where the cumulative rate has grown by
-// need (in arrivals at multiplier 1), or false when the rate stays 0.
-func nextArrival(prof []segment, s, need float64) (float64, bool) {
+// need (in arrivals at multiplier 1), or false when it never does. A
+// periodic profile (period > 0) repeats its segments every period.
+func nextArrival(prof []segment, period, s, need float64) (float64, bool) {
+	if period == 0 {
+		t, ok, _ := solveWithin(prof, s, need)
+		return t, ok
+	}
+	offset, within := phase(prof, period, s)
+	if t, ok, left := solveWithin(prof, within, need); ok {
+		return offset + t, true
+	} else {
+		need = left
+	}
+	// Whole periods are skipped by their mass, so that a long quiet stretch
+	// of a daily shape costs no loop per day.
+	origin := prof[0].t0
+	mass := 0.0
+	for _, seg := range prof {
+		mass += segMass(seg, seg.t0)
+	}
+	if mass <= 0 {
+		return 0, false
+	}
+	offset += period
+	// One period fewer than the quotient, so that rounding never leaves
+	// the need short of zero.
+	if skip := math.Floor(need/mass) - 1; skip >= 1 {
+		offset += skip * period
+		need -= skip * mass
+	}
+	for {
+		if t, ok, left := solveWithin(prof, origin, need); ok {
+			return offset + t, true
+		} else {
+			need = left
+		}
+		offset += period
+	}
+}
+
+// segMass is the arrivals a segment holds from time from (within it) to
+// its end.
+func segMass(seg segment, from float64) float64 {
+	from = math.Max(from, seg.t0)
+	if from >= seg.t1 {
+		return 0
+	}
+	r := rateAt([]segment{seg}, 0, from)
+	if math.IsInf(seg.t1, 1) {
+		return math.Inf(1)
+	}
+	k := (seg.r1 - seg.r0) / (seg.t1 - seg.t0)
+	span := seg.t1 - from
+	return r*span + k/2*span*span
+}
+
+// solveWithin returns the t > s, within the profile's segments, where the
+// cumulative rate has grown by need; or false with the need left over
+// past the last segment's end.
+func solveWithin(prof []segment, s, need float64) (float64, bool, float64) {
 	for _, seg := range prof {
 		if s >= seg.t1 {
 			continue
 		}
 		from := math.Max(s, seg.t0)
-		r := rateAt([]segment{seg}, from)
+		r := rateAt([]segment{seg}, 0, from)
 		if math.IsInf(seg.t1, 1) {
 			if r <= 0 {
-				return 0, false
+				return 0, false, need
 			}
-			return from + need/r, true
+			return from + need/r, true, 0
 		}
 		k := (seg.r1 - seg.r0) / (seg.t1 - seg.t0)
 		span := seg.t1 - from
@@ -92,9 +256,9 @@ func nextArrival(prof []segment, s, need float64) (float64, bool) {
 		if math.IsNaN(d) || d > span {
 			d = span
 		}
-		return from + d, true
+		return from + d, true, 0
 	}
-	return 0, false
+	return 0, false, need
 }
 
 // profileNext is the time of journey ji's next arrival after now, or false.
@@ -104,7 +268,7 @@ func (r *run) profileNext(ji int, now sim.Time) (sim.Time, bool) {
 	if !j.even {
 		need = r.arrRng[ji].ExpFloat64()
 	}
-	t, ok := nextArrival(j.profile, now.Seconds(), need/r.mult)
+	t, ok := nextArrival(j.profile, j.period, now.Seconds(), need/r.mult)
 	if !ok || t >= j.stop.Seconds() {
 		return 0, false
 	}
@@ -117,8 +281,120 @@ func (r *run) profileNext(ji int, now sim.Time) (sim.Time, bool) {
 // arrivals are even, else one draw in.
 func (r *run) firstArrival(ji int) (sim.Time, bool) {
 	j := &r.p.journeys[ji]
-	if j.even && rateAt(j.profile, j.start.Seconds()) > 0 {
+	if j.even && rateAt(j.profile, j.period, j.start.Seconds()) > 0 {
 		return j.start, true
 	}
 	return r.profileNext(ji, j.start)
+}
+
+// clientRamp is a closed workload's population over time. Client c (from
+// 0) runs while c < want; when want falls, surplus clients stop as their
+// current journey ends (a thinking client stops at once, starting no
+// other), and when it rises again a surplus client still finishing its
+// journey goes on instead of a new one starting.
+type clientRamp struct {
+	ji    int
+	want  int
+	alive []bool // client c has a loop going: in a journey or thinking
+	// The next change: segment seg, crossing i of it (0 = its start).
+	seg, i int
+	offset float64 // the period the segments are in, with repeat_every
+}
+
+// level is a profile value as a client count at the run's multiplier,
+// rounded as clients: is.
+func (r *run) level(v float64) int { return int(math.Round(v * r.mult)) }
+
+// startRamp starts closed journey ji's first clients and schedules the
+// ramp's first change.
+func (r *run) startRamp(ji int) {
+	j := &r.p.journeys[ji]
+	if r.ramps == nil {
+		r.ramps = make([]*clientRamp, len(r.p.journeys))
+		r.kRamp = r.s.Handle(r.onRamp)
+	}
+	most := 0
+	for _, seg := range j.profile {
+		most = max(most, r.level(seg.r0), r.level(seg.r1))
+	}
+	rp := &clientRamp{ji: ji, alive: make([]bool, max(most, r.level(float64(j.clients))))}
+	r.ramps[ji] = rp
+	r.setClients(rp, j.start, r.level(float64(j.clients)))
+	r.scheduleRamp(rp)
+}
+
+// scheduleRamp schedules rp's next change of count, if any.
+func (r *run) scheduleRamp(rp *clientRamp) {
+	j := &r.p.journeys[rp.ji]
+	for {
+		if rp.seg == len(j.profile) {
+			if j.period == 0 {
+				return
+			}
+			rp.seg, rp.offset = 0, rp.offset+j.period
+		}
+		seg := j.profile[rp.seg]
+		a, b := r.level(seg.r0), r.level(seg.r1)
+		n := b - a
+		if n < 0 {
+			n = -n
+		}
+		if rp.i > n || math.IsInf(seg.t1, 1) && rp.i > 0 {
+			rp.seg, rp.i = rp.seg+1, 0
+			continue
+		}
+		// Crossing i of the line from a to b is at the i-th of n equal
+		// steps; its level is a moved i towards b. Crossing 0 is the
+		// segment's start, where a step may have moved the level.
+		t, lvl := seg.t0, a
+		if rp.i > 0 {
+			t = seg.t0 + float64(rp.i)*(seg.t1-seg.t0)/float64(n)
+			lvl = a + (b-a)/n*rp.i
+		}
+		rp.i++
+		at := sim.Seconds(rp.offset + t)
+		if lvl == rp.want || at >= j.stop {
+			if at >= j.stop {
+				return
+			}
+			continue
+		}
+		r.s.At(max(at, r.s.Now()), r.kRamp, int64(rp.ji)<<32|int64(lvl))
+		return
+	}
+}
+
+func (r *run) onRamp(arg int64) {
+	if r.ended {
+		return
+	}
+	rp := r.ramps[arg>>32]
+	r.setClients(rp, r.s.Now(), int(int32(arg)))
+	r.scheduleRamp(rp)
+}
+
+// setClients moves rp's count to want, starting the clients that are not
+// running; those above it stop by themselves (see clientStays).
+func (r *run) setClients(rp *clientRamp, at sim.Time, want int) {
+	for c := rp.want; c < want; c++ {
+		if !rp.alive[c] {
+			rp.alive[c] = true
+			r.s.At(at, r.kClient, int64(rp.ji)<<32|int64(c))
+		}
+	}
+	rp.want = want
+}
+
+// clientStays reports whether the client of a closed journey goes on to
+// its next journey; a client the ramp no longer wants stops.
+func (r *run) clientStays(ji, client int32) bool {
+	if r.ramps == nil || r.ramps[ji] == nil {
+		return true
+	}
+	rp := r.ramps[ji]
+	if int(client) < rp.want {
+		return true
+	}
+	rp.alive[client] = false
+	return false
 }

@@ -25,6 +25,7 @@ type Result struct {
 	SLOs       []SLOResult       `json:"slos"`
 	Tolerated  int64             `json:"tolerated_failures"`
 	Series     *TimeSeries       `json:"series,omitempty"`
+	Recovery   *RecoveryResult   `json:"recovery,omitempty"`
 }
 
 // Broken says which guard stopped a run that ran away.
@@ -124,6 +125,7 @@ type ComponentResult struct {
 	Offered     int64   `json:"offered"`
 	Delayed     int64   `json:"delayed"` // served only after waiting
 	Rejected    int64   `json:"rejected"`
+	Balked      int64   `json:"balked,omitempty"` // went away at the queue they saw (pools and semaphores with balk)
 	TimedOut    int64   `json:"timed_out"`
 	Wait        Latency `json:"wait"`
 	ColdStarts  int64   `json:"cold_starts,omitempty"`
@@ -274,6 +276,9 @@ func (r *run) result(c *Compiled) *Result {
 	res.SLOs = evaluateSLOs(r.p.slos, res, r.worstWindow)
 	if r.series != nil {
 		res.Series = r.series.finish(now)
+	}
+	if r.recovery != nil {
+		res.Recovery = r.recoveryResult()
 	}
 	return res
 }

@@ -201,6 +201,11 @@ type run struct {
 
 	kArrive, kWake, kTimeout, kWarm, kEnd, kSample, kClient sim.Kind
 
+	// ramps are the closed journeys' populations over time, nil for
+	// journeys without stages; kRamp changes one.
+	ramps []*clientRamp
+	kRamp sim.Kind
+
 	// executing is the proc whose ops run now; instant and instantOps
 	// count the ops run at one instant, for the zero-time loop guard.
 	executing  *proc
@@ -214,11 +219,12 @@ type run struct {
 	// its first try ends).
 	retryTokens []float64
 
-	st     stats
-	broken *Broken
-	trace  TraceEvent
-	tr     *tracer // nil unless the run is traced
-	series *seriesRec
+	st       stats
+	broken   *Broken
+	trace    TraceEvent
+	tr       *tracer // nil unless the run is traced
+	series   *seriesRec
+	recovery *recoveryRec
 }
 
 // Run executes the program once. A run is a pure function of the compiled
@@ -291,6 +297,9 @@ func newRun(p *program, opts RunOptions) *run {
 		r.series = newSeriesRec(r, opts.SeriesStep)
 		r.s.At(0, r.kSample, 0)
 	}
+	if p.recovery != nil {
+		r.recovery = newRecoveryRec(r)
+	}
 	return r
 }
 
@@ -302,6 +311,10 @@ func (r *run) execute() {
 			if len(times) > 0 {
 				r.s.At(times[0], r.kArrive, int64(ji))
 			}
+			continue
+		}
+		if j.closed && j.profile != nil {
+			r.startRamp(ji)
 			continue
 		}
 		if j.clients > 0 {
@@ -400,6 +413,9 @@ func (r *run) onArrive(arg int64) {
 func (r *run) onClientNext(arg int64) {
 	ji := int32(arg >> 32)
 	if r.ended {
+		return
+	}
+	if !r.clientStays(ji, int32(arg)) {
 		return
 	}
 	j := &r.p.journeys[ji]
@@ -508,9 +524,12 @@ func (r *run) endJourney(p *proc, status int32) {
 		if len(r.st.windowed) > 0 {
 			r.st.journeyEnded(jr.typ, now-r.p.warmup, d, status < 400)
 		}
+		if r.recovery != nil {
+			r.recovery.journeyEnded(jr.typ, now, r.p.warmup, d)
+		}
 	}
 	r.emitEnd(p, status)
-	if jr.client >= 0 && !r.ended {
+	if jr.client >= 0 && !r.ended && r.clientStays(jr.typ, jr.client) {
 		think := sim.Time(0)
 		if j.think >= 0 {
 			think = sim.Seconds(r.p.dists[j.think].Sample(r.distRng[j.think]))

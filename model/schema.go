@@ -19,6 +19,7 @@ type Scenario struct {
 	Journeys      Named[Journey]   `yaml:"journeys"`
 	Routes        Named[Route]     `yaml:"routes"`
 	SLOs          []SLO            `yaml:"slos"`
+	Recovery      *RecoverySpec    `yaml:"recovery"` // the verdict on recovery after a spike
 	Limits        Limits           `yaml:"limits"`
 	Sweep         SweepDefaults    `yaml:"sweep"`
 	Designs       Named[Raw]       `yaml:"designs"`
@@ -37,17 +38,20 @@ type Journey struct {
 	Rate        *Rate  `yaml:"rate"` // open workload: journeys started per unit time at multiplier 1
 	// Stages make the open workload's rate change over time: each ramps
 	// linearly from the rate before it (rate, default 0) to its target.
-	Stages     []Stage          `yaml:"stages"`
-	Clients    *int             `yaml:"clients"`  // closed workload: concurrent users, each looping
-	Think      *DistRef         `yaml:"think"`    // closed workload: pause between a client's journeys
-	Arrivals   string           `yaml:"arrivals"` // even | poisson; default from the scenario
-	Start      *Duration        `yaml:"start"`    // first arrival
-	Stop       *Duration        `yaml:"stop"`     // no arrival at or after it; default the duration
-	Count      *int             `yaml:"count"`    // stop after this many journeys
-	Users      *int             `yaml:"users"`    // distinct user keys, reused in turn; unset = one per journey
-	Priority   *int             `yaml:"priority"` // the class its waits at pools and semaphores take, unless a step says
-	Attributes Named[Attribute] `yaml:"attributes"`
-	Steps      []Step           `yaml:"steps"`
+	Stages []Stage `yaml:"stages"`
+	// RepeatEvery repeats the stages with this period, from start: a
+	// daily shape.
+	RepeatEvery *Duration        `yaml:"repeat_every"`
+	Clients     *int             `yaml:"clients"`  // closed workload: concurrent users, each looping; with stages, the count they ramp from
+	Think       *DistRef         `yaml:"think"`    // closed workload: pause between a client's journeys
+	Arrivals    string           `yaml:"arrivals"` // even | poisson; default from the scenario
+	Start       *Duration        `yaml:"start"`    // first arrival
+	Stop        *Duration        `yaml:"stop"`     // no arrival at or after it; default the duration
+	Count       *int             `yaml:"count"`    // stop after this many journeys
+	Users       *int             `yaml:"users"`    // distinct user keys, reused in turn; unset = one per journey
+	Priority    *int             `yaml:"priority"` // the class its waits at pools and semaphores take, unless a step says
+	Attributes  Named[Attribute] `yaml:"attributes"`
+	Steps       []Step           `yaml:"steps"`
 
 	Node *yaml.Node `yaml:"-"`
 }

@@ -4,14 +4,18 @@ import "capsim/sim"
 
 // seriesRec samples signals at a fixed step for time-series charts: a
 // sampling event every step records each signal's value in its sim.Series.
+// Sampling goes on as long as anything is left to happen, journeys or not:
+// after a spike, connections close and instances stop with no journey in
+// flight, and the series must show it.
 type seriesRec struct {
+	r      *run
 	step   sim.Time
 	names  []string
 	series []*sim.Series
 }
 
 func newSeriesRec(r *run, step sim.Time) *seriesRec {
-	s := &seriesRec{step: step}
+	s := &seriesRec{r: r, step: step}
 	s.names = append(s.names, "journeys_in_flight")
 	for i := range r.comps {
 		for _, sig := range r.comps[i].rt.signals() {
@@ -25,6 +29,17 @@ func newSeriesRec(r *run, step sim.Time) *seriesRec {
 }
 
 func (r *run) onSample(int64) {
+	r.sampleNow()
+	// Past the arrivals with no journey in flight, only what is still
+	// pending (idle timeouts, scaling) can change a signal; once nothing
+	// is, the run is over.
+	if !r.ended || r.active > 0 || r.s.Pending() > 0 {
+		r.s.After(r.series.step, r.kSample, 0)
+	}
+}
+
+// sampleNow records every signal's value now.
+func (r *run) sampleNow() {
 	s := r.series
 	now := r.s.Now()
 	i := 0
@@ -36,12 +51,11 @@ func (r *run) onSample(int64) {
 	for ci := range r.comps {
 		r.comps[ci].rt.sample(put)
 	}
-	if !r.ended || r.active > 0 {
-		r.s.After(s.step, r.kSample, 0)
-	}
 }
 
 func (s *seriesRec) finish(now sim.Time) *TimeSeries {
+	// The state at the end, for a last step boundary that falls on it.
+	s.r.sampleNow()
 	ts := &TimeSeries{Step: s.step.Seconds()}
 	for i, name := range s.names {
 		s.series[i].Close(now)

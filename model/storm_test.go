@@ -1,6 +1,7 @@
 package model_test
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -69,6 +70,51 @@ func TestRetryStormIsMetastableUnlessRetriesBackOff(t *testing.T) {
 	} {
 		if s := successBetween(c.events, c.from, c.to); s < c.lo || s > c.hi {
 			t.Errorf("%s: success %.4f in [%gs, %gs), want within [%g, %g]", c.name, s, c.from, c.to, c.lo, c.hi)
+		}
+	}
+}
+
+// The recovery verdict on the same storm: from the end of the spike at
+// 130 s, immediate retries never bring the pool's queue back near its
+// pre-spike level (it stays full, at about its 1,000 places), while
+// backed-off retries drain it and are back within 10% from the window
+// starting at 190 s.
+func TestRecoveryVerdictOnTheRetryStorm(t *testing.T) {
+	immediate := "{attempts: 4, backoff: 1ms, multiplier: 1, on: [504]}"
+	calm := "{attempts: 4, backoff: 1s, multiplier: 2, jitter: full, on: [504], throttle: {max_tokens: 100, token_ratio: 0.1}}"
+	withVerdict := func(retry string) string {
+		return strings.Replace(stormSrc, "RETRY", retry, 1) + "recovery: {margin: 10%, window: 10s}\n"
+	}
+	storm := runYAMLNoTrace(t, withVerdict(immediate)).Recovery
+	if storm == nil || storm.Recovered || len(storm.Above) == 0 || storm.Above[0].Component != "app" || storm.Above[0].Value < 990 {
+		t.Errorf("immediate retries: %+v, want not recovered with app's queue near 1000 first", storm)
+	} else if got, want := storm.String(), "did not recover after the spike ended at 2m10s: app's queue stays at "; !strings.HasPrefix(got, want) {
+		t.Errorf("immediate retries: %q, want it to start %q", got, want)
+	}
+	calmed := runYAMLNoTrace(t, withVerdict(calm)).Recovery
+	if calmed == nil || !calmed.Recovered || calmed.At != 190 || calmed.Seconds != 60 || calmed.From != 100 || calmed.After != 130 {
+		t.Errorf("backed-off retries: %+v, want the spike from 100 s to 130 s, recovered at 190 s (60 s after)", calmed)
+	} else if got, want := calmed.String(), "back within 10% of the pre-spike level from 3m10s, 1m0s after the spike ended at 2m10s"; got != want {
+		t.Errorf("backed-off retries: %q, want %q", got, want)
+	}
+}
+
+// The verdict is also two metrics, so a sweep can find the load past
+// which the storm no longer recovers.
+func TestRecoveryMetrics(t *testing.T) {
+	calm := "{attempts: 4, backoff: 1s, multiplier: 2, jitter: full, on: [504], throttle: {max_tokens: 100, token_ratio: 0.1}}"
+	immediate := "{attempts: 4, backoff: 1ms, multiplier: 1, on: [504]}"
+	for _, c := range []struct {
+		retry               string
+		recovered, recovery float64 // NaN: none
+	}{{calm, 1, 60}, {immediate, 0, math.NaN()}} {
+		res := runYAMLNoTrace(t, strings.Replace(stormSrc, "RETRY", c.retry, 1)+"recovery: {margin: 10%}\n")
+		got := map[string]float64{}
+		for _, m := range res.Metrics() {
+			got[m.Name] = m.Value
+		}
+		if got["recovered_rate"] != c.recovered || !(got["recovery_s"] == c.recovery || math.IsNaN(c.recovery) && math.IsNaN(got["recovery_s"])) {
+			t.Errorf("retry %s: recovered_rate %g, recovery_s %g; want %g, %g", c.retry, got["recovered_rate"], got["recovery_s"], c.recovered, c.recovery)
 		}
 	}
 }

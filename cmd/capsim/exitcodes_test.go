@@ -11,7 +11,7 @@ import (
 func TestMistakesExitWithUsageCode(t *testing.T) {
 	const (
 		embedded = "(embedded: http-client-pool, md1, mm1, mmc, mmck, places-fanout, realtime-sessions, tandem, trip)"
-		designs  = "v1-original, v1-improved, queue-wait, async-ai, direct-upload, lock-fix, warm-worker, two-workers, single-trip, paired-trips, same-account-burst, mixed-load, views-only, view-spike, read-path"
+		designs  = "v1-original, v1-improved, queue-wait, async-ai, direct-upload, lock-fix, warm-worker, two-workers, single-trip, paired-trips, same-account-burst, mixed-load, views-only, mixed-sizes, view-spike, read-path"
 		negative = "testdata/bad/negative.yaml:2:11: duration: duration must not be negative, got -5m"
 	)
 	cases := []struct {

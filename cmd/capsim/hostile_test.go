@@ -85,8 +85,8 @@ func TestSizesPastTheirBoundAreRefused(t *testing.T) {
 		{"infinite_mean.yaml", "10:15: journeys.visit.steps[0].work: weibull: its mean (infinite) passes 100 years, " + century},
 		{"tiny_rate.yaml", "7:11: journeys.visit.rate: rate 1e-20/h is less than one per 100 years, " + century + " (write 0/h for no arrivals)"},
 		{"clock_rate.yaml", "7:11: journeys.visit.rate: rate 1e20/s is more than 1e+09/s, one arrival per nanosecond of the clock"},
-		{"huge_clients.yaml", "7:14: journeys.visit.clients: must be between 1 and 1000000, got 9223372036854775807"},
-		{"huge_clients_dotted.yaml", "7:14: journeys.v1.visit.clients: must be between 1 and 1000000, got 9223372036854775807"},
+		{"huge_clients.yaml", "7:14: journeys.visit.clients: must be between 0 and 1000000, got 9223372036854775807"},
+		{"huge_clients_dotted.yaml", "7:14: journeys.v1.visit.clients: must be between 0 and 1000000, got 9223372036854775807"},
 		{"sweep_replications.yaml", "12:17: sweep.replications: must be between 1 and 10000, got 4611686018427387904"},
 	}
 	for _, tc := range files {
@@ -162,7 +162,7 @@ func TestMessagesArePlacedAndPrintable(t *testing.T) {
 	cases := []struct{ file, want string }{
 		{"invalid_utf8.yaml", h + "invalid_utf8.yaml:1:11: invalid UTF-8 (byte 0xff); a scenario is UTF-8 text"},
 		{"control_char.yaml", h + `control_char.yaml:2:13: control character U+001B is not allowed in YAML; inside double quotes write it as an escape, such as \t`},
-		{"escape_key.yaml", h + `escape_key.yaml:3:1: \x1b[2J: unknown key "\x1b[2J" (expected one of: arrivals, components, description, designs, distributions, drain, duration, figures, include, journeys, limits, name, routes, slos, sweep, warmup)`},
+		{"escape_key.yaml", h + `escape_key.yaml:3:1: \x1b[2J: unknown key "\x1b[2J" (expected one of: arrivals, components, description, designs, distributions, drain, duration, figures, include, journeys, limits, name, recovery, routes, slos, sweep, warmup)`},
 		{"escape_stage.yaml", h + `escape_stage.yaml:9:37: journeys.visit.steps[0].stage: the text "up\x1b[2Jload" holds the control character U+001B; write it without`},
 		{"newline_stage.yaml", h + `newline_stage.yaml:9:37: journeys.visit.steps[0].stage: the text "up\nload" holds the control character U+000A; write it without`},
 		{"bidi_stage.yaml", h + `bidi_stage.yaml:9:37: journeys.visit.steps[0].stage: the text "up\u202eload" holds the invisible character U+202E; write it without`},

@@ -39,7 +39,7 @@ func TestSensitivityRefusesBadFlags(t *testing.T) {
 		{[]string{"--design", "v1-original", "--design", "v1-improved", "--params", "heic_converter.servers"},
 			`capsim: --params: design v1-original: unknown parameter "heic_converter.servers" (capsim sensitivity --list shows them)`},
 		{[]string{"--design", "v9"},
-			`capsim: trip.yaml: unknown design "v9" (available: v1-original, v1-improved, queue-wait, async-ai, direct-upload, lock-fix, warm-worker, two-workers, single-trip, paired-trips, same-account-burst, mixed-load, views-only, view-spike, read-path)`},
+			`capsim: trip.yaml: unknown design "v9" (available: v1-original, v1-improved, queue-wait, async-ai, direct-upload, lock-fix, warm-worker, two-workers, single-trip, paired-trips, same-account-burst, mixed-load, views-only, mixed-sizes, view-spike, read-path)`},
 		{[]string{"--delta", "0"},
 			`capsim: --delta must be a fraction in (0, 1) or a percentage in (0%, 100%), such as 10% or 0.1, got "0"`},
 		{[]string{"--delta", "150%"},

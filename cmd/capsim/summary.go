@@ -152,6 +152,7 @@ func writeSummary(w io.Writer, r *model.Result, width int) {
 	if r.Tolerated > 0 {
 		note("  ", fmt.Sprintf("%d failures tolerated by optional steps", r.Tolerated))
 	}
+	writeDynamics(w, r)
 	if len(r.SLOs) > 0 {
 		fmt.Fprintln(w, "\nSLOs")
 		for i := range r.SLOs {

@@ -47,10 +47,15 @@ type Perturbation struct {
 // Plan lists the perturbations of params: a factor 1 ± delta for
 // everything but counts, and for a count of n a step of
 // max(1, round(n × delta)) each way, leaving out a side below the count's
-// least value.
+// least value. A value the scenario gives a range moves to the range's
+// ends instead: the range is what the scenario says it may be.
 func Plan(params []model.Param, delta float64) []Perturbation {
 	var out []Perturbation
 	for _, p := range params {
+		if p.Lo != "" {
+			out = append(out, rangeEnd(p, -1, p.Lo), rangeEnd(p, 1, p.Hi))
+			continue
+		}
 		if p.Kind != model.ParamCount {
 			for _, side := range []int{-1, 1} {
 				f := 1 + float64(side)*delta
@@ -80,6 +85,30 @@ func Plan(params []model.Param, delta float64) []Perturbation {
 		}
 	}
 	return out
+}
+
+// rangeEnd moves a ranged parameter to one end of its range.
+func rangeEnd(p model.Param, side int, to string) Perturbation {
+	change := math.NaN()
+	if from, ok := paramValue(p, p.Value); ok && from != 0 {
+		if v, ok := paramValue(p, to); ok {
+			change = v/from - 1
+		}
+	}
+	return Perturbation{Param: p, Side: side, To: to, Change: change, Set: p.Path + "=" + to}
+}
+
+// paramValue reads a ranged parameter's value as a number: a time as
+// written is its Mean, and a range's ends are written in seconds.
+func paramValue(p model.Param, s string) (float64, bool) {
+	if p.Kind == model.ParamTime {
+		if s == p.Value {
+			return p.Mean, !math.IsNaN(p.Mean)
+		}
+		s = strings.TrimSuffix(s, "s")
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	return v, err == nil
 }
 
 // Select keeps the parameters named in list (names or paths, comma-

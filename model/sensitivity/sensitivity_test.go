@@ -197,3 +197,34 @@ func variance(xs []float64) float64 {
 	}
 	return v / float64(len(xs)-1)
 }
+
+// A ranged value moves to its range's ends, not by ±delta: the range is
+// what the scenario says the value may be. The change is relative to the
+// point value, undefined from 0.
+func TestPlanMovesARangedValueToItsEnds(t *testing.T) {
+	params := []model.Param{
+		{Name: "db.servers", Path: "components.db.servers", Kind: model.ParamCount, Value: "2", Min: 1, Lo: "1", Hi: "3"},
+		{Name: "db.wait_timeout", Path: "components.db.wait_timeout", Kind: model.ParamTime, Value: "50s", Mean: 50, Lo: "20s", Hi: "90s"},
+		{Name: "cpu.switch_cost", Path: "components.cpu.switch_cost", Kind: model.ParamNumber, Value: "0", Lo: "0", Hi: "0.05"},
+	}
+	var got []string
+	for _, p := range sensitivity.Plan(params, 0.1) {
+		got = append(got, p.Param.Name+" "+strconv.Itoa(p.Side)+" "+p.To+" "+p.Set+" "+strconv.FormatFloat(p.Change, 'g', 4, 64))
+	}
+	want := []string{
+		"db.servers -1 1 components.db.servers=1 -0.5",
+		"db.servers 1 3 components.db.servers=3 0.5",
+		"db.wait_timeout -1 20s components.db.wait_timeout=20s -0.6",
+		"db.wait_timeout 1 90s components.db.wait_timeout=90s 0.8",
+		"cpu.switch_cost -1 0 components.cpu.switch_cost=0 NaN",
+		"cpu.switch_cost 1 0.05 components.cpu.switch_cost=0.05 NaN",
+	}
+	if len(got) != len(want) {
+		t.Fatalf("plan:\n%v\nwant:\n%v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("perturbation %d: %q, want %q", i, got[i], want[i])
+		}
+	}
+}

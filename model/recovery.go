@@ -1,0 +1,335 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"capsim/sim"
+)
+
+// The recovery verdict: after a spike ends, how long until the queues and
+// each journey's p95 are back within a margin of where they were before
+// it, or which component's queue stays above (a metastable failure: the
+// load is back to normal, the system is not).
+//
+// The spike runs from `from` to `after`. The pre-spike level is measured
+// over [warmup, from): each component's time-average queue (sampled ten
+// times a window) and each journey's p95 over the journeys that ended
+// then, successes and failures alike. From `after` on, windows of
+// `window` are measured the same way, up to the end of the arrivals; the
+// system is back in a window when every queue's average is at most its
+// pre-spike level times 1 + margin (or one request more, so that an empty
+// pre-spike queue is not missed at any wait at all) and every journey's
+// p95 at most its pre-spike p95 times 1 + margin. It has recovered at the
+// start of the first window it is back in.
+
+// RecoverySpec is the scenario's recovery: key. From and After default to
+// the rise to and the end of the highest stage target of the journeys
+// with stages.
+type RecoverySpec struct {
+	From   *Duration `yaml:"from"`   // the spike starts: the pre-spike level is measured before it
+	After  *Duration `yaml:"after"`  // the spike ends: recovery is measured from here
+	Margin *Share    `yaml:"margin"` // how far above the pre-spike level is still back; default 10%
+	Window *Duration `yaml:"window"` // measuring window; default 10s
+}
+
+// Share is a fraction written as a percentage (10%) or a number (0.1).
+type Share struct {
+	V    float64
+	Text string
+}
+
+func (s *Share) parseScalar(text string) error {
+	t := strings.TrimSpace(text)
+	v, err := strconv.ParseFloat(strings.TrimSuffix(t, "%"), 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+		return fmt.Errorf("expected a share >= 0 such as 10%% or 0.1, got %q", text)
+	}
+	if strings.HasSuffix(t, "%") {
+		v /= 100
+	}
+	*s = Share{V: v, Text: t}
+	return nil
+}
+
+type recoveryProg struct {
+	from, after, window sim.Time
+	margin              float64
+	windows             int // whole windows from after to the end of the arrivals
+}
+
+const defaultRecoveryWindow = 10 * sim.Second
+
+// maxRecoveryWindows bounds the windows measured after a spike: each holds
+// a tally per journey, and far fewer are enough to say when a run came back.
+const maxRecoveryWindows = 100_000
+
+// recovery compiles the scenario's recovery: settings.
+func (c *compiler) recovery() {
+	rs := c.sc.Recovery
+	if rs == nil {
+		return
+	}
+	rp := &recoveryProg{margin: 0.1, window: defaultRecoveryWindow}
+	if rs.Margin != nil {
+		rp.margin = rs.Margin.V
+	}
+	if rs.Window != nil {
+		if rs.Window.T <= 0 {
+			c.fail(nil, "recovery.window", "window must be > 0s, got %s", rs.Window.T)
+			return
+		}
+		rp.window = rs.Window.T
+	}
+	from, after, ok := c.spike()
+	if rs.From != nil {
+		from = rs.From.T
+	}
+	if rs.After != nil {
+		after = rs.After.T
+	}
+	if !ok && (rs.From == nil || rs.After == nil) {
+		c.fail(nil, "recovery", "recovery needs from and after (when the spike starts and ends): no journey has stages to find them in")
+		return
+	}
+	switch {
+	case from <= c.p.warmup:
+		c.fail(nil, "recovery.from", "the spike must start after the warm-up (%s), to measure the level before it; got %s", c.p.warmup, from)
+		return
+	case after < from:
+		c.fail(nil, "recovery.after", "the spike must end (after, %s) no earlier than it starts (from, %s)", after, from)
+		return
+	}
+	rp.from, rp.after = from, after
+	rp.windows = int((c.p.duration - after) / rp.window)
+	if rp.windows < 1 {
+		c.fail(nil, "recovery", "no whole window of %s fits between the spike's end (%s) and the end of the arrivals (%s)", rp.window, after, c.p.duration)
+		return
+	}
+	if rp.windows > maxRecoveryWindows {
+		c.fail(nil, "recovery.window", "a window of %s makes %d windows between the spike's end (%s) and the end of the arrivals (%s); at most %d are measured, so give a longer window",
+			rp.window, rp.windows, after, c.p.duration, maxRecoveryWindows)
+		return
+	}
+	c.p.recovery = rp
+}
+
+// spike finds the stretch of the highest stage target across journeys
+// with stages: from the start of the first stage that ends at it to the
+// end of the last one that does.
+func (c *compiler) spike() (from, after sim.Time, ok bool) {
+	top := math.Inf(-1)
+	for _, it := range c.sc.Journeys.Items {
+		for _, st := range it.Value.Stages {
+			top = math.Max(top, st.Target.value())
+		}
+	}
+	from, after = sim.Never, -1
+	for ji, it := range c.sc.Journeys.Items {
+		js := &it.Value
+		if js.Stages == nil {
+			continue
+		}
+		t := c.p.journeys[ji].start
+		for _, st := range js.Stages {
+			end := t + st.Duration.T
+			if st.Target.value() == top {
+				from, after = min(from, t), max(after, end)
+			}
+			t = end
+		}
+	}
+	return from, after, after >= 0
+}
+
+// RecoveryResult is the verdict on recovery after the spike.
+type RecoveryResult struct {
+	From      float64 `json:"from_s"`
+	After     float64 `json:"after_s"`
+	Window    float64 `json:"window_s"`
+	Margin    float64 `json:"margin"`
+	Recovered bool    `json:"recovered"`
+	// At is the start of the first window back within the margin, and
+	// Seconds its time after the spike ended; null when not recovered.
+	At      Num `json:"at_s"`
+	Seconds Num `json:"seconds_after_spike"`
+	// Above is what was still above the margin in the last window, worst
+	// first, when the run did not recover.
+	Above []RecoveryLevel `json:"above,omitempty"`
+}
+
+// RecoveryLevel is one measure against its pre-spike level.
+type RecoveryLevel struct {
+	Component string  `json:"component,omitempty"`
+	Journey   string  `json:"journey,omitempty"`
+	Measure   string  `json:"measure"` // mean_queue or p95
+	Before    float64 `json:"before"`
+	Value     Num     `json:"value"`
+}
+
+// String is the verdict as one line.
+func (v *RecoveryResult) String() string {
+	spike := fmt.Sprintf("the spike ended at %s", sim.Seconds(v.After))
+	if v.Recovered {
+		return fmt.Sprintf("back within %s of the pre-spike level from %s, %s after %s",
+			pct(v.Margin), sim.Seconds(float64(v.At)), sim.Seconds(float64(v.Seconds)), spike)
+	}
+	s := "did not recover after " + spike
+	if len(v.Above) == 0 {
+		return s + ": the run ended before a window after it was measured"
+	}
+	a := v.Above[0]
+	if a.Component != "" {
+		return s + fmt.Sprintf(": %s's queue stays at %.4g (pre-spike %.4g, margin %s)", a.Component, float64(a.Value), a.Before, pct(v.Margin))
+	}
+	return s + fmt.Sprintf(": %s's p95 stays at %s (pre-spike %s, margin %s)", a.Journey, sim.Seconds(float64(a.Value)), sim.Seconds(a.Before), pct(v.Margin))
+}
+
+func pct(v float64) string { return strconv.FormatFloat(v*100, 'g', 4, 64) + "%" }
+
+// recoveryRec measures the levels the verdict compares.
+type recoveryRec struct {
+	prog  *recoveryProg
+	step  sim.Time
+	kind  sim.Kind
+	baseQ []float64 // queue sums over the pre-spike samples, by component
+	baseN int
+	winQ  [][]float64 // by window, then component
+	winN  []int
+	base  []sim.Tally   // journey durations before the spike, by journey
+	win   [][]sim.Tally // by window, then journey
+}
+
+func newRecoveryRec(r *run) *recoveryRec {
+	rp := r.p.recovery
+	rr := &recoveryRec{prog: rp, step: max(1, rp.window/10), baseQ: make([]float64, len(r.comps)),
+		winQ: make([][]float64, rp.windows), winN: make([]int, rp.windows),
+		base: make([]sim.Tally, len(r.p.journeys)), win: make([][]sim.Tally, rp.windows)}
+	for w := range rr.winQ {
+		rr.winQ[w] = make([]float64, len(r.comps))
+		rr.win[w] = make([]sim.Tally, len(r.p.journeys))
+	}
+	rr.kind = r.s.Handle(r.onRecoverySample)
+	r.s.At(r.p.warmup, rr.kind, 0)
+	return rr
+}
+
+// window is the index of the window t falls in: -1 before the spike,
+// -2 during it or past the last window.
+func (rr *recoveryRec) window(t, warmup sim.Time) int {
+	rp := rr.prog
+	switch {
+	case t < warmup:
+		return -2
+	case t < rp.from:
+		return -1
+	case t < rp.after:
+		return -2
+	}
+	w := int((t - rp.after) / rp.window)
+	if w >= rp.windows {
+		return -2
+	}
+	return w
+}
+
+func (r *run) onRecoverySample(int64) {
+	rr := r.recovery
+	now := r.s.Now()
+	sums, w := rr.baseQ, rr.window(now, r.p.warmup)
+	switch {
+	case w == -1:
+		rr.baseN++
+	case w >= 0:
+		sums = rr.winQ[w]
+		rr.winN[w]++
+	default:
+		sums = nil
+	}
+	for ci := range r.comps {
+		if sums != nil {
+			sums[ci] += float64(r.comps[ci].rt.waiting())
+		}
+	}
+	if next := now + rr.step; next < rr.prog.after+sim.Time(rr.prog.windows)*rr.prog.window {
+		r.s.At(next, rr.kind, 0)
+	}
+}
+
+// journeyEnded notes a journey's duration d (seconds) ending now.
+func (rr *recoveryRec) journeyEnded(typ int32, now, warmup sim.Time, d float64) {
+	switch w := rr.window(now, warmup); {
+	case w == -1:
+		rr.base[typ].Add(d)
+	case w >= 0:
+		rr.win[w][typ].Add(d)
+	}
+}
+
+func (r *run) recoveryResult() *RecoveryResult {
+	rr := r.recovery
+	rp := rr.prog
+	v := &RecoveryResult{From: rp.from.Seconds(), After: rp.after.Seconds(), Window: rp.window.Seconds(), Margin: rp.margin,
+		At: Num(math.NaN()), Seconds: Num(math.NaN())}
+	var above []RecoveryLevel
+	for w := 0; w < rp.windows; w++ {
+		if rr.winN[w] == 0 {
+			break // the run ended before this window: nothing was measured
+		}
+		above = rr.above(r, w)
+		if len(above) == 0 {
+			at := rp.after + sim.Time(w)*rp.window
+			v.Recovered, v.At, v.Seconds = true, Num(at.Seconds()), Num((at - rp.after).Seconds())
+			return v
+		}
+	}
+	v.Above = above
+	return v
+}
+
+// above lists the measures above their margin in window w, worst first
+// (by how many times its bound each is), queues before p95s at a tie.
+func (rr *recoveryRec) above(r *run, w int) []RecoveryLevel {
+	type level struct {
+		RecoveryLevel
+		ratio float64
+	}
+	var out []level
+	m := 1 + rr.prog.margin
+	for ci := range r.comps {
+		if r.p.comps[ci].kind.passThrough {
+			continue
+		}
+		before := rr.baseQ[ci] / float64(max(rr.baseN, 1))
+		q := rr.winQ[w][ci] / float64(max(rr.winN[w], 1))
+		if bound := math.Max(before*m, before+1); q > bound {
+			out = append(out, level{RecoveryLevel{Component: r.p.comps[ci].name, Measure: "mean_queue", Before: before, Value: Num(q)}, q / bound})
+		}
+	}
+	for ji := range r.p.journeys {
+		if rr.base[ji].N() == 0 {
+			continue // nothing ended before the spike to compare with
+		}
+		before := rr.base[ji].Quantile(0.95)
+		p95 := math.Inf(1) // none ended: they are stuck
+		if rr.win[w][ji].N() > 0 {
+			p95 = rr.win[w][ji].Quantile(0.95)
+		}
+		if bound := before * m; p95 > bound {
+			out = append(out, level{RecoveryLevel{Journey: r.p.journeys[ji].name, Measure: "p95", Before: before, Value: Num(p95)}, p95 / bound})
+		}
+	}
+	// A stable sort by ratio keeps queues (listed first) ahead at a tie.
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j].ratio > out[j-1].ratio; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	levels := make([]RecoveryLevel, len(out))
+	for i := range out {
+		levels[i] = out[i].RecoveryLevel
+	}
+	return levels
+}

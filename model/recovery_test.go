@@ -1,0 +1,52 @@
+package model_test
+
+import "testing"
+
+func TestRecoverySettingsAreChecked(t *testing.T) {
+	const head = "name: r\nduration: 10m\ncomponents:\n  app: {kind: pool, servers: 1}\njourneys:\n  j:\n    "
+	const steps = "\n    steps: [{use: app, work: 100ms}]\n"
+	for _, c := range []struct{ journey, recovery, want string }{
+		{"rate: 1/s", "{margin: 10%}",
+			`r.yaml: recovery: recovery needs from and after (when the spike starts and ends): no journey has stages to find them in`},
+		{"stages: [{target: 5/s, duration: 0s}, {target: 5/s, duration: 1m}, {target: 1/s, duration: 0s}]", "{margin: 10%}",
+			`r.yaml: recovery.from: the spike must start after the warm-up (0s), to measure the level before it; got 0s`},
+		{"rate: 1/s", "{from: 1m, after: 9m55s}",
+			`r.yaml: recovery: no whole window of 10s fits between the spike's end (9m55s) and the end of the arrivals (10m0s)`},
+		{"rate: 1/s", "{from: 1m, after: 2m, window: 1ms}",
+			`r.yaml: recovery.window: a window of 1ms makes 480000 windows between the spike's end (2m0s) and the end of the arrivals (10m0s); at most 100000 are measured, so give a longer window`},
+		{"rate: 1/s", "{from: 1m, after: 2m, margin: lots}",
+			`r.yaml:9:41: recovery.margin: expected a share >= 0 such as 10% or 0.1, got "lots"`},
+		{"rate: 1/s\n    stages: [{target: 1/s, duration: 1m}, {target: 5/s, duration: 0s}, {target: 5/s, duration: 1m}, {target: 1/s, duration: 0s}]",
+			"{margin: 20%, window: 30s}", ""},
+	} {
+		_, err := compileSrc(head + c.journey + steps + "recovery: " + c.recovery + "\n")
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != c.want {
+			t.Errorf("got  %s\nwant %s", got, c.want)
+		}
+	}
+}
+
+// Arrivals that end by count before a window after the spike leave nothing
+// to judge: the verdict says so rather than blaming a measure.
+func TestRecoveryOfARunEndedEarly(t *testing.T) {
+	src := `name: early
+duration: 300s
+components:
+  app: {kind: pool, servers: 2}
+journeys:
+  j:
+    rate: 1/s
+    count: 50
+    stages: [{target: 1/s, duration: 20s}, {target: 3/s, duration: 0s}, {target: 3/s, duration: 10s}, {target: 1/s, duration: 0s}]
+    steps: [{use: app, work: 100ms}]
+recovery: {}
+`
+	v := runYAMLNoTrace(t, src).Recovery
+	if want := "did not recover after the spike ended at 30s: the run ended before a window after it was measured"; v == nil || v.String() != want {
+		t.Errorf("verdict %v, want %q", v, want)
+	}
+}
