@@ -38,7 +38,7 @@ journeys:
 		switch e.Event {
 		case "photo":
 			logs[e.JourneyID]++
-		case "trip":
+		case model.EvJourneyEnd:
 			n++
 			if e.Duration != 30 && e.Duration != 150 {
 				t.Fatalf("a trip took %gs, want 30 or 150", e.Duration)

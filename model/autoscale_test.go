@@ -35,13 +35,13 @@ func TestAutoscaleStepScenario(t *testing.T) {
 	res, events := runYAML(t, stepScenario, model.RunOptions{Seed: 1, SeriesStep: 10e9})
 	var scales []model.TraceEvent
 	for _, e := range events {
-		if e.Event == "scale" {
+		if e.Event == "capsim.scale" {
 			scales = append(scales, e)
 		}
 	}
-	want := []model.TraceEvent{{T: 30, Event: "scale", Component: "w", Instances: 4}, {T: 45, Event: "scale", Component: "w", Instances: 6},
-		{T: 60, Event: "scale", Component: "w", Instances: 10}, {T: 75, Event: "scale", Component: "w", Instances: 14},
-		{T: 90, Event: "scale", Component: "w", Instances: 16}}
+	want := []model.TraceEvent{{T: 30, Event: "capsim.scale", Component: "w", Instances: 4}, {T: 45, Event: "capsim.scale", Component: "w", Instances: 6},
+		{T: 60, Event: "capsim.scale", Component: "w", Instances: 10}, {T: 75, Event: "capsim.scale", Component: "w", Instances: 14},
+		{T: 90, Event: "capsim.scale", Component: "w", Instances: 16}}
 	if !slices.Equal(scales, want) {
 		t.Errorf("scale events %+v\nwant %+v", scales, want)
 	}

@@ -71,7 +71,7 @@ func (r *run) startCall(p *proc, o *op) {
 	} else if p.callDeadline < child.deadline {
 		child.deadline = p.callDeadline
 	}
-	r.emit("request_start", child, -1, 0)
+	r.emitOpen(EvRequestStart, child)
 	if o.pollBlk >= 0 {
 		// The poller stops by itself once p no longer waits for this
 		// call (see pollTick), so a retry starts a fresh one.
@@ -102,7 +102,7 @@ func (r *run) startJob(p *proc, o *op) {
 	} else {
 		p.kids = append(p.kids, kid{child, child.gen})
 	}
-	r.emit("job_start", child, -1, 0)
+	r.emitOpen(EvJobStart, child)
 }
 
 func (r *run) startFanout(p *proc, o *op, n int32) {
@@ -169,7 +169,7 @@ func (r *run) pollTick(p *proc, o *op) bool {
 	child.deadline = sim.Never
 	r.nextReq++
 	child.reqID = r.nextReq
-	r.emit("request_start", child, -1, 0)
+	r.emitOpen(EvRequestStart, child)
 	return false
 }
 

@@ -37,7 +37,7 @@ routes:
 func journeyEnd(t *testing.T, events []model.TraceEvent) model.TraceEvent {
 	t.Helper()
 	for _, e := range events {
-		if e.Event == "j" {
+		if e.Event == model.EvJourneyEnd && e.Journey == "j" {
 			return e
 		}
 	}
@@ -142,8 +142,8 @@ routes:
     steps: [{use: api}, {log: admitted}]
 `
 	res, events := runYAML(t, src, model.RunOptions{})
-	_, statuses := endsOf(events, "request_end", "r")
-	times, _ := endsOf(events, "request_end", "r")
+	_, statuses := endsOf(events, "capsim.request_end", "r")
+	times, _ := endsOf(events, "capsim.request_end", "r")
 	api, _ := res.Component("api")
 	// The first takes the token; the next two would wait 1 s and 2 s for
 	// one, within max_wait but past their 0.5 s deadline: refused with 504,
@@ -178,7 +178,7 @@ routes:
     steps: [{use: one, work: 3s}]
 `
 	_, events := runYAML(t, src, model.RunOptions{})
-	ends, statuses := endsOf(events, "request_end", "r")
+	ends, statuses := endsOf(events, "capsim.request_end", "r")
 	if !equalFloats(ends, []float64{1, 3}) || statuses[0] != 504 || statuses[1] != 200 {
 		t.Errorf("ends %v with %v; want the waiter cut at 1s with 504, the holder done at 3s", ends, statuses)
 	}
@@ -198,8 +198,8 @@ routes:
     steps: [{fail: {p: 1, status: 503}}]
 `
 	_, events := runYAML(t, src, model.RunOptions{})
-	_, statuses := endsOf(events, "request_end", "flaky")
-	outerEnds, outer := endsOf(events, "request_end", "outer")
+	_, statuses := endsOf(events, "capsim.request_end", "flaky")
+	outerEnds, outer := endsOf(events, "capsim.request_end", "outer")
 	if len(statuses) != 1 || !equalFloats(outerEnds, []float64{0}) || outer[0] != 503 {
 		t.Errorf("flaky tried %d times, outer ended at %v with %v; want one try and 503 at 0s", len(statuses), outerEnds, outer)
 	}
@@ -230,7 +230,7 @@ routes:
 		n := 0.0
 		lo, hi = 1e9, -1
 		for _, e := range events {
-			if e.Event == "j" {
+			if e.Event == model.EvJourneyEnd {
 				sum += e.Duration
 				lo, hi = min(lo, e.Duration), max(hi, e.Duration)
 				n++
@@ -424,7 +424,7 @@ routes:
     steps: [{use: api}]
 `
 	_, events := runYAML(t, src, model.RunOptions{})
-	_, statuses := endsOf(events, "request_end", "r")
+	_, statuses := endsOf(events, "capsim.request_end", "r")
 	if len(statuses) != 2 || statuses[0] != 200 || statuses[1] != 429 {
 		t.Errorf("statuses %v; want [200 429]: the 1 s wait passes max_wait, not the deadline", statuses)
 	}

@@ -55,7 +55,7 @@ type op struct {
 	priority int32 // use/hold: 1 + the priority class; 0 = the journey's
 	status   int32
 	name     int32 // opLog, opStage: index into names
-	route    int32 // opCall, opJob, opPoll
+	route    int32 // opCall, opJob, opPoll; opLog: the names index of its since: event, or -1
 	timeout  int32 // opCall, opJob: distribution of the caller's patience, or -1
 	count    count
 	limit    count
@@ -208,6 +208,7 @@ func (l *Loaded) Compile() (*Compiled, error) {
 		compIdx: map[string]int32{}, routeIdx: map[string]int32{}, nameIdx: map[string]int32{},
 		attrIdx: map[string]int32{}, distIdx: map[string]int32{}}
 	c.compile()
+	c.checkSince()
 	if len(c.errs) > 0 {
 		return nil, c.errs.sorted()
 	}
@@ -229,6 +230,10 @@ type compiler struct {
 	siteNodes []*yaml.Node
 	site      int32 // the step being compiled
 	callPath  []int32
+	// logNames are the scenario's log: events; sinceRefs the since: keys
+	// to check against them once all are known.
+	logNames  map[string]bool
+	sinceRefs []sinceRef
 }
 
 func (c *compiler) fail(n *yaml.Node, path, format string, args ...any) {

@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -58,8 +59,23 @@ func (c *compiler) step(s *Step, p string, route int32) []op {
 		body := c.rawBlock(core, route)
 		core = []op{{code: opScope, body: body, name: -1, optional: true}}
 	}
+	if s.Since != "" && s.Log == "" {
+		c.failKey(n, "since", joinPath(p, "since"), "since: names the event a log: step is timed from; this step has no log:")
+	}
 	if s.Log != "" {
-		core = append(core, op{code: opLog, name: c.name(s.Log)})
+		if strings.HasPrefix(s.Log, TracePrefix) {
+			c.failKey(n, "log", joinPath(p, "log"), "log: event %q starts with %q, which names capsim's own trace events", s.Log, TracePrefix)
+		}
+		lo := op{code: opLog, name: c.name(s.Log), route: -1}
+		if s.Since != "" {
+			lo.route = c.name(s.Since)
+			c.sinceRefs = append(c.sinceRefs, sinceRef{node: valueNode(n, "since"), path: joinPath(p, "since"), name: s.Since})
+		}
+		if c.logNames == nil {
+			c.logNames = map[string]bool{}
+		}
+		c.logNames[s.Log] = true
+		core = append(core, lo)
 	}
 	if s.Stage == "" {
 		return core
@@ -252,5 +268,22 @@ func (c *compiler) slos() {
 			}
 		}
 		c.p.slos = append(c.p.slos, s)
+	}
+}
+
+// sinceRef is a since: to check once every log: event is known.
+type sinceRef struct {
+	node       *yaml.Node
+	path, name string
+}
+
+// checkSince refuses a since: that names no log: event of the scenario:
+// a typo would otherwise time the event from the journey's start.
+func (c *compiler) checkSince() {
+	for _, ref := range c.sinceRefs {
+		if !c.logNames[ref.name] {
+			names := slices.Sorted(maps.Keys(c.logNames))
+			c.fail(ref.node, ref.path, "since: %q is no log: event of the scenario (log events: %s)", ref.name, strings.Join(names, ", "))
+		}
 	}
 }

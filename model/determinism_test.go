@@ -73,7 +73,7 @@ func TestDesignsShareArrivals(t *testing.T) {
 	starts := func(c *model.Compiled) []float64 {
 		var ts []float64
 		c.Run(model.RunOptions{Seed: 5, Trace: func(e *model.TraceEvent) {
-			if e.Event == "journey_start" {
+			if e.Event == "capsim.journey_start" {
 				ts = append(ts, e.T)
 			}
 		}})

@@ -77,7 +77,7 @@ func (r *run) onWake(arg int64) {
 		if s, ok := c.rt.(signalled); ok {
 			s.signal(r.s.Now(), 0)
 		}
-		r.emit("timeout", p, p.waitComp, r.p.comps[p.waitComp].status)
+		r.emit(EvTimeout, p, p.waitComp, r.p.comps[p.waitComp].status)
 		r.fail(p, r.p.comps[p.waitComp].status, p.waitComp)
 	case waitFailing:
 		p.waiting = waitNone
@@ -123,7 +123,7 @@ func (r *run) onTimeout(arg int64) {
 		c.rt.abandon(now, p)
 		c.timedOut++
 		p.waiting = waitNone
-		r.emit("timeout", p, p.waitComp, 0)
+		r.emit(EvTimeout, p, p.waitComp, 0)
 		status := r.p.comps[p.waitComp].status
 		if p.deadline <= now {
 			status = 504
@@ -149,7 +149,7 @@ func (r *run) onTimeout(arg int64) {
 		c.rt.abandon(now, p)
 		c.timedOut++
 		p.waiting = waitNone
-		r.emit("timeout", p, p.waitComp, 504)
+		r.emit(EvTimeout, p, p.waitComp, 504)
 		r.fail(p, 504, p.waitComp)
 	}
 	r.runReady()
@@ -163,6 +163,9 @@ func (r *run) onTimeout(arg int64) {
 func (r *run) granted(id int32, comp int32, key int64, fromKernel bool) {
 	p := r.procs[id]
 	p.held = append(p.held, held{comp: comp, key: key, leak: p.waitLeak})
+	if r.tr != nil {
+		r.traceAcquired(p, comp, key)
+	}
 	r.s.Cancel(p.timer)
 	p.waiting = waitSleep
 	p.seq++
@@ -303,7 +306,7 @@ ops:
 			p.stage = o.name
 		case opLog:
 			f.pc++
-			r.emit(r.p.names[o.name], p, -1, 0)
+			r.emitLog(o, p)
 		case opFail:
 			f.pc++
 			if r.streams[o.stream].Float64() < o.p {
@@ -398,6 +401,9 @@ func (r *run) popFrame(p *proc) {
 		h := p.held[len(p.held)-1]
 		p.held = p.held[:len(p.held)-1]
 		r.comps[h.comp].rt.release(r, p, h, p.unwinding)
+		if r.tr != nil {
+			r.traceReleased(p, h.comp)
+		}
 	}
 	p.stage = f.stage
 	p.frames = p.frames[:len(p.frames)-1]
@@ -421,6 +427,9 @@ func (r *run) acquire(p *proc, o *op) bool {
 	switch out {
 	case acqGranted:
 		p.held = append(p.held, held{comp: o.comp, key: key, leak: o.leak})
+		if r.tr != nil {
+			r.traceAcquired(p, o.comp, key)
+		}
 		return true
 	case acqPassed:
 		return true
@@ -428,7 +437,7 @@ func (r *run) acquire(p *proc, o *op) bool {
 		return false
 	case acqRejected:
 		c.rejected++
-		r.emit("rejected", p, o.comp, cp.status)
+		r.emit(EvRejected, p, o.comp, cp.status)
 		r.fail(p, cp.status, o.comp)
 		return false
 	}
@@ -438,6 +447,7 @@ func (r *run) acquire(p *proc, o *op) bool {
 	if end := r.waitUntil(p, r.drawTime(cp.waitTimeout)); end != sim.Never {
 		p.timer = r.s.Timer(end, r.kTimeout, pack(p))
 	}
+	r.emit(EvEnqueue, p, o.comp, 0)
 	r.guardQueue(o.comp)
 	return false
 }

@@ -139,9 +139,9 @@ func TestAsyncJobFailureReachesTheWait(t *testing.T) {
 	var starts []model.TraceEvent
 	res, err := c.Run(model.RunOptions{Seed: 1, Trace: func(e *model.TraceEvent) {
 		switch e.Event {
-		case "polled", "awaited", "fine":
+		case model.EvJourneyEnd:
 			ends = append(ends, *e)
-		case "request_start", "job_start":
+		case "capsim.request_start", "capsim.job_start":
 			if e.Journey == "fine" {
 				starts = append(starts, *e)
 			}
@@ -162,7 +162,7 @@ func TestAsyncJobFailureReachesTheWait(t *testing.T) {
 	}
 	for _, e := range ends {
 		if e.Journey != "fine" && (e.Status != 500 || e.Stage != "result_persist") {
-			t.Errorf("%s ended with status %d at %q, want 500 at result_persist", e.Event, e.Status, e.Stage)
+			t.Errorf("%s ended with status %d at %q, want 500 at result_persist", e.Journey, e.Status, e.Stage)
 		}
 	}
 
@@ -172,7 +172,7 @@ func TestAsyncJobFailureReachesTheWait(t *testing.T) {
 		t.Fatalf("trace: %d starts of journey fine, %d journey ends; want 2 and 3", len(starts), len(ends))
 	}
 	for _, e := range ends {
-		if e.Event == "fine" && (e.RequestID != starts[0].RequestID || e.JobID != starts[1].JobID || e.JobID == 0) {
+		if e.Journey == "fine" && (e.RequestID != starts[0].RequestID || e.JobID != starts[1].JobID || e.JobID == 0) {
 			t.Errorf("fine ended with request_id %d, job_id %d; want %d and %d", e.RequestID, e.JobID, starts[0].RequestID, starts[1].JobID)
 		}
 	}

@@ -172,7 +172,7 @@ func (c *bucketRT) refuse(r *run, p *proc, o *op, rt *compRT, now sim.Time) (acq
 		return acqRejected, 0
 	}
 	rt.rejected++
-	r.emit("rejected", p, o.comp, status)
+	r.emit(EvRejected, p, o.comp, status)
 	if c.prog.refuseCost < 0 {
 		r.fail(p, status, o.comp)
 		return acqParked, 0

@@ -194,10 +194,13 @@ func (wp *workerProg) newRuntime(r *run, ci int32, cp *compProg, st *sim.Streams
 			if r.opts.Trace == nil {
 				return
 			}
-			e := r.fillTrace("scale", nil)
+			e := r.fillTrace(EvScale, nil)
 			e.Component, e.Instances = r.p.comps[ci].name, to
 			r.opts.Trace(e)
 		}
+	}
+	if r.tr != nil {
+		rt.OnCold = func(_ sim.Time, i int32, ready bool) { r.traceCold(ci, i, ready) }
 	}
 	return rt
 }

@@ -71,7 +71,7 @@ routes:
   flaky:
     steps: [{fail: {p: 1, status: 503}}]
 `, model.RunOptions{Seed: 1})
-	starts, _ := endsOf(ev, "request_start", "flaky")
+	starts, _ := endsOf(ev, "capsim.request_start", "flaky")
 	if !equalFloats(starts, []float64{0, 1, 3}) {
 		t.Errorf("tries at %v, want 0, 1, 3 (backoff 1 s, then 2 s)", starts)
 	}
@@ -95,10 +95,10 @@ routes:
   slow:
     steps: [{work: 2s}]
 `, model.RunOptions{Seed: 1})
-	if gaveUp, _ := endsOf(ev, "request_timeout", "slow"); !equalFloats(gaveUp, []float64{1}) {
+	if gaveUp, _ := endsOf(ev, "capsim.request_timeout", "slow"); !equalFloats(gaveUp, []float64{1}) {
 		t.Errorf("client timeouts traced at %v, want [1]", gaveUp)
 	}
-	ends, statuses := endsOf(ev, "request_end", "slow")
+	ends, statuses := endsOf(ev, "capsim.request_end", "slow")
 	// The first call's server side ends at 2 s with 200; the second call,
 	// started when the client gave up at 1 s, is cut at 1 + 1.5 s.
 	if !equalFloats(ends, []float64{2, 2.5}) || statuses[0] != 200 || statuses[1] != 504 {
@@ -137,7 +137,7 @@ routes:
   status:
     steps: [{work: 10ms}]
 `, model.RunOptions{Seed: 1})
-	starts, _ := endsOf(ev, "request_start", "status")
+	starts, _ := endsOf(ev, "capsim.request_start", "status")
 	if !equalFloats(starts, []float64{2, 4.01, 6.02, 8.03}) {
 		t.Errorf("polls at %v, want every 2 s after the previous answer while the 9 s call is open", starts)
 	}
@@ -266,7 +266,7 @@ routes:
 `, model.RunOptions{Seed: 1})
 	ends := map[int64]int64{}
 	for _, e := range ev {
-		if e.Event == "job_end" {
+		if e.Event == "capsim.job_end" {
 			ends[e.JobID] = e.JourneyID
 		}
 	}
@@ -289,7 +289,7 @@ journeys:
 		j, _ := res.Journey("j")
 		last := 0.0
 		for _, e := range events {
-			if e.Event == "j" {
+			if e.Event == model.EvJourneyEnd {
 				last = max(last, e.T-e.Duration)
 			}
 		}

@@ -15,7 +15,7 @@ import (
 func starts(events []model.TraceEvent) []float64 {
 	var ts []float64
 	for _, e := range events {
-		if e.Event == "journey_start" {
+		if e.Event == "capsim.journey_start" {
 			ts = append(ts, e.T)
 		}
 	}
@@ -146,7 +146,7 @@ slos:
 	res, events := runYAML(t, src, model.RunOptions{})
 	var byWindow [101][]float64
 	for _, e := range events {
-		if e.Event == "j" {
+		if e.Event == model.EvJourneyEnd {
 			byWindow[int(e.T/10)] = append(byWindow[int(e.T/10)], e.Duration)
 		}
 	}

@@ -3,8 +3,10 @@ package model
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"capsim/sim"
 )
@@ -22,6 +24,10 @@ type RunOptions struct {
 	// Interrupted, when set, is polled during the run; once it reports
 	// true the run stops and Run returns ErrInterrupted.
 	Interrupted func() bool
+	// Arrivals, when it names a journey, replaces that journey's arrivals
+	// (rate, profile or clients, and the multiplier) with these start
+	// times, sorted: a recorded run's journeys replayed.
+	Arrivals map[string][]sim.Time
 }
 
 // ErrInterrupted is returned by Run when RunOptions.Interrupted stopped it.
@@ -216,6 +222,7 @@ type run struct {
 	st       stats
 	broken   *Broken
 	trace    TraceEvent
+	tr       *tracer // nil unless the run is traced
 	series   *seriesRec
 	recovery *recoveryRec
 }
@@ -228,6 +235,15 @@ func (c *Compiled) Run(opts RunOptions) (*Result, error) {
 	}
 	if opts.Multiplier < 0 || math.IsNaN(opts.Multiplier) || math.IsInf(opts.Multiplier, 0) {
 		return nil, fmt.Errorf("multiplier must be a finite number > 0, got %g", opts.Multiplier)
+	}
+	for _, name := range slices.Sorted(maps.Keys(opts.Arrivals)) {
+		times := opts.Arrivals[name]
+		if !slices.ContainsFunc(c.prog.journeys, func(j journeyProg) bool { return j.name == name }) {
+			return nil, fmt.Errorf("arrivals given for journey %q, which the scenario does not have", name)
+		}
+		if !slices.IsSorted(times) || len(times) > 0 && times[0] < 0 {
+			return nil, fmt.Errorf("arrivals of journey %s must be sorted times >= 0", name)
+		}
 	}
 	r := newRun(c.prog, opts)
 	r.execute()
@@ -259,6 +275,9 @@ func newRun(p *program, opts RunOptions) *run {
 	r.kSample = r.s.Handle(r.onSample)
 	r.kClient = r.s.Handle(r.onClientNext)
 	r.comps = make([]compRT, len(p.comps))
+	if opts.Trace != nil {
+		r.tr = newTracer(r)
+	}
 	for i := range p.comps {
 		cp := &p.comps[i]
 		r.comps[i].rt = cp.prog.newRuntime(r, int32(i), cp, st)
@@ -288,6 +307,12 @@ func (r *run) execute() {
 	p := r.p
 	for ji := range p.journeys {
 		j := &p.journeys[ji]
+		if times, ok := r.opts.Arrivals[j.name]; ok {
+			if len(times) > 0 {
+				r.s.At(times[0], r.kArrive, int64(ji))
+			}
+			continue
+		}
 		if j.closed && j.profile != nil {
 			r.startRamp(ji)
 			continue
@@ -364,6 +389,12 @@ func (r *run) onArrive(arg int64) {
 	r.arrivals[ji]++
 	r.startJourney(int32(ji), -1)
 	r.runReady()
+	if times, ok := r.opts.Arrivals[j.name]; ok {
+		if n := r.arrivals[ji]; n < int64(len(times)) {
+			r.s.At(max(times[n], r.s.Now()), r.kArrive, arg)
+		}
+		return
+	}
 	if j.count > 0 && r.arrivals[ji] >= j.count {
 		r.arrivalsDone(ji)
 		return
@@ -467,7 +498,7 @@ func (r *run) startJourney(ji int32, client int32) {
 	root.deadline = sim.Never
 	root.stage = -1
 	root.frames = append(root.frames, frame{blk: j.body, stage: -1})
-	r.emit("journey_start", root, -1, 0)
+	r.emitOpen(EvJourneyStart, root)
 	r.exec(root)
 }
 

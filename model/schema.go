@@ -91,6 +91,10 @@ type Step struct {
 	Fail   *Fail    `yaml:"fail"`   // fail with a probability (downstream errors)
 	Log    string   `yaml:"log"`    // emit a trace event (after the step when combined)
 	Stage  string   `yaml:"stage"`  // label for failure attribution
+	// Since names the log: event, earlier in the same journey, that this
+	// step's log: event is timed from (default: the one before it in the
+	// same request or job).
+	Since string `yaml:"since"`
 
 	// modifiers
 	Steps []Step `yaml:"steps"`

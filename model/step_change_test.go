@@ -67,14 +67,14 @@ func TestAStepChangeMovesTheQueueToTheNewSteadyState(t *testing.T) {
 		started := map[int64]float64{}
 		res, err := c.Run(model.RunOptions{Seed: uint64(seed), SeriesStep: 100_000_000, Trace: func(e *model.TraceEvent) {
 			switch e.Event {
-			case "journey_start":
+			case model.EvJourneyStart:
 				started[e.JourneyID] = e.T
 			case "served":
 				if i := in(started[e.JourneyID]); i >= 0 {
 					waited[i] += e.T - started[e.JourneyID]
 					served[i]++
 				}
-			case "j":
+			case model.EvJourneyEnd:
 				if i := in(e.T - e.Duration); i >= 0 {
 					sum[i] += e.Duration
 					cnt[i]++

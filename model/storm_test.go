@@ -42,7 +42,7 @@ routes:
 func successBetween(events []model.TraceEvent, from, to float64) float64 {
 	var ok, n float64
 	for _, e := range events {
-		if e.Event == "client" && e.T >= from && e.T < to {
+		if e.Event == model.EvJourneyEnd && e.Journey == "client" && e.T >= from && e.T < to {
 			n++
 			if e.Status < 400 {
 				ok++

@@ -151,7 +151,7 @@ func TestPlacesThroughputDip(t *testing.T) {
 		var evs []model.TraceEvent
 		runSeries(t, design, sysCollect(&evs), "journeys.more_users.start=150s")
 		for _, e := range evs {
-			if e.Event != "request_end" || e.Route != "group_search" {
+			if e.Event != "capsim.request_end" || e.Route != "group_search" {
 				continue
 			}
 			switch {
@@ -192,9 +192,9 @@ func sysConcurrency(events []model.TraceEvent, route string) (peak, p99 int) {
 			continue
 		}
 		switch e.Event {
-		case "request_start":
+		case "capsim.request_start":
 			es = append(es, ev{e.T, 1})
-		case "request_end":
+		case "capsim.request_end":
 			es = append(es, ev{e.T, -1})
 		}
 	}
@@ -258,7 +258,7 @@ func TestPlacesTokenBucketUnderOverload(t *testing.T) {
 	calls := func(from, to float64) float64 {
 		n := 0
 		for _, e := range evs {
-			if e.Event == "request_start" && e.Route == "places" && e.T >= from && e.T < to {
+			if e.Event == "capsim.request_start" && e.Route == "places" && e.T >= from && e.T < to {
 				n++
 			}
 		}
@@ -274,7 +274,7 @@ func TestPlacesTokenBucketUnderOverload(t *testing.T) {
 	// 100 s, 12/s to 150 s; each phase's count within 4 standard deviations.
 	var overload, between, recovery []float64 // durations of the searches started in each phase
 	for _, e := range evs {
-		if e.Event != "search" {
+		if e.Event != model.EvJourneyEnd || e.Journey != "search" {
 			continue
 		}
 		switch start := e.T - e.Duration; {

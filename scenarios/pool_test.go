@@ -51,11 +51,11 @@ func traceCall(t *testing.T, yaml string) (apiStart, apiEnd, callerEnd float64, 
 	}
 	_, err = c.Run(model.RunOptions{Seed: 1, Trace: func(e *model.TraceEvent) {
 		switch {
-		case e.Route == "api" && e.Event == "request_start":
+		case e.Route == "api" && e.Event == "capsim.request_start":
 			apiStart = e.T
-		case e.Route == "api" && e.Event == "request_end":
+		case e.Route == "api" && e.Event == "capsim.request_end":
 			apiEnd = e.T
-		case e.Event == "caller":
+		case e.Event == model.EvJourneyEnd && e.Journey == "caller":
 			callerEnd, stage = e.T, e.Stage
 		}
 	}})
@@ -161,7 +161,7 @@ type recoveryWindows struct{ n, failed, sum [720]float64 }
 const recoveryWindow = 0.25
 
 func (w *recoveryWindows) add(e *model.TraceEvent) {
-	if e.Event != "after" {
+	if e.Event != model.EvJourneyEnd || e.Journey != "after" {
 		return
 	}
 	b := int((e.T - e.Duration) / recoveryWindow)

@@ -158,7 +158,7 @@ func jobTimes(events []model.TraceEvent) (waits, execs []float64) {
 	var order []int64
 	for _, e := range events {
 		switch e.Event {
-		case "job_start":
+		case "capsim.job_start":
 			start[e.JobID] = e.T
 			order = append(order, e.JobID)
 		case "worker_ready":
@@ -388,10 +388,10 @@ func TestTripMixedSizes(t *testing.T) {
 			switch {
 			case e.Event == "photo_originals_saved":
 				saved += 10 // a batch of 10 (000-03)
-			case e.Event == "request_end" && e.Route == "upload_batch" && e.Journey == "small_trip" && e.T < 600:
+			case e.Event == model.EvRequestEnd && e.Route == "upload_batch" && e.Journey == "small_trip" && e.T < 600:
 				n++
 				sum += e.Duration
-			case e.Event == "trip_creation" && e.T-e.Duration < 1200:
+			case e.Event == model.EvJourneyEnd && e.Journey == "trip_creation" && e.T-e.Duration < 1200:
 				pair = append(pair, e.Duration)
 			}
 		}

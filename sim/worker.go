@@ -103,6 +103,12 @@ type WorkerPool struct {
 	ScaleUps, ScaleDowns int64
 	// OnScale, if set, is told of each change of the autoscaler's count.
 	OnScale func(now Time, from, to int)
+	// OnCold, if set, is told when instance i starts cold (ready false)
+	// and when it is ready after it (ready true), before it takes a job.
+	OnCold func(now Time, i int32, ready bool)
+	// GrantCold is true while grant runs for a job that takes an instance
+	// straight from its cold start.
+	GrantCold bool
 }
 
 // autoscaler is the state of a pool's target-tracking rule.
@@ -251,6 +257,9 @@ func (w *WorkerPool) coldStart(now Time, i int32) {
 	in.state = starting
 	w.ColdStarts++
 	w.addRunning(now, 1)
+	if w.OnCold != nil {
+		w.OnCold(now, i, false)
+	}
 	w.s.After(Seconds(w.cfg.ColdStart.Sample(w.rng)), w.kReady, int64(in.epoch)<<32|int64(i))
 }
 
@@ -271,10 +280,15 @@ func (w *WorkerPool) onReady(arg int64) {
 		if uint32(arg>>32) != in.epoch {
 			return // a start the autoscaler cancelled; the instance restarted since
 		}
+		if w.OnCold != nil {
+			w.OnCold(now, i, true)
+		}
 		if q, ok := w.queue.pop(w.index); ok {
 			w.setQueue(now)
 			w.addBusy(now, 1)
+			w.GrantCold = true
 			w.start(now, i, q.id, q.since)
+			w.GrantCold = false
 			return
 		}
 		w.goIdle(now, i)

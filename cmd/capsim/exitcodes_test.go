@@ -29,6 +29,8 @@ func TestMistakesExitWithUsageCode(t *testing.T) {
 		{"unknown design", "run --design v1-original+same-acount-burst", `capsim: trip.yaml: unknown design "same-acount-burst"; did you mean "same-account-burst"? (available: ` + designs + ")"},
 		{"unknown design", "run --design nothing-like-it", `capsim: trip.yaml: unknown design "nothing-like-it" (available: ` + designs + ")"},
 		{"wrong arg count", "run trip mmc", "capsim: accepts at most 1 arg(s), received 2 (see capsim run --help)"},
+		{"bad flag value", "run --trace-origin 2026-01-01T00:00:00Z", "capsim: --trace-origin needs --trace"},
+		{"bad flag value", "run --trace t.jsonl --trace-origin soon", `capsim: --trace-origin: "soon" is not an RFC 3339 time (e.g. 2026-01-01T00:00:00Z)`},
 
 		{"unknown flag", "sweep --replicatons 2", `capsim: unknown flag: --replicatons; did you mean "--replications"? (see capsim sweep --help)`},
 		{"bad flag value", "sweep --replications x", `capsim: --replications must be a whole number, got "x" (see capsim sweep --help)`},
@@ -56,6 +58,16 @@ func TestMistakesExitWithUsageCode(t *testing.T) {
 		{"missing file", "calibrate testdata/calibrate/missing_source_plan.yaml --out -", "capsim: source a: testdata/calibrate/missing.csv: no such file"},
 		{"wrong arg count", "calibrate", "capsim: give the files to read, e.g. capsim calibrate k6-out.csv (see capsim calibrate --help)"},
 		{"wrong arg count", "calibrate figures", "capsim: give one figures file, e.g. capsim calibrate figures figures.yaml (see capsim calibrate figures --help)"},
+
+		{"unknown flag", "check --acess x.log", `capsim: unknown flag: --acess; did you mean "--access"? (see capsim check --help)`},
+		{"bad flag value", "check --replications x", `capsim: --replications must be a whole number, got "x" (see capsim check --help)`},
+		{"bad flag value", "check --app testdata/calibrate/app.jsonl --tolerance 0", `capsim: --tolerance must be a share between 0 and 100% (10% or 0.1), got "0"`},
+		{"missing file", "check --app missing.jsonl", "capsim: missing.jsonl: no such file or directory"},
+		{"missing file", "check missing.yaml --app testdata/calibrate/app.jsonl", "capsim: missing.yaml: no such file"},
+		{"bad scenario", "check testdata/bad/negative.yaml --app testdata/calibrate/app.jsonl", "capsim: " + negative},
+		{"unknown scenario", "check tirp --app testdata/calibrate/app.jsonl", `capsim: no scenario file or embedded scenario called "tirp"; did you mean "trip"? ` + embedded},
+		{"unknown design", "check --design v1-improvd --app testdata/calibrate/app.jsonl", `capsim: trip.yaml: unknown design "v1-improvd"; did you mean "v1-improved"? (available: ` + designs + ")"},
+		{"wrong arg count", "check trip mmc", "capsim: accepts at most 1 arg(s), received 2 (see capsim check --help)"},
 
 		// validate lists each scenario's problems before its summary line.
 		{"unknown flag", "validate trip --desing x", `capsim: unknown flag: --desing; did you mean "--design"? (see capsim validate --help)`},

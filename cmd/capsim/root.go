@@ -191,6 +191,7 @@ var commands = []func(*IOStreams) *cobra.Command{
 	newSweepCmd,
 	newSensitivityCmd,
 	newCalibrateCmd,
+	newCheckCmd,
 	newValidateCmd,
 	newScenariosCmd,
 	newVersionCmd,

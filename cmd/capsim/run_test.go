@@ -56,7 +56,7 @@ func TestRunJSONAndTrace(t *testing.T) {
 		var e struct {
 			Event     string  `json:"event"`
 			JourneyID int64   `json:"journey_id"`
-			RequestID int64   `json:"request_id"`
+			RequestID string  `json:"request_id"`
 			JobID     int64   `json:"job_id"`
 			T         float64 `json:"t"`
 		}
@@ -64,11 +64,11 @@ func TestRunJSONAndTrace(t *testing.T) {
 			t.Fatalf("trace line %q: %v", line, err)
 		}
 		events[e.Event]++
-		if e.Event == "worker_ready" && (e.JobID == 0 || e.RequestID == 0 || e.JourneyID == 0) {
+		if e.Event == "worker_ready" && (e.JobID == 0 || len(e.RequestID) != 32 || e.JourneyID == 0) {
 			t.Errorf("worker_ready without its ids: %s", line)
 		}
 	}
-	for _, ev := range []string{"journey_start", "request_start", "request_end", "job_start", "job_end", "photo_originals_saved", "worker_ready", "ai_worker_execution", "trip", "view"} {
+	for _, ev := range []string{"capsim.journey_start", "capsim.request_start", "capsim.request_end", "capsim.job_start", "capsim.job_end", "photo_originals_saved", "worker_ready", "ai_worker_execution", "capsim.journey_end"} {
 		if events[ev] == 0 {
 			t.Errorf("trace has no %s event (have %v)", ev, events)
 		}

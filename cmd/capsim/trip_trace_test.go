@@ -5,13 +5,18 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
+
+	"capsim/model"
 )
 
 // capsim run --trace on the trip scenario writes the events the seed-000
 // report joined in Logs Insights (FIGURES 000-08), each carrying the ids a
-// reader joins them by: request_id, the trip (journey) id and, for the AI
-// events, job_id.
+// reader joins them by: request_id (32 hex digits, as nginx's $request_id),
+// the trip (journey) id and, for the AI events, job_id; and the outcome of
+// each trip as capsim.journey_end, never under a name the system logs.
 func TestTripTraceHasTheReportsEvents(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "trace.jsonl")
 	code, _, stderr := run(t, "run", "trip", "--set", "duration=20m", "--trace", path)
@@ -30,9 +35,10 @@ func TestTripTraceHasTheReportsEvents(t *testing.T) {
 		"ai_worker_execution":   {request: true, job: true},
 		"ai_pipeline_step":      {request: true, job: true},
 		"ai_callback":           {request: true, job: true},
-		"trip_creation":         {request: true, job: true},
+		model.EvJourneyEnd:      {request: true, job: true},
 		"trip_view":             {request: true},
 	}
+	hex32 := regexp.MustCompile(`^[0-9a-f]{32}$`)
 	seen := map[string]int{}
 	sc := bufio.NewScanner(f)
 	for line := 1; sc.Scan(); line++ {
@@ -41,18 +47,37 @@ func TestTripTraceHasTheReportsEvents(t *testing.T) {
 			t.Fatalf("line %d: %v", line, err)
 		}
 		name, _ := e["event"].(string)
+		if name == model.EvJourneyEnd {
+			if e["journey"] != "trip_creation" {
+				continue
+			}
+			if _, ok := e["attributes"].(map[string]any)["photos"]; !ok {
+				t.Errorf("line %d: a trip's end without its photos attribute: %s", line, sc.Text())
+			}
+		}
 		ids, ok := want[name]
 		if !ok {
 			continue
 		}
 		seen[name]++
 		has := func(key string) bool { v, ok := e[key].(float64); return ok && v > 0 }
-		if !has("journey_id") || ids.request && !has("request_id") || ids.job && !has("job_id") {
+		req, _ := e["request_id"].(string)
+		if !has("journey_id") || ids.request && !hex32.MatchString(req) || ids.job && !has("job_id") {
 			t.Errorf("line %d: %s without the ids it needs (journey_id, request_id%s): %s", line, name,
 				map[bool]string{true: ", job_id"}[ids.job], sc.Text())
 		}
-		if name == "trip_creation" && e["result"] != "success" {
+		if name == model.EvJourneyEnd && e["result"] != "success" {
 			t.Errorf("line %d: trip_creation %v at the peak rate, want success: %s", line, e["result"], sc.Text())
+		}
+		// A log: event is timed from the one before it in its request or
+		// job; the first AI event of a trip waited for a cold worker.
+		if name != model.EvJourneyEnd {
+			if _, ok := e["since_s"].(float64); !ok || e["since"] == nil {
+				t.Errorf("line %d: %s without since and since_s: %s", line, name, sc.Text())
+			}
+		}
+		if name == "worker_ready" && (e["since"] != model.EvJobStart || e["start"] != "cold" || e["component"] != "ai_worker") {
+			t.Errorf("line %d: worker_ready not timed from the job's start on a cold ai_worker: %s", line, sc.Text())
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -61,12 +86,35 @@ func TestTripTraceHasTheReportsEvents(t *testing.T) {
 	// 20 minutes at the peak: trips start at 0 and 15 min, and a trip has
 	// 15 batches, one AI job with two pipeline steps.
 	for name, n := range map[string]int{"photo_originals_saved": 30, "worker_ready": 2, "ai_worker_execution": 2,
-		"ai_pipeline_step": 4, "ai_callback": 2, "trip_creation": 2} {
+		"ai_pipeline_step": 4, "ai_callback": 2, model.EvJourneyEnd: 2} {
 		if seen[name] != n {
 			t.Errorf("%d %s events, want %d", seen[name], name, n)
 		}
 	}
 	if seen["trip_view"] == 0 {
 		t.Errorf("no trip_view events in 20 minutes of view sessions")
+	}
+}
+
+// A trace written with --trace-origin is an application log calibrate
+// reads: the photo_originals_saved events' since_s (the nginx overhead and
+// the S3 save, 000-29 and 000-30) fit back to their mean of about 0.62 s.
+func TestTraceCalibratesBack(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "trace.jsonl")
+	code, _, stderr := run(t, "run", "trip", "--set", "duration=20m", "--trace", path, "--trace-origin", "2026-01-01T00:00:00Z")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	code, stdout, stderr := run(t, "calibrate", path, "--from-event", "photo_originals_saved", "--column", "since_s")
+	if code != exitOK {
+		t.Fatalf("calibrate: exit %d: %s", code, stderr)
+	}
+	// Without --out, the account of the reading and the fits go to standard error.
+	// Compare as words: the account may be wrapped to the terminal's width.
+	if words := strings.Join(strings.Fields(stderr), " "); !strings.Contains(words, "30 records of field since_s of photo_originals_saved events: 30 used") {
+		t.Errorf("calibrate did not read the 30 events of the trace:\n%s", stderr)
+	}
+	if !strings.Contains(stderr, "normal       mean=0.6") || stdout != "" {
+		t.Errorf("the fit's mean is not about 0.62 s:\n%s", stderr)
 	}
 }

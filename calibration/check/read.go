@@ -1,0 +1,176 @@
+package check
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"math"
+	"os"
+	"slices"
+
+	"capsim/calibration"
+)
+
+// Inputs say where the recorded run is and what to read from it.
+type Inputs struct {
+	// Access holds the logs of the requests at the edge: nginx access logs
+	// (JSON or combined) or k6 CSV output, whose request_time or
+	// http_req_duration are a route's times and whose statuses its failures.
+	Access []string
+	// App holds application JSON-lines logs: stage events with a duration
+	// field, and one event per journey named after it with result and
+	// failure_stage fields, as the application logs an outcome.
+	App []string
+	// Routes maps each route to the path pattern (calibration's Filter
+	// syntax; for k6 also its name tag) that selects its requests.
+	Routes map[string]string
+	// Stages lists the application events whose StageField is a stage's
+	// time; Journeys the journeys whose outcome events are counted, and
+	// FailureStages, per journey, the stages counted apart.
+	Stages        []string
+	StageField    string // default since_s
+	Journeys      []string
+	FailureStages map[string][]string
+}
+
+// Stat reports the first log that cannot be read: a caller checks before
+// simulating, to answer a mistyped name at once.
+func (in Inputs) Stat() error {
+	for _, f := range append(append([]string(nil), in.Access...), in.App...) {
+		if _, err := os.Stat(f); err != nil {
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return fmt.Errorf("%s: %v", f, err)
+		}
+	}
+	return nil
+}
+
+// Read reads the recorded run. A file that cannot be opened, or a line that
+// cannot be parsed, is an error naming it (file:line: message).
+func Read(in Inputs) (*Run, error) {
+	if err := in.Stat(); err != nil {
+		return nil, err
+	}
+	run := NewRun()
+	field := in.StageField
+	if field == "" {
+		field = "since_s"
+	}
+	for _, name := range slices.Sorted(maps.Keys(in.Routes)) {
+		pattern := in.Routes[name]
+		if len(in.Access) == 0 {
+			break
+		}
+		s, err := sample(calibration.Options{Filter: calibration.Filter{Route: pattern}}, in.Access)
+		if err != nil {
+			return nil, err
+		}
+		for _, fs := range s.Stats {
+			run.Source = "nginx"
+			if fs.Format == calibration.FormatK6CSV || fs.Format == calibration.FormatK6JSON {
+				run.Source = "k6"
+			}
+		}
+		t := run.Route(name)
+		t.Values = s.Values
+		for _, st := range s.Statuses {
+			if st > 0 {
+				t.Total++
+				if st >= 400 {
+					t.Failed++
+				}
+			}
+		}
+	}
+	if len(in.App) == 0 {
+		return run, nil
+	}
+	for _, ev := range in.Stages {
+		s, err := sample(calibration.Options{Format: calibration.FormatAppLog, FromEvent: ev, Column: field}, in.App)
+		if err != nil {
+			return nil, err
+		}
+		run.Stage(ev).Values = s.Values
+	}
+	count := func(journey string, tags ...calibration.Tag) (int, error) {
+		s, err := sample(calibration.Options{Format: calibration.FormatAppLog, FromEvent: journey, Column: "duration_s",
+			Filter: calibration.Filter{Tags: tags}}, in.App)
+		if err != nil {
+			return 0, err
+		}
+		n := 0
+		for _, fs := range s.Stats {
+			n += fs.Records - fs.Filtered
+		}
+		return n, nil
+	}
+	for _, j := range in.Journeys {
+		o := run.Journey(j)
+		var err error
+		if o.Ended, err = count(j); err != nil {
+			return nil, err
+		}
+		if o.Succeeded, err = count(j, calibration.Tag{Key: "result", Value: "success"}); err != nil {
+			return nil, err
+		}
+		for _, st := range in.FailureStages[j] {
+			n, err := count(j, calibration.Tag{Key: "result", Value: "failure"}, calibration.Tag{Key: "failure_stage", Value: st})
+			if err != nil {
+				return nil, err
+			}
+			if n > 0 {
+				o.Stages[st] = n
+			}
+		}
+	}
+	return run, nil
+}
+
+// sample reads files with opts. Unlike calibrate, a line that cannot be
+// read is an error: a comparison must not quietly lose records.
+func sample(opts calibration.Options, files []string) (*calibration.Sample, error) {
+	r, err := calibration.NewReader(opts)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range files {
+		if err := r.ReadFile(f); err != nil {
+			return nil, err
+		}
+	}
+	s, _ := r.Sample() // no values is a count of 0 here, not an error
+	if s.LineErrorCount > 0 {
+		e := s.LineErrors[0]
+		more := ""
+		if s.LineErrorCount > 1 {
+			more = fmt.Sprintf(" (and %d more lines)", s.LineErrorCount-1)
+		}
+		return nil, fmt.Errorf("%s:%d: %s%s", e.File, e.Line, e.Msg, more)
+	}
+	return s, nil
+}
+
+// Starts reads when each journey of the recorded run started, from its
+// outcome events in the application logs: the event's time less its
+// duration_s. Times are Unix seconds, sorted; a journey still open when
+// the recording stopped logged no outcome and is missing.
+func Starts(app []string, journeys []string) (map[string][]float64, error) {
+	starts := map[string][]float64{}
+	for _, j := range journeys {
+		s, err := sample(calibration.Options{Format: calibration.FormatAppLog, FromEvent: j, Column: "duration_s"}, app)
+		if err != nil {
+			return nil, err
+		}
+		for i, v := range s.Values {
+			if t := s.Times[i]; !math.IsNaN(t) {
+				starts[j] = append(starts[j], t-v)
+			}
+		}
+		slices.Sort(starts[j])
+	}
+	return starts, nil
+}

@@ -1,0 +1,216 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"capsim/cmd/golden"
+	"capsim/model"
+)
+
+const shop = "testdata/check/shop.yaml"
+
+// recordShop writes the logs a recorded run of the shop would leave, in the
+// real formats: an nginx JSON access log, a k6 CSV and the application's
+// JSON lines (its log: events with since_s, and one outcome event per
+// journey named after it, as an application logs trip_creation success or
+// failure). The run is capsim's own, at a seed the checks do not use, with
+// sets applied: logs from a known model.
+func recordShop(t *testing.T, dir string, seed uint64, sets ...string) (nginx, k6, app string) {
+	t.Helper()
+	return recordShopDesign(t, dir, "", seed, sets...)
+}
+
+func recordShopDesign(t *testing.T, dir, design string, seed uint64, sets ...string) (nginx, k6, app string) {
+	t.Helper()
+	c, _, err := compileScenario(shop, model.LoadOptions{Design: design, Sets: sets})
+	if err != nil {
+		t.Fatal(err)
+	}
+	origin := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var ng, k, ap strings.Builder
+	k.WriteString("metric_name,timestamp,metric_value,check,error,error_code,expected_response,group,method,name,proto,scenario,service,status,subproto,tls_version,url,extra_tags,metadata\n")
+	_, err = c.Run(model.RunOptions{Seed: seed, Trace: func(e *model.TraceEvent) {
+		at := origin.Add(time.Duration(e.T * 1e9))
+		switch {
+		case e.Event == model.EvRequestEnd && e.Edge:
+			fmt.Fprintf(&ng, `{"time_iso8601":"%s","request_id":"%s","request":"GET /%s HTTP/1.1","status":"%d","request_time":"%.3f"}`+"\n",
+				at.Format(time.RFC3339), e.Request, e.Route, e.Status, e.Duration)
+			fmt.Fprintf(&k, "http_req_duration,%d,%.6f,,,,true,,GET,%s,HTTP/1.1,default,,%d,,,http://shop/%s,,\n",
+				at.Unix(), e.Duration*1000, e.Route, e.Status, e.Route)
+		case e.Event == model.EvJourneyEnd:
+			fmt.Fprintf(&ap, `{"time":"%s","event":"%s","request_id":"%s","result":"%s","failure_stage":"%s","duration_s":%g}`+"\n",
+				at.Format(time.RFC3339Nano), e.Journey, e.Request, e.Result, e.Stage, e.Duration)
+		case e.Since != "" && !strings.HasPrefix(e.Event, model.TracePrefix):
+			fmt.Fprintf(&ap, `{"time":"%s","event":"%s","request_id":"%s","job_id":%d,"since_s":%g}`+"\n",
+				at.Format(time.RFC3339Nano), e.Event, e.Request, e.JobID, e.SinceS)
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nginx, k6, app = filepath.Join(dir, "access.log"), filepath.Join(dir, "k6.csv"), filepath.Join(dir, "app.jsonl")
+	for path, data := range map[string]string{nginx: ng.String(), k6: k.String(), app: ap.String()} {
+		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return nginx, k6, app
+}
+
+// The model that wrote the logs passes its own check, from nginx's and from
+// k6's view; the same model with the database save 20 % slower fails, and
+// the report names the stage.
+func TestCheckPassesTheRightModelAndNamesTheWrongStage(t *testing.T) {
+	dir := t.TempDir()
+	nginx, k6, app := recordShop(t, dir, 101)
+	for _, access := range []string{nginx, k6} {
+		code, stdout, stderr := run(t, "check", shop, "--access", access, "--app", app)
+		if code != exitOK || stderr != "" {
+			t.Errorf("right model, %s: exit %d, stderr %q\n%s", filepath.Base(access), code, stderr, stdout)
+		}
+		if !strings.Contains(stdout, "The model matches the recording: no line failed.") {
+			t.Errorf("right model, %s: no verdict of a match:\n%s", filepath.Base(access), stdout)
+		}
+		for _, line := range strings.Split(stdout, "\n") {
+			if strings.HasPrefix(line, "FAIL") {
+				t.Errorf("right model, %s: %s", filepath.Base(access), line)
+			}
+		}
+	}
+
+	out := filepath.Join(dir, "report")
+	code, stdout, stderr := run(t, "check", shop, "--access", nginx, "--app", app, "--scale", "distributions.db_save=1.2", "--out", out)
+	if code != exitMismatch || !strings.HasPrefix(stderr, "capsim: the model does not match the recording: ") {
+		t.Errorf("wrong model: exit %d, stderr %q", code, stderr)
+	}
+	if !strings.Contains(stdout, "FAIL stage order_saved\n     mean +2") {
+		t.Errorf("wrong model: the stage 20%% off is not named:\n%s", stdout)
+	}
+	// Stages the change does not touch still pass.
+	for _, stage := range []string{"page_served", "order_validated", "receipt_started", "receipt_sent"} {
+		if !strings.Contains(stdout, "pass  stage "+stage) {
+			t.Errorf("wrong model: stage %s does not pass:\n%s", stage, stdout)
+		}
+	}
+	for _, line := range strings.Split(stdout, "\n") {
+		if len([]rune(line)) > 100 {
+			t.Errorf("line wider than 100 columns: %q", line)
+		}
+	}
+	for _, name := range []string{"report.md", "check.csv", "charts/qq-stage-order_saved.svg", "charts/qq-route-order.svg"} {
+		if _, err := os.Stat(filepath.Join(out, name)); err != nil {
+			t.Errorf("--out: %v", err)
+		}
+	}
+	md, _ := os.ReadFile(filepath.Join(out, "report.md"))
+	if !strings.Contains(string(md), "**The model does not match the recording**") || !strings.Contains(string(md), "- stage order_saved: mean +2") {
+		t.Errorf("report.md has no verdict naming the stage:\n%s", md)
+	}
+}
+
+// Bad input to check: each mistake exits 2 with its exact message.
+func TestCheckBadInput(t *testing.T) {
+	dir := t.TempDir()
+	_, _, app := recordShop(t, dir, 101, "duration=60s")
+	torn := filepath.Join(dir, "torn.jsonl")
+	os.WriteFile(torn, []byte(`{"time":"2026-01-01T00:00:01Z","event":"page_served","since_s":0.1}`+"\n"+`{"time":"2026-01-01T00:00:02Z","event":"page_se`+"\n"), 0o644)
+	badTime := filepath.Join(dir, "badtime.jsonl")
+	os.WriteFile(badTime, []byte(`{"time":"yesterday","event":"page_served","since_s":0.1}`+"\n"), 0o644)
+	cases := []struct{ args, want string }{
+		{"check " + shop, "capsim: give the recorded run's logs: --access FILE (nginx or k6) and/or --app FILE (application log)"},
+		{"check " + shop + " --app missing.jsonl", "capsim: missing.jsonl: no such file or directory"},
+		{"check " + shop + " --app " + torn, "capsim: " + torn + ":2: the line ends inside the JSON object (truncated)"},
+		{"check " + shop + " --app " + badTime, "capsim: " + badTime + `:1: timestamp "yesterday" is in no known format`},
+		{"check " + shop + " --app " + app + " --route nope=/x", "capsim: --route nope: the scenario has no route nope that a journey calls"},
+		{"check " + shop + " --app " + app + " --route browse", `capsim: --route "browse": want ROUTE=PATTERN, e.g. trip_view=/api/trips/*`},
+		{"check " + shop + " --app " + app + " --tolerance 200%", `capsim: --tolerance must be a share between 0 and 100% (10% or 0.1), got "200%"`},
+		{"check " + shop + " --app " + app + " --replications 0", "capsim: --replications must be at least 1, got 0"},
+		{"check " + shop + " --app " + app + " --alpha 2", "capsim: --alpha must be between 0 and 1, got 2"},
+		{"check " + shop + " --access " + app + " --replay", "capsim: --replay reads the journeys' starts from their outcome events: give --app FILE"},
+		{"check " + shop + " --app " + torn + " --replay", "capsim: " + torn + ":2: the line ends inside the JSON object (truncated)"},
+		{"check missing.yaml --app " + app, "capsim: missing.yaml: no such file"},
+	}
+	for _, c := range cases {
+		code, stdout, stderr := run(t, strings.Fields(c.args)...)
+		first, _, _ := strings.Cut(stderr, "\n")
+		if code != exitUsage || first != c.want || stdout != "" {
+			t.Errorf("capsim %s: exit %d, stdout %q\nstderr %q\nwant   %q", c.args, code, stdout, first, c.want)
+		}
+	}
+}
+
+// A real recording (testdata/check/recorded, made by record/record.sh:
+// nginx in front of a Go server that sleeps the shop's times, 2 shoppers a
+// second for 240 s): the shop's model passes it, and the model with its
+// database save 20 % slower fails, on the route that saves and the stage.
+func TestCheckARealRecording(t *testing.T) {
+	logs := []string{"--access", "testdata/check/recorded/access.log.gz",
+		"--app", "testdata/check/recorded/app.jsonl.gz", "--app", "testdata/check/recorded/client.jsonl.gz"}
+	// The recorded shoppers' arrival rate, or their very starts.
+	for _, load := range [][]string{{"--multiplier", "2"}, {"--replay"}} {
+		t.Run(load[0], func(t *testing.T) {
+			checkRecording(t, append(append([]string{"check", shop, "--set", "duration=240s"}, load...), logs...))
+		})
+	}
+}
+
+func checkRecording(t *testing.T, args []string) {
+	code, stdout, stderr := run(t, args...)
+	if code != exitOK || !strings.Contains(stdout, "The model matches the recording: no line failed.") {
+		t.Errorf("right model: exit %d, stderr %q\n%s", code, stderr, stdout)
+	}
+	code, stdout, _ = run(t, append(args, "--scale", "distributions.db_save=1.2")...)
+	var failed []string
+	for _, line := range strings.Split(stdout, "\n") {
+		if strings.HasPrefix(line, "FAIL ") && !strings.HasPrefix(line, "FAIL  ") { // the reasons, not the table rows
+			failed = append(failed, line)
+		}
+	}
+	if want := []string{"FAIL route order (nginx)", "FAIL stage order_saved"}; code != exitMismatch || strings.Join(failed, "\n") != strings.Join(want, "\n") {
+		t.Errorf("wrong model: exit %d, failed %q, want %q\n%s", code, failed, want, stdout)
+	}
+}
+
+// Outcomes: logs of the shop whose payment provider refuses 3 % of orders
+// pass the model with that design, and fail the model without it on the
+// journey's success rate and the order route's HTTP failure rate.
+func TestCheckComparesOutcomes(t *testing.T) {
+	nginx, _, app := recordShopDesign(t, t.TempDir(), "flaky-payment", 101)
+	code, stdout, _ := run(t, "check", shop, "--design", "flaky-payment", "--access", nginx, "--app", app)
+	if code != exitOK || !strings.Contains(strings.Join(strings.Fields(stdout), " "), "pass journey shopper failed_at:payment") {
+		t.Errorf("right model: exit %d\n%s", code, stdout)
+	}
+	code, stdout, _ = run(t, "check", shop, "--access", nginx, "--app", app)
+	var failed []string
+	for _, line := range strings.Split(stdout, "\n") {
+		if strings.HasPrefix(line, "FAIL ") && !strings.HasPrefix(line, "FAIL  ") {
+			failed = append(failed, line)
+		}
+	}
+	if want := []string{"FAIL journey shopper success_rate", "FAIL route order http_failure_rate"}; code != exitMismatch || strings.Join(failed, "\n") != strings.Join(want, "\n") {
+		t.Errorf("wrong model: exit %d, failed %q, want %q\n%s", code, failed, want, stdout)
+	}
+}
+
+// The whole report of a check that fails, on the real recording replayed:
+// the terminal's tables and report.md, byte for byte.
+func TestCheckReportGolden(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "check")
+	code, stdout, _ := run(t, "check", shop, "--set", "duration=240s", "--replay", "--scale", "distributions.db_save=1.2",
+		"--access", "testdata/check/recorded/access.log.gz",
+		"--app", "testdata/check/recorded/app.jsonl.gz", "--app", "testdata/check/recorded/client.jsonl.gz", "--out", out)
+	if code != exitMismatch {
+		t.Fatalf("exit %d, want %d", code, exitMismatch)
+	}
+	golden.Check(t, goldenFile("check_recorded"), []byte(stdout))
+	md, err := os.ReadFile(filepath.Join(out, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, filepath.Join("testdata", "check_recorded_report.md.golden"), md)
+}
