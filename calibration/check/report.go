@@ -150,7 +150,7 @@ func secs(v float64) string {
 	case math.IsNaN(v):
 		return "-"
 	case v == 0:
-		return "0"
+		return "0s"
 	case a < 1e-3:
 		return strconv.FormatFloat(v*1e6, 'g', 3, 64) + "µs"
 	case a < 1:
