@@ -1,8 +1,10 @@
 package model
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -184,7 +186,24 @@ func (v *RecoveryResult) String() string {
 	if a.Component != "" {
 		return s + fmt.Sprintf(": %s's queue stays at %.4g (pre-spike %.4g, margin %s)", a.Component, float64(a.Value), a.Before, pct(v.Margin))
 	}
-	return s + fmt.Sprintf(": %s's p95 stays at %s (pre-spike %s, margin %s)", a.Journey, sim.Seconds(float64(a.Value)), sim.Seconds(a.Before), pct(v.Margin))
+	if math.IsInf(float64(a.Value), 1) {
+		return s + fmt.Sprintf(": no %s journey ended in the last window, though some were in flight (pre-spike p95 %s)", a.Journey, latencyText(a.Before))
+	}
+	return s + fmt.Sprintf(": %s's p95 stays at %s (pre-spike %s, margin %s)", a.Journey, latencyText(float64(a.Value)), latencyText(a.Before), pct(v.Margin))
+}
+
+// latencyText writes a p95 to three significant digits in a unit that
+// suits it: 10.6ms, not 10.559082ms.
+func latencyText(s float64) string {
+	switch {
+	case s < 1e-3:
+		return strconv.FormatFloat(s*1e6, 'g', 3, 64) + "µs"
+	case s < 1:
+		return strconv.FormatFloat(s*1e3, 'g', 3, 64) + "ms"
+	case s < 120:
+		return strconv.FormatFloat(s, 'g', 3, 64) + "s"
+	}
+	return sim.Seconds(math.Round(s)).String()
 }
 
 func pct(v float64) string { return strconv.FormatFloat(v*100, 'g', 4, 64) + "%" }
@@ -200,16 +219,24 @@ type recoveryRec struct {
 	winN  []int
 	base  []sim.Tally   // journey durations before the spike, by journey
 	win   [][]sim.Tally // by window, then journey
+	// live counts each journey's journeys in flight; busy, by window and
+	// journey, says whether any was in flight at one of its samples. A
+	// journey none of which ended in a window is stuck if some were in
+	// flight, and merely idle (its load over) if none were.
+	live []int
+	busy [][]bool
 }
 
 func newRecoveryRec(r *run) *recoveryRec {
 	rp := r.p.recovery
 	rr := &recoveryRec{prog: rp, step: max(1, rp.window/10), baseQ: make([]float64, len(r.comps)),
 		winQ: make([][]float64, rp.windows), winN: make([]int, rp.windows),
-		base: make([]sim.Tally, len(r.p.journeys)), win: make([][]sim.Tally, rp.windows)}
+		base: make([]sim.Tally, len(r.p.journeys)), win: make([][]sim.Tally, rp.windows),
+		live: make([]int, len(r.p.journeys)), busy: make([][]bool, rp.windows)}
 	for w := range rr.winQ {
 		rr.winQ[w] = make([]float64, len(r.comps))
 		rr.win[w] = make([]sim.Tally, len(r.p.journeys))
+		rr.busy[w] = make([]bool, len(r.p.journeys))
 	}
 	rr.kind = r.s.Handle(r.onRecoverySample)
 	r.s.At(r.p.warmup, rr.kind, 0)
@@ -245,6 +272,9 @@ func (r *run) onRecoverySample(int64) {
 	case w >= 0:
 		sums = rr.winQ[w]
 		rr.winN[w]++
+		for ji, n := range rr.live {
+			rr.busy[w][ji] = rr.busy[w][ji] || n > 0
+		}
 	default:
 		sums = nil
 	}
@@ -313,20 +343,19 @@ func (rr *recoveryRec) above(r *run, w int) []RecoveryLevel {
 			continue // nothing ended before the spike to compare with
 		}
 		before := rr.base[ji].Quantile(0.95)
-		p95 := math.Inf(1) // none ended: they are stuck
-		if rr.win[w][ji].N() > 0 {
+		p95 := math.Inf(1) // none ended, some in flight: they are stuck
+		switch {
+		case rr.win[w][ji].N() > 0:
 			p95 = rr.win[w][ji].Quantile(0.95)
+		case !rr.busy[w][ji]:
+			continue // none ended and none in flight: its load is over
 		}
 		if bound := before * m; p95 > bound {
 			out = append(out, level{RecoveryLevel{Journey: r.p.journeys[ji].name, Measure: "p95", Before: before, Value: Num(p95)}, p95 / bound})
 		}
 	}
 	// A stable sort by ratio keeps queues (listed first) ahead at a tie.
-	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && out[j].ratio > out[j-1].ratio; j-- {
-			out[j], out[j-1] = out[j-1], out[j]
-		}
-	}
+	slices.SortStableFunc(out, func(a, b level) int { return cmp.Compare(b.ratio, a.ratio) })
 	levels := make([]RecoveryLevel, len(out))
 	for i := range out {
 		levels[i] = out[i].RecoveryLevel

@@ -50,3 +50,45 @@ recovery: {}
 		t.Errorf("verdict %v, want %q", v, want)
 	}
 }
+
+// A journey whose arrivals are over before the spike ends has no p95
+// after it, and is not stuck for that: only a journey with some in flight
+// and none ending is. Here the early cohort's 60 journeys end by 1m, the
+// spike cohort runs from 1m to 2m and the late one from 2m on. A journey
+// stuck in flight (its pool closed at 1m, with five waiting) is named as
+// such.
+func TestRecoveryLeavesJourneysWhoseLoadIsOver(t *testing.T) {
+	const src = `name: cohorts
+duration: 5m
+arrivals: even
+components:
+  app: {kind: pool, servers: 4}
+journeys:
+  early: {rate: 1/s, count: 60, steps: [{use: app, work: 10ms}]}
+  spike: {rate: 10/s, start: 1m, count: 600, steps: [{use: app, work: 10ms}]}
+  late: {rate: 1/s, start: 2m, steps: [{use: app, work: 10ms}]}
+recovery: {from: 1m, after: 2m, window: 10s}
+`
+	v := runYAMLNoTrace(t, src).Recovery
+	if want := "back within 10% of the pre-spike level from 2m0s, 0s after the spike ended at 2m0s"; v == nil || v.String() != want {
+		t.Errorf("verdict %v, want %q", v, want)
+	}
+	const stuck = `name: stuck
+duration: 5m
+arrivals: even
+components:
+  app: {kind: pool, servers: 4}
+  gate: {kind: pool, servers: 1, schedule: [{at: 1m, servers: 0}]}
+journeys:
+  early: {rate: 1/s, steps: [{use: app, work: 10ms}]}
+  waiter: {rate: 1/s, stop: 65s, steps: [{use: gate, work: 10ms}]}
+recovery: {from: 1m, after: 2m, window: 10s}
+`
+	v = runYAMLNoTrace(t, stuck).Recovery
+	if v == nil || v.Recovered {
+		t.Fatalf("verdict %v, want not recovered", v)
+	}
+	if want := "did not recover after the spike ended at 2m0s: no waiter journey ended in the last window, though some were in flight (pre-spike p95 10ms)"; v.String() != want {
+		t.Errorf("verdict %q, want %q", v, want)
+	}
+}

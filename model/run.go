@@ -492,6 +492,9 @@ func (r *run) startJourney(ji int32, client int32) {
 	if jr.counted {
 		r.st.journeys[ji].started++
 	}
+	if r.recovery != nil {
+		r.recovery.live[ji]++
+	}
 	root := r.newProc(procRoot, jr, nil)
 	root.client = true
 	root.route = -1
@@ -507,6 +510,9 @@ func (r *run) endJourney(p *proc, status int32) {
 	j := &r.p.journeys[jr.typ]
 	jr.active = false
 	r.active--
+	if r.recovery != nil {
+		r.recovery.live[jr.typ]--
+	}
 	now := r.s.Now()
 	if jr.counted {
 		js := &r.st.journeys[jr.typ]

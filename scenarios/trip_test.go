@@ -562,6 +562,11 @@ func TestTripViewSpike(t *testing.T) {
 		if tv.Calls != 2400+240 || tv.Failures != 0 {
 			t.Errorf("seed %d: %d views, %d failed; want the spike's 2,400 (000-61) and the recovery's 240, none failed", i+1, tv.Calls, tv.Failures)
 		}
+		// The p95 stays flat (000-64), so the first window after the
+		// spike is already back: the CPU and the App's pool never queue.
+		if v := r.res.Recovery; v == nil || !v.Recovered || float64(v.Seconds) != 0 {
+			t.Errorf("seed %d: recovery %v, want back in the first window after the spike", i+1, v)
+		}
 	}
 	flat := each(runs, func(r tripRun) float64 {
 		return float64(journey(t, r.res, "spike_top").Latency.P95) / float64(journey(t, r.res, "spike_base").Latency.P95)
