@@ -149,10 +149,7 @@ func measuredCell(res *sweep.Result, d int, m float64) *sweep.Cell {
 // sloSentence reads "trip_creation success_rate >= 0.99" with its mean
 // as "trip_creation success fell to 87.5% (SLO ≥ 99%)".
 func sloSentence(st sweep.SLOStat) string {
-	subject, measure := st.SLO, ""
-	if f := strings.Fields(strings.TrimSuffix(st.SLO, st.Bound.Text)); len(f) >= 2 {
-		subject, measure = strings.Join(f[:len(f)-1], " "), f[len(f)-1]
-	}
+	subject, measure := st.Subject, st.Measure
 	rate := strings.HasSuffix(measure, "rate") || measure == "utilisation"
 	val := func(v float64) string {
 		switch {
@@ -200,7 +197,7 @@ func failedAt(c *sweep.Cell, stage, component string) string {
 func sloBound(res *sweep.Result, journey, measure string) (model.Threshold, bool) {
 	for _, c := range res.Cells {
 		for _, st := range c.SLOs {
-			if strings.HasPrefix(st.SLO, journey+" "+measure+" ") {
+			if st.Subject == journey && st.Measure == measure {
 				return st.Bound, true
 			}
 		}
