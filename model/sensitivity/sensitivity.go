@@ -20,6 +20,7 @@
 package sensitivity
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -285,9 +286,22 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 // above the lowest multiplier of the range.
 func comparable(ff sweep.FirstFailure) bool { return ff.Found && !ff.BelowRange }
 
+// swing is the larger |effect| of a parameter's two sides; 0 when
+// neither side has one.
+func (k Ranked) swing() float64 {
+	w := 0.0
+	for _, r := range []*Row{k.Low, k.High} {
+		if r != nil && !math.IsNaN(r.Effect) {
+			w = max(w, math.Abs(r.Effect))
+		}
+	}
+	return w
+}
+
 // Rank pairs each parameter's sides and orders the parameters by the size
 // of their elasticity, largest first; parameters without one come last,
-// in the scenario's order, as do ties.
+// by the larger move of their first failure, then in the scenario's
+// order, as ties do.
 func (o *Outcome) Rank() []Ranked {
 	var out []Ranked
 	idx := map[string]int{}
@@ -322,7 +336,9 @@ func (o *Outcome) Rank() []Ranked {
 		ea, eb := math.Abs(a.Elasticity), math.Abs(b.Elasticity)
 		switch {
 		case math.IsNaN(ea) && math.IsNaN(eb):
-			return 0
+			// Without elasticities (a value moved from 0 across its
+			// range), the larger move of the first failure first.
+			return cmp.Compare(b.swing(), a.swing())
 		case math.IsNaN(ea):
 			return 1
 		case math.IsNaN(eb):

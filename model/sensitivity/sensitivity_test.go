@@ -3,6 +3,7 @@ package sensitivity_test
 import (
 	"context"
 	"math"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -226,5 +227,25 @@ func TestPlanMovesARangedValueToItsEnds(t *testing.T) {
 		if got[i] != want[i] {
 			t.Errorf("perturbation %d: %q, want %q", i, got[i], want[i])
 		}
+	}
+}
+
+// Parameters without an elasticity rank after those with one, the larger
+// move of the first failure first.
+func TestRankPutsTheLargerMoveFirstWithoutElasticities(t *testing.T) {
+	p := func(name string) model.Param { return model.Param{Name: name, Path: "p." + name} }
+	nan := math.NaN()
+	o := sensitivity.Outcome{Rows: []sensitivity.Row{
+		{Perturbation: sensitivity.Perturbation{Param: p("small"), Side: 1, Change: nan}, Effect: 0.01, Elasticity: nan},
+		{Perturbation: sensitivity.Perturbation{Param: p("none"), Side: 1, Change: nan}, Effect: nan, Elasticity: nan},
+		{Perturbation: sensitivity.Perturbation{Param: p("large"), Side: 1, Change: nan}, Effect: -0.075, Elasticity: nan},
+		{Perturbation: sensitivity.Perturbation{Param: p("elastic"), Side: 1, Change: 0.1}, Effect: 0, Elasticity: 0},
+	}}
+	var got []string
+	for _, k := range o.Rank() {
+		got = append(got, k.Param.Name)
+	}
+	if want := []string{"elastic", "large", "small", "none"}; !slices.Equal(got, want) {
+		t.Errorf("ranked %v, want %v", got, want)
 	}
 }
