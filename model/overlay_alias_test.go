@@ -1,8 +1,11 @@
 package model
 
 import (
+	"fmt"
 	"os"
+	"strings"
 	"testing"
+	"testing/fstest"
 )
 
 // app is written as an alias of db. A design, or a --set, that changes db
@@ -40,5 +43,24 @@ func TestOverlayDoesNotWriteThroughAliases(t *testing.T) {
 		if db, app := servers(tc.opts); db != tc.db || app != tc.app {
 			t.Errorf("%+v: db %d, app %d servers; want %d, %d", tc.opts, db, app, tc.db, tc.app)
 		}
+	}
+}
+
+// Ranges are taken out of the tree before the decoder counts its values,
+// so that walk must not follow aliases into every place they repeat: 20
+// levels of nine aliases each stand for 9^20 steps, which a walk along
+// every path would take millennia over. The decoder's budget then refuses
+// the scenario, at once.
+func TestAnAliasBombWithARangeIsRefusedAtOnce(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("name: bomb\nduration: 1h\ncomponents:\n  app: {kind: pool, servers: {range: [1, 3]}}\nfigures:\n")
+	b.WriteString("  x0: &a0 {use: app, work: {range: [1s, 2s]}}\n")
+	for i := 1; i <= 20; i++ {
+		fmt.Fprintf(&b, "  x%d: &a%d {repeat: 1, steps: [%s]}\n", i, i, strings.TrimSuffix(strings.Repeat(fmt.Sprintf("*a%d, ", i-1), 9), ", "))
+	}
+	b.WriteString("journeys:\n  j:\n    rate: 1/h\n    steps: [*a20]\n")
+	_, err := Load(fstest.MapFS{"bomb.yaml": {Data: []byte(b.String())}}, "bomb.yaml", LoadOptions{})
+	if err == nil || !strings.Contains(err.Error(), "the scenario expands to more than 1000000 values (aliases repeating aliases?)") {
+		t.Fatalf("err %v, want the expansion refused", err)
 	}
 }

@@ -113,10 +113,11 @@ func takeUncertain(pos *positions, root *yaml.Node) ([]Uncertain, error) {
 	}
 	// Below each named entry: a component or journey called range is a
 	// name, not a range.
+	seen := map[*yaml.Node]bool{}
 	for _, key := range []string{"components", "journeys", "routes"} {
 		if m := entry(root, key); m != nil && m.Kind == yaml.MappingNode {
 			for i := 1; i < len(m.Content); i += 2 {
-				walkRanges(pos, m, i, key+"."+m.Content[i-1].Value, &out, &errs)
+				walkRanges(pos, m, i, key+"."+m.Content[i-1].Value, &out, &errs, seen)
 			}
 		}
 	}
@@ -127,8 +128,15 @@ func takeUncertain(pos *positions, root *yaml.Node) ([]Uncertain, error) {
 }
 
 // walkRanges looks for ranges at parent.Content[at] and below.
-func walkRanges(pos *positions, parent *yaml.Node, at int, path string, out *[]Uncertain, errs *ErrorList) {
+// A node reached again through an alias is walked once, at its first
+// path: aliases repeating aliases stand for exponentially many paths, and
+// a range under an anchor is one value however many places name it.
+func walkRanges(pos *positions, parent *yaml.Node, at int, path string, out *[]Uncertain, errs *ErrorList, seen map[*yaml.Node]bool) {
 	n := resolve(parent.Content[at])
+	if seen[n] {
+		return
+	}
+	seen[n] = true
 	switch n.Kind {
 	case yaml.MappingNode:
 		if len(n.Content) == 2 && (n.Content[0].Value == "range" || n.Content[0].Value == "triangular") {
@@ -150,11 +158,11 @@ func walkRanges(pos *positions, parent *yaml.Node, at int, path string, out *[]U
 			return
 		}
 		for i := 1; i < len(n.Content); i += 2 {
-			walkRanges(pos, n, i, path+"."+n.Content[i-1].Value, out, errs)
+			walkRanges(pos, n, i, path+"."+n.Content[i-1].Value, out, errs, seen)
 		}
 	case yaml.SequenceNode:
 		for i := range n.Content {
-			walkRanges(pos, n, i, path+"."+strconv.Itoa(i), out, errs)
+			walkRanges(pos, n, i, path+"."+strconv.Itoa(i), out, errs, seen)
 		}
 	}
 }
