@@ -41,6 +41,8 @@ func TestMistakesExitWithUsageCode(t *testing.T) {
 		{"unknown design", "sweep --designs v1-improvd", `capsim: --designs: unknown design "v1-improvd"; did you mean "v1-improved"? (available: base, ` + designs + ")"},
 		{"unknown design", "sweep --designs v1-original+same-acount-burst", `capsim: --designs: unknown design "same-acount-burst" in "v1-original+same-acount-burst"; did you mean "same-account-burst"? (available to compose: ` + designs + ")"},
 		{"wrong arg count", "sweep trip mmc", "capsim: accepts at most 1 arg(s), received 2 (see capsim sweep --help)"},
+		{"bad flag value", "sweep mmck --shard 3/3", `capsim: --shard: the index must be between 0 and COUNT-1 and COUNT between 1 and 1000000, got "3/3"`},
+		{"bad flag value", "sweep mmck --round 1", "capsim: --round goes with --shard: a round is split into shards"},
 
 		{"unknown flag", "sensitivity --delat 5%", `capsim: unknown flag: --delat; did you mean "--delta"? (see capsim sensitivity --help)`},
 		{"bad flag value", "sensitivity --replications x", `capsim: --replications must be a whole number, got "x" (see capsim sensitivity --help)`},
@@ -49,6 +51,10 @@ func TestMistakesExitWithUsageCode(t *testing.T) {
 		{"unknown scenario", "sensitivity tirp", `capsim: no scenario file or embedded scenario called "tirp"; did you mean "trip"? ` + embedded},
 		{"unknown design", "sensitivity --design v1-improvd", `capsim: trip.yaml: unknown design "v1-improvd"; did you mean "v1-improved"? (available: ` + designs + ")"},
 		{"wrong arg count", "sensitivity trip mmc", "capsim: accepts at most 1 arg(s), received 2 (see capsim sensitivity --help)"},
+		{"bad flag value", "sensitivity mmck --shard 3/3", `capsim: --shard: the index must be between 0 and COUNT-1 and COUNT between 1 and 1000000, got "3/3"`},
+		{"bad flag value", "sensitivity mmck --shard 0/2 --round 4", "capsim: --round: this sweep has rounds 0 to 3 (--refine 3), got 4"},
+		{"bad flag value", "sensitivity mmck --round 1", "capsim: --round goes with --shard: a round is split into shards"},
+		{"missing file", "sensitivity mmck --merge missing-shards", "capsim: --merge missing-shards: no such file or directory"},
 
 		{"unknown flag", "calibrate x.csv --nmae x", `capsim: unknown flag: --nmae; did you mean "--name"? (see capsim calibrate --help)`},
 		{"bad flag value", "calibrate x.csv --format har", `capsim: --format: unknown format "har" (want auto, k6-csv, k6-json, k6-summary, nginx-json, nginx-combined, applog, csv)`},

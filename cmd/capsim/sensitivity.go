@@ -44,6 +44,9 @@ type sensitivityOptions struct {
 	Sets, Scales []string
 	Out          string
 	Quiet        bool
+	Shard        string
+	Round        int
+	Merge        []string
 
 	set map[string]bool
 }
@@ -70,6 +73,13 @@ failure lowered and raised, its change, and the elasticity: ln(first
 failure raised / lowered) / ln(parameter raised / lowered), about the %
 change of the first failure per % change of the parameter. Defaults for
 --multipliers and --replications come from the scenario's sweep: key.
+
+The base and the perturbations run as one sweep, which splits over
+machines as capsim sweep's does: every shard of round 0 (the grid), then
+of round 1, and so on to round --refine, each with --shard I/N --round R
+--out SHARDS (a round reads the earlier rounds' shards from SHARDS); then
+--merge SHARDS writes the outputs, running nothing, the same bytes as a
+run on one machine.
 
 The output folder gets sensitivity.csv (one row per design, parameter and
 side) and charts/tornado-DESIGN.svg and .png; every file appears whole or
@@ -102,6 +112,9 @@ not at all, and the bytes do not depend on --workers.`,
 	f.StringArrayVar(&opts.Scales, "scale", nil, "multiply a scenario value first, path=factor (repeatable)")
 	f.StringVarP(&opts.Out, "out", "o", defaultSensitivityOut, "output folder")
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "write no progress on standard error")
+	f.StringVar(&opts.Shard, "shard", "", "run only shard `I/N` of a round's runs and write their outcomes to --out, for a later round or --merge")
+	f.IntVar(&opts.Round, "round", 0, "with --shard: the round to run (0 the grid, 1 to --refine refinement), reading the earlier rounds' shards from --out")
+	f.StringArrayVar(&opts.Merge, "merge", nil, "merge the shards in `PATH` (a shard file, or a folder of them; repeatable) instead of running the analysis")
 	cmd.RegisterFlagCompletionFunc("design", completeDesigns)
 	return cmd
 }
@@ -145,6 +158,7 @@ func runSensitivity(ctx context.Context, io *IOStreams, opts *sensitivityOptions
 		params       []model.Param
 	}
 	var plans []planned
+	loaded := []*model.Loaded{base} // every load, for the shards' key
 	seen := map[string]bool{}
 	for _, name := range designs {
 		if seen[name] {
@@ -166,6 +180,7 @@ func runSensitivity(ctx context.Context, io *IOStreams, opts *sensitivityOptions
 			}
 			return usageErr("--params: %v", err)
 		}
+		loaded = append(loaded, l)
 		plans = append(plans, planned{name, design, params})
 	}
 	if opts.List {
@@ -197,11 +212,15 @@ func runSensitivity(ctx context.Context, io *IOStreams, opts *sensitivityOptions
 
 	cfg := sensitivity.Config{Scenario: sc.Name, Delta: delta, Multipliers: grid, Replications: reps,
 		Seed: opts.Seed, Workers: opts.Workers, Refine: opts.Refine}
+	// extra is what decides the runs besides the sweep's designs, grid
+	// and overrides: the delta, and every perturbation's override.
+	extra := []string{"delta " + strconv.FormatFloat(delta, 'g', -1, 64)}
 	for _, p := range plans {
 		c, _, err := compileScenario(opts.Scenario, model.LoadOptions{Design: p.design, Sets: opts.Sets, Scales: opts.Scales})
 		if err != nil {
 			return err
 		}
+		extra = append(extra, "design "+p.name)
 		d := sensitivity.Design{Name: p.name, Base: c, Perturbations: sensitivity.Plan(p.params, delta)}
 		for _, pt := range d.Perturbations {
 			lo := model.LoadOptions{Design: p.design, Sets: opts.Sets, Scales: opts.Scales}
@@ -210,14 +229,29 @@ func runSensitivity(ctx context.Context, io *IOStreams, opts *sensitivityOptions
 			} else {
 				lo.Scales = append(append([]string{}, opts.Scales...), pt.Scale)
 			}
-			c, _, err := compileScenario(opts.Scenario, lo)
+			c, pl, err := compileScenario(opts.Scenario, lo)
 			if err != nil {
 				return fmt.Errorf("design %s, %s %s: %w", p.name, pt.Param.Name, pt.To, err)
 			}
 			d.Compiled = append(d.Compiled, c)
+			loaded = append(loaded, pl)
+			extra = append(extra, fmt.Sprintf("%s %d set %s scale %s", pt.Param.Path, pt.Side, pt.Set, pt.Scale))
 		}
 		cfg.Designs = append(cfg.Designs, d)
 	}
+	sc0, err := cfg.Sweep()
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	sources := func() ([]model.Source, error) { return model.MergeSources(loaded...) }
+	job := &shardJob{command: "sensitivity", scenario: sc.Name, config: sc0, sources: sources,
+		sets: opts.Sets, scales: opts.Scales, extra: extra,
+		shard: opts.Shard, round: opts.Round, roundSet: opts.set["round"], merge: opts.Merge, out: opts.Out, quiet: opts.Quiet}
+	from, done, err := shardStep(ctx, io, job)
+	if done || err != nil {
+		return err
+	}
+	cfg.From = from
 	out, err := createOutDirOf(opts.Out, sensitivityNames, "sensitivity")
 	if err != nil {
 		return err

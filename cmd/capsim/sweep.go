@@ -10,8 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -208,23 +206,9 @@ func runSweep(ctx context.Context, io *IOStreams, opts *sweepOptions) error {
 	if err != nil {
 		return err
 	}
-	if opts.Shard != "" {
-		return runShard(ctx, io, plan, opts)
-	}
-	if opts.set["round"] {
-		return usageErr("--round goes with --shard: a round is split into shards")
-	}
-	var from *sweep.Shards
-	if len(opts.Merge) > 0 {
-		shards, err := openShards(plan, opts, opts.Merge)
-		if err != nil {
-			return err
-		}
-		cfg := gridConfig(plan, opts)
-		if err := shards.Check(cfg.Rounds()); err != nil {
-			return usageErr("--merge: %v", err)
-		}
-		from = shards
+	from, done, err := shardStep(ctx, io, sweepJob(plan, opts))
+	if done || err != nil {
+		return err
 	}
 	out, err := createOutDir(opts.Out)
 	if err != nil {
@@ -329,146 +313,11 @@ func gridConfig(plan *sweepPlan, opts *sweepOptions) sweep.Config {
 	}
 }
 
-// runShard makes one shard's runs of one round and writes
-// round-R-shard-I-of-N.gob; a round after the grid first reads the earlier
-// rounds' shards from the same folder.
-func runShard(ctx context.Context, io *IOStreams, plan *sweepPlan, opts *sweepOptions) error {
-	sh, err := sweep.ParseShard(opts.Shard)
-	if err != nil {
-		return usageErr("--shard: %v", err)
-	}
-	if len(opts.Merge) > 0 {
-		return usageErr("--shard and --merge go to different steps: run the shards, then merge them")
-	}
-	cfg := gridConfig(plan, opts)
-	if opts.Round < 0 || opts.Round > cfg.Rounds() {
-		return usageErr("--round: this sweep has rounds 0 to %d (--refine %d), got %d", cfg.Rounds(), opts.Refine, opts.Round)
-	}
-	if err := os.MkdirAll(opts.Out, 0o755); err != nil {
-		return usageErr("--out %s: cannot create the output folder: %v", opts.Out, unwrapPath(err))
-	}
-	key, err := experimentKey(plan, opts)
-	if err != nil {
-		return withCode(exitError, err)
-	}
-	if opts.Round > 0 {
-		// Only the earlier rounds: this round's own files, a damaged one
-		// this run replaces included, are no input to it.
-		var earlier []string
-		for r := range opts.Round {
-			found, _ := filepath.Glob(filepath.Join(opts.Out, fmt.Sprintf("round-%d-shard-*-of-*.gob", r)))
-			earlier = append(earlier, found...)
-		}
-		from, err := openShards(plan, opts, earlier)
-		if err != nil {
-			return err
-		}
-		if err := from.Check(opts.Round - 1); err != nil {
-			return usageErr("--round %d: %v", opts.Round, err)
-		}
-		cfg.From = from
-	}
-	name := filepath.Join(opts.Out, sweep.ShardName(opts.Round, sh))
-	f, err := createAtomic(name)
-	if err != nil {
-		return withCode(exitError, err)
-	}
-	defer f.Abort()
-	w := bufio.NewWriterSize(f, 1<<16)
-	prog := newProgress(io, "sweep", plan.scenario.Scenario.Name, 0, opts.Quiet)
-	if prog != nil {
-		cfg.Progress = prog.update
-	}
-	runs, err := sweep.RunShard(ctx, cfg, sh, opts.Round, key, w)
-	prog.finish()
-	if err != nil {
-		if errors.Is(err, context.Canceled) {
-			return withCode(exitInterrupt, errors.New("shard interrupted; no output written"))
-		}
-		return withCode(exitError, err)
-	}
-	if err := w.Flush(); err != nil {
-		return withCode(exitError, fmt.Errorf("cannot write %s: %w", name, err))
-	}
-	if err := f.Commit(); err != nil {
-		return withCode(exitError, err)
-	}
-	fmt.Fprintf(io.Out, "wrote %s: %d runs of round %d of %d\n", name, runs, opts.Round, cfg.Rounds())
-	return nil
-}
-
-// openShards finds the shard files in paths (files, or folders holding
-// round-*-shard-*-of-*.gob), checks each is whole and of this sweep.
-func openShards(plan *sweepPlan, opts *sweepOptions, paths []string) (*sweep.Shards, error) {
-	var names []string
-	for _, p := range paths {
-		st, err := os.Stat(p)
-		if err != nil {
-			return nil, usageErr("--merge %s: %v", p, unwrapPath(err))
-		}
-		if !st.IsDir() {
-			names = append(names, p)
-			continue
-		}
-		found, _ := filepath.Glob(filepath.Join(p, sweep.ShardGlob))
-		if len(found) == 0 && opts.Shard == "" {
-			return nil, usageErr("--merge %s: the folder holds no %s file", p, sweep.ShardGlob)
-		}
-		names = append(names, found...)
-	}
-	var files []sweep.ShardFile
-	for _, n := range names {
-		files = append(files, sweep.ShardFile{Name: n, Open: func() (io.ReadCloser, error) {
-			f, err := openRegular(n)
-			if err != nil {
-				return nil, err
-			}
-			return struct {
-				io.Reader
-				io.Closer
-			}{bufio.NewReaderSize(f, 1<<16), f}, nil
-		}})
-	}
-	key, err := experimentKey(plan, opts)
-	if err != nil {
-		return nil, withCode(exitError, err)
-	}
-	flag := "--merge"
-	if opts.Shard != "" {
-		flag = fmt.Sprintf("--round %d", opts.Round)
-	}
-	if len(files) == 0 {
-		return nil, usageErr("%s: %s holds no shard of the earlier rounds", flag, opts.Out)
-	}
-	shards, err := sweep.OpenShards(key, files)
-	if err != nil {
-		return nil, usageErr("%s: %v", flag, err)
-	}
-	return shards, nil
-}
-
-// experimentKey identifies what decides the runs: capsim's version, the
-// bytes of every file the scenario was loaded from, the designs, the grid,
-// the replications, the seed, the overrides and the refinement (which
-// decides what the later rounds run). Shards merge only with the same key.
-func experimentKey(plan *sweepPlan, opts *sweepOptions) (string, error) {
-	sources, err := plan.sources()
-	if err != nil {
-		return "", err
-	}
-	h := sha256.New()
-	var designs []string
-	for _, d := range plan.designs {
-		designs = append(designs, d.Name)
-	}
-	fmt.Fprintf(h, "%s\n%q\n%v\n%d\n%d\n%q\nrefine %d section %d\n", Version, designs, plan.multipliers, plan.reps, opts.Seed, opts.Sets, opts.Refine, opts.Section)
-	if len(opts.Scales) > 0 {
-		fmt.Fprintf(h, "%q\n", opts.Scales)
-	}
-	for _, src := range sources {
-		h.Write(src.Data)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+// sweepJob is the sweep as --shard, --round and --merge see it.
+func sweepJob(plan *sweepPlan, opts *sweepOptions) *shardJob {
+	return &shardJob{command: "sweep", scenario: plan.scenario.Scenario.Name, config: gridConfig(plan, opts),
+		sources: plan.sources, sets: opts.Sets, scales: opts.Scales,
+		shard: opts.Shard, round: opts.Round, roundSet: opts.set["round"], merge: opts.Merge, out: opts.Out, quiet: opts.Quiet}
 }
 
 // sources is every file the designs were loaded and compiled from, as

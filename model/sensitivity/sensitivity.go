@@ -203,6 +203,9 @@ type Config struct {
 	Workers      int
 	Refine       int
 	Progress     func(sweep.Progress)
+	// From, when set, supplies the sweep's outcomes from its shards, run
+	// over machines, instead of running them (see Sweep).
+	From *sweep.Shards
 }
 
 // Row is one perturbation's outcome.
@@ -243,23 +246,43 @@ type Result struct {
 }
 
 // Run makes every design's base and perturbed first-failure searches in
-// one sweep.
+// one sweep (or, with From, reads them from the shards of that sweep split
+// over machines).
 func Run(ctx context.Context, cfg Config) (*Result, error) {
+	sc, err := cfg.Sweep()
+	if err != nil {
+		return nil, err
+	}
+	res, err := sweep.Run(ctx, sc)
+	if err != nil {
+		return nil, err
+	}
+	return Assemble(cfg, res), nil
+}
+
+// Sweep is the one sweep the analysis runs: per design, its base and then
+// each perturbation, in order, each a design of the sweep named
+// "DESIGN PATH TO". Its shards (sweep.RunShard) split the analysis over
+// machines.
+func (cfg Config) Sweep() (sweep.Config, error) {
 	sc := sweep.Config{Scenario: cfg.Scenario, Multipliers: cfg.Multipliers, Replications: cfg.Replications,
-		Seed: cfg.Seed, Workers: cfg.Workers, Refine: cfg.Refine, Progress: cfg.Progress}
+		Seed: cfg.Seed, Workers: cfg.Workers, Refine: cfg.Refine, Progress: cfg.Progress, From: cfg.From}
 	for _, d := range cfg.Designs {
 		if len(d.Compiled) != len(d.Perturbations) {
-			return nil, fmt.Errorf("sensitivity: design %s: %d compiled scenarios for %d perturbations", d.Name, len(d.Compiled), len(d.Perturbations))
+			return sweep.Config{}, fmt.Errorf("sensitivity: design %s: %d compiled scenarios for %d perturbations", d.Name, len(d.Compiled), len(d.Perturbations))
 		}
 		sc.Designs = append(sc.Designs, sweep.Design{Name: d.Name, Compiled: d.Base})
 		for i, p := range d.Perturbations {
 			sc.Designs = append(sc.Designs, sweep.Design{Name: d.Name + " " + p.Param.Path + " " + p.To, Compiled: d.Compiled[i]})
 		}
 	}
-	res, err := sweep.Run(ctx, sc)
-	if err != nil {
-		return nil, err
-	}
+	return sc, nil
+}
+
+// Assemble reads the analysis from res, the result of cfg.Sweep():
+// each design's base first failure and every perturbation's, with its
+// effect and elasticity.
+func Assemble(cfg Config, res *sweep.Result) *Result {
 	out := &Result{Scenario: cfg.Scenario, Delta: cfg.Delta, Replications: cfg.Replications, Seed: cfg.Seed, Multipliers: cfg.Multipliers}
 	i := 0
 	for _, d := range cfg.Designs {
@@ -279,7 +302,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 		out.Designs = append(out.Designs, o)
 	}
-	return out, nil
+	return out
 }
 
 // comparable says a first failure is a point, not a bound: found, and
