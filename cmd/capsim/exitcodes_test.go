@@ -52,7 +52,7 @@ func TestMistakesExitWithUsageCode(t *testing.T) {
 		{"unknown design", "sensitivity --design v1-improvd", `capsim: trip.yaml: unknown design "v1-improvd"; did you mean "v1-improved"? (available: ` + designs + ")"},
 		{"wrong arg count", "sensitivity trip mmc", "capsim: accepts at most 1 arg(s), received 2 (see capsim sensitivity --help)"},
 		{"bad flag value", "sensitivity mmck --shard 3/3", `capsim: --shard: the index must be between 0 and COUNT-1 and COUNT between 1 and 1000000, got "3/3"`},
-		{"bad flag value", "sensitivity mmck --shard 0/2 --round 4", "capsim: --round: this sweep has rounds 0 to 3 (--refine 3), got 4"},
+		{"bad flag value", "sensitivity mmck --shard 0/2 --round 4", "capsim: --round: this sensitivity has rounds 0 to 3 (--refine 3), got 4"},
 		{"bad flag value", "sensitivity mmck --round 1", "capsim: --round goes with --shard: a round is split into shards"},
 		{"missing file", "sensitivity mmck --merge missing-shards", "capsim: --merge missing-shards: no such file or directory"},
 

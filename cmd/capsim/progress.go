@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -136,4 +138,24 @@ func (p *progress) finish() {
 	if p != nil && p.redraw && p.last != "" {
 		fmt.Fprint(p.w, "\r\x1b[K")
 	}
+}
+
+// watch runs job, a sweep-shaped piece of work of command on scenario,
+// drawing its progress through *hook (the job's Progress field) unless
+// quiet. An interrupt becomes exit 130 with "<what> interrupted; no
+// output written", any other failure exit 1.
+func watch[T any](io *IOStreams, command, what, scenario string, rounds int, quiet bool, hook *func(sweep.Progress), job func() (T, error)) (T, error) {
+	prog := newProgress(io, command, scenario, rounds, quiet)
+	if prog != nil {
+		*hook = prog.update
+	}
+	res, err := job()
+	prog.finish()
+	if err != nil {
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return res, withCode(exitInterrupt, errors.New(what+" interrupted; no output written"))
+		}
+		return res, withCode(exitError, err)
+	}
+	return res, nil
 }

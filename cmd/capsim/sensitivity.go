@@ -257,17 +257,10 @@ func runSensitivity(ctx context.Context, io *IOStreams, opts *sensitivityOptions
 		return err
 	}
 	defer out.Abort() // a no-op once committed
-	prog := newProgress(io, "sensitivity", sc.Name, opts.Refine, opts.Quiet)
-	if prog != nil {
-		cfg.Progress = prog.update
-	}
-	res, err := sensitivity.Run(ctx, cfg)
-	prog.finish()
+	res, err := watch(io, "sensitivity", "sensitivity", sc.Name, opts.Refine, opts.Quiet, &cfg.Progress,
+		func() (*sensitivity.Result, error) { return sensitivity.Run(ctx, cfg) })
 	if err != nil {
-		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-			return withCode(exitInterrupt, errors.New("sensitivity interrupted; no output written"))
-		}
-		return withCode(exitError, err)
+		return err
 	}
 	files, err := sensitivityFiles(res)
 	if err != nil {

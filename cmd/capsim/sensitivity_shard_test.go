@@ -119,7 +119,7 @@ func TestShardedSensitivityFailsWell(t *testing.T) {
 		want  string
 	}{
 		{[]string{"--shard", "3/3"}, "capsim: --shard: the index must be between 0 and COUNT-1 and COUNT between 1 and 1000000, got \"3/3\"\n"},
-		{[]string{"--shard", "0/3", "--round", "3", "--out", shards}, "capsim: --round: this sweep has rounds 0 to 2 (--refine 2), got 3\n"},
+		{[]string{"--shard", "0/3", "--round", "3", "--out", shards}, "capsim: --round: this sensitivity has rounds 0 to 2 (--refine 2), got 3\n"},
 		{[]string{"--round", "1", "--out", shards}, "capsim: --round goes with --shard: a round is split into shards\n"},
 		{[]string{"--shard", "0/3", "--merge", shards, "--out", shards}, "capsim: --shard and --merge go to different steps: run the shards, then merge them\n"},
 		{[]string{"--merge", filepath.Join(dir, "none"), "--out", filepath.Join(dir, "x")}, "capsim: --merge " + filepath.Join(dir, "none") + ": no such file or directory\n"},

@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -75,7 +74,7 @@ func runShard(ctx context.Context, io *IOStreams, job *shardJob) error {
 	}
 	cfg := job.config
 	if job.round < 0 || job.round > cfg.Rounds() {
-		return usageErr("--round: this sweep has rounds 0 to %d (--refine %d), got %d", cfg.Rounds(), cfg.Refine, job.round)
+		return usageErr("--round: this %s has rounds 0 to %d (--refine %d), got %d", job.command, cfg.Rounds(), cfg.Refine, job.round)
 	}
 	if err := os.MkdirAll(job.out, 0o755); err != nil {
 		return usageErr("--out %s: cannot create the output folder: %v", job.out, unwrapPath(err))
@@ -108,17 +107,10 @@ func runShard(ctx context.Context, io *IOStreams, job *shardJob) error {
 	}
 	defer f.Abort()
 	w := bufio.NewWriterSize(f, 1<<16)
-	prog := newProgress(io, job.command, job.scenario, 0, job.quiet)
-	if prog != nil {
-		cfg.Progress = prog.update
-	}
-	runs, err := sweep.RunShard(ctx, cfg, sh, job.round, key, w)
-	prog.finish()
+	runs, err := watch(io, job.command, "shard", job.scenario, 0, job.quiet, &cfg.Progress,
+		func() (int, error) { return sweep.RunShard(ctx, cfg, sh, job.round, key, w) })
 	if err != nil {
-		if errors.Is(err, context.Canceled) {
-			return withCode(exitInterrupt, errors.New("shard interrupted; no output written"))
-		}
-		return withCode(exitError, err)
+		return err
 	}
 	if err := w.Flush(); err != nil {
 		return withCode(exitError, fmt.Errorf("cannot write %s: %w", name, err))

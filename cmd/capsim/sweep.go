@@ -7,7 +7,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -226,17 +225,10 @@ func runSweep(ctx context.Context, io *IOStreams, opts *sweepOptions) error {
 	cfg := gridConfig(plan, opts)
 	cfg.Runs = runs
 	cfg.From = from
-	prog := newProgress(io, "sweep", sc.Name, cfg.Rounds(), opts.Quiet)
-	if prog != nil {
-		cfg.Progress = prog.update
-	}
-	res, err := sweep.Run(ctx, cfg)
-	prog.finish()
+	res, err := watch(io, "sweep", "sweep", sc.Name, cfg.Rounds(), opts.Quiet, &cfg.Progress,
+		func() (*sweep.Result, error) { return sweep.Run(ctx, cfg) })
 	if err != nil {
-		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-			return withCode(exitInterrupt, errors.New("sweep interrupted; no output written"))
-		}
-		return withCode(exitError, err)
+		return err
 	}
 	if plan.drawn != nil {
 		// The same grid and replications again, each replication with its
@@ -246,17 +238,10 @@ func runSweep(ctx context.Context, io *IOStreams, opts *sweepOptions) error {
 		// tables.
 		dcfg := gridConfig(plan, opts)
 		dcfg.Designs, dcfg.SeriesStep = plan.drawn, 0
-		prog := newProgress(io, "sweep --uncertainty", sc.Name, dcfg.Rounds(), opts.Quiet)
-		if prog != nil {
-			dcfg.Progress = prog.update
-		}
-		drawn, err := sweep.Run(ctx, dcfg)
-		prog.finish()
+		drawn, err := watch(io, "sweep --uncertainty", "sweep", sc.Name, dcfg.Rounds(), opts.Quiet, &dcfg.Progress,
+			func() (*sweep.Result, error) { return sweep.Run(ctx, dcfg) })
 		if err != nil {
-			if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-				return withCode(exitInterrupt, errors.New("sweep interrupted; no output written"))
-			}
-			return withCode(exitError, err)
+			return err
 		}
 		res.TakeParamIntervals(drawn)
 	}
