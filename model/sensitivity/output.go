@@ -43,13 +43,19 @@ func status(ff sweep.FirstFailure) string {
 var csvHeader = []string{"scenario", "design", "parameter", "path", "kind", "label", "value", "side", "new_value",
 	"parameter_change", "override", "base_status", "base_first_failure", "base_ci_low", "base_ci_high",
 	"status", "first_failure_multiplier", "ci_low", "ci_high", "first_failure_change", "elasticity",
-	"slo", "component", "failure_stage"}
+	"parameter_elasticity", "slo", "component", "failure_stage"}
 
 // WriteCSV writes sensitivity.csv.
 func (r *Result) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	cw.Write(csvHeader)
 	for _, o := range r.Designs {
+		// Both sides of a parameter carry its elasticity as the table
+		// ranks it, from the two sides together.
+		combined := map[string]float64{}
+		for _, k := range o.Rank() {
+			combined[k.Param.Path] = k.Elasticity
+		}
 		for _, row := range o.Rows {
 			p := row.Param
 			side := "-"
@@ -72,7 +78,7 @@ func (r *Result) WriteCSV(w io.Writer) error {
 			cw.Write([]string{r.Scenario, o.Design, p.Name, p.Path, string(p.Kind), p.Label, p.Value, side, row.To,
 				fmtValue(row.Change), override, status(o.Base), base, fmtValue(o.Base.Lo), fmtValue(o.Base.Hi),
 				status(ff), mult, fmtValue(ff.Lo), fmtValue(ff.Hi), fmtValue(row.Effect), fmtValue(row.Elasticity),
-				ff.SLO, ff.Component, ff.Stage})
+				fmtValue(combined[p.Path]), ff.SLO, ff.Component, ff.Stage})
 		}
 	}
 	cw.Flush()

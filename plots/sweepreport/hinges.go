@@ -21,7 +21,8 @@ type Hinge struct {
 	Design, Parameter, Label, Value string
 	Kind                            string // distribution, time, count, weight, number
 	// Elasticity is ln(first failure raised / lowered) / ln(parameter
-	// raised / lowered); NaN where the sensitivity run left it undefined.
+	// raised / lowered), as capsim sensitivity's table ranks it (the
+	// parameter_elasticity column); NaN where it is undefined.
 	Elasticity float64
 	// Base is the first failure the sensitivity run found for the design.
 	Base float64
@@ -46,7 +47,7 @@ func ReadSensitivityCSV(r io.Reader) ([]Hinge, error) {
 	for i, h := range header {
 		col[h] = i
 	}
-	for _, need := range []string{"design", "parameter", "kind", "label", "value", "base_first_failure", "elasticity"} {
+	for _, need := range []string{"design", "parameter", "kind", "label", "value", "base_first_failure", "parameter_elasticity"} {
 		if _, ok := col[need]; !ok {
 			return nil, fmt.Errorf("line 1: no column %q: not a sensitivity.csv of capsim sensitivity", need)
 		}
@@ -78,7 +79,7 @@ func ReadSensitivityCSV(r io.Reader) ([]Hinge, error) {
 		if seen[key] {
 			continue // the other side of the same parameter: the same elasticity
 		}
-		if h.Elasticity, err = num("elasticity"); err != nil {
+		if h.Elasticity, err = num("parameter_elasticity"); err != nil {
 			return nil, err
 		}
 		if h.Base, err = num("base_first_failure"); err != nil {
@@ -125,16 +126,22 @@ func hingesSection(res *sweep.Result, hinges []Hinge) plots.Section {
 		"beyond the ±delta it was measured over that is an extrapolation, and a count moves in whole steps. " +
 		"A parameter labelled `assumption` or unlabelled near the top is the first thing to check.\n")
 	t := &plots.Table{Header: []string{"design", "parameter", "label", "value", "elasticity", "one step up", "one step down"}}
-	var missing []string
+	var still, uncovered []string
 	for _, ff := range res.FirstFailures {
 		var mine []Hinge
+		covered := false
 		for _, h := range hinges {
+			covered = covered || h.Design == ff.Design
 			if h.Design == ff.Design && !math.IsNaN(h.Elasticity) && h.Elasticity != 0 {
 				mine = append(mine, h)
 			}
 		}
-		if len(mine) == 0 {
-			missing = append(missing, ff.Design)
+		switch {
+		case !covered:
+			uncovered = append(uncovered, ff.Design)
+			continue
+		case len(mine) == 0:
+			still = append(still, ff.Design)
 			continue
 		}
 		slices.SortStableFunc(mine, func(a, b Hinge) int { return cmp.Compare(math.Abs(b.Elasticity), math.Abs(a.Elasticity)) })
@@ -154,8 +161,11 @@ func hingesSection(res *sweep.Result, hinges []Hinge) plots.Section {
 		}
 	}
 	fmt.Fprintf(&b, "\nA grid step is the spacing of the sweep's multipliers (%s) around the design's first failure; the arrow gives the first failure the move would bring.\n", gridText(res.Multipliers))
-	if len(missing) > 0 {
-		fmt.Fprintf(&b, "\nNo parameter moved the first failure of %s in the sensitivity run (or it did not cover them).\n", strings.Join(missing, ", "))
+	if len(still) > 0 {
+		fmt.Fprintf(&b, "\nNo parameter moved the first failure of %s in the sensitivity run.\n", strings.Join(still, ", "))
+	}
+	if len(uncovered) > 0 {
+		fmt.Fprintf(&b, "\nThe sensitivity run did not cover %s (capsim sensitivity --design D for each).\n", strings.Join(uncovered, ", "))
 	}
 	return plots.Section{Heading: "What the answer hinges on", Text: b.String(), Table: t}
 }
