@@ -170,8 +170,10 @@ type SLOResult struct {
 	// failure_rate, http_failure_rate, rejection_rate, not in windows):
 	// the events counted and out of how many, so that a sweep can bound
 	// the rate by its counts as well as by its spread between runs.
-	// Both 0 for every other SLO.
-	Count, Trials int64 `json:"-"`
+	// Both 0 for every other SLO. Counted names what Trials counts:
+	// journeys, requests, calls or requests offered.
+	Count, Trials int64  `json:"-"`
+	Counted       string `json:"-"`
 }
 
 // Seconds reports whether Value is a time in seconds; every other

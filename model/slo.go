@@ -174,6 +174,16 @@ func evaluateSLOs(slos []SLO, res *Result, windowed func(i int, key string, t *T
 					cr = c
 				}
 				sr.Count, sr.Trials = m.counts(jr, rr, cr)
+				switch {
+				case m.key == "http_failure_rate":
+					sr.Counted = "requests"
+				case jr != nil:
+					sr.Counted = "journeys"
+				case rr != nil:
+					sr.Counted = "calls"
+				default:
+					sr.Counted = "requests offered"
+				}
 			}
 			out = append(out, sr)
 		}

@@ -72,6 +72,7 @@ type SLOStat struct {
 	// Subject and Measure are the SLO's journey, route or component and
 	// its measure key, as model.SLOResult has them.
 	Subject, Measure string
+	Counted          string // what a rate's Trials count, as model.SLOResult has it
 	Summary
 	Broken bool // the mean violates the bound, or no replication had a value
 	Clear  bool // the whole confidence interval is on the same side as the mean
@@ -391,7 +392,7 @@ func (c *cellAcc) judge() *Cell {
 			// counts allow.
 			sum = widenByCounts(sum, float64(c.sloCounts[i][0]), float64(n))
 		}
-		st := SLOStat{SLO: so.SLO, Bound: so.Bound, Subject: so.Subject, Measure: so.Measure, Summary: sum}
+		st := SLOStat{SLO: so.SLO, Bound: so.Bound, Subject: so.Subject, Measure: so.Measure, Counted: so.Counted, Summary: sum}
 		st.Broken, st.Clear = judgeSLO(so.Bound, sum)
 		out.SLOs = append(out.SLOs, st)
 		anyBroken = anyBroken || st.Broken

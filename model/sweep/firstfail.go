@@ -62,9 +62,10 @@ type FirstFailure struct {
 // success rate's Wilson interval reaching down to 84 %, so they cannot
 // show success_rate >= 0.99.
 type CountShort struct {
-	SLO    string
-	Trials int64 // the events counted, over every replication
-	Needed int64 // the fewest that, all favourable, would clear the bound
+	SLO     string
+	Counted string // what Trials counts: journeys, requests, calls
+	Trials  int64  // the events counted, over every replication
+	Needed  int64  // the fewest that, all favourable, would clear the bound
 }
 
 // trialsToClear is the fewest trials whose Wilson interval, with every
@@ -375,7 +376,7 @@ func countShort(tried []*Cell, m float64) *CountShort {
 		}
 		for _, so := range c.SLOs {
 			if need := trialsToClear(so.Bound); !so.Clear && so.Trials > 0 && so.Trials < need {
-				return &CountShort{SLO: so.SLO, Trials: so.Trials, Needed: need}
+				return &CountShort{SLO: so.SLO, Counted: so.Counted, Trials: so.Trials, Needed: need}
 			}
 		}
 		return nil

@@ -288,6 +288,7 @@ func shortText(res *sweep.Result) string {
 func shortNotes(res *sweep.Result) []string {
 	type span struct {
 		lo, hi, need int64
+		counted      string
 	}
 	var order []string
 	spans := map[string]*span{}
@@ -298,7 +299,7 @@ func shortNotes(res *sweep.Result) []string {
 		}
 		sp := spans[sh.SLO]
 		if sp == nil {
-			sp = &span{lo: sh.Trials, hi: sh.Trials, need: sh.Needed}
+			sp = &span{lo: sh.Trials, hi: sh.Trials, need: sh.Needed, counted: sh.Counted}
 			spans[sh.SLO] = sp
 			order = append(order, sh.SLO)
 		}
@@ -311,8 +312,8 @@ func shortNotes(res *sweep.Result) []string {
 		if sp.hi > sp.lo {
 			n += "–" + strconv.FormatInt(sp.hi, 10)
 		}
-		out = append(out, fmt.Sprintf("CI ?–: nothing below passed surely: %s counted over the replications cannot show %s even if all go its way; about %d can (raise -r or the duration)",
-			n, slo, sp.need))
+		out = append(out, fmt.Sprintf("CI ?–: nothing below passed surely: %s %s over the replications cannot show %s even if all go its way; about %d can (raise -r or the duration)",
+			n, sp.counted, slo, sp.need))
 	}
 	return out
 }
