@@ -20,9 +20,10 @@ type IOStreams struct {
 	// that can redraw a line: progress is then drawn in place, else
 	// written as plain lines.
 	ErrIsTerminal bool
-	// Width is the number of columns tables and notes on Out keep to;
-	// 0 is defaultWidth. main sets it (see outputWidth).
-	Width int
+	// Width is the number of columns tables and notes on Out keep to,
+	// ErrWidth those on ErrOut (calibrate's fit tables, progress); 0 is
+	// defaultWidth. main sets them (see outputWidth).
+	Width, ErrWidth int
 	// Wide (--wide) lets tables be as wide as they need, every column
 	// shown.
 	Wide bool
@@ -36,13 +37,18 @@ type IOStreams struct {
 // reads does not depend on the window it was started from.
 const defaultWidth = 100
 
-// width is the columns tables keep to: 0 (no limit) with --wide.
-func (s *IOStreams) width() int {
+// width is the columns tables on Out keep to: 0 (no limit) with --wide.
+func (s *IOStreams) width() int { return s.fit(s.Width) }
+
+// errWidth is the columns tables and progress on ErrOut keep to.
+func (s *IOStreams) errWidth() int { return s.fit(s.ErrWidth) }
+
+func (s *IOStreams) fit(w int) int {
 	switch {
 	case s.Wide:
 		return 0
-	case s.Width > 0:
-		return s.Width
+	case w > 0:
+		return w
 	}
 	return defaultWidth
 }
@@ -55,7 +61,7 @@ func (s *IOStreams) note(text string) {
 // noteErr is note on ErrOut, where calibrate writes its account and
 // warnings.
 func (s *IOStreams) noteErr(text string) {
-	texttab.WriteLines(s.ErrOut, texttab.Hang("", text, "  ", s.width()))
+	texttab.WriteLines(s.ErrOut, texttab.Hang("", text, "  ", s.errWidth()))
 }
 
 // seeAll is what a table's footnote says shows the columns it left out.

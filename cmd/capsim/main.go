@@ -14,7 +14,7 @@ import (
 
 func main() {
 	io := &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr, ErrIsTerminal: redraws(os.Stderr),
-		Width: outputWidth(os.Stdout, os.Getenv("COLUMNS")), Now: time.Now}
+		Width: outputWidth(os.Stdout, os.Getenv("COLUMNS")), ErrWidth: outputWidth(os.Stderr, os.Getenv("COLUMNS")), Now: time.Now}
 	ctx, stop := interruptContext(io)
 	code := MainContext(ctx, os.Args[1:], io)
 	stop()

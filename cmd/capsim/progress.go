@@ -45,7 +45,7 @@ func newProgress(io *IOStreams, command, scenario string, rounds int, quiet bool
 	if quiet {
 		return nil
 	}
-	p := &progress{w: io.ErrOut, label: command + " " + scenario, redraw: io.ErrIsTerminal, width: io.width(),
+	p := &progress{w: io.ErrOut, label: command + " " + scenario, redraw: io.ErrIsTerminal, width: io.errWidth(),
 		rounds: rounds, now: io.Now, lastRound: -1}
 	if p.now != nil {
 		p.start = p.now()

@@ -18,7 +18,7 @@ import (
 func runWidth(t *testing.T, width int, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	code = Main(args, &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut, Width: width})
+	code = Main(args, &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut, Width: width, ErrWidth: width})
 	return code, out.String(), errOut.String()
 }
 
