@@ -171,6 +171,15 @@ type linker interface {
 	link(r *run, ci int32)
 }
 
+// lingering is a component that keeps something after the work that
+// made it is done (connections left open, idle, for their keep-alive): a
+// recovery verdict waits for that to come back down too, not only for the
+// queue to drain.
+type lingering interface {
+	// lingers is how many it keeps now (the verdict's mean_open).
+	lingers() int
+}
+
 // noWaits is embedded by kinds where nobody waits in line.
 type noWaits struct{}
 

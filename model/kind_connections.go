@@ -168,6 +168,10 @@ func (c *connectionsRT) sample(put func(float64)) {
 	put(float64(c.OpenNow()))
 }
 
+// lingers counts the open connections, in use or idle: what a spike
+// leaves behind until the keep-alive closes them.
+func (c *connectionsRT) lingers() int { return c.OpenNow() }
+
 func (c *connectionsRT) busy() *sim.TimeWeighted { return &c.Held }
 func (c *connectionsRT) busyNow() float64        { return float64(c.InUse()) }
 func (c *connectionsRT) capacity() float64       { return float64(c.Max()) }

@@ -17,7 +17,8 @@ import (
 // load is back to normal, the system is not).
 //
 // The spike runs from `from` to `after`. The pre-spike level is measured
-// over [warmup, from): each component's time-average queue (sampled ten
+// over [warmup, from) (or the last `baseline` of it): each component's
+// time-average queue and, for connections, open count (sampled ten
 // times a window) and each journey's p95 over the journeys that ended
 // then, successes and failures alike. From `after` on, windows of
 // `window` are measured the same way, up to the end of the arrivals; the
@@ -35,6 +36,10 @@ type RecoverySpec struct {
 	After  *Duration `yaml:"after"`  // the spike ends: recovery is measured from here
 	Margin *Share    `yaml:"margin"` // how far above the pre-spike level is still back; default 10%
 	Window *Duration `yaml:"window"` // measuring window; default 10s
+	// Baseline is how long before From the pre-spike level is measured
+	// over; default all of it from the warm-up on. A level that takes a
+	// while to settle at the start (connections opening) wants it.
+	Baseline *Duration `yaml:"baseline"`
 }
 
 // Share is a fraction written as a percentage (10%) or a number (0.1).
@@ -57,6 +62,7 @@ func (s *Share) parseScalar(text string) error {
 }
 
 type recoveryProg struct {
+	base                sim.Time // the pre-spike level is measured over [base, from)
 	from, after, window sim.Time
 	margin              float64
 	windows             int // whole windows from after to the end of the arrivals
@@ -104,7 +110,14 @@ func (c *compiler) recovery() {
 		c.fail(nil, "recovery.after", "the spike must end (after, %s) no earlier than it starts (from, %s)", after, from)
 		return
 	}
-	rp.from, rp.after = from, after
+	rp.from, rp.after, rp.base = from, after, c.p.warmup
+	if rs.Baseline != nil {
+		if rs.Baseline.T <= 0 {
+			c.fail(nil, "recovery.baseline", "baseline must be > 0s, got %s", rs.Baseline.T)
+			return
+		}
+		rp.base = max(c.p.warmup, from-rs.Baseline.T)
+	}
 	rp.windows = int((c.p.duration - after) / rp.window)
 	if rp.windows < 1 {
 		c.fail(nil, "recovery", "no whole window of %s fits between the spike's end (%s) and the end of the arrivals (%s)", rp.window, after, c.p.duration)
@@ -166,7 +179,7 @@ type RecoveryResult struct {
 type RecoveryLevel struct {
 	Component string  `json:"component,omitempty"`
 	Journey   string  `json:"journey,omitempty"`
-	Measure   string  `json:"measure"` // mean_queue or p95
+	Measure   string  `json:"measure"` // mean_queue, mean_open (connections) or p95
 	Before    float64 `json:"before"`
 	Value     Num     `json:"value"`
 }
@@ -184,7 +197,11 @@ func (v *RecoveryResult) String() string {
 	}
 	a := v.Above[0]
 	if a.Component != "" {
-		return s + fmt.Sprintf(": %s's queue stays at %.4g (pre-spike %.4g, margin %s)", a.Component, float64(a.Value), a.Before, pct(v.Margin))
+		what := "queue stays"
+		if a.Measure == "mean_open" {
+			what = "open connections stay"
+		}
+		return s + fmt.Sprintf(": %s's %s at %.4g (pre-spike %.4g, margin %s)", a.Component, what, float64(a.Value), a.Before, pct(v.Margin))
 	}
 	if math.IsInf(float64(a.Value), 1) {
 		return s + fmt.Sprintf(": no %s journey ended in the last window, though some were in flight (pre-spike p95 %s)", a.Journey, latencyText(a.Before))
@@ -214,6 +231,10 @@ type recoveryRec struct {
 	step  sim.Time
 	kind  sim.Kind
 	baseQ []float64 // queue sums over the pre-spike samples, by component
+	// baseL and winL sum what lingering components keep (open
+	// connections), as baseQ and winQ sum queues; zero for the others.
+	baseL []float64
+	winL  [][]float64
 	baseN int
 	winQ  [][]float64 // by window, then component
 	winN  []int
@@ -230,11 +251,13 @@ type recoveryRec struct {
 func newRecoveryRec(r *run) *recoveryRec {
 	rp := r.p.recovery
 	rr := &recoveryRec{prog: rp, step: max(1, rp.window/10), baseQ: make([]float64, len(r.comps)),
+		baseL: make([]float64, len(r.comps)), winL: make([][]float64, rp.windows),
 		winQ: make([][]float64, rp.windows), winN: make([]int, rp.windows),
 		base: make([]sim.Tally, len(r.p.journeys)), win: make([][]sim.Tally, rp.windows),
 		live: make([]int, len(r.p.journeys)), busy: make([][]bool, rp.windows)}
 	for w := range rr.winQ {
 		rr.winQ[w] = make([]float64, len(r.comps))
+		rr.winL[w] = make([]float64, len(r.comps))
 		rr.win[w] = make([]sim.Tally, len(r.p.journeys))
 		rr.busy[w] = make([]bool, len(r.p.journeys))
 	}
@@ -248,7 +271,7 @@ func newRecoveryRec(r *run) *recoveryRec {
 func (rr *recoveryRec) window(t, warmup sim.Time) int {
 	rp := rr.prog
 	switch {
-	case t < warmup:
+	case t < warmup || t < rp.base:
 		return -2
 	case t < rp.from:
 		return -1
@@ -265,12 +288,13 @@ func (rr *recoveryRec) window(t, warmup sim.Time) int {
 func (r *run) onRecoverySample(int64) {
 	rr := r.recovery
 	now := r.s.Now()
-	sums, w := rr.baseQ, rr.window(now, r.p.warmup)
+	w := rr.window(now, r.p.warmup)
+	sums, kept := rr.baseQ, rr.baseL
 	switch {
 	case w == -1:
 		rr.baseN++
 	case w >= 0:
-		sums = rr.winQ[w]
+		sums, kept = rr.winQ[w], rr.winL[w]
 		rr.winN[w]++
 		for ji, n := range rr.live {
 			rr.busy[w][ji] = rr.busy[w][ji] || n > 0
@@ -281,6 +305,9 @@ func (r *run) onRecoverySample(int64) {
 	for ci := range r.comps {
 		if sums != nil {
 			sums[ci] += float64(r.comps[ci].rt.waiting())
+			if l, ok := r.comps[ci].rt.(lingering); ok {
+				kept[ci] += float64(l.lingers())
+			}
 		}
 	}
 	if next := now + rr.step; next < rr.prog.after+sim.Time(rr.prog.windows)*rr.prog.window {
@@ -336,6 +363,13 @@ func (rr *recoveryRec) above(r *run, w int) []RecoveryLevel {
 		q := rr.winQ[w][ci] / float64(max(rr.winN[w], 1))
 		if bound := math.Max(before*m, before+1); q > bound {
 			out = append(out, level{RecoveryLevel{Component: r.p.comps[ci].name, Measure: "mean_queue", Before: before, Value: Num(q)}, q / bound})
+		}
+		if _, ok := r.comps[ci].rt.(lingering); ok {
+			before := rr.baseL[ci] / float64(max(rr.baseN, 1))
+			l := rr.winL[w][ci] / float64(max(rr.winN[w], 1))
+			if bound := math.Max(before*m, before+1); l > bound {
+				out = append(out, level{RecoveryLevel{Component: r.p.comps[ci].name, Measure: "mean_open", Before: before, Value: Num(l)}, l / bound})
+			}
 		}
 	}
 	for ji := range r.p.journeys {

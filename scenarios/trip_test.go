@@ -562,10 +562,13 @@ func TestTripViewSpike(t *testing.T) {
 		if tv.Calls != 2400+240 || tv.Failures != 0 {
 			t.Errorf("seed %d: %d views, %d failed; want the spike's 2,400 (000-61) and the recovery's 240, none failed", i+1, tv.Calls, tv.Failures)
 		}
-		// The p95 stays flat (000-64), so the first window after the
-		// spike is already back: the CPU and the App's pool never queue.
-		if v := r.res.Recovery; v == nil || !v.Recovered || float64(v.Seconds) != 0 {
-			t.Errorf("seed %d: recovery %v, want back in the first window after the spike", i+1, v)
+		// The p95 stays flat (000-64) and nothing queues, so what recovery
+		// waits for is the open connections: back at the pre-spike 30 once
+		// the top stage's have idled out their 15 s keep-alive, in the
+		// second 10 s window after the spike, where 000-67/000-68 took
+		// about 2 minutes (not reproduced; see below).
+		if v := r.res.Recovery; v == nil || !v.Recovered || float64(v.Seconds) != 20 {
+			t.Errorf("seed %d: recovery %v, want back 20 s after the spike", i+1, v)
 		}
 	}
 	flat := each(runs, func(r tripRun) float64 {
