@@ -1,6 +1,7 @@
 package model
 
 import (
+	"fmt"
 	"math"
 	"slices"
 
@@ -173,25 +174,74 @@ func (r *run) pollTick(p *proc, o *op) bool {
 	return false
 }
 
+// awaitEnd says, for every op that waits for children (waitChild), what
+// ends its wait: its children's end, or its timeout or deadline. It is the
+// one place an awaiting op is settled; TestEveryAwaitingOpEnds runs each
+// row under both events. An op code with no row cannot wait for children
+// (startCall, startJob, startFanout and pollTick are the only callers of
+// await).
+var awaitEnd = [...]struct {
+	done     func(r *run, p *proc, o *op)
+	timedOut func(r *run, p *proc, o *op)
+}{
+	opCall: {
+		done:     func(r *run, p *proc, o *op) { r.callEnded(p, o, p.outcome, p.outComp, p.outStage) },
+		timedOut: func(r *run, p *proc, o *op) { r.callEnded(p, o, 504, -1, -1) },
+	},
+	opJob:       {done: (*run).joinEnded, timedOut: (*run).joinTimedOut},
+	opFanout:    {done: (*run).joinEnded, timedOut: (*run).joinTimedOut},
+	opPoll:      {done: (*run).pollCallEnded, timedOut: (*run).pollTimedOut},
+	opPollWhile: {done: (*run).pollCallEnded, timedOut: (*run).pollTimedOut},
+}
+
+// awaitRow is o's row of awaitEnd; an op without one waiting for children
+// is a compiler bug, reported as such rather than as an index panic.
+func awaitRow(o *op) (done, timedOut func(r *run, p *proc, o *op)) {
+	if int(o.code) < len(awaitEnd) {
+		if row := awaitEnd[o.code]; row.done != nil {
+			return row.done, row.timedOut
+		}
+	}
+	panic(fmt.Sprintf("model: op %d waits for children but has no row in awaitEnd", o.code))
+}
+
+// joinEnded moves a job or fan-out on once its children ended, or fails it
+// with the failure they reported.
+func (r *run) joinEnded(p *proc, o *op) {
+	if p.outcome >= 400 {
+		r.failAt(p, p.outcome, p.outComp, p.outStage)
+		return
+	}
+	p.frames[len(p.frames)-1].pc++
+	r.exec(p)
+}
+
+// joinTimedOut fails a job or fan-out whose wait outlived its timeout or
+// the deadline, at the stage in force, as a 504.
+func (r *run) joinTimedOut(p *proc, o *op) { r.failAt(p, 504, -1, r.label(p)) }
+
+// pollCallEnded counts one status call of a poll loop and lets the loop
+// decide whether to go on.
+func (r *run) pollCallEnded(p *proc, o *op) {
+	r.countHTTP(p, p.outcome)
+	r.exec(p)
+}
+
+// pollTimedOut ends a poll loop whose status call outlived the deadline:
+// the call counts as a 504 and the poller fails with it.
+func (r *run) pollTimedOut(p *proc, o *op) {
+	r.countHTTP(p, 504)
+	p.polls, p.attempt = 0, 0
+	r.failAt(p, 504, -1, r.label(p))
+}
+
 // childDone resumes p after the child (or all children) it waited for ended.
 func (r *run) childDone(p *proc) {
 	r.s.Cancel(p.timer)
 	f := &p.frames[len(p.frames)-1]
 	o := &r.p.blocks[f.blk].ops[f.pc]
-	switch o.code {
-	case opCall:
-		r.callEnded(p, o, p.outcome, p.outComp, p.outStage)
-	case opJob, opFanout:
-		if p.outcome >= 400 {
-			r.failAt(p, p.outcome, p.outComp, p.outStage)
-			return
-		}
-		f.pc++
-		r.exec(p)
-	case opPoll, opPollWhile:
-		r.countHTTP(p, p.outcome)
-		r.exec(p)
-	}
+	done, _ := awaitRow(o)
+	done(r, p, o)
 }
 
 func (r *run) countHTTP(p *proc, status int32) {

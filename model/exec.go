@@ -135,11 +135,8 @@ func (r *run) onTimeout(arg int64) {
 		r.cancelKids(p, nil) // unless it observes cancellation
 		o := &r.p.blocks[p.frames[len(p.frames)-1].blk].ops[p.frames[len(p.frames)-1].pc]
 		r.emitTimeout(p, o)
-		if o.code == opJob {
-			r.failAt(p, 504, -1, r.label(p))
-		} else {
-			r.callEnded(p, o, 504, -1, -1)
-		}
+		_, timedOut := awaitRow(o)
+		timedOut(r, p, o)
 	case waitJobs:
 		p.waiting = waitNone
 		p.journey.awaiter = nil

@@ -476,6 +476,11 @@ func (r *run) emitTimeout(p *proc, o *op) {
 		return
 	}
 	e := r.fillTrace(EvRequestTimeout, p)
+	if o.code == opFanout {
+		// A fan-out is no request of its own: its branches' calls carry
+		// their own timeouts, and the step's end is the route's failure.
+		return
+	}
 	if o.code == opJob {
 		e.Event = EvJobTimeout
 	} else {

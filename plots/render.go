@@ -39,6 +39,10 @@ const (
 	maxSizeCm = 60
 )
 
+// MaxHeightCm is the tallest chart Render draws; a caller that stacks rows
+// of panels splits them into figures no taller than this.
+const MaxHeightCm = maxSizeCm
+
 // ErrNoData is matched (with errors.Is) by the error a chart returns when
 // it has nothing to draw, so a caller may choose to leave the chart out
 // of a report instead of failing.

@@ -90,13 +90,12 @@ func Build(res *sweep.Result, opts Options) ([]plots.File, error) {
 		if len(fails.Panels) == 0 {
 			continue
 		}
-		fig := plots.Figure{Name: names.get("failures_" + j),
-			Caption: "What users saw (journeys that failed) beside what an HTTP dashboard saw (requests that failed), for " + j + ", per design; every panel has the same scale." + alikeNote(res, fgroups),
-			Chart:   fails, WidthCm: chartW, HeightCm: 1.2 + 5.2*float64(fails.Rows()), Wide: true}
 		if v, flat := flatAll(fails); flat {
 			left = append(left, fmt.Sprintf("%s journey vs HTTP failure rate (%s everywhere)", j, plots.Percent(v)))
 		} else {
-			jfigs = append(jfigs, fig)
+			jfigs = append(jfigs, stacked(names, "failures_"+j,
+				"What users saw (journeys that failed) beside what an HTTP dashboard saw (requests that failed), for "+j+", per design; every panel of a figure has the same scale."+alikeNote(res, fgroups),
+				fails, 5.2)...)
 		}
 	}
 	r.Sections = append(r.Sections, plots.Section{Heading: "Journeys", Figures: jfigs})
@@ -161,10 +160,10 @@ func Build(res *sweep.Result, opts Options) ([]plots.File, error) {
 			continue
 		}
 		sm.Title = "Over time: " + what
-		tfigs = append(tfigs, plots.Figure{Name: names.get("series_" + sr.Design),
-			Caption: "Journeys in flight, queue lengths and resources held over simulated time, one run of " + what +
+		tfigs = append(tfigs, stacked(names, "series_"+sr.Design,
+			"Journeys in flight, queue lengths and resources held over simulated time, one run of "+what+
 				"; each panel has its own scale, and a dashed line is the component's capacity.",
-			Chart: sm, WidthCm: chartW, HeightCm: 1.2 + 4.5*float64(sm.Rows()), Wide: true})
+			sm, 4.5)...)
 	}
 	if len(tfigs) > 0 {
 		r.Sections = append(r.Sections, plots.Section{Heading: "At the first failure", Figures: tfigs})
@@ -447,6 +446,33 @@ func constant(vs []float64) bool {
 
 // addFigure adds a chart unless it has nothing to draw: a route nobody
 // called or a design that never failed leaves no empty frame behind.
+// stacked places small multiples of rowCm a row in as many full-width
+// figures as it takes to keep each within the tallest chart plots draws:
+// a scenario with 38 backends has more panels than one page holds.
+func stacked(names figureNames, name, caption string, sm plots.SmallMultiples, rowCm float64) []plots.Figure {
+	const titleCm = 1.2
+	cols := sm.Cols
+	if cols <= 0 {
+		cols = 2 // SmallMultiples' default
+	}
+	perFig := max(1, int((plots.MaxHeightCm-titleCm)/rowCm)) * cols
+	parts := (len(sm.Panels) + perFig - 1) / perFig
+	var figs []plots.Figure
+	for i := 0; i < parts; i++ {
+		part := sm
+		part.Panels = sm.Panels[i*perFig : min(len(sm.Panels), (i+1)*perFig)]
+		fig := plots.Figure{Name: names.get(name), Caption: caption, Chart: part,
+			WidthCm: chartW, HeightCm: titleCm + rowCm*float64(part.Rows()), Wide: true}
+		if parts > 1 {
+			part.Title = fmt.Sprintf("%s (%d of %d)", sm.Title, i+1, parts)
+			fig.Chart = part
+			fig.Caption = fmt.Sprintf("%s Part %d of %d.", caption, i+1, parts)
+		}
+		figs = append(figs, fig)
+	}
+	return figs
+}
+
 func addFigure(figs []plots.Figure, name, caption string, chart plots.Renderer) []plots.Figure {
 	if !drawable(chart) {
 		return figs
