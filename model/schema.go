@@ -24,6 +24,9 @@ type Scenario struct {
 	Sweep         SweepDefaults    `yaml:"sweep"`
 	Designs       Named[Raw]       `yaml:"designs"`
 	Figures       Raw              `yaml:"figures"` // provenance notes, not interpreted
+	// Observations are outcomes measured on the real system, which a
+	// hindcast holds the model to (observe.go).
+	Observations []Observation `yaml:"observations"`
 }
 
 // DistEntry is a named distribution, with optional provenance.

@@ -23,8 +23,10 @@ type progress struct {
 	redraw bool
 	width  int // a redrawn line is cut to it, or it would wrap
 	// rounds is the number of refinement rounds planned; 0 when the
-	// command runs one phase of its own (a shard).
+	// command runs one phase of its own (a shard); below 0 for a command
+	// without phases, whose line says only how far it has got.
 	rounds int
+	unit   string           // what it counts: "runs" unless the command says
 	now    func() time.Time // nil: no elapsed time or estimate
 	start  time.Time
 	last   string
@@ -69,6 +71,7 @@ func (p *progress) update(pr sweep.Progress) {
 	pct := 100 * done / max(n, 1)
 	var phase string
 	switch {
+	case p.rounds < 0:
 	case p.round == 0:
 		phase = "grid"
 	case p.rounds == 0:
@@ -79,7 +82,14 @@ func (p *progress) update(pr sweep.Progress) {
 	if pr.Phase == "merge" {
 		phase = "merging " + phase
 	}
-	line := fmt.Sprintf("%s: %s %d/%d runs (%d%%)", p.label, phase, done, n, pct)
+	unit := p.unit
+	if unit == "" {
+		unit = "runs"
+	}
+	if phase != "" {
+		phase += " "
+	}
+	line := fmt.Sprintf("%s: %s%d/%d %s (%d%%)", p.label, phase, done, n, unit, pct)
 	if p.now != nil && pr.Done > 0 {
 		line += p.timing(pr.Done, n-done)
 	}
@@ -145,7 +155,22 @@ func (p *progress) finish() {
 // quiet. An interrupt becomes exit 130 with "<what> interrupted; no
 // output written", any other failure exit 1.
 func watch[T any](io *IOStreams, command, what, scenario string, rounds int, quiet bool, hook *func(sweep.Progress), job func() (T, error)) (T, error) {
-	prog := newProgress(io, command, scenario, rounds, quiet)
+	return watchWith(newProgress(io, command, scenario, rounds, quiet), what, hook, job)
+}
+
+// watchCount is watch for a command of one phase that counts unit: its
+// line says only how many of them are done.
+func watchCount[T any](io *IOStreams, command, scenario, unit string, quiet bool, hook *func(done, total int), job func() (T, error)) (T, error) {
+	prog := newProgress(io, command, scenario, -1, quiet)
+	var h func(sweep.Progress)
+	if prog != nil {
+		prog.unit = unit
+		*hook = func(done, total int) { h(sweep.Progress{Done: done, Total: total}) }
+	}
+	return watchWith(prog, command, &h, job)
+}
+
+func watchWith[T any](prog *progress, what string, hook *func(sweep.Progress), job func() (T, error)) (T, error) {
 	if prog != nil {
 		*hook = prog.update
 	}

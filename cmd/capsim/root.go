@@ -192,6 +192,8 @@ var commands = []func(*IOStreams) *cobra.Command{
 	newSensitivityCmd,
 	newCalibrateCmd,
 	newCheckCmd,
+	newHindcastCmd,
+	newFitCmd,
 	newValidateCmd,
 	newScenariosCmd,
 	newVersionCmd,

@@ -1,0 +1,305 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+
+	"capsim/model"
+	"capsim/model/hindcast"
+	"capsim/plots"
+	"capsim/plots/texttab"
+
+	"github.com/spf13/cobra"
+)
+
+type hindcastOptions struct {
+	Scenario     string
+	Replications int
+	Seed         uint64
+	Only         []string
+	Sets         []string
+	Scales       []string
+	JSON         bool
+	Quiet        bool
+}
+
+func newHindcastCmd(io *IOStreams) *cobra.Command {
+	opts := &hindcastOptions{}
+	cmd := &cobra.Command{
+		Use:   "hindcast [SCENARIO]",
+		Short: "Hold the model to what was measured on the real system",
+		Long: `Run every observation of the scenario (its observations: section: what was
+measured on the real system, under which design and load) with replications
+on common random numbers, and judge each by a stated rule:
+
+  count: k/n          "Fisher p": two-sided Fisher exact test of k of n
+                      observed against the K of N counted over the model's
+                      runs; agrees at p >= 0.05
+  value, tolerance    "band meets runs": agrees when value ± tolerance meets
+                      the band 95 % of single simulated runs fall in (a
+                      measurement is one run, not a mean of many)
+  between: [lo, hi]   "range meets runs": the same for a reported range
+
+The first line says how many observations the model agrees with. Each line
+then gives the observed and the simulated value, the implausibility
+|observed - simulated| / sqrt(observation variance + simulation variance +
+model discrepancy) that capsim fit scores by, and the verdict. An observation
+labelled exception: is run and shown but not counted; one labelled fitted:
+was used to choose a parameter and is no prediction.
+
+Exit 0 when every counted observation agrees, 3 when one disagrees, 2 for
+bad input.`,
+		Example: `  capsim hindcast trip
+  capsim hindcast trip -r 40 --only 000-116,000-120
+  capsim hindcast my-system.yaml --set components.app.servers=8 --json`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				opts.Scenario = args[0]
+			}
+			return runHindcast(cmd.Context(), io, opts)
+		},
+		ValidArgsFunction: completeScenarios,
+	}
+	f := cmd.Flags()
+	f.IntVarP(&opts.Replications, "replications", "r", 20, "simulated runs per observation")
+	f.Uint64Var(&opts.Seed, "seed", 1, "master seed of the first replication (the others take the next seeds)")
+	f.StringSliceVar(&opts.Only, "only", nil, "judge only these observation `IDS` (comma-separated)")
+	f.StringArrayVar(&opts.Sets, "set", nil, "override a scenario value for every observation, path=value (repeatable)")
+	f.StringArrayVar(&opts.Scales, "scale", nil, "multiply a distribution, duration or number, path=factor (repeatable)")
+	f.BoolVar(&opts.JSON, "json", false, "print the judged observations as JSON")
+	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress on stderr")
+	return cmd
+}
+
+// variants builds each observation's scenario from the command line's
+// scenario argument, its overrides first.
+func variants(scenario string, sets, scales []string) hindcast.Variant {
+	return func(design string, extra []string) (*model.Loaded, *model.Compiled, error) {
+		all := append(append([]string(nil), sets...), extra...)
+		c, l, err := compileScenario(scenario, model.LoadOptions{Design: design, Sets: all, Scales: scales})
+		return l, c, err
+	}
+}
+
+func runHindcast(ctx context.Context, io *IOStreams, opts *hindcastOptions) error {
+	if opts.Replications < 2 || opts.Replications > hindcast.MaxReplications {
+		return usageErr("--replications must be between 2 and %d, got %d", hindcast.MaxReplications, opts.Replications)
+	}
+	base, err := loadScenario(opts.Scenario, model.LoadOptions{Sets: opts.Sets, Scales: opts.Scales})
+	if err != nil {
+		return scenarioErr(err)
+	}
+	if _, err := base.Observations(); err != nil {
+		return scenarioErr(err)
+	}
+	cfg := hindcast.Config{Base: base, Load: variants(opts.Scenario, opts.Sets, opts.Scales), Only: opts.Only,
+		Replications: opts.Replications, Seed: opts.Seed}
+	cfg.Progress = func(int, int) {}
+	rep, err := watchCount(io, "hindcast", base.Scenario.Name, "runs", opts.Quiet, &cfg.Progress, func() (*hindcast.Report, error) {
+		return hindcast.Run(ctx, cfg)
+	})
+	if err != nil {
+		var coded *codedError
+		if errors.As(err, &coded) && coded.code == exitError && isInputError(coded.err) {
+			return withCode(exitUsage, coded.err)
+		}
+		return err
+	}
+	if opts.JSON {
+		if err := writeHindcastJSON(io, rep); err != nil {
+			return err
+		}
+	} else {
+		writeHindcast(io, rep)
+	}
+	if d := rep.Disagreeing(); len(d) > 0 {
+		return withCode(exitMismatch, fmt.Errorf("the model disagrees with %s", plural(len(d), "observation")+": "+strings.Join(d, ", ")))
+	}
+	return nil
+}
+
+// isInputError tells a problem with the scenario or its observations
+// (exit 2) from one running it.
+func isInputError(err error) bool {
+	var list model.ErrorList
+	var one *model.Error
+	return errors.As(err, &list) || errors.As(err, &one) || errors.Is(err, hindcast.ErrNoObservations) ||
+		strings.HasPrefix(err.Error(), "no observation ")
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+var hindcastCols = []texttab.Column{{Name: ""}, {Name: "id", Min: 6}, {Name: "load", Align: texttab.Right},
+	{Name: "design", Min: 8, Max: 24, Drop: 2}, {Name: "measure", Min: 12, Max: 36, KeepEnd: true}, {Name: "observed", Align: texttab.Right},
+	{Name: "simulated (95 %)", Align: texttab.Right}, {Name: "I", Align: texttab.Right, Drop: 3, Note: "I (implausibility)"},
+	{Name: "rule", Drop: 1}}
+
+func writeHindcast(io *IOStreams, rep *hindcast.Report) {
+	w := io.width()
+	texttab.WriteLines(io.Out, texttab.Hang("", "hindcast "+rep.Scenario+": "+rep.Summary(), "  ", w))
+	fmt.Fprintf(io.Out, "%d runs per observation, seeds %d-%d\n\n", rep.Replications, rep.Seed, rep.Seed+uint64(rep.Replications)-1)
+	t := texttab.Table{Cols: hindcastCols}
+	for i := range rep.Items {
+		it := &rep.Items[i]
+		mark := "ok"
+		switch {
+		case it.Obs.Exception != "":
+			mark = "ex"
+		case !it.Agrees:
+			mark = "NO"
+		}
+		design := it.Obs.Design
+		if design == "" {
+			design = "base"
+		}
+		t.Row(mark, it.Obs.ID, plots.Number(it.Obs.Load())+"x", design, measureLabel(&it.Obs), observedText(it),
+			simulatedText(it), implausibilityText(it.Implausibility), it.Rule)
+	}
+	t.Write(io.Out, w, seeAll)
+	var notes []string
+	for i := range rep.Items {
+		it := &rep.Items[i]
+		switch {
+		case it.Obs.Exception != "":
+			notes = append(notes, it.Obs.ID+" (exception): "+it.Obs.Exception)
+		case it.Obs.Fitted != "":
+			notes = append(notes, it.Obs.ID+" (fitted, no prediction): "+it.Obs.Fitted)
+		}
+	}
+	if len(notes) > 0 {
+		fmt.Fprintln(io.Out)
+		for _, n := range notes {
+			texttab.WriteLines(io.Out, texttab.Hang("", n, "  ", w))
+		}
+	}
+}
+
+func measureLabel(o *model.Observation) string {
+	_, name := o.Subject()
+	s := name + " " + o.Measure
+	if o.Stage != "" {
+		s += " " + o.Stage
+	}
+	return s
+}
+
+// quantity writes a value in its measure's unit.
+func quantity(u model.Unit, v float64) string {
+	switch u {
+	case model.UnitSeconds:
+		return plots.Seconds(v)
+	case model.UnitFraction:
+		return plots.Percent(v)
+	}
+	return plots.Number(v)
+}
+
+func observedText(it *hindcast.Judged) string {
+	o := &it.Obs
+	u := o.MeasureOf().Unit
+	switch {
+	case o.Count != nil:
+		return fmt.Sprintf("%d/%d", o.Count.K, o.Count.N)
+	case o.Between != nil:
+		return quantity(u, o.Between[0].V) + "–" + quantity(u, o.Between[1].V)
+	case o.Tolerance != nil:
+		return quantity(u, o.Value.V) + " ±" + o.Tolerance.Text
+	}
+	return quantity(u, o.Value.V)
+}
+
+func simulatedText(it *hindcast.Judged) string {
+	u := it.Obs.MeasureOf().Unit
+	if math.IsNaN(it.Simulated) {
+		return "-"
+	}
+	s := quantity(u, it.Simulated)
+	if !math.IsNaN(it.Lo) {
+		s += " (" + quantity(u, max(0, it.Lo)) + "–" + quantity(u, it.Hi) + ")"
+	}
+	return s
+}
+
+func implausibilityText(v float64) string {
+	if math.IsInf(v, 1) {
+		return "inf"
+	}
+	return fmt.Sprintf("%.1f", v)
+}
+
+// hindcastJSON is the machine-readable hindcast: every number the table
+// prints, unrounded.
+type hindcastJSON struct {
+	Scenario     string       `json:"scenario"`
+	Replications int          `json:"replications"`
+	Seed         uint64       `json:"seed"`
+	Agree        int          `json:"agree"`
+	Counted      int          `json:"counted"`
+	Exceptions   int          `json:"exceptions"`
+	Summary      string       `json:"summary"`
+	Observations []judgedJSON `json:"observations"`
+}
+
+type judgedJSON struct {
+	ID             string    `json:"id"`
+	What           string    `json:"what,omitempty"`
+	Design         string    `json:"design"`
+	Multiplier     float64   `json:"multiplier"`
+	Subject        string    `json:"subject"`
+	Name           string    `json:"name"`
+	Measure        string    `json:"measure"`
+	Stage          string    `json:"stage,omitempty"`
+	Unit           string    `json:"unit"`
+	Role           string    `json:"role"`
+	Observed       model.Num `json:"observed"`
+	ObservedLow    model.Num `json:"observed_low"`
+	ObservedHigh   model.Num `json:"observed_high"`
+	ObservedK      *int64    `json:"observed_k,omitempty"`
+	ObservedN      *int64    `json:"observed_n,omitempty"`
+	Simulated      model.Num `json:"simulated"`
+	SimulatedLow   model.Num `json:"simulated_low"`
+	SimulatedHigh  model.Num `json:"simulated_high"`
+	SimulatedK     *int64    `json:"simulated_k,omitempty"`
+	SimulatedN     *int64    `json:"simulated_n,omitempty"`
+	Runs           int       `json:"runs"`
+	Measured       int       `json:"measured_runs"`
+	Rule           string    `json:"rule"`
+	P              model.Num `json:"p_value"`
+	Implausibility model.Num `json:"implausibility"`
+	Agrees         bool      `json:"agrees"`
+	Why            string    `json:"why,omitempty"`
+}
+
+func writeHindcastJSON(io *IOStreams, rep *hindcast.Report) error {
+	agree, counted, exc := rep.Counts()
+	out := hindcastJSON{Scenario: rep.Scenario, Replications: rep.Replications, Seed: rep.Seed,
+		Agree: agree, Counted: counted, Exceptions: exc, Summary: rep.Summary(), Observations: []judgedJSON{}}
+	for i := range rep.Items {
+		it := &rep.Items[i]
+		kind, name := it.Obs.Subject()
+		j := judgedJSON{ID: it.Obs.ID, What: it.Obs.What, Design: it.Obs.Design, Multiplier: it.Obs.Load(),
+			Subject: kind, Name: name, Measure: it.Obs.Measure, Stage: it.Obs.Stage, Unit: it.Obs.MeasureOf().Unit.String(),
+			Role: it.Role(), Observed: model.Num(it.Observed), ObservedLow: model.Num(it.ObsLo), ObservedHigh: model.Num(it.ObsHi),
+			Simulated: model.Num(it.Simulated), SimulatedLow: model.Num(it.Lo), SimulatedHigh: model.Num(it.Hi),
+			Runs: it.Runs, Measured: it.Measured, Rule: it.Rule, P: model.Num(it.P),
+			Implausibility: model.Num(it.Implausibility), Agrees: it.Agrees, Why: it.Obs.Exception + it.Obs.Fitted}
+		if c := it.Obs.Count; c != nil {
+			j.ObservedK, j.ObservedN = &c.K, &c.N
+			j.SimulatedK, j.SimulatedN = &it.K, &it.N
+		}
+		out.Observations = append(out.Observations, j)
+	}
+	enc := json.NewEncoder(io.Out)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const checkoutExample = "../../docs/examples/checkout.yaml"
+
+// The worked example's measurements are Erlang C's for 4 servers at 3.6/s
+// of 1 s work: a mean wait of 1.97 s and 90 % busy. Four threads agree
+// with them; five do not (Erlang C: 0.28 s and 72 %).
+func TestHindcastJudgesTheExample(t *testing.T) {
+	code, stdout, stderr := sweepCLI(t, false, "hindcast", checkoutExample, "-q", "--set", "components.threads.servers=4")
+	if code != 0 || !strings.HasPrefix(stdout, "hindcast checkout: the model agrees with 3 of 3 observations\n") {
+		t.Errorf("4 threads: exit %d\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = sweepCLI(t, false, "hindcast", checkoutExample, "-q", "--set", "components.threads.servers=5")
+	if code != exitMismatch || !strings.HasPrefix(stdout, "hindcast checkout: the model agrees with 1 of 3 observations (disagree: wait, busy)\n") ||
+		stderr != "capsim: the model disagrees with 2 observations: wait, busy\n" {
+		t.Errorf("5 threads: exit %d\n%s%s", code, stdout, stderr)
+	}
+	for _, line := range strings.Split(stdout, "\n") {
+		if strings.HasPrefix(line, "NO  busy") && !strings.Contains(line, "71.9%") {
+			t.Errorf("5 threads' utilisation should read about 72%%: %q", line)
+		}
+	}
+}
+
+// capsim fit finds the thread count the measurements allow, 4 and no
+// other, from the range 2-12 the example leaves it.
+func TestFitFindsTheThreadCount(t *testing.T) {
+	code, stdout, stderr := sweepCLI(t, false, "fit", checkoutExample, "-q", "--points", "11")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	for _, want := range []string{"components.threads.servers          2 – 12             4 – 4\n",
+		"capsim sweep " + checkoutExample + " --uncertainty --set 'components.threads.servers=4'\n"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("fit output lacks %q:\n%s", want, stdout)
+		}
+	}
+	// Measured where nothing is plausible, the fit says so and exits 3.
+	code, stdout, _ = sweepCLI(t, false, "fit", checkoutExample, "-q", "--points", "4", "--set", "journeys.order.rate=0.5/s")
+	if code != exitMismatch || !strings.Contains(stdout, "0 of ") {
+		t.Errorf("at a load no thread count explains: exit %d\n%s", code, stdout)
+	}
+}
+
+func TestObservationMistakes(t *testing.T) {
+	head := `name: o
+duration: 100s
+components:
+  app: {kind: pool, servers: 2}
+journeys:
+  j:
+    rate: 1/s
+    steps: [{use: app, work: 1s}]
+designs:
+  big: {components: {app: {servers: 4}}}
+observations:
+`
+	for _, c := range []struct{ obs, want string }{
+		{"  - {journey: j, measure: success_rate, count: 3/4}", "o.yaml:12:5: observations[0].id: an observation needs an id: the source figure it reports, such as 000-116"},
+		{"  - {id: a, journey: j, measure: success_rate, count: 5/4}", `o.yaml:12:55: observations[0].count: the count of "5/4" must be between 0 and its total 4`},
+		{"  - {id: a, journey: j, measure: success_rate, count: 3 of 4}", `o.yaml:12:55: observations[0].count: expected a count of events out of a total such as 4/8, got "3 of 4"`},
+		{"  - {id: a, journey: j, measure: p95, value: 3}", "o.yaml:12:46: observations[0].value: p95 is a time: write 3 with a unit, such as 29.43s"},
+		{"  - {id: a, journey: j, measure: p95, count: 3/4}", "o.yaml:12:46: observations[0].count: p95 is not a share of counted events: give its value"},
+		{"  - {id: a, journey: j, measure: utilisation, value: 50%}", "o.yaml:12:34: observations[0].measure: measure \"utilisation\" does not apply to a journey (it takes success_rate, failure_rate, failed_at, http_failure_rate, started, mean, p50, p95, max)"},
+		{"  - {id: a, journey: j, route: r, measure: p95, value: 3s}", "o.yaml:12:5: observations[0]: an observation names exactly one of journey, route or component"},
+		{"  - {id: a, journey: j, measure: failed_at, count: 1/4}", "o.yaml:12:34: observations[0].stage: measure failed_at needs the stage it counts (stage: derivative_create)"},
+		{"  - {id: a, journey: j, measure: p95, value: 3s, between: [1s, 2s]}", "o.yaml:12:5: observations[0]: an observation gives exactly one of count (k/n), value or between [low, high]"},
+		{"  - {id: a, journey: j, measure: p95, between: [4s, 2s]}", "o.yaml:12:48: observations[0].between: between [4s, 2s]: the low end is above the high end"},
+		{"  - {id: a, journey: j, measure: p95, value: 3s, tolerence: 1s}", `o.yaml:12:50: observations[0].tolerence: unknown key "tolerence"; did you mean "tolerance"?`},
+		{"  - {id: a, journey: j, measure: p95, value: 3s}\n  - {id: a, journey: j, measure: p50, value: 3s}", `o.yaml:13:10: observations[1].id: observation id "a" is used twice`},
+		{"  - {id: a, journey: k, measure: p95, value: 3s}", `o.yaml:12:22: observations[0].journey: the base scenario has no journey "k" (it has j)`},
+		{"  - {id: a, design: huge, journey: j, measure: p95, value: 3s}", `unknown design "huge"`},
+		{"  - {id: a, multiplier: 0, journey: j, measure: p95, value: 3s}", "o.yaml:12:25: observations[0].multiplier: a load multiplier must be > 0 and at most 1e+06, got 0"},
+	} {
+		dir := t.TempDir()
+		file := filepath.Join(dir, "o.yaml")
+		if err := os.WriteFile(file, []byte(head+c.obs+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		wd, _ := os.Getwd()
+		if err := os.Chdir(dir); err != nil {
+			t.Fatal(err)
+		}
+		code, _, stderr := sweepCLI(t, false, "hindcast", "o.yaml", "-q")
+		os.Chdir(wd)
+		if code != exitUsage || !strings.Contains(stderr, c.want) {
+			t.Errorf("%s\nexit %d, stderr %q\nwant exit 2 with %q", c.obs, code, stderr, c.want)
+		}
+	}
+}

@@ -1,0 +1,471 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Observations are what was measured on the real system: the outcomes a
+// scenario must reproduce, not the timings it was calibrated from. Each
+// names the design and the load it was measured under, one measure of one
+// journey, route or component, the value with its count or spread, and
+// its source. A hindcast runs each under the model and judges it; a fit
+// searches the fitted parameters' ranges for values under which every
+// observation is plausible. This file holds the language and the table of
+// what can be observed; judging lives with the runs (package hindcast).
+
+// Observation is one measured outcome.
+type Observation struct {
+	ID   string `yaml:"id"`   // the source figure, e.g. 000-116; unique in the scenario
+	What string `yaml:"what"` // the figure in words
+	// Design is the design it was measured under (designs joined with +
+	// as on the command line); empty: the base.
+	Design string `yaml:"design"`
+	// Multiplier is the load it was measured at; default 1.
+	Multiplier *float64 `yaml:"multiplier"`
+	// Set overrides what the measurement's test changed (its length, its
+	// window), path=value as --set takes them, after the design.
+	Set       []string `yaml:"set"`
+	Journey   string   `yaml:"journey"`
+	Route     string   `yaml:"route"`
+	Component string   `yaml:"component"`
+	Measure   string   `yaml:"measure"`
+	Stage     string   `yaml:"stage"` // measure failed_at: the failure_stage counted
+	// Exactly one of Count, Value and Between says what was seen.
+	Count   *ObservedCount `yaml:"count"`   // k of n events: "6/6"
+	Value   *Quantity      `yaml:"value"`   // one value: 29.43s, 0.54%, 193
+	Between []Quantity     `yaml:"between"` // a reported range: [166s, 179s]
+	// Tolerance is how far from Value the real figure may lie: a
+	// percentage of it (20%) or an amount in its unit (5s); default 0.
+	Tolerance *Quantity `yaml:"tolerance"`
+	// Discrepancy is the model discrepancy a fit allows on this
+	// observation, in the same forms as Tolerance: what the model is
+	// known not to represent, stated rather than tuned away.
+	Discrepancy *Quantity `yaml:"discrepancy"`
+	// Fitted names the parameter chosen to reproduce this observation: it
+	// is then no prediction, and a hindcast says so.
+	Fitted string `yaml:"fitted"`
+	// Exception says why the model knowingly does not reproduce it: the
+	// observation is run and shown, and counted apart.
+	Exception string `yaml:"exception"`
+
+	Node *yaml.Node `yaml:"-"`
+}
+
+// ObservedCount is k events of n: "6/6", "4/8".
+type ObservedCount struct{ K, N int64 }
+
+// MaxObservedCount bounds an observed count: no measurement counts more.
+const MaxObservedCount = 1_000_000_000
+
+func (c *ObservedCount) parseScalar(s string) error {
+	ks, ns, ok := strings.Cut(strings.TrimSpace(s), "/")
+	k, kerr := strconv.ParseInt(strings.TrimSpace(ks), 10, 64)
+	n, nerr := strconv.ParseInt(strings.TrimSpace(ns), 10, 64)
+	switch {
+	case !ok || kerr != nil || nerr != nil:
+		return fmt.Errorf("expected a count of events out of a total such as 4/8, got %q", s)
+	case n < 1 || n > MaxObservedCount:
+		return fmt.Errorf("the total of count %q must be between 1 and %d", s, MaxObservedCount)
+	case k < 0 || k > n:
+		return fmt.Errorf("the count of %q must be between 0 and its total %d", s, n)
+	}
+	*c = ObservedCount{K: k, N: n}
+	return nil
+}
+
+// Unit is what an observed value measures in.
+type Unit uint8
+
+const (
+	UnitNumber   Unit = iota // a count or a mean number of things
+	UnitSeconds              // a time
+	UnitFraction             // a share between 0 and 1
+)
+
+func (u Unit) String() string {
+	return [...]string{"number", "time", "share"}[u]
+}
+
+// Quantity is an observed number with its unit: a duration (29.43s, 9m)
+// is seconds, a percentage (0.54%) a fraction, a plain number (193, 0.5)
+// either a number or a fraction, as the measure reads it.
+type Quantity struct {
+	V       float64
+	Unit    Unit
+	Percent bool // written as a percentage
+	Text    string
+}
+
+func (q *Quantity) parseScalar(s string) error {
+	s = strings.TrimSpace(s)
+	if p, ok := strings.CutSuffix(s, "%"); ok {
+		v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+			return fmt.Errorf("expected a percentage such as 0.54%%, got %q", s)
+		}
+		*q = Quantity{V: v / 100, Unit: UnitFraction, Percent: true, Text: s}
+		return nil
+	}
+	if v, err := strconv.ParseFloat(s, 64); err == nil {
+		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+			return fmt.Errorf("expected a finite number >= 0, got %q", s)
+		}
+		*q = Quantity{V: v, Unit: UnitNumber, Text: s}
+		return nil
+	}
+	t, err := parseDuration(s)
+	if err != nil {
+		return fmt.Errorf("expected a number, a percentage (0.54%%) or a duration (29.43s), got %q", s)
+	}
+	*q = Quantity{V: t.Seconds(), Unit: UnitSeconds, Text: s}
+	return nil
+}
+
+// ObservedMeasure is one thing an observation can measure: its key, the
+// subject it applies to, its unit, and how to read it from one run. A
+// counted measure is a share of counted events, read as k of n so that a
+// count can be compared with a count.
+type ObservedMeasure struct {
+	Key     string
+	Subject string // journey, route or component
+	Unit    Unit
+	// Counted measures give k of n; the others a value (NaN: nothing
+	// measured in that run).
+	Counts func(res *Result, o *Observation) (k, n int64)
+	Value  func(res *Result, o *Observation) float64
+}
+
+// Counted says whether the measure is a share of counted events.
+func (m *ObservedMeasure) Counted() bool { return m.Counts != nil }
+
+// observedMeasures is the one table of what an observation can measure.
+var observedMeasures = []ObservedMeasure{
+	{Key: "success_rate", Subject: "journey", Unit: UnitFraction, Counts: func(r *Result, o *Observation) (int64, int64) {
+		j := journeyOf(r, o)
+		return j.Succeeded, j.Started
+	}},
+	{Key: "failure_rate", Subject: "journey", Unit: UnitFraction, Counts: func(r *Result, o *Observation) (int64, int64) {
+		j := journeyOf(r, o)
+		return j.Started - j.Succeeded, j.Started
+	}},
+	// Journeys that ended unsuccessfully at one failure_stage, of those
+	// started: "4 of 8 trips at derivative_create".
+	{Key: "failed_at", Subject: "journey", Unit: UnitFraction, Counts: func(r *Result, o *Observation) (int64, int64) {
+		j := journeyOf(r, o)
+		var k int64
+		for _, s := range j.Stages {
+			if s.Stage == o.Stage {
+				k += s.Count
+			}
+		}
+		return k, j.Started
+	}},
+	{Key: "http_failure_rate", Subject: "journey", Unit: UnitFraction, Counts: func(r *Result, o *Observation) (int64, int64) {
+		j := journeyOf(r, o)
+		return j.RequestFailures, j.Requests
+	}},
+	{Key: "started", Subject: "journey", Unit: UnitNumber, Value: func(r *Result, o *Observation) float64 { return float64(journeyOf(r, o).Started) }},
+	{Key: "mean", Subject: "journey", Unit: UnitSeconds, Value: func(r *Result, o *Observation) float64 { return float64(journeyOf(r, o).Latency.Mean) }},
+	{Key: "p50", Subject: "journey", Unit: UnitSeconds, Value: func(r *Result, o *Observation) float64 { return float64(journeyOf(r, o).Latency.P50) }},
+	{Key: "p95", Subject: "journey", Unit: UnitSeconds, Value: func(r *Result, o *Observation) float64 { return float64(journeyOf(r, o).Latency.P95) }},
+	{Key: "max", Subject: "journey", Unit: UnitSeconds, Value: func(r *Result, o *Observation) float64 { return float64(journeyOf(r, o).Latency.Max) }},
+	{Key: "failure_rate", Subject: "route", Unit: UnitFraction, Counts: func(r *Result, o *Observation) (int64, int64) {
+		rt := routeOf(r, o)
+		return rt.Failures, rt.Calls
+	}},
+	{Key: "calls", Subject: "route", Unit: UnitNumber, Value: func(r *Result, o *Observation) float64 { return float64(routeOf(r, o).Calls) }},
+	{Key: "mean", Subject: "route", Unit: UnitSeconds, Value: func(r *Result, o *Observation) float64 { return float64(routeOf(r, o).Latency.Mean) }},
+	{Key: "p50", Subject: "route", Unit: UnitSeconds, Value: func(r *Result, o *Observation) float64 { return float64(routeOf(r, o).Latency.P50) }},
+	{Key: "p95", Subject: "route", Unit: UnitSeconds, Value: func(r *Result, o *Observation) float64 { return float64(routeOf(r, o).Latency.P95) }},
+	{Key: "p99", Subject: "route", Unit: UnitSeconds, Value: func(r *Result, o *Observation) float64 { return float64(routeOf(r, o).Latency.P99) }},
+	{Key: "max", Subject: "route", Unit: UnitSeconds, Value: func(r *Result, o *Observation) float64 { return float64(routeOf(r, o).Latency.Max) }},
+	{Key: "utilisation", Subject: "component", Unit: UnitFraction, Value: func(r *Result, o *Observation) float64 { return float64(componentOf(r, o).Utilisation) }},
+	{Key: "mean_busy", Subject: "component", Unit: UnitNumber, Value: func(r *Result, o *Observation) float64 { return float64(componentOf(r, o).MeanBusy) }},
+	{Key: "peak_busy", Subject: "component", Unit: UnitNumber, Value: func(r *Result, o *Observation) float64 { return componentOf(r, o).PeakBusy }},
+	{Key: "peak_queue", Subject: "component", Unit: UnitNumber, Value: func(r *Result, o *Observation) float64 { return componentOf(r, o).PeakQueue }},
+	{Key: "mean_open", Subject: "component", Unit: UnitNumber, Value: func(r *Result, o *Observation) float64 { return float64(componentOf(r, o).MeanOpen) }},
+	{Key: "peak_open", Subject: "component", Unit: UnitNumber, Value: func(r *Result, o *Observation) float64 { return componentOf(r, o).PeakOpen }},
+	{Key: "mean_wait", Subject: "component", Unit: UnitSeconds, Value: func(r *Result, o *Observation) float64 { return float64(componentOf(r, o).Wait.Mean) }},
+	{Key: "cold_starts", Subject: "component", Unit: UnitNumber, Value: func(r *Result, o *Observation) float64 { return float64(componentOf(r, o).ColdStarts) }},
+	{Key: "rejection_rate", Subject: "component", Unit: UnitFraction, Counts: func(r *Result, o *Observation) (int64, int64) {
+		c := componentOf(r, o)
+		return c.Rejected + c.TimedOut, c.Offered
+	}},
+}
+
+// ObservedMeasures lists what an observation of subject can measure.
+func ObservedMeasures(subject string) []string {
+	var keys []string
+	for _, m := range observedMeasures {
+		if m.Subject == subject {
+			keys = append(keys, m.Key)
+		}
+	}
+	return keys
+}
+
+// Subject says what the observation is about (journey, route or
+// component) and its name.
+func (o *Observation) Subject() (kind, name string) {
+	switch {
+	case o.Journey != "":
+		return "journey", o.Journey
+	case o.Route != "":
+		return "route", o.Route
+	}
+	return "component", o.Component
+}
+
+// Load is the observation's multiplier (1 unless stated).
+func (o *Observation) Load() float64 {
+	if o.Multiplier == nil {
+		return 1
+	}
+	return *o.Multiplier
+}
+
+// MeasureOf returns the observation's measure from the table; the
+// observation must have been checked.
+func (o *Observation) MeasureOf() *ObservedMeasure {
+	kind, _ := o.Subject()
+	for i := range observedMeasures {
+		if m := &observedMeasures[i]; m.Subject == kind && m.Key == o.Measure {
+			return m
+		}
+	}
+	return nil
+}
+
+// Observed is the observation's value and the band the real figure lies
+// in, in the measure's unit: for a count its share, for a value the value
+// less and plus its tolerance, for a reported range its ends.
+func (o *Observation) Observed() (v, lo, hi float64) {
+	switch {
+	case o.Count != nil:
+		v = float64(o.Count.K) / float64(o.Count.N)
+		return v, v, v
+	case o.Value != nil:
+		v = o.Value.V
+		tol := amount(o.Tolerance, v)
+		return v, max(0, v-tol), v + tol
+	}
+	lo, hi = o.Between[0].V, o.Between[1].V
+	return (lo + hi) / 2, lo, hi
+}
+
+// DiscrepancyAmount is the stated model discrepancy, in the measure's unit.
+func (o *Observation) DiscrepancyAmount() float64 {
+	v, _, _ := o.Observed()
+	return amount(o.Discrepancy, v)
+}
+
+// amount reads a tolerance: a percentage of v, or an amount in v's unit.
+func amount(q *Quantity, v float64) float64 {
+	switch {
+	case q == nil:
+		return 0
+	case q.Percent:
+		return q.V * v
+	}
+	return q.V
+}
+
+func journeyOf(r *Result, o *Observation) *JourneyResult {
+	if j, ok := r.Journey(o.Journey); ok {
+		return j
+	}
+	return &JourneyResult{}
+}
+
+func routeOf(r *Result, o *Observation) *RouteResult {
+	for i := range r.Routes {
+		if r.Routes[i].Name == o.Route {
+			return &r.Routes[i]
+		}
+	}
+	return &RouteResult{}
+}
+
+func componentOf(r *Result, o *Observation) *ComponentResult {
+	for i := range r.Components {
+		if r.Components[i].Name == o.Component {
+			return &r.Components[i]
+		}
+	}
+	return &ComponentResult{}
+}
+
+// Observations returns the scenario's observations after checking what can
+// be checked without a design: ids, subjects, measures, values and their
+// units. Every problem is reported with its position.
+func (l *Loaded) Observations() ([]Observation, error) {
+	var errs ErrorList
+	fail := func(o *Observation, key, path, format string, args ...any) {
+		errs = append(errs, l.pos.errAt(valueNode(o.Node, key), path, format, args...))
+	}
+	seen := map[string]bool{}
+	obs := l.Scenario.Observations
+	for i := range obs {
+		o := &obs[i]
+		p := fmt.Sprintf("observations[%d]", i)
+		switch {
+		case o.ID == "":
+			fail(o, "id", p+".id", "an observation needs an id: the source figure it reports, such as 000-116")
+		case seen[o.ID]:
+			fail(o, "id", p+".id", "observation id %q is used twice", o.ID)
+		}
+		seen[o.ID] = true
+		subjects := 0
+		for _, x := range []string{o.Journey, o.Route, o.Component} {
+			if x != "" {
+				subjects++
+			}
+		}
+		if subjects != 1 {
+			fail(o, "", p, "an observation names exactly one of journey, route or component")
+			continue
+		}
+		kind, _ := o.Subject()
+		m := o.MeasureOf()
+		if m == nil {
+			fail(o, "measure", p+".measure", "measure %q does not apply to a %s (it takes %s)", o.Measure, kind, strings.Join(ObservedMeasures(kind), ", "))
+			continue
+		}
+		if (o.Measure == "failed_at") != (o.Stage != "") {
+			if o.Stage == "" {
+				fail(o, "measure", p+".stage", "measure failed_at needs the stage it counts (stage: derivative_create)")
+			} else {
+				fail(o, "stage", p+".stage", "stage applies to measure failed_at only")
+			}
+		}
+		if o.Multiplier != nil {
+			if err := l.CheckMultiplier(*o.Multiplier); err != nil {
+				fail(o, "multiplier", p+".multiplier", "%v", err)
+			}
+		}
+		given := 0
+		for _, b := range []bool{o.Count != nil, o.Value != nil, o.Between != nil} {
+			if b {
+				given++
+			}
+		}
+		if given != 1 {
+			fail(o, "", p, "an observation gives exactly one of count (k/n), value or between [low, high]")
+			continue
+		}
+		switch {
+		case o.Count != nil && !m.Counted():
+			fail(o, "count", p+".count", "%s is not a share of counted events: give its value", o.Measure)
+		case o.Count == nil && m.Counted() && o.Tolerance == nil && o.Between == nil:
+			// A share given as a value is compared by its tolerance; with
+			// none, only an exact match agrees, which a count says better.
+			fail(o, "value", p+".value", "%s is a share of counted events: give it as count: k/n, or with a tolerance", o.Measure)
+		}
+		if o.Tolerance != nil && o.Value == nil {
+			fail(o, "tolerance", p+".tolerance", "tolerance applies to a value")
+		}
+		if o.Between != nil && len(o.Between) != 2 {
+			fail(o, "between", p+".between", "between takes two values, [low, high]; got %d", len(o.Between))
+			continue
+		}
+		for _, q := range []struct {
+			key string
+			q   *Quantity
+		}{{"value", o.Value}, {"between", betweenAt(o, 0)}, {"between", betweenAt(o, 1)}} {
+			if q.q != nil {
+				if err := checkUnit(m, q.q); err != nil {
+					fail(o, q.key, p+"."+q.key, "%v", err)
+				}
+			}
+		}
+		for _, q := range []struct {
+			key string
+			q   *Quantity
+		}{{"tolerance", o.Tolerance}, {"discrepancy", o.Discrepancy}} {
+			if q.q != nil && !q.q.Percent {
+				if err := checkUnit(m, q.q); err != nil {
+					fail(o, q.key, p+"."+q.key, "%v (or give a percentage of the value)", err)
+				}
+			}
+		}
+		if len(o.Between) == 2 && o.Between[0].V > o.Between[1].V {
+			fail(o, "between", p+".between", "between [%s, %s]: the low end is above the high end", o.Between[0].Text, o.Between[1].Text)
+		}
+		if o.Fitted != "" && o.Exception != "" {
+			fail(o, "exception", p+".exception", "an observation is either fitted or an exception, not both")
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errs.sorted()
+	}
+	return obs, nil
+}
+
+func betweenAt(o *Observation, i int) *Quantity {
+	if i < len(o.Between) {
+		return &o.Between[i]
+	}
+	return nil
+}
+
+// checkUnit says whether q can be a value of measure m.
+func checkUnit(m *ObservedMeasure, q *Quantity) error {
+	switch m.Unit {
+	case UnitSeconds:
+		if q.Unit != UnitSeconds {
+			return fmt.Errorf("%s is a time: write %s with a unit, such as 29.43s", m.Key, q.Text)
+		}
+	case UnitFraction:
+		if q.Unit == UnitSeconds {
+			return fmt.Errorf("%s is a share, not a time: got %s", m.Key, q.Text)
+		}
+		if q.V > 1 {
+			return fmt.Errorf("%s is a share between 0 and 1 (or 0%% and 100%%), got %s", m.Key, q.Text)
+		}
+	case UnitNumber:
+		if q.Unit == UnitSeconds || q.Percent {
+			return fmt.Errorf("%s is a number of things, got %s", m.Key, q.Text)
+		}
+	}
+	return nil
+}
+
+// CheckObserved reports whether observation i of the base scenario can be
+// taken of variant, the scenario under its design and settings: its
+// subject and stage must exist there.
+func (l *Loaded) CheckObserved(i int, variant *Loaded) error {
+	o := &l.Scenario.Observations[i]
+	p := fmt.Sprintf("observations[%d]", i)
+	kind, name := o.Subject()
+	sc := variant.Scenario
+	var names []string
+	switch kind {
+	case "journey":
+		names = sc.Journeys.Names()
+	case "route":
+		names = sc.Routes.Names()
+	default:
+		names = sc.Components.Names()
+	}
+	if !slices.Contains(names, name) {
+		in := "the base scenario"
+		if o.Design != "" {
+			in = "design " + strconv.Quote(o.Design)
+		}
+		return l.pos.errAt(valueNode(o.Node, kind), p+"."+kind, "%s has no %s %q (it has %s)", in, kind, name, strings.Join(sortedCopy(names), ", "))
+	}
+	return nil
+}
+
+// ObservationError places a problem found with observation i (its design,
+// its settings) at the observation's key.
+func (l *Loaded) ObservationError(i int, key string, err error) error {
+	o := &l.Scenario.Observations[i]
+	return l.pos.errAt(valueNode(o.Node, key), fmt.Sprintf("observations[%d].%s", i, key), "%v", err)
+}
