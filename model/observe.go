@@ -276,7 +276,22 @@ func amount(q *Quantity, v float64) float64 {
 	return q.V
 }
 
+// AllJourneys, as an observation's journey, counts every journey's
+// events together: what a load tester's summary of all requests reports.
+const AllJourneys = "*"
+
 func journeyOf(r *Result, o *Observation) *JourneyResult {
+	if o.Journey == AllJourneys {
+		all := &JourneyResult{Name: AllJourneys, Latency: Latency{Mean: Num(math.NaN()), P50: Num(math.NaN()), P95: Num(math.NaN()), P99: Num(math.NaN()), Max: Num(math.NaN())}}
+		for _, j := range r.Journeys {
+			all.Started += j.Started
+			all.Succeeded += j.Succeeded
+			all.Requests += j.Requests
+			all.RequestFailures += j.RequestFailures
+			all.Stages = append(all.Stages, j.Stages...)
+		}
+		return all
+	}
 	if j, ok := r.Journey(o.Journey); ok {
 		return j
 	}
@@ -336,6 +351,9 @@ func (l *Loaded) Observations() ([]Observation, error) {
 		if m == nil {
 			fail(o, "measure", p+".measure", "measure %q does not apply to a %s (it takes %s)", o.Measure, kind, strings.Join(ObservedMeasures(kind), ", "))
 			continue
+		}
+		if o.Journey == AllJourneys && !m.Counted() {
+			fail(o, "journey", p+".journey", "journey %q (every journey) takes a share of counted events, not %s", AllJourneys, o.Measure)
 		}
 		if (o.Measure == "failed_at") != (o.Stage != "") {
 			if o.Stage == "" {
@@ -453,7 +471,7 @@ func (l *Loaded) CheckObserved(i int, variant *Loaded) error {
 	default:
 		names = sc.Components.Names()
 	}
-	if !slices.Contains(names, name) {
+	if !slices.Contains(names, name) && !(kind == "journey" && name == AllJourneys) {
 		in := "the base scenario"
 		if o.Design != "" {
 			in = "design " + strconv.Quote(o.Design)
