@@ -73,7 +73,7 @@ journeys:
 	if err == nil {
 		_, err = l.Compile()
 	}
-	want := `bad.yaml:7:7: journeys.trip.attributes.photos: a step uses photos as a count: it must be a whole number >= 0, got 2.5`
+	want := `bad.yaml:7:7: journeys.trip.attributes.photos: a step uses photos as a count: it must be a whole number between 0 and 2147483647, got 2.5`
 	if err == nil || err.Error() != want {
 		t.Errorf("got  %v\nwant %s", err, want)
 	}

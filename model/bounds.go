@@ -68,9 +68,15 @@ var intBounds = []intBound{
 // narrow no interval a design decision needs, and the runs multiply.
 const MaxReplications = 10_000
 
+// MaxCount is the largest whole number a scenario may write for a count,
+// a status, a priority or any other integer key without a bound of its
+// own: the interpreter keeps them in 32 bits, and a larger value would be
+// cut silently (a repeat of 2^32+3 running 3 times).
+const MaxCount = math.MaxInt32
+
 // checkInt returns the problem with the integer in field, decoded from
-// key of a struct of type t, if the key has a bound and the integer is
-// outside it.
+// key of a struct of type t, if it is outside the key's bound, or outside
+// ±MaxCount for a key without one.
 func checkInt(t reflect.Type, key string, field reflect.Value) error {
 	for field.Kind() == reflect.Pointer {
 		if field.IsNil() {
@@ -93,6 +99,9 @@ func checkInt(t reflect.Type, key string, field reflect.Value) error {
 			return fmt.Errorf("must be between %d and %d, got %d", b.min, b.max, i)
 		}
 		return nil
+	}
+	if i > MaxCount || i < -MaxCount {
+		return fmt.Errorf("must be at most %d in size, the largest count capsim keeps, got %d", MaxCount, i)
 	}
 	return nil
 }

@@ -293,7 +293,9 @@ func (r *run) callEnded(p *proc, o *op, status, comp, stage int32) {
 // backoff of the try, capped, with the step's jitter.
 func (r *run) backoff(p *proc, rt *retryProg) sim.Time {
 	b := float64(rt.backoff) * math.Pow(rt.multiplier, float64(p.attempt-1))
-	b = math.Min(b, float64(rt.maxBackoff))
+	// Capped at the longest time a scenario may write: a multiplier of
+	// 1e308 overflows to +Inf, which no clock converts.
+	b = math.Min(b, math.Min(float64(rt.maxBackoff), float64(MaxDuration)))
 	if rt.jitter == jitterNone {
 		return sim.Time(b)
 	}

@@ -625,7 +625,7 @@ func (c *compiler) needs(j *journeyProg, b int32, seen map[int32]bool) {
 		}
 		for _, v := range j.values(a) {
 			if v < min || v != math.Trunc(v) || v > math.MaxInt32 {
-				c.fail(c.attrNode(j.name, c.p.attrs[a]), "journeys."+j.name+".attributes."+c.p.attrs[a], "%s uses %s as a count: it must be a whole number >= %g, got %g", what, c.p.attrs[a], min, v)
+				c.fail(c.attrNode(j.name, c.p.attrs[a]), "journeys."+j.name+".attributes."+c.p.attrs[a], "%s uses %s as a count: it must be a whole number between %g and %d, got %g", what, c.p.attrs[a], min, MaxCount, v)
 				j.attrs[a] = min // report once
 				return
 			}

@@ -44,6 +44,17 @@ func (c *compiler) step(s *Step, p string, route int32) []op {
 		return nil
 	}
 	c.checkModifiers(s, n, p, vs)
+	if len(vs) == 1 && vs[0].key == "hold" {
+		// A hold lasts until its enclosing frame ends; a stage or optional
+		// on the same step gives the step a frame of its own, which ends at
+		// once and would release the hold before anything ran under it.
+		for _, key := range []string{"stage", "optional"} {
+			if stepHas(s, key) {
+				c.failKey(n, key, joinPath(p, key), "%s: on a hold: step would give the hold a frame of its own and release it at once; "+
+					"write %s: on a step of its own before the hold, or use: the component with steps:", key, key)
+			}
+		}
+	}
 	var core []op
 	if len(vs) == 1 {
 		core = vs[0].compile(c, s, stepSite{node: n, path: p, route: route, verb: vs[0].key})
@@ -174,6 +185,11 @@ func (c *compiler) retry(r *Retry, n *yaml.Node, p string) *retryProg {
 		rp.multiplier = r.Multiplier
 	}
 	rp.on = []int32{429, 503, 504}
+	if on := valueNode(n, "on"); on != n && len(r.On) == 0 {
+		// An empty list would read as "retry on nothing" and fall back
+		// to the defaults, retrying on everything they name.
+		c.failKey(n, "on", p+".on", "on: [] retries on no status: leave on out for the defaults (429, 503, 504), or drop retry")
+	}
 	if len(r.On) > 0 {
 		rp.on = nil
 		for _, s := range r.On {

@@ -268,13 +268,22 @@ func (cs *Component) decodeNode(d *decoder, n *yaml.Node, path string) {
 			d.decode(val, reflect.ValueOf(&cs.Description).Elem(), p)
 		case "status":
 			d.decode(val, reflect.ValueOf(&cs.Status).Elem(), p)
+			if err := checkInt(reflect.TypeOf(*cs), k.Value, reflect.ValueOf(&cs.Status).Elem()); err != nil {
+				d.fail(resolve(val), p, "%v", err)
+			}
 		case "behind":
 			d.decode(val, reflect.ValueOf(&cs.Behind).Elem(), p)
 		case "source":
 			d.decode(val, reflect.ValueOf(&cs.Source).Elem(), p)
 		default:
 			if fi, ok := own[k.Value]; ok {
+				before := len(d.errs)
 				d.decode(val, spec.Field(fi), p)
+				if len(d.errs) == before {
+					if err := checkInt(spec.Type(), k.Value, spec.Field(fi)); err != nil {
+						d.fail(resolve(val), p, "%v", err)
+					}
+				}
 				continue
 			}
 			if def == nil && all[k.Value] {

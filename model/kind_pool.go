@@ -250,7 +250,14 @@ func (c *compiler) patience(d *DistRef, at site, key string) int32 {
 	if d == nil {
 		return -1
 	}
-	return c.dist(d, valueNode(at.node, key), at.path+"."+key)
+	errs := len(c.errs)
+	i := c.dist(d, valueNode(at.node, key), at.path+"."+key)
+	if len(c.errs) == errs && d.Ref == "" && c.p.dists[i].Quantile(1) == 0 {
+		// A wait of 0 is how the interpreter spells "no limit": written
+		// here it would read as "refuse at once" and mean the opposite.
+		c.fail(valueNode(at.node, key), at.path+"."+key, "%s 0 would mean no limit at all: give a time > 0, leave %s out for no limit, or refuse at once with queue: 0", key, key)
+	}
+	return i
 }
 
 func (pp *poolProg) newRuntime(r *run, ci int32, cp *compProg, st *sim.Streams) component {

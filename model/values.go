@@ -168,8 +168,17 @@ func (c *Count) parseScalar(s string) error {
 		if n < 0 {
 			return fmt.Errorf("count must not be negative, got %d", n)
 		}
+		if n > MaxCount {
+			return fmt.Errorf("count %d is more than %d, the largest count capsim keeps", n, MaxCount)
+		}
 		*c = Count{N: n, Set: true}
 		return nil
+	}
+	if f, err := strconv.ParseFloat(s, 64); err == nil {
+		if f > MaxCount {
+			return fmt.Errorf("count %s is more than %d, the largest count capsim keeps", s, MaxCount)
+		}
+		return fmt.Errorf("expected a whole number, got %s", s)
 	}
 	if !validName(s) {
 		return fmt.Errorf("expected a whole number or an attribute name, got %q", s)

@@ -197,7 +197,7 @@ func (c *compiler) callStep(s *Step, at stepSite) []op {
 		}
 	}
 	if s.Retry != nil {
-		o.retry = c.retry(s.Retry, n, p+".retry")
+		o.retry = c.retry(s.Retry, resolve(valueNode(n, "retry")), p+".retry")
 	}
 	if s.Signal != "" {
 		if ci, ok := c.component0(s.Signal, n, p+".signal"); ok {

@@ -19,8 +19,8 @@ func TestHostileScenarioValues(t *testing.T) {
 	cases := []struct{ file, want string }{
 		{"empirical_empty.yaml", `testdata/hostile/empirical_empty.yaml:9:9: journeys.visit.steps[0].work: empirical: empty.csv has no values`},
 		{"bad_attribute_counts.yaml", "the scenario has 3 problems:\n" +
-			"testdata/hostile/bad_attribute_counts.yaml:6:18: journeys.j.attributes.n: a step uses n as a count: it must be a whole number >= 0, got -5\n" +
-			"testdata/hostile/bad_attribute_counts.yaml:6:25: journeys.j.attributes.k: a step uses k as a count: it must be a whole number >= 1, got 2.5\n" +
+			"testdata/hostile/bad_attribute_counts.yaml:6:18: journeys.j.attributes.n: a step uses n as a count: it must be a whole number between 0 and 2147483647, got -5\n" +
+			"testdata/hostile/bad_attribute_counts.yaml:6:25: journeys.j.attributes.k: a step uses k as a count: it must be a whole number between 1 and 2147483647, got 2.5\n" +
 			"testdata/hostile/bad_attribute_counts.yaml:6:33: journeys.j.attributes.w: a step uses w as a weight: it must be >= 0, got -1"},
 		{"unknown_distribution.yaml", `testdata/hostile/unknown_distribution.yaml:4:33: components.w.cold_start: unknown distribution "nosuch" (define it under distributions: or include a calibration file)`},
 		{"empirical_negative.yaml", `testdata/hostile/empirical_negative.yaml:9:9: journeys.visit.steps[0].work: empirical: negative.csv:3: a duration must be a finite number of seconds >= 0, got -3`},
@@ -162,7 +162,7 @@ func TestMessagesArePlacedAndPrintable(t *testing.T) {
 	cases := []struct{ file, want string }{
 		{"invalid_utf8.yaml", h + "invalid_utf8.yaml:1:11: invalid UTF-8 (byte 0xff); a scenario is UTF-8 text"},
 		{"control_char.yaml", h + `control_char.yaml:2:13: control character U+001B is not allowed in YAML; inside double quotes write it as an escape, such as \t`},
-		{"escape_key.yaml", h + `escape_key.yaml:3:1: \x1b[2J: unknown key "\x1b[2J" (expected one of: arrivals, components, description, designs, distributions, drain, duration, figures, include, journeys, limits, name, recovery, routes, slos, sweep, warmup)`},
+		{"escape_key.yaml", h + `escape_key.yaml:3:1: \x1b[2J: unknown key "\x1b[2J" (expected one of: arrivals, components, description, designs, distributions, drain, duration, figures, include, journeys, limits, name, observations, recovery, routes, slos, sweep, warmup)`},
 		{"escape_stage.yaml", h + `escape_stage.yaml:9:37: journeys.visit.steps[0].stage: the text "up\x1b[2Jload" holds the control character U+001B; write it without`},
 		{"newline_stage.yaml", h + `newline_stage.yaml:9:37: journeys.visit.steps[0].stage: the text "up\nload" holds the control character U+000A; write it without`},
 		{"bidi_stage.yaml", h + `bidi_stage.yaml:9:37: journeys.visit.steps[0].stage: the text "up\u202eload" holds the invisible character U+202E; write it without`},

@@ -24,7 +24,7 @@ func TestValidateReportsBadScenarios(t *testing.T) {
 		file, want string
 	}{
 		{"syntax.yaml", "testdata/bad/syntax.yaml:4:8: invalid YAML: did not find expected ',' or '}' (a { or [ opened here is not closed)"},
-		{"unknown_top.yaml", `testdata/bad/unknown_top.yaml:11:1: bogus: unknown key "bogus" (expected one of: arrivals, components, description, designs, distributions, drain, duration, figures, include, journeys, limits, name, recovery, routes, slos, sweep, warmup)`},
+		{"unknown_top.yaml", `testdata/bad/unknown_top.yaml:11:1: bogus: unknown key "bogus" (expected one of: arrivals, components, description, designs, distributions, drain, duration, figures, include, journeys, limits, name, observations, recovery, routes, slos, sweep, warmup)`},
 		{"unknown_comp.yaml", `testdata/bad/unknown_comp.yaml:4:33: components.app.quueue: unknown key "quueue"; did you mean "queue"?`},
 		{"unknown_step.yaml", `testdata/bad/unknown_step.yaml:11:9: journeys.visit.steps[0].tiemout: unknown key "tiemout"; did you mean "timeout"?`},
 		{"wrong_type.yaml", `testdata/bad/wrong_type.yaml:4:30: components.app.servers: expected an integer, got the string "two"`},

@@ -3,6 +3,8 @@ package hindcast
 import (
 	"math"
 	"testing"
+
+	_ "capsim/cmd/golden" // no goldens here: only so that go test ./... -update is accepted
 )
 
 // Reference p-values of the two-sided test: the first two are textbook

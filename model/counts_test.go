@@ -1,0 +1,98 @@
+package model_test
+
+import (
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"capsim/model"
+)
+
+// Every integer a scenario writes is kept in 32 bits by the interpreter:
+// a larger one is refused where it is written, never cut (a repeat of
+// 2^32+3 once ran 3 times, a fan-out of 2^32+2 offered 2).
+func TestCountsPastThirtyTwoBitsAreRefused(t *testing.T) {
+	const src = `name: c
+duration: 1s
+components:
+  a: {kind: pool, servers: SERVERS, queue: QUEUE}
+journeys:
+  j:
+    rate: 1/s
+    steps:
+      - STEP
+routes:
+  r:
+    steps: [{work: 1s}]
+`
+	for _, c := range []struct{ servers, queue, step, want string }{
+		{"2", "0", "{repeat: 4294967299, steps: [{work: 1s}]}", "journeys.j.steps[0].repeat: count 4294967299 is more than 2147483647"},
+		{"2", "0", "{repeat: 1e12, steps: [{work: 1s}]}", "journeys.j.steps[0].repeat: count 1e12 is more than 2147483647"},
+		{"2", "0", "{fanout: 4294967298, steps: [{work: 1s}]}", "journeys.j.steps[0].fanout: count 4294967298 is more than 2147483647"},
+		{"2", "0", "{call: r, poll: {call: r, every: 1s, max: 4294967298}}", "journeys.j.steps[0].poll.max: must be at most 2147483647 in size"},
+		{"2", "0", "{call: r, retry: {attempts: 2147483651}}", "journeys.j.steps[0].retry.attempts: must be at most 2147483647 in size"},
+		{"2", "0", "{work: 1s, status: 9223372036854775807}", "journeys.j.steps[0].status: must be at most 2147483647 in size"},
+		{"2147483651", "0", "{use: a, work: 1s}", "components.a.servers: must be at most 2147483647 in size"},
+		{"2", "-2147483651", "{use: a, work: 1s}", "components.a.queue: must be at most 2147483647 in size"},
+	} {
+		y := strings.NewReplacer("SERVERS", c.servers, "QUEUE", c.queue, "STEP", c.step).Replace(src)
+		l, err := model.LoadBytes(fstest.MapFS{}, "c.yaml", []byte(y), model.LoadOptions{})
+		if err == nil {
+			_, err = l.Compile()
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want an error with %q", c.step, err, c.want)
+		}
+	}
+}
+
+// A hold: lasts until its frame ends. Written with stage: or optional:, the
+// step would get a frame of its own and let go at once: a thread limit
+// that silently vanished. It is refused where it is written.
+func TestHoldWithAFrameOfItsOwnIsRefused(t *testing.T) {
+	for _, key := range []string{"stage: serve", "optional: true"} {
+		src := "name: h\nduration: 1s\ncomponents:\n  a: {kind: pool, servers: 1}\njourneys:\n  j:\n    rate: 1/s\n    steps:\n" +
+			"      - {hold: a, " + key + "}\n      - work: 1s\n"
+		l, err := model.LoadBytes(fstest.MapFS{}, "h.yaml", []byte(src), model.LoadOptions{})
+		if err == nil {
+			_, err = l.Compile()
+		}
+		name, _, _ := strings.Cut(key, ":")
+		want := "h.yaml:9:"
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "journeys.j.steps[0]."+name+": "+name+": on a hold: step would give the hold a frame of its own and release it at once") {
+			t.Errorf("%s: got %v", key, err)
+		}
+	}
+}
+
+// Values that read as one thing and meant another are refused: a wait of
+// 0 s (which meant "no limit"), a retry on no status (which meant the
+// defaults), a backoff multiplier that overflows (which meant no backoff).
+func TestValuesThatMeantTheirOppositeAreRefused(t *testing.T) {
+	head := "name: v\nduration: 1s\narrivals: even\ncomponents:\n  a: {kind: pool, servers: 1, WAIT}\njourneys:\n  j:\n    rate: 1/s\n    steps:\n      - STEP\nroutes:\n  r:\n    steps: [{use: a, work: 1s}]\n"
+	for _, c := range []struct{ wait, step, want string }{
+		{"wait_timeout: 0s", "{call: r}", "v.yaml:5:45: components.a.wait_timeout: wait_timeout 0 would mean no limit at all"},
+		{"queue: 1", "{call: r, retry: {attempts: 3, on: []}}", "v.yaml:10:44: journeys.j.steps[0].retry.on: on: [] retries on no status"},
+	} {
+		src := strings.NewReplacer("WAIT", c.wait, "STEP", c.step).Replace(head)
+		l, err := model.LoadBytes(fstest.MapFS{}, "v.yaml", []byte(src), model.LoadOptions{})
+		if err == nil {
+			_, err = l.Compile()
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s %s: got %v, want %q", c.wait, c.step, err, c.want)
+		}
+	}
+	// A multiplier of 1e308 makes the third try wait the longest time a
+	// scenario may write, past the call's 10 s deadline, not 0 s: the
+	// first journey holds the one server 10 s; the second is refused at
+	// 0.5 s and at its retry 1 s later, and then gives up: 3 calls in all.
+	src := strings.NewReplacer("WAIT", "queue: 0", "STEP", "{call: r, deadline: 10s, retry: {attempts: 5, backoff: 1s, multiplier: 1e308, on: [503]}}").Replace(head)
+	src = strings.Replace(src, "rate: 1/s", "rate: 2/s\n    count: 2", 1)
+	src = strings.Replace(src, "work: 1s}]", "work: 10s}]", 1)
+	res := runYAMLNoTrace(t, src)
+	r, _ := res.Route("r")
+	if r.Calls != 3 {
+		t.Errorf("route r called %d times; want 3", r.Calls)
+	}
+}
