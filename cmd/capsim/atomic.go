@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,6 +42,14 @@ func removeStale(target string) {
 			continue
 		}
 		if tryLock(f) {
+			// A folder set aside by a commit that was killed before the
+			// new folder took its place is the only copy: it goes back.
+			if _, err := os.Stat(target); strings.HasSuffix(name, ".old") && errors.Is(err, fs.ErrNotExist) {
+				if os.Rename(name, target) == nil {
+					f.Close()
+					continue
+				}
+			}
 			os.RemoveAll(name)
 		}
 		f.Close()

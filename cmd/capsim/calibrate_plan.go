@@ -188,6 +188,13 @@ func calibrateExprRun(io *IOStreams, o *calibrateOptions, other []string, keyGiv
 // source: a fragment at out is replaced, not merged into, so that an entry
 // taken out of the plan leaves the fragment too.
 func runPlan(io *IOStreams, p *calibration.Plan, out string, remove []string, whole bool, rerun string) error {
+	inputs := []string{p.File}
+	for _, s := range p.Sources {
+		inputs = append(inputs, filepath.Join(filepath.Dir(p.File), filepath.FromSlash(s.File)))
+	}
+	if err := refuseOverwrite(out, inputs...); err != nil {
+		return err
+	}
 	fits, err := p.Run(planOpener(p.File), rerun)
 	if err != nil {
 		return err

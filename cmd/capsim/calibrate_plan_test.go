@@ -181,3 +181,26 @@ func TestCalibratePlanReplacesTheFragment(t *testing.T) {
 		}
 	}
 }
+
+// A plan's fragment never replaces the plan or one of its sources.
+func TestCalibratePlanRefusesToWriteOverItsInputs(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"plan.yaml", "app.jsonl"} {
+		data, err := os.ReadFile(filepath.Join("testdata", "calibrate", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	plan := filepath.Join(dir, "plan.yaml")
+	before, _ := os.ReadFile(plan)
+	for _, out := range []string{plan, filepath.Join(dir, "app.jsonl")} {
+		code, _, stderr := run(t, "calibrate", plan, "--out", out)
+		after, _ := os.ReadFile(plan)
+		if code != exitUsage || !strings.Contains(stderr, "an input of this command: writing it would destroy what it reads") || string(after) != string(before) {
+			t.Errorf("--out %s: exit %d, %s", out, code, stderr)
+		}
+	}
+}

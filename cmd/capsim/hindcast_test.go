@@ -95,3 +95,18 @@ observations:
 		}
 	}
 }
+
+// A run a guard stopped prints what it measured and exits 1: it did not
+// finish, and a script must not take its summary for an answer.
+func TestARunStoppedByAGuardIsNotDone(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "loop.yaml")
+	src := "name: loop\nduration: 1s\narrivals: even\njourneys:\n  j:\n    rate: 1/s\n    count: 1\n    steps:\n      - {job: spin}\n      - {await: jobs}\nroutes:\n  spin:\n    steps: [{await: jobs}]\n"
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := sweepCLI(t, false, "run", file)
+	if code != exitError || !strings.Contains(stdout, "!! run stopped by guard deadlock") ||
+		!strings.HasPrefix(stderr, "capsim: the run did not finish: stopped by guard deadlock at ") {
+		t.Errorf("exit %d\n%s%s", code, stdout, stderr)
+	}
+}

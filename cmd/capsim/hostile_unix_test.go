@@ -127,7 +127,12 @@ func TestOutputsAreCommittedWholeAndInPlace(t *testing.T) {
 		t.Errorf("folder mode %v, %v; want 0755", st.Mode(), err)
 	}
 
-	lock, err := os.Open(filepath.Join(dir, ".out.lock"))
+	// The lock file goes when the sweep ends; one held by another sweep
+	// refuses this one.
+	if exists(filepath.Join(dir, ".out.lock")) {
+		t.Errorf("the sweep left its lock file behind")
+	}
+	lock, err := os.OpenFile(filepath.Join(dir, ".out.lock"), os.O_CREATE|os.O_RDWR, 0o644)
 	must(err)
 	must(syscall.Flock(int(lock.Fd()), syscall.LOCK_EX))
 	code, stderr := sweep()
@@ -142,6 +147,27 @@ func TestOutputsAreCommittedWholeAndInPlace(t *testing.T) {
 	want = "capsim: --out " + out + " holds files a sweep does not write (notes.txt); a sweep replaces its folder whole, so name a new or empty folder, or one a sweep wrote\n"
 	if code != exitUsage || stderr != want || !exists(filepath.Join(out, "notes.txt")) {
 		t.Errorf("foreign file: exit %d, stderr:\n%s\nwant:\n%s", code, stderr, want)
+	}
+
+	// Names that look like a sweep's are no sign of one: a folder
+	// without the marker a sweep writes is not replaced.
+	mine := filepath.Join(dir, "mine")
+	must(os.MkdirAll(filepath.Join(mine, "charts"), 0o755))
+	must(os.WriteFile(filepath.Join(mine, "runs.csv"), []byte("my own"), 0o644))
+	code, _, stderr = run(t, "sweep", "testdata/hostile/two_designs.yaml", "-r", "2", "--refine", "0", "--out", mine)
+	want = "capsim: --out " + mine + " is a folder capsim did not write (it has no .capsim-output); a sweep replaces its folder whole, so name a new or empty folder, or one a sweep wrote\n"
+	if data, _ := os.ReadFile(filepath.Join(mine, "runs.csv")); code != exitUsage || stderr != want || string(data) != "my own" {
+		t.Errorf("a look-alike folder: exit %d, stderr:\n%s\nwant:\n%s", code, stderr, want)
+	}
+	// A commit killed between its two renames leaves the old folder set
+	// aside and none in its place: the next command puts it back rather
+	// than deleting the only copy.
+	must(os.Remove(filepath.Join(out, "notes.txt")))
+	aside := filepath.Join(dir, ".out.tmp-999.old")
+	must(os.Rename(out, aside))
+	removeStale(out)
+	if !exists(filepath.Join(out, "runs.csv")) || exists(aside) {
+		t.Errorf("the folder set aside was not put back: runs.csv %v, aside left %v", exists(filepath.Join(out, "runs.csv")), exists(aside))
 	}
 
 	// A name too long for the staging folder fails before any run, and

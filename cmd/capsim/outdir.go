@@ -19,6 +19,12 @@ var sweepNames = []string{"runs.csv", "summary.csv", "compare.csv", "first_failu
 // sensitivityNames are the entries capsim sensitivity writes in its folder.
 var sensitivityNames = []string{"sensitivity.csv", "charts"}
 
+// outputMarker is the file every output folder capsim writes carries,
+// naming the command that wrote it. Only a folder that has it (or an
+// empty one) is ever replaced: names that merely look like capsim's
+// (a user's own runs.csv) are not a sign the folder is capsim's to delete.
+const outputMarker = ".capsim-output"
+
 // outDir is a sweep's output folder as it is written: every file goes into
 // a staging folder beside it, which replaces the folder in one step on
 // Commit. A sweep that fails, is killed or runs out of disk leaves the
@@ -57,13 +63,13 @@ func createOutDirOf(dir string, names []string, who string) (*outDir, error) {
 	if err := checkOurs(dir, abs, names, who); err != nil {
 		return nil, err
 	}
-	lock, err := os.OpenFile(filepath.Join(parent, "."+base+".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	lockName := filepath.Join(parent, "."+base+".lock")
+	lock, ok, err := lockBeside(lockName)
 	if err != nil {
 		return nil, usageErr("--out %s: cannot write in %s: %v", dir, parent, unwrapPath(err))
 	}
-	if !tryLock(lock) {
-		lock.Close()
-		return nil, usageErr("--out %s: another sweep is writing this folder (it holds %s); wait for it, or choose another --out", dir, lock.Name())
+	if !ok {
+		return nil, usageErr("--out %s: another sweep is writing this folder (it holds %s); wait for it, or choose another --out", dir, lockName)
 	}
 	o.lock = lock
 	// Under the lock no other sweep stages here: every staging folder
@@ -79,6 +85,10 @@ func createOutDirOf(dir string, names []string, who string) (*outDir, error) {
 		tryLock(o.held)
 	}
 	if err := os.Mkdir(filepath.Join(o.stage, "charts"), 0o755); err != nil {
+		o.Abort()
+		return nil, usageErr("--out %s: cannot write in %s: %v", dir, parent, unwrapPath(err))
+	}
+	if err := os.WriteFile(filepath.Join(o.stage, outputMarker), []byte("written by capsim: "+who+"\n"), 0o644); err != nil {
 		o.Abort()
 		return nil, usageErr("--out %s: cannot write in %s: %v", dir, parent, unwrapPath(err))
 	}
@@ -102,9 +112,15 @@ func checkOurs(flag, dir string, names []string, who string) error {
 	if err != nil {
 		return usageErr("--out %s: %v", flag, unwrapPath(err))
 	}
+	if len(entries) > 0 {
+		if st, err := os.Lstat(filepath.Join(dir, outputMarker)); err != nil || !st.Mode().IsRegular() {
+			return usageErr("--out %s is a folder capsim did not write (it has no %s); %s replaces its folder whole, so name a new or empty folder, or one %s wrote",
+				flag, outputMarker, who, who)
+		}
+	}
 	var foreign []string
 	for _, e := range entries {
-		if !slices.Contains(names, e.Name()) && !ourTemporary(e.Name(), names) {
+		if !slices.Contains(names, e.Name()) && e.Name() != outputMarker && !ourTemporary(e.Name(), names) {
 			foreign = append(foreign, e.Name())
 		}
 	}
@@ -237,7 +253,34 @@ func (o *outDir) release() {
 		o.held = nil
 	}
 	if o.lock != nil {
+		// Removed while still held: a command that opened it meanwhile
+		// finds, once it holds it, that the name now means another file
+		// or none, and opens it again (lockBeside).
+		os.Remove(o.lock.Name())
 		o.lock.Close()
 		o.lock = nil
+	}
+}
+
+// lockBeside takes the lock file at name, created if need be, and reports
+// false when another command holds it. A lock file is removed by the
+// command that held it, so one taken after its holder removed it is
+// stale: the name is opened again until the file held is the one named.
+func lockBeside(name string) (*os.File, bool, error) {
+	for {
+		f, err := os.OpenFile(name, os.O_CREATE|os.O_RDWR, 0o644)
+		if err != nil {
+			return nil, false, err
+		}
+		if !tryLock(f) {
+			f.Close()
+			return nil, false, nil
+		}
+		held, herr := f.Stat()
+		named, nerr := os.Stat(name)
+		if herr == nil && nerr == nil && os.SameFile(held, named) {
+			return f, true, nil
+		}
+		f.Close()
 	}
 }

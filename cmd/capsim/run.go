@@ -155,6 +155,11 @@ func runRun(ctx context.Context, io *IOStreams, opts *runOptions) error {
 	} else {
 		writeSummary(io.Out, res, io.width())
 	}
+	if res.Broken != nil {
+		// A run a guard stopped did not finish: what it printed is of an
+		// unfinished run, and a script must not take it for an answer.
+		return withCode(exitError, fmt.Errorf("the run did not finish: %s", res.Broken))
+	}
 	if opts.FailOnSLO {
 		for i := range res.SLOs {
 			if s := &res.SLOs[i]; !s.Met {
