@@ -107,8 +107,8 @@ func runCheck(ctx context.Context, io *IOStreams, opts *checkOptions) error {
 	if opts.Multiplier <= 0 || math.IsNaN(opts.Multiplier) || math.IsInf(opts.Multiplier, 0) {
 		return usageErr("--multiplier must be a number > 0, got %g", opts.Multiplier)
 	}
-	if opts.Replications < 1 {
-		return usageErr("--replications must be at least 1, got %d", opts.Replications)
+	if opts.Replications < 1 || opts.Replications > model.MaxReplications {
+		return usageErr("--replications must be between 1 and %d, got %d", model.MaxReplications, opts.Replications)
 	}
 	if opts.Resolution <= 0 {
 		return usageErr("--resolution must be > 0, got %v", opts.Resolution)
