@@ -129,7 +129,7 @@ func TestCheckBadInput(t *testing.T) {
 		{"check " + shop + " --app " + app + " --route nope=/x", "capsim: --route nope: the scenario has no route nope that a journey calls"},
 		{"check " + shop + " --app " + app + " --route browse", `capsim: --route "browse": want ROUTE=PATTERN, e.g. trip_view=/api/trips/*`},
 		{"check " + shop + " --app " + app + " --tolerance 200%", `capsim: --tolerance must be a share between 0 and 100% (10% or 0.1), got "200%"`},
-		{"check " + shop + " --app " + app + " --replications 0", "capsim: --replications must be at least 1, got 0"},
+		{"check " + shop + " --app " + app + " --replications 0", "capsim: --replications must be between 1 and 10000, got 0"},
 		{"check " + shop + " --app " + app + " --alpha 2", "capsim: --alpha must be between 0 and 1, got 2"},
 		{"check " + shop + " --access " + app + " --replay", "capsim: --replay reads the journeys' starts from their outcome events: give --app FILE"},
 		{"check " + shop + " --app " + torn + " --replay", "capsim: " + torn + ":2: the line ends inside the JSON object (truncated)"},
