@@ -24,6 +24,7 @@ type hindcastOptions struct {
 	Sets         []string
 	Scales       []string
 	JSON         bool
+	Markdown     bool
 	Quiet        bool
 }
 
@@ -39,10 +40,10 @@ on common random numbers, and judge each by a stated rule:
   count: k/n          "Fisher p": two-sided Fisher exact test of k of n
                       observed against the K of N counted over the model's
                       runs; agrees at p >= 0.05
-  value, tolerance    "band meets runs": agrees when value ± tolerance meets
+  value, tolerance    "band vs runs": agrees when value ± tolerance meets
                       the band 95 % of single simulated runs fall in (a
                       measurement is one run, not a mean of many)
-  between: [lo, hi]   "range meets runs": the same for a reported range
+  between: [lo, hi]   "range vs runs": the same for a reported range
 
 The first line says how many observations the model agrees with. Each line
 then gives the observed and the simulated value, the implausibility
@@ -72,6 +73,7 @@ bad input.`,
 	f.StringArrayVar(&opts.Sets, "set", nil, "override a scenario value for every observation, path=value (repeatable)")
 	f.StringArrayVar(&opts.Scales, "scale", nil, "multiply a distribution, duration or number, path=factor (repeatable)")
 	f.BoolVar(&opts.JSON, "json", false, "print the judged observations as JSON")
+	f.BoolVar(&opts.Markdown, "markdown", false, "print the judged observations as a markdown table of claims, for a page")
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress on stderr")
 	return cmd
 }
@@ -110,11 +112,16 @@ func runHindcast(ctx context.Context, io *IOStreams, opts *hindcastOptions) erro
 		}
 		return err
 	}
-	if opts.JSON {
+	switch {
+	case opts.JSON && opts.Markdown:
+		return usageErr("--json and --markdown: choose one")
+	case opts.JSON:
 		if err := writeHindcastJSON(io, rep); err != nil {
 			return err
 		}
-	} else {
+	case opts.Markdown:
+		writeHindcastMarkdown(io, rep)
+	default:
 		writeHindcast(io, rep)
 	}
 	if d := rep.Disagreeing(); len(d) > 0 {
@@ -303,3 +310,42 @@ func writeHindcastJSON(io *IOStreams, rep *hindcast.Report) error {
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
 }
+
+// writeHindcastMarkdown writes the claims table a page shows: every
+// observation, what the model gives for it and the verdict, generated so
+// that the page says what the model does.
+func writeHindcastMarkdown(io *IOStreams, rep *hindcast.Report) {
+	fmt.Fprintf(io.Out, "%s (%d runs per observation, seeds %d-%d).\n\n", upperFirst(rep.Summary()), rep.Replications, rep.Seed, rep.Seed+uint64(rep.Replications)-1)
+	fmt.Fprintln(io.Out, "| id | what was measured | under | observed | simulated (95 %) | verdict |")
+	fmt.Fprintln(io.Out, "|---|---|---|---|---|---|")
+	for i := range rep.Items {
+		it := &rep.Items[i]
+		design := it.Obs.Design
+		if design == "" {
+			design = "base"
+		}
+		verdict := "agrees"
+		if !it.Agrees {
+			verdict = "**disagrees**"
+		}
+		verdict += " (" + it.Rule + ")"
+		switch {
+		case it.Obs.Exception != "":
+			verdict = "exception: " + verdict + "; " + it.Obs.Exception
+		case it.Obs.Fitted != "":
+			verdict += "; fitted: " + it.Obs.Fitted
+		}
+		fmt.Fprintf(io.Out, "| %s | %s | `%s` at %sx | %s | %s | %s |\n", it.Obs.ID, mdCell(it.Obs.What), design,
+			plots.Number(it.Obs.Load()), observedText(it), simulatedText(it), mdCell(verdict))
+	}
+}
+
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// mdCell keeps a table cell one cell: a | would start another.
+func mdCell(s string) string { return strings.ReplaceAll(s, "|", "\\|") }

@@ -28,6 +28,11 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files (only commit them if you understand why they changed)")
 
+// Updating says whether the tests run with -update: a test that keeps
+// generated text inside a larger file (a table in a page) rewrites its
+// part itself.
+func Updating() bool { return *update }
+
 // Check compares got with the golden file at path and fails t when they
 // differ, naming the first line that does and writing got to path+".got"
 // for a full diff. With -update it writes got to path instead.

@@ -413,11 +413,11 @@ func judgeValue(j *Judged, m *model.ObservedMeasure, runs []*model.Result, disc 
 	// reported range, the value with its tolerance, or the value.
 	switch {
 	case j.Obs.Between != nil:
-		j.Rule = "range meets runs"
+		j.Rule = "range vs runs"
 	case j.Obs.Tolerance != nil:
-		j.Rule = "band meets runs"
+		j.Rule = "band vs runs"
 	default:
-		j.Rule = "value in runs"
+		j.Rule = "value vs runs"
 	}
 	// The reported band as a 95 % interval of the real figure, and the
 	// runs' spread as the simulator's own variance at these values.
