@@ -56,6 +56,11 @@ func newProgress(io *IOStreams, command, scenario string, rounds int, quiet bool
 }
 
 func (p *progress) update(pr sweep.Progress) {
+	if pr.Done <= p.roundStart && pr.Phase != "merge" && p.roundEnd > 0 {
+		// The count started again: a shard that merged the rounds before
+		// its own now counts its own runs from nothing.
+		p.roundStart, p.roundEnd = 0, 0
+	}
 	if pr.Total > p.roundEnd {
 		// A phase begins: the sweep adds a round's runs to its total as
 		// it plans the round.
@@ -72,6 +77,8 @@ func (p *progress) update(pr sweep.Progress) {
 	var phase string
 	switch {
 	case p.rounds < 0:
+	case p.rounds == 0 && pr.Phase == "refine":
+		phase = "refine" // a shard: its phase is the sweep's word for it
 	case p.round == 0:
 		phase = "grid"
 	case p.rounds == 0:

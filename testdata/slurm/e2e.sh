@@ -6,18 +6,25 @@
 # not disturbed), submits every round of the sweep as a job array that
 # waits for the round before it (--dependency=afterok), then the merge, and
 # checks that the merged folder is byte for byte the single-machine sweep.
-# It stops what it started, by PID, and exits non-zero on any difference.
+# One shard of round 1 fails on its first try, as a node lost mid-job
+# would: the rounds after it are cancelled, the shard is rerun alone, and
+# the rest resubmitted after it. A job is judged by the state and exit code
+# Slurm gives it, not by what it wrote on stderr (progress goes there), and
+# the logs of the jobs are shown when one fails. It stops what it started,
+# by PID, and exits non-zero on any difference.
 #
 # Run as root from anywhere: testdata/slurm/e2e.sh
 # Environment: CAPSIM_E2E_SHARDS (default 4), CAPSIM_E2E_FLAGS (the sweep,
 # default "trip -r 8"), CAPSIM_E2E_REFINE (default 2, the CLI's default),
-# CAPSIM_E2E_NO_INSTALL=1 to skip apt-get when the packages are there.
+# CAPSIM_E2E_NO_INSTALL=1 to skip apt-get when the packages are there,
+# CAPSIM_E2E_FAIL (default 1/1: round 1's shard 1 fails once; "" for none).
 set -eu
 
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 shards=${CAPSIM_E2E_SHARDS:-4}
 flags=${CAPSIM_E2E_FLAGS:-trip -r 8}
 refine=${CAPSIM_E2E_REFINE:-2}
+fail=${CAPSIM_E2E_FAIL-1/1}
 start=$(date +%s)
 
 say() { printf 'e2e %3ss: %s\n' $(($(date +%s) - start)) "$*"; }
@@ -121,42 +128,132 @@ for i in $(seq 100); do
 done
 say "node up: $(sinfo -h -N -o '%N %t %c cpus')"
 
-# The rounds: one array job each, starting once the previous round is done.
-# Each task gets one core; the sweep's --workers follows it.
+# A shard's command: the sweep, except for the shard chosen to fail, which
+# fails on its first try (a marker file says it has tried).
+cat >"$tmp/shard.sh" <<EOF
+#!/bin/sh
+round=\$1 shard=\$2
+if [ "\$round/\$shard" = "$fail" ] && [ ! -e "$tmp/work/failed-once" ]; then
+	touch "$tmp/work/failed-once"
+	echo "shard \$shard of round \$round: failing on purpose, once" >&2
+	exit 1
+fi
+exec "$tmp/capsim" sweep $flags --refine $refine --workers 1 --round "\$round" --shard "\$shard/$shards" --out "$tmp/work/shards"
+EOF
+chmod 755 "$tmp/shard.sh"
+
 out="$tmp/work/shards"
+# submit ROUND TASKS [AFTER]: one array job of the round's shards (all, or
+# the ones listed), after job AFTER; prints its id.
+submit() {
+	sbatch --parsable -J "capsim-r$1" --array="$2" -c 1 --kill-on-invalid-dep=yes ${3:+--dependency=afterok:$3} \
+		-D "$tmp/work" -o "$tmp/log/round-$1-%a.out" -e "$tmp/log/round-$1-%a.err" \
+		--wrap "$tmp/shard.sh $1 \$SLURM_ARRAY_TASK_ID"
+}
+merge() {
+	sbatch --parsable -J capsim-merge --kill-on-invalid-dep=yes --dependency="afterok:$1" -D "$tmp/work" \
+		-o "$tmp/log/merge.out" -e "$tmp/log/merge.err" \
+		--wrap "$tmp/capsim sweep $flags --refine $refine --merge $out --out $tmp/work/merged"
+}
+# wait_jobs: until the queue is empty (a job whose dependency failed is
+# cancelled, not left pending).
+wait_jobs() {
+	for _ in $(seq 600); do
+		[ "$(squeue -h -o %i 2>/dev/null | wc -l)" = 0 ] && return 0
+		sleep 1
+	done
+	echo "e2e: jobs still queued after 10 min" >&2
+	squeue >&2
+	exit 1
+}
+# states JOB...: "id state exitcode" for every task of the jobs, the id of
+# an array's task being JOB_TASK.
+states() {
+	for j in "$@"; do
+		scontrol show job -o "$j" 2>/dev/null | tr ' ' '\n' | awk -F= '
+			$1 == "JobId" { if (id != "") print id, st, ec; id = $2; task = "" }
+			$1 == "ArrayJobId" { id = $2 }
+			$1 == "ArrayTaskId" { id = id "_" $2 }
+			$1 == "JobState" { st = $2 }
+			$1 == "ExitCode" { ec = $2 }
+			END { if (id != "") print id, st, ec }'
+	done
+}
+# judge WHAT ID...: every task COMPLETED with exit code 0:0, else the
+# failing ones and the tails of the logs on stderr.
+judge() {
+	what=$1
+	shift
+	bad=$(states "$@" | awk '$2 != "COMPLETED" || $3 != "0:0"')
+	[ -z "$bad" ] && return 0
+	echo "e2e: $what: not every job completed:" >&2
+	echo "$bad" >&2
+	for f in "$tmp"/log/*.err; do
+		[ -s "$f" ] && { echo "--- $(basename "$f"):" >&2; tail -5 "$f" >&2; }
+	done
+	return 1
+}
+
+# The rounds: one array job each, starting once the previous round is done;
+# each task gets one core and the sweep's --workers follows it.
+all="0-$((shards - 1))"
 dep=""
 for r in $(seq 0 "$refine"); do
-	j=$(sbatch --parsable -J "capsim-r$r" --array="0-$((shards - 1))" -c 1 $dep -D "$tmp/work" \
-		-o "$tmp/log/round-$r-%a.out" -e "$tmp/log/round-$r-%a.err" \
-		--wrap "$tmp/capsim sweep $flags --refine $refine --workers 1 --round $r --shard \$SLURM_ARRAY_TASK_ID/$shards --out $out")
-	say "round $r: job array $j ($shards tasks) ${dep:+after $prev}"
-	dep="--dependency=afterok:$j"
-	prev=$j
+	j=$(submit "$r" "$all" "$dep")
+	say "round $r: job array $j ($shards tasks)${dep:+ after $dep}"
+	eval "job_$r=$j"
+	dep=$j
 done
-m=$(sbatch --parsable -J capsim-merge $dep -D "$tmp/work" -o "$tmp/log/merge.out" -e "$tmp/log/merge.err" \
-	--wrap "$tmp/capsim sweep $flags --refine $refine --merge $out --out $tmp/work/merged")
-say "merge: job $m after $prev"
+m=$(merge "$dep")
+say "merge: job $m after $dep"
 
 # Meanwhile, the same sweep on this machine, outside Slurm.
-"$tmp/capsim" sweep $flags --refine $refine --out "$tmp/work/single" >/dev/null
+"$tmp/capsim" sweep $flags --refine $refine --out "$tmp/work/single" 2>/dev/null >/dev/null
+wait_jobs
 
-for i in $(seq 600); do
-	left=$(squeue -h -o %i 2>/dev/null | wc -l)
-	[ "$left" = 0 ] && break
-	[ "$i" = 600 ] && { echo "e2e: jobs still queued after 10 min" >&2; squeue >&2; exit 1; }
-	sleep 1
-done
-failed=0
-for f in "$tmp"/log/round-*.err "$tmp/log/merge.err"; do
-	if [ -s "$f" ]; then
-		echo "e2e: $(basename "$f"):" >&2
-		cat "$f" >&2
-		failed=1
-	fi
-done
+# What must have completed: the rounds before the failing one, and the
+# failing round's other shards; then the rerun and everything after it.
+done_jobs=""
+first=0
+if [ -n "$fail" ]; then
+	fr=${fail%/*} fs=${fail#*/}
+	eval "fj=\$job_$fr"
+	st=$(states "$fj" | awk -v t="${fj}_$fs" '$1 == t { print $2, $3 }')
+	case $st in
+	"FAILED 1:0") say "round $fr shard $fs failed as planned; the jobs after it were cancelled" ;;
+	*) echo "e2e: round $fr shard $fs should have failed, got '$st'" >&2; exit 1 ;;
+	esac
+	[ -d "$tmp/work/merged" ] && { echo "e2e: the merge ran after a failed shard" >&2; exit 1; }
+	r=0
+	while [ "$r" -lt "$fr" ]; do
+		eval "done_jobs=\"\$done_jobs \$job_$r\""
+		r=$((r + 1))
+	done
+	judge "the rounds before the failure, and the other shards of round $fr" $done_jobs \
+		$(states "$fj" | awk -v t="${fj}_$fs" '$1 != t { print $1 }') || exit 1
+	dep=$(submit "$fr" "$fs" "")
+	say "round $fr: shard $fs rerun as job $dep"
+	done_jobs="$dep"
+	r=$((fr + 1))
+	while [ "$r" -le "$refine" ]; do
+		j=$(submit "$r" "$all" "$dep")
+		say "round $r: resubmitted as job array $j after $dep"
+		done_jobs="$done_jobs $j"
+		dep=$j
+		r=$((r + 1))
+	done
+	m=$(merge "$dep")
+	say "merge: resubmitted as job $m after $dep"
+	wait_jobs
+else
+	for r in $(seq 0 "$refine"); do
+		eval "done_jobs=\"\$done_jobs \$job_$r\""
+	done
+fi
+judge "the rounds and the merge" $done_jobs "$m" || exit 1
 [ -d "$tmp/work/merged" ] || { echo "e2e: the merge wrote nothing" >&2; exit 1; }
-say "$(ls "$out" | wc -l) shard files; $(cat "$tmp/log/merge.out" | tail -1)"
-if diff -r "$tmp/work/single" "$tmp/work/merged" >&2 && [ "$failed" = 0 ]; then
+say "$(ls "$out" | wc -l) shard files; every job completed with exit code 0"
+if diff -r "$tmp/work/single" "$tmp/work/merged" >&2; then
 	say "PASS: the merged folder ($(find "$tmp/work/merged" -type f | wc -l) files) is byte for byte the single-machine sweep"
 else
 	say "FAIL: the merged folder differs from the single-machine sweep"
