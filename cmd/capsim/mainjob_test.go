@@ -17,7 +17,7 @@ func TestMainJobOutOfTheBox(t *testing.T) {
 	t.Chdir(t.TempDir())
 	code, stdout, stderr := run(t, "sweep")
 	// stderr, no terminal here, holds the progress as plain lines.
-	if code != 0 || !strings.HasSuffix(stderr, "\nsweep trip: grid 200/200 · refine round 2 of 2: 134/134 runs (100%)\n") {
+	if code != 0 || !strings.HasSuffix(stderr, "\nsweep trip: grid 200/200 · refine round 2 of 2: 242/242 runs (100%)\n") {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 	for _, f := range []string{"runs.csv", "summary.csv", "compare.csv", "first_failure.csv", "manifest.json", "report.md", "report.html", "charts/success_trip_creation.svg"} {
@@ -31,13 +31,13 @@ func TestMainJobOutOfTheBox(t *testing.T) {
 	}
 	for _, want := range []string{
 		"trip,v1-original,failed,1.8125,,1.875,trip_creation success_rate >= 0.99,trip_creation,success_rate,>=,0.99,derivative_executor,derivative_create",
-		"trip,v1-improved,failed,1.875,,1.9375,trip_creation success_rate >= 0.99,trip_creation,success_rate,>=,0.99,heic_intake,derivative_create",
-		"trip,queue-wait,failed,2.125,",
-		"trip,direct-upload,below_range,1,,1,",
-		"trip,lock-fix,failed,1.875,",
-		"trip,warm-worker,failed,1.875,",
-		"trip,two-workers,failed,1.875,",
-		"trip,async-ai,failed,1.875,",
+		"trip,v1-improved,failed,3.3125,,3.5625,trip_creation success_rate >= 0.99,trip_creation,success_rate,>=,0.99,heic_intake,derivative_create",
+		"trip,queue-wait,failed,4.375,",
+		"trip,direct-upload,failed,4.25,,4.4375,",
+		"trip,lock-fix,failed,3.3125,",
+		"trip,warm-worker,failed,3.3125,",
+		"trip,two-workers,failed,3.3125,",
+		"trip,async-ai,failed,3.3125,",
 	} {
 		if !strings.Contains(string(ff), want) {
 			t.Errorf("first_failure.csv lacks %q:\n%s", want, ff)
