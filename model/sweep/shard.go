@@ -52,8 +52,9 @@ func ShardName(round int, sh Shard) string {
 const ShardGlob = "round-*-shard-*-of-*.gob"
 
 // shardFormat names the layout of a shard file; a change of layout
-// changes it, so an old shard is refused instead of misread.
-const shardFormat = "capsim-sweep-shard-3"
+// changes it, so an old shard is refused instead of misread. 4: metrics
+// and SLOs carry typed keys and a rate's counts.
+const shardFormat = "capsim-sweep-shard-4"
 
 // shardTrailer ends every shard file, followed by the SHA-256 of all the
 // bytes before it: a file damaged in storage or in transfer is refused
@@ -77,8 +78,11 @@ func (h shardHeader) String() string {
 }
 
 // shardRecord is one run's outcome. gob keeps every float64 bit, NaN and
-// infinities included, which text would round. Refinement runs carry no
-// metrics: only their verdict counts, and it needs the SLOs alone.
+// infinities included, which text would round. A metric's key is written
+// as its parts, its measure by subject and name (model.Measure's
+// GobEncode), and with a counted rate's counts, so a merge reads back the
+// keys and counts the run had. Refinement runs carry no metrics: only
+// their verdict counts, and it needs the SLOs alone.
 type shardRecord struct {
 	Index   int
 	Metrics []model.Metric
