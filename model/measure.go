@@ -100,8 +100,9 @@ func Units() []Unit {
 // question with a zero value.
 type Measure struct{ d *measureDef }
 
-// measureDef defines a measure. Exactly one reader is set, the one of its
-// subject; a reader that returns false leaves the measure out of that
+// measureDef defines a measure. One reader is set, the one of its
+// subject (none for FailedAt, which Metrics counts from the journey's
+// stages); a reader that returns false leaves the measure out of that
 // result's metrics (a worker without autoscaling has no scale_ups_count).
 type measureDef struct {
 	name    string // the CSVs' measure column; ends in unit's suffix
@@ -127,8 +128,9 @@ type measureDef struct {
 	route     func(*RouteResult) float64
 	component func(*ComponentResult) (float64, bool)
 	replica   func(*ReplicaResult) float64
-	// latency, for a duration of journeys, reads it from a Latency: the
-	// same measure of every journey that ended (an SLO's of: all).
+	// latency, for a duration of journeys or calls, reads it from a
+	// Latency, such as a journey's of every journey that ended (an SLO's
+	// of: all).
 	latency func(*Latency) Num
 }
 
