@@ -189,10 +189,19 @@ type TimeSeries struct {
 	Signals []Signal `json:"signals"`
 }
 
-// Signal is one sampled signal.
+// Signal is one sampled signal. Its name is <component>.<measure>, or
+// journeys_in_flight for the run's own; Component and Measure say the
+// same as parts, so nothing takes the name apart. A component's signals
+// are busy (servers, permits, held locks, worker instances or active
+// connections in use), queue (waiters), rate (a bucket's refill rate),
+// sessions (a balancer's open sessions), open (a connections table's
+// open connections, idle ones included) and running (an autoscaled
+// worker's running instances).
 type Signal struct {
-	Name   string    `json:"name"`
-	Values []float64 `json:"values"`
+	Name      string    `json:"name"`
+	Component string    `json:"-"` // "" for journeys_in_flight
+	Measure   string    `json:"-"` // journeys_in_flight, busy, queue, ...
+	Values    []float64 `json:"values"`
 }
 
 // Journey returns the result of the journey called name.

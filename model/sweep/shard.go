@@ -53,7 +53,8 @@ const ShardGlob = "round-*-shard-*-of-*.gob"
 
 // shardFormat names the layout of a shard file; a change of layout
 // changes it, so an old shard is refused instead of misread. 4: metrics
-// and SLOs carry typed keys and a rate's counts.
+// and SLOs carry typed keys and a rate's counts, signals their component
+// and measure.
 const shardFormat = shardFormatFamily + "4"
 
 // shardFormatFamily begins the format of every layout a shard has had.

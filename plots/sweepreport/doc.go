@@ -7,9 +7,9 @@
 // however it likes; it never opens a file, and knows nothing of flags or
 // exit codes. It finds metrics by their keys ([model.MetricKey]: a
 // measure of the model's vocabulary, of a journey, route or component)
-// and reads a value's unit from its measure, and takes signal names apart
-// only through [model.ParseSignalName], so the report follows what the
-// model defines rather than re-deriving it from names.
+// and reads a value's unit from its measure, and a time series' signals
+// by the component and measure each carries, so the report follows what
+// the model defines rather than re-deriving it from names.
 //
 // The same result gives the same bytes, whatever the number of workers
 // drawing the charts.

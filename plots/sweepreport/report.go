@@ -397,7 +397,7 @@ func seriesPanels(res *sweep.Result, sr sweep.SeriesRun) (plots.SmallMultiples, 
 	}
 	var flat []string
 	for _, sig := range sr.Series.Signals {
-		comp, measure := model.ParseSignalName(sig.Name)
+		comp, measure := sig.Component, sig.Measure
 		if measure != "journeys_in_flight" && measure != "queue" && measure != "busy" {
 			continue
 		}
