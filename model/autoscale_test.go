@@ -55,7 +55,7 @@ func TestAutoscaleStepScenario(t *testing.T) {
 	}
 	metrics := map[string]float64{}
 	for _, m := range res.Metrics() {
-		metrics[m.Name] = m.Value
+		metrics[m.Name()] = m.Value
 	}
 	for name, v := range map[string]float64{"component.w.scale_ups_count": 5, "component.w.scale_downs_count": 0,
 		"component.w.mean_running_count": 8.75, "component.w.peak_running_count": 16, "component.w.cold_starts_count": 14} {
@@ -84,8 +84,8 @@ func TestNoAutoscaleNoReport(t *testing.T) {
 		t.Errorf("autoscale result %+v without autoscale", w.Autoscale)
 	}
 	for _, m := range res.Metrics() {
-		if m.Name == "component.w.scale_ups_count" || m.Name == "component.w.mean_running_count" {
-			t.Errorf("metric %s without autoscale", m.Name)
+		if m.Name() == "component.w.scale_ups_count" || m.Name() == "component.w.mean_running_count" {
+			t.Errorf("metric %s without autoscale", m.Name())
 		}
 	}
 	for _, sig := range res.Series.Signals {

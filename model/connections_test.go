@@ -72,7 +72,7 @@ func TestConnectionsSpikeFillsTheTableWithIdleConnections(t *testing.T) {
 	}
 	metrics := map[string]float64{}
 	for _, m := range res.Metrics() {
-		metrics[m.Name] = m.Value
+		metrics[m.Name()] = m.Value
 	}
 	for name, want := range map[string]float64{
 		"connects_count":   50,

@@ -52,8 +52,9 @@ type kindDef struct {
 	// sleep or are sent on), so its peak busy and peak queue are not
 	// defined.
 	passThrough bool
-	// extraMetrics appends the kind's own measures to its result's metrics.
-	extraMetrics func(c *ComponentResult, add func(measure string, v float64))
+	// measures are the kind's own, listed after every component's; a
+	// replica measure is listed for each replica behind the component.
+	measures []Measure
 }
 
 // kindNamed returns the kind called name, or nil.

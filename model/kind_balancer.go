@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"capsim/sim"
@@ -18,7 +17,7 @@ import (
 // load every report_every (stale in between).
 
 var balancerKind = &kindDef{name: "balancer", newSpec: func() kindSpec { return &BalancerSpec{} }, status: 503,
-	sessions: true, passThrough: true, extraMetrics: balancerMetrics}
+	sessions: true, passThrough: true, measures: balancerMeasures}
 
 // BalancerSpec is a load balancer in front of replicas.
 type BalancerSpec struct {
@@ -472,22 +471,29 @@ func (b *balancerRT) result(_ *run, cr *ComponentResult, now sim.Time) {
 	cr.Balancer = res
 }
 
-func balancerMetrics(c *ComponentResult, add func(string, float64)) {
-	b := c.Balancer
-	if b == nil {
-		return
-	}
-	add("picks_count", float64(b.Picks))
-	add("overloaded_rate", float64(b.OverloadedRate))
-	add("session_overloaded_rate", float64(b.SessionOverloadedRate))
-	add("session_imbalance_ratio", float64(b.SessionImbalance))
-	add("fallback_picks_count", float64(b.Fallback))
-	for i, rr := range b.Replicas {
-		rp := "replica." + strconv.Itoa(i) + "."
-		add(rp+"picks_count", float64(rr.Picks))
-		add(rp+"mean_sessions_count", float64(rr.MeanSessions))
-		add(rp+"peak_sessions_count", float64(rr.PeakSessions))
-	}
+// balancerMeasures are a balancer's own: requests routed, the share of
+// picks (and of session picks) sent to a replica with no free capacity,
+// the busiest replica's mean sessions over the average's, and picks made
+// by least_request for want of a fresh report; then each replica's picks
+// and sessions.
+var balancerMeasures = []Measure{
+	balancerMeasure("picks_count", UnitCount, func(b *BalancerResult) float64 { return float64(b.Picks) }),
+	balancerMeasure("overloaded_rate", UnitFraction, func(b *BalancerResult) float64 { return float64(b.OverloadedRate) }),
+	balancerMeasure("session_overloaded_rate", UnitFraction, func(b *BalancerResult) float64 { return float64(b.SessionOverloadedRate) }),
+	balancerMeasure("session_imbalance_ratio", UnitRatio, func(b *BalancerResult) float64 { return float64(b.SessionImbalance) }),
+	balancerMeasure("fallback_picks_count", UnitCount, func(b *BalancerResult) float64 { return float64(b.Fallback) }),
+	replicaMeasure("picks_count", UnitCount, func(r *ReplicaResult) float64 { return float64(r.Picks) }),
+	replicaMeasure("mean_sessions_count", UnitCount, func(r *ReplicaResult) float64 { return float64(r.MeanSessions) }),
+	replicaMeasure("peak_sessions_count", UnitCount, func(r *ReplicaResult) float64 { return float64(r.PeakSessions) }),
+}
+
+func balancerMeasure(name string, u Unit, read func(*BalancerResult) float64) Measure {
+	return componentMeasure(name, u, func(c *ComponentResult) (float64, bool) {
+		if c.Balancer == nil {
+			return 0, false
+		}
+		return read(c.Balancer), true
+	})
 }
 
 func (b *balancerRT) signals() []string { return []string{"sessions"} }

@@ -12,9 +12,10 @@ import (
 
 var bucketKind = &kindDef{name: "bucket", newSpec: func() kindSpec { return &BucketSpec{} }, status: 429,
 	noHold: true, signals: true, passThrough: true,
-	extraMetrics: func(c *ComponentResult, add func(string, float64)) {
-		add("rate_steps_count", float64(c.RateSteps))
-		add("final_refill_per_s", float64(c.FinalRate))
+	measures: []Measure{
+		// adaptive refill steps down, and the refill rate at the end
+		componentMeasure("rate_steps_count", UnitCount, func(c *ComponentResult) (float64, bool) { return float64(c.RateSteps), true }),
+		componentMeasure("final_refill_per_s", UnitPerSecond, func(c *ComponentResult) (float64, bool) { return float64(c.FinalRate), true }),
 	}}
 
 // BucketSpec is a token bucket.

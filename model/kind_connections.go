@@ -13,11 +13,13 @@ import "capsim/sim"
 
 var connectionsKind = &kindDef{name: "connections", newSpec: func() kindSpec { return &ConnectionsSpec{} }, status: 503,
 	capacity: true,
-	extraMetrics: func(c *ComponentResult, add func(string, float64)) {
-		add("mean_open_count", float64(c.MeanOpen))
-		add("peak_open_count", c.PeakOpen)
-		add("connects_count", float64(c.Connects))
-		add("reuses_count", float64(c.Reuses))
+	measures: []Measure{
+		// open connections, idle ones included; connections opened, and
+		// uses of an idle one
+		componentMeasure("mean_open_count", UnitCount, func(c *ComponentResult) (float64, bool) { return float64(c.MeanOpen), true }),
+		componentMeasure("peak_open_count", UnitCount, func(c *ComponentResult) (float64, bool) { return c.PeakOpen, true }),
+		componentMeasure("connects_count", UnitCount, func(c *ComponentResult) (float64, bool) { return float64(c.Connects), true }),
+		componentMeasure("reuses_count", UnitCount, func(c *ComponentResult) (float64, bool) { return float64(c.Reuses), true }),
 	}}
 
 // ConnectionsSpec is a table of keep-alive connections.

@@ -10,8 +10,9 @@ import "capsim/sim"
 // max(c, 1))), the model of sim.ProcessorSharing.
 
 var cpuKind = &kindDef{name: "cpu", newSpec: func() kindSpec { return &CPUSpec{} }, status: 503, capacity: true, runsWork: true,
-	extraMetrics: func(c *ComponentResult, add func(string, float64)) {
-		add("useful_busy_count", float64(c.UsefulBusy))
+	measures: []Measure{
+		// mean cores' worth of work done: busy less switching
+		componentMeasure("useful_busy_count", UnitCount, func(c *ComponentResult) (float64, bool) { return float64(c.UsefulBusy), true }),
 	}}
 
 // CPUSpec is a processor-sharing server.

@@ -14,15 +14,25 @@ import (
 // instead.
 
 var workerKind = &kindDef{name: "worker", newSpec: func() kindSpec { return &WorkerSpec{} }, status: 503, capacity: true,
-	extraMetrics: func(c *ComponentResult, add func(string, float64)) {
-		add("cold_starts_count", float64(c.ColdStarts))
-		if a := c.Autoscale; a != nil {
-			add("scale_ups_count", float64(a.ScaleUps))
-			add("scale_downs_count", float64(a.ScaleDowns))
-			add("mean_running_count", float64(a.MeanRunning))
-			add("peak_running_count", a.PeakRunning)
-		}
+	measures: []Measure{
+		componentMeasure("cold_starts_count", UnitCount, func(c *ComponentResult) (float64, bool) { return float64(c.ColdStarts), true }),
+		// Autoscaled workers only: syncs that raised and lowered the
+		// instance count, and the instances running, idle ones included.
+		autoscaleMeasure("scale_ups_count", func(a *AutoscaleResult) float64 { return float64(a.ScaleUps) }),
+		autoscaleMeasure("scale_downs_count", func(a *AutoscaleResult) float64 { return float64(a.ScaleDowns) }),
+		autoscaleMeasure("mean_running_count", func(a *AutoscaleResult) float64 { return float64(a.MeanRunning) }),
+		autoscaleMeasure("peak_running_count", func(a *AutoscaleResult) float64 { return a.PeakRunning }),
 	}}
+
+// autoscaleMeasure is a count only an autoscaled worker has.
+func autoscaleMeasure(name string, read func(*AutoscaleResult) float64) Measure {
+	return componentMeasure(name, UnitCount, func(c *ComponentResult) (float64, bool) {
+		if c.Autoscale == nil {
+			return 0, false
+		}
+		return read(c.Autoscale), true
+	})
+}
 
 // WorkerSpec is a pool of worker instances.
 type WorkerSpec struct {

@@ -1,13 +1,11 @@
 package model
 
-import (
-	"math"
-	"sort"
-	"strings"
-)
+import "sort"
 
-// Metric is one number a run measured, named for tidy tables: one row per
-// (run, metric) in a sweep's runs.csv.
+// Metric is one number a run measured, known by its key (a measure of the
+// vocabulary in measure.go, of the run, a journey, a route, a component or
+// a balancer's replica) and named for tidy tables: one row per (run,
+// metric) in a sweep's runs.csv.
 //
 // Names are snake_case, dot-separated from the general to the particular,
 // and end in their unit, so a column of values never needs a legend:
@@ -58,6 +56,8 @@ import (
 //	component.<c>.rejection_rate          (rejected + timed out) / offered
 //	component.<c>.mean_wait_s, .p95_wait_s
 //	component.<c>.cold_starts_count       workers only
+//	component.<c>.useful_busy_count       cpus only: mean cores' worth of work
+//	                                      done, busy less switching
 //	component.<c>.scale_ups_count         autoscaled workers only: syncs that
 //	                                      raised the instance count
 //	component.<c>.scale_downs_count       autoscaled workers only
@@ -86,50 +86,27 @@ import (
 //	                                      away at the queue they saw; sparse
 //
 // <j>, <r> and <c> are the journey, route and component names of the
-// scenario, in the order it lists them. A name may itself contain dots: the
-// kind is before the first dot and the measure after the last one (after
-// ".failed_at." for stage counts); ParseMetricName takes a name apart so.
+// scenario, in the order it lists them. A name may itself contain dots:
+// a metric is known by its key (MetricKey), and its name is only written,
+// never taken apart.
 //
 // A value is NaN when nothing was observed (a rate of zero calls, a
 // percentile of no journeys). Percentiles come from the run's bounded-error
 // histograms (see sim.Tally).
 type Metric struct {
-	Name  string
+	Key   MetricKey
 	Value float64
 	// Sparse metrics are listed only when non-zero: a failure stage that
 	// never failed in a run is absent from it, and counts as 0.
 	Sparse bool
+	// K and N, for a rate of counted events (Key.Measure.Rate), are the
+	// events the run counted and out of how many: a sweep pools them over
+	// replications. Both 0 for every other metric.
+	K, N int64
 }
 
-// MetricName is a metric's name taken apart: journey.checkout.p95_s is
-// the measure p95_s of the entity checkout of kind journey.
-type MetricName struct {
-	Kind    string // journey, route or component; "" for the run's own, such as broken_count
-	Entity  string // the journey's, route's or component's name
-	Measure string // the last part, e.g. p95_s; failed_at.<stage>_count for a stage count
-	Stage   string // for a stage count, the failure stage it counts; else ""
-}
-
-// ParseMetricName takes a name from Metrics apart by the rule above. A
-// balancer replica's metrics keep their replica in the entity:
-// component.lb.replica.0.picks_count is the measure picks_count of
-// lb.replica.0.
-func ParseMetricName(name string) MetricName {
-	kind, rest, ok := strings.Cut(name, ".")
-	if !ok {
-		return MetricName{Measure: name}
-	}
-	if kind == "journey" {
-		if j, stage, ok := strings.Cut(rest, ".failed_at."); ok {
-			return MetricName{Kind: kind, Entity: j, Measure: "failed_at." + stage, Stage: strings.TrimSuffix(stage, "_count")}
-		}
-	}
-	i := strings.LastIndexByte(rest, '.')
-	if i < 0 {
-		return MetricName{Measure: name}
-	}
-	return MetricName{Kind: kind, Entity: rest[:i], Measure: rest[i+1:]}
-}
+// Name is the metric's name, as the CSVs write it.
+func (m Metric) Name() string { return m.Key.Name() }
 
 // Metrics flattens the result into metrics, in a stable order: the same
 // scenario and design always list the same non-sparse metrics in the same
@@ -137,42 +114,34 @@ func ParseMetricName(name string) MetricName {
 // sorted by stage.
 func (r *Result) Metrics() []Metric {
 	var out []Metric
-	add := func(name string, v float64) { out = append(out, Metric{Name: name, Value: v}) }
-	addNum := func(name string, v Num) { add(name, float64(v)) }
-	broken := 0.0
-	if r.Broken != nil {
-		broken = 1
-	}
-	add("broken_count", broken)
-	unmet := 0
-	for _, s := range r.SLOs {
-		if !s.Met {
-			unmet++
+	// add lists m's value unless the subject lacks it, or it is sparse
+	// and zero; a counted rate carries its counts.
+	add := func(key MetricKey, v float64, ok bool, read func(Measure) (float64, bool)) {
+		m := key.Measure
+		if !ok || m.Sparse() && v == 0 {
+			return
 		}
-	}
-	add("slos_broken_count", float64(unmet))
-	if v := r.Recovery; v != nil {
-		recovered := 0.0
-		if v.Recovered {
-			recovered = 1
+		met := Metric{Key: key, Value: v, Sparse: m.Sparse()}
+		if read != nil {
+			met.K, met.N, _ = m.counts(read)
 		}
-		add("recovered_rate", recovered)
-		addNum("recovery_s", v.Seconds)
+		out = append(out, met)
+	}
+	for _, m := range runMeasures {
+		v, ok := m.d.run(r)
+		add(m.OfRun(), v, ok, nil)
 	}
 
 	for i := range r.Journeys {
 		j := &r.Journeys[i]
-		p := "journey." + j.Name + "."
-		add(p+"started_count", float64(j.Started))
-		add(p+"succeeded_count", float64(j.Succeeded))
-		add(p+"failed_count", float64(j.Failed))
-		add(p+"unfinished_count", float64(j.Unfinished))
-		addNum(p+"journey_success_rate", j.SuccessRate)
-		addNum(p+"journey_failure_rate", j.FailureRate())
-		add(p+"http_requests_count", float64(j.Requests))
-		add(p+"http_failures_count", float64(j.RequestFailures))
-		addNum(p+"http_failure_rate", j.HTTPFailureRate)
-		addLatency(add, p, j.Latency)
+		read := func(m Measure) (float64, bool) { return m.journeyValue(j) }
+		for _, m := range journeyMeasures {
+			if m.PerStage() {
+				continue
+			}
+			v, ok := read(m)
+			add(m.Of(j.Name), v, ok, read)
+		}
 		// A stage can fail at several components; the stage count is
 		// their sum.
 		byStage := map[string]int64{}
@@ -187,58 +156,48 @@ func (r *Result) Metrics() []Metric {
 		}
 		sort.Strings(stages)
 		for _, s := range stages {
-			out = append(out, Metric{Name: p + "failed_at." + s + "_count", Value: float64(byStage[s]), Sparse: true})
+			add(FailedAt.OfStage(j.Name, s), float64(byStage[s]), true, nil)
 		}
 	}
 
-	for _, rt := range r.Routes {
-		p := "route." + rt.Name + "."
-		add(p+"calls_count", float64(rt.Calls))
-		add(p+"failures_count", float64(rt.Failures))
-		addNum(p+"failure_rate", rt.FailureRate)
-		addLatency(add, p, rt.Latency)
-		if rt.Orphaned > 0 {
-			out = append(out, Metric{Name: p + "orphaned_count", Value: float64(rt.Orphaned), Sparse: true})
+	for i := range r.Routes {
+		rt := &r.Routes[i]
+		read := func(m Measure) (float64, bool) { return m.routeValue(rt) }
+		for _, m := range routeMeasures {
+			v, ok := read(m)
+			add(m.Of(rt.Name), v, ok, read)
 		}
 	}
 
 	for i := range r.Components {
 		c := &r.Components[i]
-		p := "component." + c.Name + "."
-		addNum(p+"utilisation_rate", c.Utilisation)
-		addNum(p+"mean_busy_count", c.MeanBusy)
-		kd := kindNamed(c.Kind)
-		peakBusy, peak := c.PeakBusy, c.PeakQueue
-		if kd != nil && kd.passThrough {
-			// It makes callers sleep or sends them on: nothing is busy
-			// or queued there.
-			peakBusy, peak = math.NaN(), math.NaN()
+		read := func(m Measure) (float64, bool) { return m.componentValue(c) }
+		var own []Measure
+		if kd := kindNamed(c.Kind); kd != nil {
+			own = kd.measures
 		}
-		add(p+"peak_busy_count", peakBusy)
-		addNum(p+"mean_queue_count", c.MeanQueue)
-		add(p+"peak_queue_count", peak)
-		add(p+"offered_count", float64(c.Offered))
-		add(p+"rejected_count", float64(c.Rejected))
-		add(p+"timed_out_count", float64(c.TimedOut))
-		addNum(p+"rejection_rate", c.RejectionRate())
-		addNum(p+"mean_wait_s", c.Wait.Mean)
-		addNum(p+"p95_wait_s", c.Wait.P95)
-		if kd != nil && kd.extraMetrics != nil {
-			kd.extraMetrics(c, func(measure string, v float64) { add(p+measure, v) })
+		for _, list := range [][]Measure{componentMeasures, own} {
+			for _, m := range list {
+				if m.Subject() == SubjectComponent {
+					v, ok := read(m)
+					add(m.Of(c.Name), v, ok, read)
+				}
+			}
 		}
-		if c.Balked > 0 {
-			out = append(out, Metric{Name: p + "balked_count", Value: float64(c.Balked), Sparse: true})
+		if c.Balancer != nil {
+			for ri := range c.Balancer.Replicas {
+				rr := &c.Balancer.Replicas[ri]
+				for _, m := range own {
+					if m.Subject() == SubjectReplica && m.d.replica != nil {
+						add(m.OfReplica(c.Name, ri), m.d.replica(rr), true, nil)
+					}
+				}
+			}
 		}
-		if c.Leaked > 0 {
-			out = append(out, Metric{Name: p + "leaked_count", Value: float64(c.Leaked), Sparse: true})
+		for _, m := range componentTail {
+			v, ok := read(m)
+			add(m.Of(c.Name), v, ok, read)
 		}
 	}
 	return out
-}
-
-func addLatency(add func(string, float64), prefix string, l Latency) {
-	add(prefix+"mean_s", float64(l.Mean))
-	add(prefix+"p50_s", float64(l.P50))
-	add(prefix+"p95_s", float64(l.P95))
-	add(prefix+"p99_s", float64(l.P99))
 }

@@ -55,14 +55,14 @@ func TestMetricNames(t *testing.T) {
 	values := map[string]float64{}
 	unit := regexp.MustCompile(`_(s|rate|count|per_s|ratio)$`)
 	for _, m := range res.Metrics() {
-		if !unit.MatchString(m.Name) {
-			t.Errorf("%s: name does not end in a unit", m.Name)
+		if !unit.MatchString(m.Name()) {
+			t.Errorf("%s: name does not end in a unit", m.Name())
 		}
-		values[m.Name] = m.Value
+		values[m.Name()] = m.Value
 		if m.Sparse {
-			sparse = append(sparse, m.Name)
+			sparse = append(sparse, m.Name())
 		} else {
-			fixed = append(fixed, m.Name)
+			fixed = append(fixed, m.Name())
 		}
 	}
 	want := `broken_count slos_broken_count

@@ -161,11 +161,14 @@ type SLOResult struct {
 	// Bound is the threshold Value was checked against, so that a sweep
 	// can judge the mean of Value over replications by the same rule.
 	Bound Threshold `json:"-"`
-	// Subject is the journey, route or component the SLO bounds, and
-	// Measure its measure key (p95, success_rate), which says Value's
-	// unit: SLO is these put in words, with the bound and any window.
-	Subject string `json:"-"`
-	Measure string `json:"-"`
+	// Key is the metric the SLO bounds: its measure (whose SLOKey is the
+	// SLO's key, p95 or success_rate, and whose unit is Value's) of the
+	// journey, route or component it names. SLO is this put in words,
+	// with the bound and any window. With All, the SLO bounds the same
+	// measure of every journey that ended, whatever its status (of: all),
+	// which no metric lists.
+	Key MetricKey `json:"-"`
+	All bool      `json:"-"`
 	// Count and Trials, for a rate of counted events (success_rate,
 	// failure_rate, http_failure_rate, rejection_rate, not in windows):
 	// the events counted and out of how many, so that a sweep can bound
@@ -178,13 +181,7 @@ type SLOResult struct {
 
 // Seconds reports whether Value is a time in seconds; every other
 // measure is a fraction.
-func (s *SLOResult) Seconds() bool {
-	switch s.Measure {
-	case "mean", "p50", "p95", "p99":
-		return true
-	}
-	return false
-}
+func (s *SLOResult) Seconds() bool { return s.Key.Measure.Unit() == UnitSeconds }
 
 // TimeSeries holds signals sampled at a fixed step.
 type TimeSeries struct {
@@ -192,10 +189,19 @@ type TimeSeries struct {
 	Signals []Signal `json:"signals"`
 }
 
-// Signal is one sampled signal.
+// Signal is one sampled signal. Its name is <component>.<measure>, or
+// journeys_in_flight for the run's own; Component and Measure say the
+// same as parts, so nothing takes the name apart. A component's signals
+// are busy (servers, permits, held locks, worker instances or active
+// connections in use), queue (waiters), rate (a bucket's refill rate),
+// sessions (a balancer's open sessions), open (a connections table's
+// open connections, idle ones included) and running (an autoscaled
+// worker's running instances).
 type Signal struct {
-	Name   string    `json:"name"`
-	Values []float64 `json:"values"`
+	Name      string    `json:"name"`
+	Component string    `json:"-"` // "" for journeys_in_flight
+	Measure   string    `json:"-"` // journeys_in_flight, busy, queue, ...
+	Values    []float64 `json:"values"`
 }
 
 // Journey returns the result of the journey called name.

@@ -11,15 +11,18 @@ type seriesRec struct {
 	r      *run
 	step   sim.Time
 	names  []string
+	of     [][2]string // each signal's component ("" for the run's own) and what it samples
 	series []*sim.Series
 }
 
 func newSeriesRec(r *run, step sim.Time) *seriesRec {
 	s := &seriesRec{r: r, step: step}
 	s.names = append(s.names, "journeys_in_flight")
+	s.of = append(s.of, [2]string{"", "journeys_in_flight"})
 	for i := range r.comps {
 		for _, sig := range r.comps[i].rt.signals() {
 			s.names = append(s.names, r.p.comps[i].name+"."+sig)
+			s.of = append(s.of, [2]string{r.p.comps[i].name, sig})
 		}
 	}
 	for range s.names {
@@ -59,7 +62,7 @@ func (s *seriesRec) finish(now sim.Time) *TimeSeries {
 	ts := &TimeSeries{Step: s.step.Seconds()}
 	for i, name := range s.names {
 		s.series[i].Close(now)
-		ts.Signals = append(ts.Signals, Signal{Name: name, Values: s.series[i].Values})
+		ts.Signals = append(ts.Signals, Signal{Name: name, Component: s.of[i][0], Measure: s.of[i][1], Values: s.series[i].Values})
 	}
 	return ts
 }

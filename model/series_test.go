@@ -52,3 +52,33 @@ journeys:
 		}
 	}
 }
+
+// Each signal says which component it samples and what of it, dots in the
+// component's name included, so nothing takes its name apart.
+func TestSignalsCarryTheirParts(t *testing.T) {
+	src := `name: parts
+duration: 5s
+arrivals: even
+components:
+  db.primary: {kind: pool, servers: 1}
+journeys:
+  j:
+    rate: 1/s
+    steps: [{use: db.primary, work: 100ms}]
+`
+	res, _ := runYAML(t, src, model.RunOptions{Seed: 1, SeriesStep: sim.Seconds(1)})
+	got := map[string][2]string{}
+	for _, s := range res.Series.Signals {
+		got[s.Name] = [2]string{s.Component, s.Measure}
+	}
+	want := map[string][2]string{
+		"journeys_in_flight": {"", "journeys_in_flight"},
+		"db.primary.busy":    {"db.primary", "busy"},
+		"db.primary.queue":   {"db.primary", "queue"},
+	}
+	for name, parts := range want {
+		if got[name] != parts {
+			t.Errorf("%s: component and measure %q, want %q", name, got[name], parts)
+		}
+	}
+}

@@ -6,11 +6,10 @@ import (
 	"reflect"
 )
 
-// sloMeasures is the one list of what an SLO can bound: each measure
-// with how to read it from a journey's, a route's or a component's result
-// (nil where it does not apply to that subject). The SLO struct's fields
-// carry the same YAML keys; compiling and evaluating both read this table.
-var sloMeasures = []struct {
+// sloMeasure is what an SLO can bound: its YAML key, with how to read it
+// from a journey's, a route's or a component's result (nil where it does
+// not apply to that subject).
+type sloMeasure struct {
 	key       string
 	journey   func(*JourneyResult) Num
 	all       func(*Latency) Num // of every journey, for of: all
@@ -19,31 +18,62 @@ var sloMeasures = []struct {
 	// counts, for a rate of counted events, gives what it counts and out
 	// of how many, from whichever of the subject's results is not nil.
 	counts func(*JourneyResult, *RouteResult, *ComponentResult) (k, n int64)
-}{
-	{key: "success_rate", journey: func(j *JourneyResult) Num { return j.SuccessRate },
-		counts: func(j *JourneyResult, _ *RouteResult, _ *ComponentResult) (int64, int64) {
-			return j.Succeeded, j.Started
-		}},
-	{key: "failure_rate", journey: (*JourneyResult).FailureRate, route: func(r *RouteResult) Num { return r.FailureRate },
-		counts: func(j *JourneyResult, r *RouteResult, _ *ComponentResult) (int64, int64) {
-			if j != nil {
-				return j.Started - j.Succeeded, j.Started
+	// of holds the measure it bounds, by subject.
+	of map[Subject]Measure
+}
+
+// sloKeys are the SLO keys in the order an SLO's bounds are evaluated,
+// and reported.
+var sloKeys = []string{"success_rate", "failure_rate", "http_failure_rate", "mean", "p50", "p95", "p99", "rejection_rate", "utilisation"}
+
+// sloMeasures is the one list of what an SLO can bound, made from the
+// measures of the vocabulary that name an SLO key. The SLO struct's
+// fields carry the same YAML keys; compiling and evaluating both read
+// this table.
+var sloMeasures = sloTable(sloKeys)
+
+func sloTable(keys []string) []sloMeasure {
+	out := make([]sloMeasure, 0, len(keys))
+	for _, key := range keys {
+		sm := sloMeasure{key: key, of: map[Subject]Measure{}}
+		for _, d := range vocabulary {
+			if d.slo == key {
+				sm.of[d.subject] = Measure{d}
 			}
-			return r.Failures, r.Calls
-		}},
-	{key: "http_failure_rate", journey: func(j *JourneyResult) Num { return j.HTTPFailureRate },
-		counts: func(j *JourneyResult, _ *RouteResult, _ *ComponentResult) (int64, int64) {
-			return j.RequestFailures, j.Requests
-		}},
-	{key: "mean", journey: func(j *JourneyResult) Num { return j.Latency.Mean }, all: func(l *Latency) Num { return l.Mean }, route: func(r *RouteResult) Num { return r.Latency.Mean }},
-	{key: "p50", journey: func(j *JourneyResult) Num { return j.Latency.P50 }, all: func(l *Latency) Num { return l.P50 }, route: func(r *RouteResult) Num { return r.Latency.P50 }},
-	{key: "p95", journey: func(j *JourneyResult) Num { return j.Latency.P95 }, all: func(l *Latency) Num { return l.P95 }, route: func(r *RouteResult) Num { return r.Latency.P95 }},
-	{key: "p99", journey: func(j *JourneyResult) Num { return j.Latency.P99 }, all: func(l *Latency) Num { return l.P99 }, route: func(r *RouteResult) Num { return r.Latency.P99 }},
-	{key: "rejection_rate", component: (*ComponentResult).RejectionRate,
-		counts: func(_ *JourneyResult, _ *RouteResult, c *ComponentResult) (int64, int64) {
-			return c.Rejected + c.TimedOut, c.Offered
-		}},
-	{key: "utilisation", component: func(c *ComponentResult) Num { return c.Utilisation }},
+		}
+		if m, ok := sm.of[SubjectJourney]; ok {
+			sm.journey = func(j *JourneyResult) Num { v, _ := m.journeyValue(j); return Num(v) }
+			sm.all = m.d.latency
+		}
+		if m, ok := sm.of[SubjectRoute]; ok {
+			sm.route = func(r *RouteResult) Num { v, _ := m.routeValue(r); return Num(v) }
+		}
+		if m, ok := sm.of[SubjectComponent]; ok {
+			sm.component = func(c *ComponentResult) Num { v, _ := m.componentValue(c); return Num(v) }
+		}
+		counted := false
+		for _, m := range sm.of {
+			_, ok := m.Rate()
+			counted = counted || ok
+		}
+		if counted {
+			of := sm.of
+			sm.counts = func(j *JourneyResult, r *RouteResult, c *ComponentResult) (int64, int64) {
+				var k, n int64
+				switch {
+				case j != nil:
+					k, n, _ = of[SubjectJourney].counts(func(m Measure) (float64, bool) { return m.journeyValue(j) })
+				case r != nil:
+					k, n, _ = of[SubjectRoute].counts(func(m Measure) (float64, bool) { return m.routeValue(r) })
+				case c != nil:
+					k, n, _ = of[SubjectComponent].counts(func(m Measure) (float64, bool) { return m.componentValue(c) })
+				}
+				return k, n
+			}
+		}
+		out = append(out, sm)
+	}
+	return out
 }
 
 // sloField is the index of each YAML key's field in SLO.
@@ -63,6 +93,17 @@ func (s *SLO) subject() string {
 		return "route"
 	}
 	return "component"
+}
+
+// subjectOf is what the SLO is about, as a measure's subject.
+func (s *SLO) subjectOf() Subject {
+	switch {
+	case s.Journey != "":
+		return SubjectJourney
+	case s.Route != "":
+		return SubjectRoute
+	}
+	return SubjectComponent
 }
 
 // measuresOf lists the measures that apply to a subject, for messages.
@@ -160,8 +201,9 @@ func evaluateSLOs(slos []SLO, res *Result, windowed func(i int, key string, t *T
 			if s.Window != nil {
 				label += " in every " + s.Window.T.String() + " window"
 			}
-			sr := SLOResult{SLO: label, Value: v, Met: met, Bound: *t, Subject: name, Measure: m.key}
-			if m.counts != nil && !isWindowed {
+			measure := m.of[s.subjectOf()]
+			sr := SLOResult{SLO: label, Value: v, Met: met, Bound: *t, Key: measure.Of(name), All: s.Of == "all" && m.all != nil}
+			if rate, ok := measure.Rate(); ok && m.counts != nil && !isWindowed {
 				var jr *JourneyResult
 				var rr *RouteResult
 				var cr *ComponentResult
@@ -174,16 +216,7 @@ func evaluateSLOs(slos []SLO, res *Result, windowed func(i int, key string, t *T
 					cr = c
 				}
 				sr.Count, sr.Trials = m.counts(jr, rr, cr)
-				switch {
-				case m.key == "http_failure_rate":
-					sr.Counted = "requests"
-				case jr != nil:
-					sr.Counted = "journeys"
-				case rr != nil:
-					sr.Counted = "calls"
-				default:
-					sr.Counted = "requests offered"
-				}
+				sr.Counted = rate.Counted
 			}
 			out = append(out, sr)
 		}

@@ -111,7 +111,7 @@ func TestRecoveryMetrics(t *testing.T) {
 		res := runYAMLNoTrace(t, strings.Replace(stormSrc, "RETRY", c.retry, 1)+"recovery: {margin: 10%}\n")
 		got := map[string]float64{}
 		for _, m := range res.Metrics() {
-			got[m.Name] = m.Value
+			got[m.Name()] = m.Value
 		}
 		if got["recovered_rate"] != c.recovered || !(got["recovery_s"] == c.recovery || math.IsNaN(c.recovery) && math.IsNaN(got["recovery_s"])) {
 			t.Errorf("retry %s: recovered_rate %g, recovery_s %g; want %g, %g", c.retry, got["recovered_rate"], got["recovery_s"], c.recovered, c.recovery)

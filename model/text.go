@@ -72,12 +72,17 @@ var (
 	failedAtPart = regexp.MustCompile(`(^|\.)failed_at(\.|$)`)
 )
 
-// reservedName refuses the names whose metrics would collide with another
-// entity's. Names may hold dots (v1.trip, db.primary), and a metric name
-// is kind.entity.measure; two parts of it are kept for the simulator's
-// own use: a balancer lb reports its replicas as component.lb.replica.0.*,
-// so a component called lb.replica.0 would report into the same names,
-// and a journey's failure stages are journey.<j>.failed_at.<stage>_count.
+// reservedName refuses the names whose metrics would be written under
+// another entity's names. Within capsim a metric is known by its key,
+// which no name confuses; but the CSVs write each as a name,
+// kind.entity.measure, and its parts, and those must stay apart for a
+// notebook to tell the rows apart. Names may hold dots (v1.trip,
+// db.primary), so two parts of a name are kept for the simulator's own
+// use: a balancer lb's replicas are written as component lb.replica.0
+// (component.lb.replica.0.picks_count), so a balancer called lb.replica.0
+// would write the same rows; and a journey's failure stages are
+// journey.<j>.failed_at.<stage>_count, which a journey called
+// <j>.failed_at.<stage> would write too (a stage label may hold dots).
 func reservedName(mapping, name string) error {
 	switch {
 	case mapping == "components" && replicaPart.MatchString(name):

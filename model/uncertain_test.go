@@ -86,7 +86,7 @@ func runOnce(t *testing.T, src string, sets []string) string {
 	}
 	var b strings.Builder
 	for _, m := range res.Metrics() {
-		fmt.Fprintf(&b, "%s=%v\n", m.Name, m.Value)
+		fmt.Fprintf(&b, "%s=%v\n", m.Name(), m.Value)
 	}
 	return b.String()
 }

@@ -554,14 +554,17 @@ type manifest struct {
 	Units map[string]string `json:"units"`
 }
 
-var manifestUnits = map[string]string{
-	"_s":         "seconds",
-	"_rate":      "fraction of 1 (not per second)",
-	"_count":     "number of things, or a time-average number",
-	"_per_s":     "events per second",
-	"_ratio":     "quotient of like quantities, 1 = equal",
-	"multiplier": "times the scenario's traffic (1 = as written)",
-	"slo_bound":  "the SLO measure's own unit: seconds for times, fraction for rates",
+// manifestUnits says what each unit's ending of a metric name means, from
+// the model's units, and the unit of the columns that are not metrics.
+func manifestUnits() map[string]string {
+	units := map[string]string{
+		"multiplier": "times the scenario's traffic (1 = as written)",
+		"slo_bound":  "the SLO measure's own unit: seconds for times, fraction for rates",
+	}
+	for _, u := range model.Units() {
+		units[u.Suffix()] = u.Words()
+	}
+	return units
 }
 
 // buildRevision is the VCS commit the binary was built from, with
@@ -616,7 +619,7 @@ func sweepManifest(res *sweep.Result, plan *sweepPlan, opts *sweepOptions) ([]by
 		SchemaVersion:  manifestSchema,
 		CapsimVersion:  Version,
 		CapsimRevision: buildRevision(),
-		Units:          manifestUnits,
+		Units:          manifestUnits(),
 		Scenario:       res.Scenario,
 		ScenarioFile:   file,
 		ScenarioSHA256: hash(sources[0].Data),

@@ -162,7 +162,7 @@ func TestCommonRandomNumbersShrinkTheEffectsVariance(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, m := range res.Metrics() {
-			if m.Name == "component.server.utilisation_rate" {
+			if m.Name() == "component.server.utilisation_rate" {
 				return m.Value
 			}
 		}

@@ -45,13 +45,13 @@ type Cell struct {
 	// not the mean's) or was stopped by a guard.
 	RunFailed []bool
 
-	index map[string]int // position in Metrics by name
+	index map[model.MetricKey]int // position in Metrics by key
 }
 
-// Stat returns the summary of the metric called name over the cell's
+// Stat returns the summary of the metric key over the cell's
 // replications, and whether the cell's design measures it at all.
-func (c *Cell) Stat(name string) (Summary, bool) {
-	i, ok := c.index[name]
+func (c *Cell) Stat(key model.MetricKey) (Summary, bool) {
+	i, ok := c.index[key]
 	if !ok {
 		return Summary{}, false
 	}
@@ -61,7 +61,7 @@ func (c *Cell) Stat(name string) (Summary, bool) {
 // Stat is one metric's summary over the replications. Sparse metrics
 // (failure stages) count 0 in the replications that did not list them.
 type Stat struct {
-	Metric string
+	Key model.MetricKey
 	Summary
 }
 
@@ -69,10 +69,11 @@ type Stat struct {
 type SLOStat struct {
 	SLO   string
 	Bound model.Threshold
-	// Subject and Measure are the SLO's journey, route or component and
-	// its measure key, as model.SLOResult has them.
-	Subject, Measure string
-	Counted          string // what a rate's Trials count, as model.SLOResult has it
+	// Key is the metric the SLO bounds, and All says it bounds it over
+	// every journey that ended, as model.SLOResult has them.
+	Key     model.MetricKey
+	All     bool
+	Counted string // what a rate's Trials count, as model.SLOResult has it
 	Summary
 	Broken bool // the mean violates the bound, or no replication had a value
 	Clear  bool // the whole confidence interval is on the same side as the mean
@@ -129,24 +130,24 @@ type Comparison struct {
 	Multiplier       float64
 	Diffs            []Stat
 
-	index map[string]int // position in Diffs by name
+	index map[model.MetricKey]int // position in Diffs by key
 }
 
-// Diff returns the paired difference of the metric called name, and
-// whether both designs measure it.
-func (c *Comparison) Diff(name string) (Summary, bool) {
-	i, ok := c.index[name]
+// Diff returns the paired difference of the metric key, and whether both
+// designs measure it.
+func (c *Comparison) Diff(key model.MetricKey) (Summary, bool) {
+	i, ok := c.index[key]
 	if !ok {
 		return Summary{}, false
 	}
 	return c.Diffs[i].Summary, true
 }
 
-// indexStats maps each stat's metric name to its position.
-func indexStats(stats []Stat) map[string]int {
-	index := make(map[string]int, len(stats))
+// indexStats maps each stat's metric key to its position.
+func indexStats(stats []Stat) map[model.MetricKey]int {
+	index := make(map[model.MetricKey]int, len(stats))
 	for i, st := range stats {
-		index[st.Metric] = i
+		index[st.Key] = i
 	}
 	return index
 }
@@ -164,39 +165,39 @@ type stageCount struct {
 	n                         int64
 }
 
-// designAcc knows the metric names one design's runs produce: the fixed
-// ones every run lists, in order, and the sparse ones seen so far, each
-// placed after the fixed metric it followed (its journey's last).
+// designAcc knows the metrics one design's runs produce: the fixed ones
+// every run lists, in order, and the sparse ones seen so far, each placed
+// after the fixed metric it followed (its journey's last).
 type designAcc struct {
 	name      string
-	fixed     []string
-	index     map[string]int
-	sparse    map[string]int // name → anchor: index of the fixed metric before it
-	baseIndex []int          // per fixed metric, its index in design 0's, or -1
+	fixed     []model.MetricKey
+	index     map[model.MetricKey]int
+	sparse    map[model.MetricKey]int // key → anchor: index of the fixed metric before it
+	baseIndex []int                   // per fixed metric, its index in design 0's, or -1
 }
 
 func (d *designAcc) register(ms []model.Metric) error {
 	if d.fixed == nil {
-		d.index = map[string]int{}
-		d.sparse = map[string]int{}
+		d.index = map[model.MetricKey]int{}
+		d.sparse = map[model.MetricKey]int{}
 		for _, m := range ms {
 			if !m.Sparse {
-				d.index[m.Name] = len(d.fixed)
-				d.fixed = append(d.fixed, m.Name)
+				d.index[m.Key] = len(d.fixed)
+				d.fixed = append(d.fixed, m.Key)
 			}
 		}
 	}
 	i := 0
 	for _, m := range ms {
 		if !m.Sparse {
-			if i >= len(d.fixed) || d.fixed[i] != m.Name {
-				return fmt.Errorf("sweep: design %s: runs list different metrics (%s)", d.name, m.Name)
+			if i >= len(d.fixed) || d.fixed[i] != m.Key {
+				return fmt.Errorf("sweep: design %s: runs list different metrics (%s)", d.name, m.Key.Name())
 			}
 			i++
 			continue
 		}
-		if _, ok := d.sparse[m.Name]; !ok {
-			d.sparse[m.Name] = i - 1
+		if _, ok := d.sparse[m.Key]; !ok {
+			d.sparse[m.Key] = i - 1
 		}
 	}
 	if i != len(d.fixed) {
@@ -205,35 +206,38 @@ func (d *designAcc) register(ms []model.Metric) error {
 	return nil
 }
 
-func (d *designAcc) fixedIndex(name string) int {
-	if i, ok := d.index[name]; ok {
+func (d *designAcc) fixedIndex(key model.MetricKey) int {
+	if i, ok := d.index[key]; ok {
 		return i
 	}
 	return -1
 }
 
-// order returns every metric name of the design in output order.
-func (d *designAcc) order() []string {
+// order returns every metric of the design in output order: the sparse
+// ones after the same fixed metric in the order of their names, as
+// summary.csv lists them.
+func (d *designAcc) order() []model.MetricKey {
 	type sp struct {
+		key    model.MetricKey
 		name   string
 		anchor int
 	}
 	var sparse []sp
-	for n, a := range d.sparse {
-		sparse = append(sparse, sp{n, a})
+	for k, a := range d.sparse {
+		sparse = append(sparse, sp{k, k.Name(), a})
 	}
 	slices.SortFunc(sparse, func(a, b sp) int {
 		return cmp.Or(cmp.Compare(a.anchor, b.anchor), cmp.Compare(a.name, b.name))
 	})
-	out := make([]string, 0, len(d.fixed)+len(sparse))
+	out := make([]model.MetricKey, 0, len(d.fixed)+len(sparse))
 	k := 0
 	for ; k < len(sparse) && sparse[k].anchor < 0; k++ {
-		out = append(out, sparse[k].name)
+		out = append(out, sparse[k].key)
 	}
 	for i, n := range d.fixed {
 		out = append(out, n)
 		for ; k < len(sparse) && sparse[k].anchor == i; k++ {
-			out = append(out, sparse[k].name)
+			out = append(out, sparse[k].key)
 		}
 	}
 	return out
@@ -247,7 +251,10 @@ type cellAcc struct {
 	broken int
 	guards []GuardCount
 	fixed  []acc
-	sparse map[string]*acc
+	sparse map[model.MetricKey]*acc
+	// counts sums, for each fixed metric that is a rate of counted
+	// events, its counts over the runs: [0] the events, [1] the trials.
+	counts [][2]int64
 	slos   []acc
 	sloOf  []model.SLOResult // text and bound of each SLO, from the first run
 	// sloCounts sums, for each SLO on a rate of counted events, its
@@ -283,20 +290,23 @@ func (c *cellAcc) add(d *designAcc, out *outcome) {
 	if d != nil {
 		if c.fixed == nil {
 			c.fixed = make([]acc, len(d.fixed))
-			c.sparse = map[string]*acc{}
+			c.counts = make([][2]int64, len(d.fixed))
+			c.sparse = map[model.MetricKey]*acc{}
 		}
 		i := 0
 		for _, m := range out.metrics {
 			if m.Sparse {
-				a := c.sparse[m.Name]
+				a := c.sparse[m.Key]
 				if a == nil {
 					a = &acc{}
-					c.sparse[m.Name] = a
+					c.sparse[m.Key] = a
 				}
 				a.add(m.Value)
 				continue
 			}
 			c.fixed[i].add(m.Value)
+			c.counts[i][0] += m.K
+			c.counts[i][1] += m.N
 			i++
 		}
 	}
@@ -340,22 +350,22 @@ func (s *sweeper) finishCell(c *cellAcc) *Cell {
 	if d == nil || d.fixed == nil {
 		return out
 	}
-	for _, name := range d.order() {
+	for _, key := range d.order() {
 		var a acc
-		if i, ok := d.index[name]; ok {
+		if i, ok := d.index[key]; ok {
 			a = c.fixed[i]
-		} else {
-			if p := c.sparse[name]; p != nil {
-				a = *p
-			}
-			a = a.withZeros(c.runs - a.n)
+			st := Stat{Key: key, Summary: a.summary()}
+			st.Summary = rateInterval(key.Measure, st.Summary, c.counts[i])
+			out.Metrics = append(out.Metrics, st)
+			continue
 		}
-		out.Metrics = append(out.Metrics, Stat{Metric: name, Summary: a.summary()})
+		if p := c.sparse[key]; p != nil {
+			a = *p
+		}
+		a = a.withZeros(c.runs - a.n)
+		out.Metrics = append(out.Metrics, Stat{Key: key, Summary: a.summary()})
 	}
 	out.index = indexStats(out.Metrics)
-	for i := range out.Metrics {
-		out.Metrics[i].Summary = out.rateInterval(out.Metrics[i])
-	}
 	return out
 }
 
@@ -367,11 +377,11 @@ func (s *sweeper) finishCompare(c *cellAcc) *Comparison {
 		}
 	}
 	out := &Comparison{Design: c.design, Baseline: s.cfg.Designs[0].Name, Multiplier: c.mult}
-	for i, name := range d.fixed {
+	for i, key := range d.fixed {
 		if d.baseIndex == nil || d.baseIndex[i] < 0 || c.fixed == nil {
 			continue
 		}
-		out.Diffs = append(out.Diffs, Stat{Metric: name, Summary: c.fixed[i].summary()})
+		out.Diffs = append(out.Diffs, Stat{Key: key, Summary: c.fixed[i].summary()})
 	}
 	out.index = indexStats(out.Diffs)
 	return out
@@ -392,7 +402,7 @@ func (c *cellAcc) judge() *Cell {
 			// counts allow.
 			sum = widenByCounts(sum, float64(c.sloCounts[i][0]), float64(n))
 		}
-		st := SLOStat{SLO: so.SLO, Bound: so.Bound, Subject: so.Subject, Measure: so.Measure, Counted: so.Counted, Summary: sum}
+		st := SLOStat{SLO: so.SLO, Bound: so.Bound, Key: so.Key, All: so.All, Counted: so.Counted, Summary: sum}
 		st.Broken, st.Clear = judgeSLO(so.Bound, sum)
 		out.SLOs = append(out.SLOs, st)
 		anyBroken = anyBroken || st.Broken

@@ -28,24 +28,16 @@ func fmtValue(v float64) string {
 	return strconv.FormatFloat(v, 'g', 10, 64)
 }
 
-// metricColumns are the columns a metric's name is taken apart into, after
-// the name itself, so that a notebook filters on a column instead of
-// splitting strings: kind (journey, route, component, or run for the
-// run's own), name (the journey's, route's or component's), measure (the
-// last part, such as p95_s; failed_at_count for a stage count) and stage
-// (the failure stage a stage count counts, else empty).
+// metricColumns are a metric's name and its key's parts, so that a
+// notebook filters on a column instead of splitting strings: kind
+// (journey, route, component, or run for the run's own), name (the
+// journey's, route's or component's; <balancer>.replica.<i> for a
+// replica's), measure (such as p95_s; failed_at_count for a stage count)
+// and stage (the failure stage a stage count counts, else empty).
 var metricColumns = []string{"metric", "kind", "name", "measure", "stage"}
 
-func metricFields(metric string) []string {
-	n := model.ParseMetricName(metric)
-	kind, measure := n.Kind, n.Measure
-	if kind == "" {
-		kind = "run"
-	}
-	if n.Stage != "" {
-		measure = "failed_at_count"
-	}
-	return []string{metric, kind, n.Entity, measure, n.Stage}
+func metricFields(k model.MetricKey) []string {
+	return []string{k.Name(), k.Subject().Kind(), k.EntityName(), k.Measure.Name(), k.Stage}
 }
 
 // runsHeader is the first line of runs.csv, written by the sweep before
@@ -63,7 +55,7 @@ func writeRunRows(w io.Writer, scenario, design string, mult float64, rep int, s
 	cw := csv.NewWriter(w)
 	head := []string{scenario, design, FormatMultiplier(mult), strconv.Itoa(rep), strconv.FormatUint(seed, 10)}
 	for _, m := range withZeroStages(ms, stages) {
-		row := append(append(append([]string{}, head...), metricFields(m.Name)...), fmtValue(m.Value))
+		row := append(append(append([]string{}, head...), metricFields(m.Key)...), fmtValue(m.Value))
 		cw.Write(row) // the writer is a buffer: it cannot fail
 	}
 	cw.Flush()
@@ -85,29 +77,29 @@ func withZeroStages(ms []model.Metric, stages map[string][]string) []model.Metri
 		}
 		have := make(map[string]bool, len(counted))
 		for _, m := range counted {
-			have[model.ParseMetricName(m.Name).Stage] = true
+			have[m.Key.Stage] = true
 		}
 		all := slices.Clone(counted)
 		for _, st := range stages[journey] {
 			if !have[st] {
-				all = append(all, model.Metric{Name: "journey." + journey + ".failed_at." + st + "_count", Sparse: true})
+				all = append(all, model.Metric{Key: model.FailedAt.OfStage(journey, st), Sparse: true})
 			}
 		}
 		slices.SortStableFunc(all, func(a, b model.Metric) int {
-			return strings.Compare(model.ParseMetricName(a.Name).Stage, model.ParseMetricName(b.Name).Stage)
+			return strings.Compare(a.Key.Stage, b.Key.Stage)
 		})
 		out = append(out, all...)
 		journey, counted = "", counted[:0]
 	}
 	for _, m := range ms {
-		n := model.ParseMetricName(m.Name)
-		if n.Kind != "journey" || n.Entity != journey {
+		isJourney := m.Key.Subject() == model.SubjectJourney
+		if !isJourney || m.Key.Entity != journey {
 			flush()
-			if n.Kind == "journey" {
-				journey = n.Entity
+			if isJourney {
+				journey = m.Key.Entity
 			}
 		}
-		if n.Stage != "" {
+		if m.Key.Measure == model.FailedAt {
 			counted = append(counted, m)
 			continue
 		}
@@ -145,8 +137,8 @@ func header(before []string, after ...string) []string {
 	return append(append(append([]string{}, before...), metricColumns...), after...)
 }
 
-func withMetric(before []string, metric string, after ...string) []string {
-	out := append(append([]string{}, before...), metricFields(metric)...)
+func withMetric(before []string, key model.MetricKey, after ...string) []string {
+	out := append(append([]string{}, before...), metricFields(key)...)
 	return append(out, after...)
 }
 
@@ -165,7 +157,7 @@ func (r *Result) WriteSummaryCSV(w io.Writer) error {
 	t := newTable(w, header([]string{"scenario", "design", "multiplier"}, "n", "trials", "mean", "ci_low", "ci_high")...)
 	for _, c := range r.Cells {
 		for _, m := range c.Metrics {
-			t.row(withMetric([]string{r.Scenario, c.Design, FormatMultiplier(c.Multiplier)}, m.Metric,
+			t.row(withMetric([]string{r.Scenario, c.Design, FormatMultiplier(c.Multiplier)}, m.Key,
 				strconv.Itoa(m.N), trials(m.Summary), fmtValue(m.Mean), fmtValue(m.Lo), fmtValue(m.Hi))...)
 		}
 	}
@@ -179,7 +171,7 @@ func (r *Result) WriteCompareCSV(w io.Writer) error {
 	t := newTable(w, header([]string{"scenario", "design", "baseline", "multiplier"}, "n", "mean_diff", "ci_low", "ci_high")...)
 	for _, c := range r.Compare {
 		for _, m := range c.Diffs {
-			t.row(withMetric([]string{r.Scenario, c.Design, c.Baseline, FormatMultiplier(c.Multiplier)}, m.Metric,
+			t.row(withMetric([]string{r.Scenario, c.Design, c.Baseline, FormatMultiplier(c.Multiplier)}, m.Key,
 				strconv.Itoa(m.N), fmtValue(m.Mean), fmtValue(m.Lo), fmtValue(m.Hi))...)
 		}
 	}
@@ -225,8 +217,8 @@ func (r *Result) WriteFirstFailureCSV(w io.Writer) error {
 			status = statusBelowRange
 		}
 		subject, measure, op, bound := "", "", "", ""
-		if st, ok := firstBroken(ff); ok {
-			subject, measure = splitSLO(st)
+		if st, ok := ff.FirstBroken(); ok {
+			subject, measure = st.Key.Entity, st.Key.Measure.SLOKey()
 			op, bound = st.Bound.Op, fmtValue(st.Bound.Value)
 		}
 		row(ff, r.Scenario, ff.Design, status, FormatMultiplier(ff.Multiplier), fmtValue(ff.Lo), fmtValue(ff.Hi),
@@ -243,8 +235,9 @@ func (r *Result) WriteFirstFailureCSV(w io.Writer) error {
 // every parameter as written).
 var paramColumns = []string{"param_draws", "param_sd", "param_ci_low", "param_ci_high"}
 
-// firstBroken is the first SLO broken at a first failure's multiplier.
-func firstBroken(ff FirstFailure) (SLOStat, bool) {
+// FirstBroken is the first SLO broken at the first failure's multiplier,
+// and false when none is (the design held, or a guard stopped its runs).
+func (ff FirstFailure) FirstBroken() (SLOStat, bool) {
 	for _, c := range ff.Tried {
 		if c.Multiplier != ff.Multiplier {
 			continue
@@ -256,19 +249,4 @@ func firstBroken(ff FirstFailure) (SLOStat, bool) {
 		}
 	}
 	return SLOStat{}, false
-}
-
-// splitSLO is an SLO's subject (a journey, a route or a component) and
-// its measure, as the run that judged it named them; an SLO without them
-// (made by hand) is taken apart from its text, "trip_creation
-// success_rate >= 0.99", the measure being the word before the bound.
-func splitSLO(st SLOStat) (subject, measure string) {
-	if st.Measure != "" {
-		return st.Subject, st.Measure
-	}
-	f := strings.Fields(strings.TrimSpace(strings.TrimSuffix(st.SLO, st.Bound.Text)))
-	if len(f) < 2 {
-		return st.SLO, ""
-	}
-	return strings.Join(f[:len(f)-1], " "), f[len(f)-1]
 }

@@ -10,18 +10,19 @@ import (
 	"capsim/model"
 )
 
-// A metric's name is written whole and taken apart, so a notebook
+// A metric's name is written whole beside its key's parts, so a notebook
 // filters on kind, name, measure and stage rather than splitting strings.
 func TestMetricFields(t *testing.T) {
-	cases := map[string]string{
-		"broken_count":       "broken_count|run||broken_count|",
-		"journey.trip.p95_s": "journey.trip.p95_s|journey|trip|p95_s|",
-		"journey.trip.failed_at.derivative_create_count": "journey.trip.failed_at.derivative_create_count|journey|trip|failed_at_count|derivative_create",
-		"component.lb.replica.0.picks_count":             "component.lb.replica.0.picks_count|component|lb.replica.0|picks_count|",
+	picks, _ := model.MeasureNamed(model.SubjectReplica, "picks_count")
+	cases := map[model.MetricKey]string{
+		model.BrokenCount.OfRun():                           "broken_count|run||broken_count|",
+		model.JourneyP95.Of("trip"):                         "journey.trip.p95_s|journey|trip|p95_s|",
+		model.FailedAt.OfStage("trip", "derivative_create"): "journey.trip.failed_at.derivative_create_count|journey|trip|failed_at_count|derivative_create",
+		picks.OfReplica("lb", 0):                            "component.lb.replica.0.picks_count|component|lb.replica.0|picks_count|",
 	}
-	for name, want := range cases {
-		if got := strings.Join(metricFields(name), "|"); got != want {
-			t.Errorf("%s: got %q, want %q", name, got, want)
+	for key, want := range cases {
+		if got := strings.Join(metricFields(key), "|"); got != want {
+			t.Errorf("%s: got %q, want %q", key, got, want)
 		}
 	}
 }
@@ -31,7 +32,7 @@ func TestMetricFields(t *testing.T) {
 func TestRunRowsReadBack(t *testing.T) {
 	var b strings.Builder
 	b.WriteString(runsHeader)
-	writeRunRows(&b, `shop, "v2"`, "base", 1.5, 0, 7, []model.Metric{{Name: "journey.pay.p95_s", Value: 0.25}, {Name: "route.a.mean_s", Value: math.NaN()}}, nil)
+	writeRunRows(&b, `shop, "v2"`, "base", 1.5, 0, 7, []model.Metric{{Key: model.JourneyP95.Of("pay"), Value: 0.25}, {Key: model.RouteMean.Of("a"), Value: math.NaN()}}, nil)
 	rows, err := csv.NewReader(strings.NewReader(b.String())).ReadAll()
 	if err != nil {
 		t.Fatal(err)
@@ -55,8 +56,8 @@ func TestRunRowsReadBack(t *testing.T) {
 func TestFirstFailureCSV(t *testing.T) {
 	bound := model.Threshold{Op: "<=", Value: 2, Text: "<= 2s"}
 	cell := &Cell{Multiplier: 1.5, SLOs: []SLOStat{
-		{SLO: "pay success_rate >= 0.99", Bound: model.Threshold{Op: ">=", Value: 0.99, Text: ">= 0.99"}},
-		{SLO: "pay p95 <= 2s", Bound: bound, Broken: true}}}
+		{SLO: "pay success_rate >= 0.99", Bound: model.Threshold{Op: ">=", Value: 0.99, Text: ">= 0.99"}, Key: model.JourneySuccessRate.Of("pay")},
+		{SLO: "pay p95 <= 2s", Bound: bound, Broken: true, Key: model.JourneyP95.Of("pay")}}}
 	nan := math.NaN()
 	r := &Result{Scenario: "shop", FirstFailures: []FirstFailure{
 		{Design: "a", Found: true, Multiplier: 1.5, Lo: 1.25, Hi: 1.75, SLO: "pay p95 <= 2s", Component: "db", Stage: "pay", Tried: []*Cell{cell}},
@@ -83,17 +84,17 @@ shop,c,held,,,,,,,,,,
 // stays.
 func TestRunRowsHaveEveryStage(t *testing.T) {
 	ms := []model.Metric{
-		{Name: "broken_count"},
-		{Name: "journey.a.p99_s", Value: 1},
-		{Name: "journey.a.failed_at.pay_count", Value: 3, Sparse: true},
-		{Name: "journey.a.failed_at.zz_count", Value: 1, Sparse: true},
-		{Name: "journey.b.p99_s", Value: 2},
-		{Name: "route.r.calls_count", Value: 4},
+		{Key: model.BrokenCount.OfRun()},
+		{Key: model.JourneyP99.Of("a"), Value: 1},
+		{Key: model.FailedAt.OfStage("a", "pay"), Value: 3, Sparse: true},
+		{Key: model.FailedAt.OfStage("a", "zz"), Value: 1, Sparse: true},
+		{Key: model.JourneyP99.Of("b"), Value: 2},
+		{Key: model.RouteCalls.Of("r"), Value: 4},
 	}
 	stages := map[string][]string{"a": {"cart", "journey", "pay"}, "b": {"journey"}}
 	var names []string
 	for _, m := range withZeroStages(ms, stages) {
-		names = append(names, m.Name+"="+fmtValue(m.Value))
+		names = append(names, m.Name()+"="+fmtValue(m.Value))
 	}
 	want := "broken_count=0 journey.a.p99_s=1 journey.a.failed_at.cart_count=0 journey.a.failed_at.journey_count=0 " +
 		"journey.a.failed_at.pay_count=3 journey.a.failed_at.zz_count=1 journey.b.p99_s=2 journey.b.failed_at.journey_count=0 route.r.calls_count=4"

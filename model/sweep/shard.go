@@ -52,8 +52,13 @@ func ShardName(round int, sh Shard) string {
 const ShardGlob = "round-*-shard-*-of-*.gob"
 
 // shardFormat names the layout of a shard file; a change of layout
-// changes it, so an old shard is refused instead of misread.
-const shardFormat = "capsim-sweep-shard-3"
+// changes it, so an old shard is refused instead of misread. 4: metrics
+// and SLOs carry typed keys and a rate's counts, signals their component
+// and measure.
+const shardFormat = shardFormatFamily + "4"
+
+// shardFormatFamily begins the format of every layout a shard has had.
+const shardFormatFamily = "capsim-sweep-shard-"
 
 // shardTrailer ends every shard file, followed by the SHA-256 of all the
 // bytes before it: a file damaged in storage or in transfer is refused
@@ -77,8 +82,11 @@ func (h shardHeader) String() string {
 }
 
 // shardRecord is one run's outcome. gob keeps every float64 bit, NaN and
-// infinities included, which text would round. Refinement runs carry no
-// metrics: only their verdict counts, and it needs the SLOs alone.
+// infinities included, which text would round. A metric's key is written
+// as its parts, its measure by subject and name (model.Measure's
+// GobEncode), and with a counted rate's counts, so a merge reads back the
+// keys and counts the run had. Refinement runs carry no metrics: only
+// their verdict counts, and it needs the SLOs alone.
 type shardRecord struct {
 	Index   int
 	Metrics []model.Metric
@@ -262,6 +270,11 @@ func checkShard(f ShardFile) (shardHeader, error) {
 		return h, fmt.Errorf("%s: %w", f.Name, err)
 	}
 	trailed := len(tail.last) == trailerLen && string(tail.last[:len(shardTrailer)]) == shardTrailer
+	if herr == nil && h.Format != shardFormat && strings.HasPrefix(h.Format, shardFormatFamily) {
+		// A whole shard of another layout: rerunning it with this capsim
+		// is the remedy, not repairing the file.
+		return h, fmt.Errorf("%s was written by another version of capsim (%s, not %s): run its shard again with this one", f.Name, h.Format, shardFormat)
+	}
 	if herr != nil || h.Format != shardFormat {
 		if trailed {
 			return h, fmt.Errorf("%s is damaged (its header cannot be read): run its shard again", f.Name)

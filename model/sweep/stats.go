@@ -108,23 +108,6 @@ func Interval(values []float64) Summary {
 	return a.summary()
 }
 
-// rateOf says how a rate is counted: Num (summed) out of Den, both
-// measures of the same journey, route or component. Complement counts
-// Den − Num: journeys that did not succeed.
-type rateOf struct {
-	num        []string
-	den        string
-	complement bool
-}
-
-var countedRates = map[string]rateOf{
-	"journey_success_rate": {num: []string{"succeeded_count"}, den: "started_count"},
-	"journey_failure_rate": {num: []string{"succeeded_count"}, den: "started_count", complement: true},
-	"http_failure_rate":    {num: []string{"http_failures_count"}, den: "http_requests_count"},
-	"failure_rate":         {num: []string{"failures_count"}, den: "calls_count"},
-	"rejection_rate":       {num: []string{"rejected_count", "timed_out_count"}, den: "offered_count"},
-}
-
 // rateInterval gives a rate of counted events an interval that cannot
 // claim more than its counts allow. Five replications of 8 journeys
 // that each saw 7 succeed have no spread at all, and the Student t
@@ -133,38 +116,13 @@ var countedRates = map[string]rateOf{
 // wider of the two, so it shows both the binomial uncertainty of the
 // pooled counts and any spread between replications beyond it, and it
 // stays within [0, 1]. With one replication it stays NaN, as every
-// interval does: the spread between runs is then unknown.
-func (c *Cell) rateInterval(st Stat) Summary {
-	s := st.Summary
-	n := model.ParseMetricName(st.Metric)
-	def, ok := countedRates[n.Measure]
-	if !ok || n.Kind == "" || n.Stage != "" || s.N < 2 {
+// interval does: the spread between runs is then unknown. counts are
+// the events and trials the runs counted, summed over them.
+func rateInterval(m model.Measure, s Summary, counts [2]int64) Summary {
+	if _, ok := m.Rate(); !ok || s.N < 2 || counts[1] <= 0 {
 		return s
 	}
-	prefix := n.Kind + "." + n.Entity + "."
-	total := func(measure string) (float64, bool) {
-		v, ok := c.Stat(prefix + measure)
-		if !ok || v.N == 0 {
-			return 0, false
-		}
-		return math.Round(float64(v.Mean * float64(v.N))), true
-	}
-	den, ok := total(def.den)
-	if !ok || den <= 0 {
-		return s
-	}
-	num := 0.0
-	for _, m := range def.num {
-		v, ok := total(m)
-		if !ok {
-			return s
-		}
-		num += v
-	}
-	if def.complement {
-		num = den - num
-	}
-	return widenByCounts(s, num, den)
+	return widenByCounts(s, float64(counts[0]), float64(counts[1]))
 }
 
 // widenByCounts widens s, the replications' summary of a rate, to the

@@ -461,8 +461,8 @@ func (s *sweeper) pair(t task, out *outcome) {
 	da := s.designs[t.design]
 	if da.baseIndex == nil {
 		da.baseIndex = make([]int, len(da.fixed))
-		for i, name := range da.fixed {
-			da.baseIndex[i] = base.fixedIndex(name)
+		for i, key := range da.fixed {
+			da.baseIndex[i] = base.fixedIndex(key)
 		}
 	}
 	c := s.compare[(t.design-1)*len(s.cfg.Multipliers)+t.grid]

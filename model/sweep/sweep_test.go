@@ -270,14 +270,14 @@ func TestGuardStopIsAFailure(t *testing.T) {
 	if !ff.Found || ff.Multiplier != 2 || ff.SLO != "run stopped by guard max_queue" || ff.Component != "server" {
 		t.Fatalf("first failure %+v", ff)
 	}
-	if got := stat(cell, "broken_count"); got.Mean != 1 {
+	if got := stat(cell, model.BrokenCount.OfRun()); got.Mean != 1 {
 		t.Fatalf("broken_count mean %g", got.Mean)
 	}
 }
 
-func stat(c *Cell, name string) Summary {
+func stat(c *Cell, key model.MetricKey) Summary {
 	for _, m := range c.Metrics {
-		if m.Metric == name {
+		if m.Key == key {
 			return m.Summary
 		}
 	}
@@ -301,10 +301,10 @@ func TestPairedDifferences(t *testing.T) {
 	cmp := res.Compare[0]
 	var started, success Summary
 	for _, d := range cmp.Diffs {
-		switch d.Metric {
-		case "journey.customer.started_count":
+		switch d.Key {
+		case model.JourneyStarted.Of("customer"):
 			started = d.Summary
-		case "journey.customer.journey_success_rate":
+		case model.JourneySuccessRate.Of("customer"):
 			success = d.Summary
 		}
 	}
@@ -318,7 +318,7 @@ func TestPairedDifferences(t *testing.T) {
 	if !(success.Lo > 0) || math.Abs(success.Mean-want) > 0.02 {
 		t.Fatalf("success difference %+v, formula %.4f", success, want)
 	}
-	unpaired := stat(res.Cells[1], "journey.customer.journey_success_rate")
+	unpaired := stat(res.Cells[1], model.JourneySuccessRate.Of("customer"))
 	if success.Hi-success.Lo >= unpaired.Hi-unpaired.Lo {
 		t.Errorf("paired interval %g wide, no narrower than one design's own %g", success.Hi-success.Lo, unpaired.Hi-unpaired.Lo)
 	}
@@ -349,20 +349,28 @@ func TestCancel(t *testing.T) {
 // with failure stages first seen in later runs put back in their place.
 func TestSparseMetricOrder(t *testing.T) {
 	d := &designAcc{name: "x"}
+	a := model.Metric{Key: model.BrokenCount.OfRun()}
+	p99 := model.Metric{Key: model.JourneyP99.Of("j")}
+	calls := model.Metric{Key: model.RouteCalls.Of("r")}
+	stage := func(s string) model.Metric { return model.Metric{Key: model.FailedAt.OfStage("j", s), Sparse: true} }
 	runs := [][]model.Metric{
-		{{Name: "a"}, {Name: "j.p99_s"}, {Name: "j.failed_at.z_count", Sparse: true}, {Name: "route.r"}},
-		{{Name: "a"}, {Name: "j.p99_s"}, {Name: "j.failed_at.b_count", Sparse: true}, {Name: "route.r"}, {Name: "c.leaked_count", Sparse: true}},
+		{a, p99, stage("z"), calls},
+		{a, p99, stage("b"), calls, {Key: model.Leaked.Of("c"), Sparse: true}},
 	}
 	for _, r := range runs {
 		if err := d.register(r); err != nil {
 			t.Fatal(err)
 		}
 	}
-	got := strings.Join(d.order(), " ")
-	if want := "a j.p99_s j.failed_at.b_count j.failed_at.z_count route.r c.leaked_count"; got != want {
+	var names []string
+	for _, k := range d.order() {
+		names = append(names, k.Name())
+	}
+	got := strings.Join(names, " ")
+	if want := "broken_count journey.j.p99_s journey.j.failed_at.b_count journey.j.failed_at.z_count route.r.calls_count component.c.leaked_count"; got != want {
 		t.Fatalf("order %q, want %q", got, want)
 	}
-	if err := d.register([]model.Metric{{Name: "a"}}); err == nil {
+	if err := d.register([]model.Metric{a}); err == nil {
 		t.Fatal("a run listing other metrics was accepted")
 	}
 }
@@ -396,9 +404,9 @@ func TestMemoryFlatInReplications(t *testing.T) {
 	}
 }
 
-// A cell answers for the metrics its design measures, by name, and a
+// A cell answers for the metrics its design measures, by key, and a
 // comparison for the metrics both designs measure.
-func TestCellStatAndDiffByName(t *testing.T) {
+func TestCellStatAndDiffByKey(t *testing.T) {
 	c := compile(t, "mmck", "duration=300s", "warmup=0s")
 	res, err := Run(context.Background(), Config{Scenario: "mmck", Designs: []Design{{Name: "a", Compiled: c}, {Name: "b", Compiled: c}},
 		Multipliers: []float64{1}, Replications: 2, Seed: 1, Workers: 1})
@@ -407,16 +415,16 @@ func TestCellStatAndDiffByName(t *testing.T) {
 	}
 	cell := res.Cells[0]
 	for _, st := range cell.Metrics {
-		got, ok := cell.Stat(st.Metric)
+		got, ok := cell.Stat(st.Key)
 		if !ok || got != st.Summary && !(math.IsNaN(got.Mean) && math.IsNaN(st.Mean)) {
-			t.Errorf("Stat(%q) = %+v, %v, want %+v", st.Metric, got, ok, st.Summary)
+			t.Errorf("Stat(%s) = %+v, %v, want %+v", st.Key, got, ok, st.Summary)
 		}
 	}
-	if _, ok := cell.Stat("journey.nosuch.p95_s"); ok {
+	if _, ok := cell.Stat(model.JourneyP95.Of("nosuch")); ok {
 		t.Error("a metric nobody measured was found")
 	}
 	cmp := res.Compare[0]
-	if d, ok := cmp.Diff("journey.customer.journey_success_rate"); !ok || d.Mean != 0 {
+	if d, ok := cmp.Diff(model.JourneySuccessRate.Of("customer")); !ok || d.Mean != 0 {
 		t.Errorf("a design against itself: diff %+v, %v", d, ok)
 	}
 }

@@ -3,6 +3,8 @@ package sweep
 import (
 	"math"
 	"testing"
+
+	"capsim/model"
 )
 
 // Wilson's interval against values worked by hand from its formula
@@ -31,34 +33,50 @@ func TestWilsonMatchesTheFormula(t *testing.T) {
 // same widening never pushes a rate past 1.
 func TestRateIntervalFromCounts(t *testing.T) {
 	point := func(v float64) Summary { return Summary{N: 5, Mean: v, Lo: v, Hi: v} }
-	c := &Cell{Metrics: []Stat{
-		{Metric: "journey.trip.started_count", Summary: point(8)},
-		{Metric: "journey.trip.succeeded_count", Summary: point(7)},
-		{Metric: "journey.trip.journey_success_rate", Summary: point(0.875)},
-		{Metric: "journey.trip.journey_failure_rate", Summary: point(0.125)},
-		{Metric: "journey.trip.p95_s", Summary: point(3)},
-		{Metric: "component.db.offered_count", Summary: point(10)},
-		{Metric: "component.db.rejected_count", Summary: point(0)},
-		{Metric: "component.db.timed_out_count", Summary: point(0)},
-		{Metric: "component.db.rejection_rate", Summary: Summary{N: 5, Mean: 0, Lo: -0.01, Hi: 0.01}},
-	}}
-	c.index = indexStats(c.Metrics)
-	got := func(name string) Summary {
-		s, _ := c.Stat(name)
-		return c.rateInterval(Stat{Metric: name, Summary: s})
-	}
-	s := got("journey.trip.journey_success_rate")
+	s := rateInterval(model.JourneySuccessRate, point(0.875), [2]int64{35, 40})
 	if math.Abs(s.Lo-0.7389) > 1e-4 || math.Abs(s.Hi-0.9454) > 1e-4 || s.Trials != 40 || s.Mean != 0.875 {
 		t.Errorf("success rate %+v", s)
 	}
-	f := got("journey.trip.journey_failure_rate")
+	f := rateInterval(model.JourneyFailureRate, point(0.125), [2]int64{5, 40})
 	if math.Abs(f.Lo-(1-0.9454)) > 1e-4 || math.Abs(f.Hi-(1-0.7389)) > 1e-4 {
 		t.Errorf("failure rate %+v", f)
 	}
-	if r := got("component.db.rejection_rate"); r.Lo != 0 || r.Hi < 0.07 || r.Trials != 50 {
+	if r := rateInterval(model.RejectionRate, Summary{N: 5, Mean: 0, Lo: -0.01, Hi: 0.01}, [2]int64{0, 50}); r.Lo != 0 || r.Hi < 0.07 || r.Trials != 50 {
 		t.Errorf("rejection rate %+v: want [0, Wilson(0, 50) high]", r)
 	}
-	if p := got("journey.trip.p95_s"); p.Lo != 3 || p.Hi != 3 || p.Trials != 0 {
+	if p := rateInterval(model.JourneyP95, point(3), [2]int64{0, 0}); p.Lo != 3 || p.Hi != 3 || p.Trials != 0 {
 		t.Errorf("a time is not a rate: %+v", p)
+	}
+}
+
+// A cell pools the counts each run's rate carries: five runs of 7 in 8
+// give the interval of 35 in 40, and the counts of journeys that did not
+// succeed for the failure rate.
+func TestCellPoolsTheRunsCounts(t *testing.T) {
+	d := &designAcc{name: "x"}
+	s := &sweeper{designs: []*designAcc{d}}
+	c := newCellAcc("x", 1)
+	for rep := 0; rep < 5; rep++ {
+		ms := []model.Metric{
+			{Key: model.JourneyStarted.Of("trip"), Value: 8},
+			{Key: model.JourneySuccessRate.Of("trip"), Value: 0.875, K: 7, N: 8},
+			{Key: model.JourneyFailureRate.Of("trip"), Value: 0.125, K: 1, N: 8},
+		}
+		if err := d.register(ms); err != nil {
+			t.Fatal(err)
+		}
+		c.add(d, &outcome{metrics: ms, rep: rep})
+	}
+	cell := s.finishCell(c)
+	succ, _ := cell.Stat(model.JourneySuccessRate.Of("trip"))
+	if math.Abs(succ.Lo-0.7389) > 1e-4 || math.Abs(succ.Hi-0.9454) > 1e-4 || succ.Trials != 40 {
+		t.Errorf("success rate %+v", succ)
+	}
+	fail, _ := cell.Stat(model.JourneyFailureRate.Of("trip"))
+	if math.Abs(fail.Lo-(1-0.9454)) > 1e-4 || fail.Trials != 40 {
+		t.Errorf("failure rate %+v", fail)
+	}
+	if st, _ := cell.Stat(model.JourneyStarted.Of("trip")); st.Trials != 0 {
+		t.Errorf("a count is not a rate: %+v", st)
 	}
 }

@@ -5,9 +5,11 @@
 // It reads a [sweep.Result] and draws through package plots. It returns
 // text and files as bytes, for the caller to print or write wherever and
 // however it likes; it never opens a file, and knows nothing of flags or
-// exit codes. Metric and signal names are taken apart only through
-// [model.ParseMetricName] and [model.ParseSignalName], so the report
-// follows the names the model defines rather than re-deriving them.
+// exit codes. It finds metrics by their keys ([model.MetricKey]: a
+// measure of the model's vocabulary, of a journey, route or component)
+// and reads a value's unit from its measure, and a time series' signals
+// by the component and measure each carries, so the report follows what
+// the model defines rather than re-deriving it from names.
 //
 // The same result gives the same bytes, whatever the number of workers
 // drawing the charts.

@@ -50,21 +50,21 @@ func Build(res *sweep.Result, opts Options) ([]plots.File, error) {
 	var left []string // charts left out, and why
 	var jfigs []plots.Figure
 	zero, one := 0.0, 1.0
-	for _, j := range entities(res, "journey", "journey_success_rate") {
-		p := "journey." + j + "."
+	for _, j := range entities(res, model.JourneySuccessRate) {
+		successKey := model.JourneySuccessRate.Of(j)
 		success := plots.LineChart{Title: j + ": journey success", XLabel: "load multiplier", YLabel: "journeys that succeeded",
 			YMin: &zero, YMax: &one, Percent: true}
-		groups := groupSeries(res, []string{p + "journey_success_rate"})
+		groups := groupSeries(res, []model.MetricKey{successKey})
 		for _, g := range groups {
 			success.Series = append(success.Series, g.named(res))
 		}
 		caption := "Journey success rate of " + j + " against the load multiplier: mean and 95 % interval over replications."
-		if b, ok := sloBound(res, j, "success_rate"); ok {
+		if b, ok := sloBound(res, successKey); ok {
 			success.Bounds = []plots.Bound{{Y: b.Value, Label: "SLO " + opSign(b.Op) + " " + plots.Percent(b.Value)}}
 			caption += " The dashed grey line is the SLO; a dotted line in a design's colour marks where it first fails."
 			for i, g := range groups {
 				ff := res.FirstFailures[g.designs[0]]
-				if ff.Found && strings.HasPrefix(ff.SLO, j+" success_rate") {
+				if st, ok := ff.FirstBroken(); ok && st.Key == successKey {
 					success.Marks = append(success.Marks, plots.Mark{X: ff.Multiplier, Series: i, Label: "first failure"})
 				}
 			}
@@ -76,7 +76,7 @@ func Build(res *sweep.Result, opts Options) ([]plots.File, error) {
 		// One panel per design (alike ones together): two lines a panel
 		// read at a glance where sixteen in one chart do not.
 		fails := plots.SmallMultiples{Title: j + ": journeys vs HTTP requests that failed", Cols: 2, SharedY: true, Legend: true}
-		fgroups := groupSeries(res, []string{p + "journey_failure_rate", p + "http_failure_rate"})
+		fgroups := groupSeries(res, []model.MetricKey{model.JourneyFailureRate.Of(j), model.HTTPFailureRate.Of(j)})
 		for _, g := range fgroups {
 			if !anyFinite(g.series[0]) && !anyFinite(g.series[1]) {
 				continue // a design that does not run this journey
@@ -109,8 +109,8 @@ func Build(res *sweep.Result, opts Options) ([]plots.File, error) {
 	}
 
 	var rfigs []plots.Figure
-	for _, rt := range entities(res, "route", "p95_s") {
-		series, note := alikeSeries(res, "route."+rt+".p95_s")
+	for _, rt := range entities(res, model.RouteP95) {
+		series, note := alikeSeries(res, model.RouteP95.Of(rt))
 		chart := plots.LineChart{Title: "route " + rt + ": p95 latency", XLabel: "load multiplier", YLabel: "p95 (s)",
 			Series: series, YMin: &zero}
 		rfigs, left = keepChart(rfigs, left, plots.Figure{Name: names.get("p95_" + rt), Caption: "Server-side p95 latency of route " + rt + ", per design." + note}, chart, "route "+rt+" p95")
@@ -120,13 +120,12 @@ func Build(res *sweep.Result, opts Options) ([]plots.File, error) {
 	}
 
 	var cfigs []plots.Figure
-	for _, c := range entities(res, "component", "peak_queue_count") {
-		p := "component." + c + "."
-		series, note := alikeSeries(res, p+"utilisation_rate")
+	for _, c := range entities(res, model.PeakQueue) {
+		series, note := alikeSeries(res, model.Utilisation.Of(c))
 		util := plots.LineChart{Title: c + ": utilisation", XLabel: "load multiplier", YLabel: "busy / capacity",
 			Series: series, YMin: &zero, Percent: true}
 		cfigs, left = keepChart(cfigs, left, plots.Figure{Name: names.get("utilisation_" + c), Caption: "Time-average utilisation of " + c + ", per design." + note}, util, c+" utilisation")
-		series, note = alikeSeries(res, p+"peak_queue_count")
+		series, note = alikeSeries(res, model.PeakQueue.Of(c))
 		queue := plots.LineChart{Title: c + ": peak queue", XLabel: "load multiplier", YLabel: "most waiting at once",
 			Series: series, YMin: &zero}
 		cfigs, left = keepChart(cfigs, left, plots.Figure{Name: names.get("queue_" + c), Caption: "Peak number of waiters at " + c + ", per design." + note}, queue, c+" peak queue")
@@ -315,10 +314,10 @@ func (g seriesGroup) named(res *sweep.Result) plots.Series {
 // alikeSeries is one metric per design, identical designs drawn once and
 // designs that do not measure it left out of the legend, with the note
 // naming the alike ones for the caption.
-func alikeSeries(res *sweep.Result, metric string) ([]plots.Series, string) {
+func alikeSeries(res *sweep.Result, metric model.MetricKey) ([]plots.Series, string) {
 	var out []plots.Series
 	var kept []seriesGroup
-	for _, g := range groupSeries(res, []string{metric}) {
+	for _, g := range groupSeries(res, []model.MetricKey{metric}) {
 		if len(g.series[0].Points) > 0 {
 			out = append(out, g.named(res))
 			kept = append(kept, g)
@@ -352,7 +351,7 @@ func alikeNote(res *sweep.Result, groups []seriesGroup) string {
 	return " Identical results are drawn once (" + strings.Join(notes, "; ") + ")."
 }
 
-func groupSeries(res *sweep.Result, metrics []string) []seriesGroup {
+func groupSeries(res *sweep.Result, metrics []model.MetricKey) []seriesGroup {
 	per := make([][]plots.Series, len(metrics))
 	for i, m := range metrics {
 		per[i] = designSeries(res, m, "")
@@ -398,7 +397,7 @@ func seriesPanels(res *sweep.Result, sr sweep.SeriesRun) (plots.SmallMultiples, 
 	}
 	var flat []string
 	for _, sig := range sr.Series.Signals {
-		comp, measure := model.ParseSignalName(sig.Name)
+		comp, measure := sig.Component, sig.Measure
 		if measure != "journeys_in_flight" && measure != "queue" && measure != "busy" {
 			continue
 		}
@@ -427,8 +426,8 @@ func seriesPanels(res *sweep.Result, sr sweep.SeriesRun) (plots.SmallMultiples, 
 // capacity is a component's servers, permits or instances: its mean
 // number busy over its utilisation, rounded, when both were measured.
 func capacity(c *sweep.Cell, comp string) (float64, bool) {
-	busy, ok1 := c.Stat("component." + comp + ".mean_busy_count")
-	util, ok2 := c.Stat("component." + comp + ".utilisation_rate")
+	busy, ok1 := c.Stat(model.MeanBusy.Of(comp))
+	util, ok2 := c.Stat(model.Utilisation.Of(comp))
 	if !ok1 || !ok2 || !(util.Mean > 0) || math.IsNaN(busy.Mean) {
 		return 0, false
 	}
@@ -511,17 +510,16 @@ func drawable(chart plots.Renderer) bool {
 	return false
 }
 
-// entities lists the journeys, routes or components (kind) that carry a
+// entities lists the journeys, routes or components that carry a
 // measure, in the order the cells list them, across every design.
-func entities(res *sweep.Result, kind, measure string) []string {
+func entities(res *sweep.Result, measure model.Measure) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, c := range res.Cells {
 		for _, m := range c.Metrics {
-			n := model.ParseMetricName(m.Metric)
-			if n.Kind == kind && n.Measure == measure && !seen[n.Entity] {
-				seen[n.Entity] = true
-				out = append(out, n.Entity)
+			if m.Key.Measure == measure && !seen[m.Key.Entity] {
+				seen[m.Key.Entity] = true
+				out = append(out, m.Key.Entity)
 			}
 		}
 	}
@@ -531,7 +529,7 @@ func entities(res *sweep.Result, kind, measure string) []string {
 // designSeries is one metric against the multiplier, a series per design
 // that measures it. A cell whose every run a guard stopped is drawn as
 // saturated: its mean describes a run that ran away.
-func designSeries(res *sweep.Result, metric, suffix string) []plots.Series {
+func designSeries(res *sweep.Result, metric model.MetricKey, suffix string) []plots.Series {
 	nm := len(res.Multipliers)
 	var out []plots.Series
 	for d, design := range res.Designs {
@@ -576,14 +574,13 @@ func stageChart(res *sweep.Result, d int, withJourney bool) (plots.BarChart, boo
 	}
 	failed := false
 	for _, first := range res.Cells[d*nm].Metrics {
-		metric := first.Metric
-		n := model.ParseMetricName(metric)
-		if n.Stage == "" {
+		metric := first.Key
+		if metric.Measure != model.FailedAt {
 			continue
 		}
-		name := n.Stage
+		name := metric.Stage
 		if withJourney {
-			name = n.Entity + ": " + name
+			name = metric.Entity + ": " + name
 		}
 		g := plots.Series{Name: name}
 		for m := 0; m < nm; m++ {

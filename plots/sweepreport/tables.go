@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"capsim/model"
 	"capsim/model/sweep"
 	"capsim/plots"
 	"capsim/plots/texttab"
@@ -107,19 +108,18 @@ func sweepTable(res *sweep.Result, d int, journeys []string) textTable {
 	for m := 0; m < nm; m++ {
 		c := res.Cells[d*nm+m]
 		for ji, j := range journeys {
-			p := "journey." + j + "."
 			row := []string{"", j,
-				fmtCountCI(stat(c, p+"started_count")),
-				fmtRateCI(stat(c, p+"journey_success_rate")),
-				fmtRateCI(stat(c, p+"http_failure_rate")),
-				fmtSecCI(stat(c, p+"p95_s")),
+				fmtCountCI(stat(c, model.JourneyStarted.Of(j))),
+				fmtRateCI(stat(c, model.JourneySuccessRate.Of(j))),
+				fmtRateCI(stat(c, model.HTTPFailureRate.Of(j))),
+				fmtSecCI(stat(c, model.JourneyP95.Of(j))),
 				""}
 			if ji == 0 {
 				row[0] = sweep.FormatMultiplier(c.Multiplier) + "x"
 				row[6] = verdictText(c)
 			}
 			if compare {
-				row = append(row, fmtDiff(compareStat(res, d, m, p+"journey_success_rate")))
+				row = append(row, fmtDiff(compareStat(res, d, m, model.JourneySuccessRate.Of(j))))
 			}
 			t.Rows = append(t.Rows, row)
 		}
@@ -131,14 +131,14 @@ func sweepTable(res *sweep.Result, d int, journeys []string) textTable {
 // replication, no value.
 var missing = sweep.Summary{Mean: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}
 
-func stat(c *sweep.Cell, metric string) sweep.Summary {
+func stat(c *sweep.Cell, metric model.MetricKey) sweep.Summary {
 	if s, ok := c.Stat(metric); ok {
 		return s
 	}
 	return missing
 }
 
-func compareStat(res *sweep.Result, d, m int, metric string) sweep.Summary {
+func compareStat(res *sweep.Result, d, m int, metric model.MetricKey) sweep.Summary {
 	if s, ok := res.Compare[(d-1)*len(res.Multipliers)+m].Diff(metric); ok {
 		return s
 	}

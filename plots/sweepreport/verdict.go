@@ -147,20 +147,21 @@ func measuredCell(res *sweep.Result, d int, m float64) *sweep.Cell {
 }
 
 // sloSentence reads "trip_creation success_rate >= 0.99" with its mean
-// as "trip_creation success fell to 87.5% (SLO ≥ 99%)".
+// as "trip_creation success fell to 87.5% (SLO ≥ 99%)", each value in the
+// unit of the measure the SLO bounds.
 func sloSentence(st sweep.SLOStat) string {
-	subject, measure := st.Subject, st.Measure
-	rate := strings.HasSuffix(measure, "rate") || measure == "utilisation"
+	subject, unit := st.Key.Entity, st.Key.Measure.Unit()
 	val := func(v float64) string {
-		switch {
-		case rate:
+		switch unit {
+		case model.UnitFraction:
 			return plots.Percent(v)
-		case strings.HasPrefix(measure, "p") || strings.Contains(measure, "wait") || measure == "mean":
+		case model.UnitSeconds:
 			return plots.Seconds(v)
 		}
 		return plots.Number(v)
 	}
-	name := strings.TrimSuffix(strings.ReplaceAll(measure, "_", " "), " rate")
+	// The SLO's key in words, less the " rate" the value's percent says.
+	name := strings.TrimSuffix(strings.ReplaceAll(st.Key.Measure.SLOKey(), "_", " "), " rate")
 	verb := "fell to"
 	if strings.HasPrefix(st.Bound.Op, "<") {
 		verb = "rose to"
@@ -179,9 +180,8 @@ func failedAt(c *sweep.Cell, stage, component string) string {
 	if component == "" {
 		return "failed journeys ended at " + stage
 	}
-	p := "component." + component + "."
-	rej, rok := c.Stat(p + "rejected_count")
-	tmo, tok := c.Stat(p + "timed_out_count")
+	rej, rok := c.Stat(model.Rejected.Of(component))
+	tmo, tok := c.Stat(model.TimedOut.Of(component))
 	how := "ended"
 	switch {
 	case rok && rej.Mean > 0 && (!tok || rej.Mean >= tmo.Mean):
@@ -192,12 +192,12 @@ func failedAt(c *sweep.Cell, stage, component string) string {
 	return fmt.Sprintf("%s at %s (%s)", how, stage, component)
 }
 
-// sloBound finds the bound of an SLO on a journey's measure, such as
-// trip_creation's success_rate, in any cell.
-func sloBound(res *sweep.Result, journey, measure string) (model.Threshold, bool) {
+// sloBound finds the bound of an SLO on a metric, such as
+// trip_creation's journey_success_rate, in any cell.
+func sloBound(res *sweep.Result, key model.MetricKey) (model.Threshold, bool) {
 	for _, c := range res.Cells {
 		for _, st := range c.SLOs {
-			if st.Subject == journey && st.Measure == measure {
+			if st.Key == key && !st.All {
 				return st.Bound, true
 			}
 		}
