@@ -121,7 +121,9 @@ func cpuPerWindow(t *testing.T, r *model.Result, cores float64, from float64) []
 // 003-10/11: the seed saw the blocking design's CPU rise to about 25% and
 // 10% against below 5% for coroutines. In the model a blocked thread costs
 // no CPU, and the blocking design does half the calls per second, so its
-// CPU is lower, not higher: 003-10 is not reproduced.
+// CPU is lower, not higher: 003-10 is not reproduced, a labelled exception
+// of the scenario's observations, logged here and not held (a model that
+// came to reproduce it must not fail this test).
 func TestPlacesCPU(t *testing.T) {
 	peak := func(xs []float64) (m float64) {
 		for _, x := range xs {
@@ -135,8 +137,8 @@ func TestPlacesCPU(t *testing.T) {
 	if p := peak(co); p >= 0.05 {
 		t.Errorf("coroutines' CPU peaked at %.1f%%, seed below 5%% (003-11)", 100*p)
 	}
-	if p := peak(th); p >= peak(co) {
-		t.Errorf("threads' CPU peaked at %.1f%%, above the coroutines' %.1f%%; the model has no per-thread CPU cost at this load", 100*p, 100*peak(co))
+	if p := peak(th); p < 0.10 {
+		t.Logf("threads' CPU peaked at %.1f%%, not the seed's ~25%%/10%% (003-10, an exception): a blocked thread costs no CPU in the model", 100*p)
 	}
 }
 
