@@ -79,17 +79,16 @@ func (c *ObservedCount) parseScalar(s string) error {
 	return nil
 }
 
-// Unit is what an observed value measures in.
-type Unit uint8
-
-const (
-	UnitNumber   Unit = iota // a count or a mean number of things
-	UnitSeconds              // a time
-	UnitFraction             // a share between 0 and 1
-)
-
-func (u Unit) String() string {
-	return [...]string{"number", "time", "share"}[u]
+// ObservedUnit names the unit of an observed value for a reader: a
+// number of things, a time, or a share.
+func ObservedUnit(u Unit) string {
+	switch u {
+	case UnitSeconds:
+		return "time"
+	case UnitFraction:
+		return "share"
+	}
+	return "number"
 }
 
 // Quantity is an observed number with its unit: a duration (29.43s, 9m)
@@ -116,7 +115,7 @@ func (q *Quantity) parseScalar(s string) error {
 		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
 			return fmt.Errorf("expected a finite number >= 0, got %q", s)
 		}
-		*q = Quantity{V: v, Unit: UnitNumber, Text: s}
+		*q = Quantity{V: v, Unit: UnitCount, Text: s}
 		return nil
 	}
 	t, err := parseDuration(s)
@@ -170,7 +169,7 @@ var observedMeasures = []ObservedMeasure{
 		j := journeyOf(r, o)
 		return j.RequestFailures, j.Requests
 	}},
-	{Key: "started", Subject: "journey", Unit: UnitNumber, Value: func(r *Result, o *Observation) float64 { return float64(journeyOf(r, o).Started) }},
+	{Key: "started", Subject: "journey", Unit: UnitCount, Value: func(r *Result, o *Observation) float64 { return float64(journeyOf(r, o).Started) }},
 	{Key: "mean", Subject: "journey", Unit: UnitSeconds, Value: func(r *Result, o *Observation) float64 { return float64(journeyOf(r, o).Latency.Mean) }},
 	{Key: "p50", Subject: "journey", Unit: UnitSeconds, Value: func(r *Result, o *Observation) float64 { return float64(journeyOf(r, o).Latency.P50) }},
 	{Key: "p95", Subject: "journey", Unit: UnitSeconds, Value: func(r *Result, o *Observation) float64 { return float64(journeyOf(r, o).Latency.P95) }},
@@ -179,20 +178,20 @@ var observedMeasures = []ObservedMeasure{
 		rt := routeOf(r, o)
 		return rt.Failures, rt.Calls
 	}},
-	{Key: "calls", Subject: "route", Unit: UnitNumber, Value: func(r *Result, o *Observation) float64 { return float64(routeOf(r, o).Calls) }},
+	{Key: "calls", Subject: "route", Unit: UnitCount, Value: func(r *Result, o *Observation) float64 { return float64(routeOf(r, o).Calls) }},
 	{Key: "mean", Subject: "route", Unit: UnitSeconds, Value: func(r *Result, o *Observation) float64 { return float64(routeOf(r, o).Latency.Mean) }},
 	{Key: "p50", Subject: "route", Unit: UnitSeconds, Value: func(r *Result, o *Observation) float64 { return float64(routeOf(r, o).Latency.P50) }},
 	{Key: "p95", Subject: "route", Unit: UnitSeconds, Value: func(r *Result, o *Observation) float64 { return float64(routeOf(r, o).Latency.P95) }},
 	{Key: "p99", Subject: "route", Unit: UnitSeconds, Value: func(r *Result, o *Observation) float64 { return float64(routeOf(r, o).Latency.P99) }},
 	{Key: "max", Subject: "route", Unit: UnitSeconds, Value: func(r *Result, o *Observation) float64 { return float64(routeOf(r, o).Latency.Max) }},
 	{Key: "utilisation", Subject: "component", Unit: UnitFraction, Value: func(r *Result, o *Observation) float64 { return float64(componentOf(r, o).Utilisation) }},
-	{Key: "mean_busy", Subject: "component", Unit: UnitNumber, Value: func(r *Result, o *Observation) float64 { return float64(componentOf(r, o).MeanBusy) }},
-	{Key: "peak_busy", Subject: "component", Unit: UnitNumber, Value: func(r *Result, o *Observation) float64 { return componentOf(r, o).PeakBusy }},
-	{Key: "peak_queue", Subject: "component", Unit: UnitNumber, Value: func(r *Result, o *Observation) float64 { return componentOf(r, o).PeakQueue }},
-	{Key: "mean_open", Subject: "component", Unit: UnitNumber, Value: func(r *Result, o *Observation) float64 { return float64(componentOf(r, o).MeanOpen) }},
-	{Key: "peak_open", Subject: "component", Unit: UnitNumber, Value: func(r *Result, o *Observation) float64 { return componentOf(r, o).PeakOpen }},
+	{Key: "mean_busy", Subject: "component", Unit: UnitCount, Value: func(r *Result, o *Observation) float64 { return float64(componentOf(r, o).MeanBusy) }},
+	{Key: "peak_busy", Subject: "component", Unit: UnitCount, Value: func(r *Result, o *Observation) float64 { return componentOf(r, o).PeakBusy }},
+	{Key: "peak_queue", Subject: "component", Unit: UnitCount, Value: func(r *Result, o *Observation) float64 { return componentOf(r, o).PeakQueue }},
+	{Key: "mean_open", Subject: "component", Unit: UnitCount, Value: func(r *Result, o *Observation) float64 { return float64(componentOf(r, o).MeanOpen) }},
+	{Key: "peak_open", Subject: "component", Unit: UnitCount, Value: func(r *Result, o *Observation) float64 { return componentOf(r, o).PeakOpen }},
 	{Key: "mean_wait", Subject: "component", Unit: UnitSeconds, Value: func(r *Result, o *Observation) float64 { return float64(componentOf(r, o).Wait.Mean) }},
-	{Key: "cold_starts", Subject: "component", Unit: UnitNumber, Value: func(r *Result, o *Observation) float64 { return float64(componentOf(r, o).ColdStarts) }},
+	{Key: "cold_starts", Subject: "component", Unit: UnitCount, Value: func(r *Result, o *Observation) float64 { return float64(componentOf(r, o).ColdStarts) }},
 	{Key: "rejection_rate", Subject: "component", Unit: UnitFraction, Counts: func(r *Result, o *Observation) (int64, int64) {
 		c := componentOf(r, o)
 		return c.Rejected + c.TimedOut, c.Offered
@@ -446,7 +445,7 @@ func checkUnit(m *ObservedMeasure, q *Quantity) error {
 		if q.V > 1 {
 			return fmt.Errorf("%s is a share between 0 and 1 (or 0%% and 100%%), got %s", m.Key, q.Text)
 		}
-	case UnitNumber:
+	case UnitCount:
 		if q.Unit == UnitSeconds || q.Percent {
 			return fmt.Errorf("%s is a number of things, got %s", m.Key, q.Text)
 		}

@@ -295,7 +295,7 @@ func writeHindcastJSON(io *IOStreams, rep *hindcast.Report) error {
 		it := &rep.Items[i]
 		kind, name := it.Obs.Subject()
 		j := judgedJSON{ID: it.Obs.ID, What: it.Obs.What, Design: it.Obs.Design, Multiplier: it.Obs.Load(),
-			Subject: kind, Name: name, Measure: it.Obs.Measure, Stage: it.Obs.Stage, Unit: it.Obs.MeasureOf().Unit.String(),
+			Subject: kind, Name: name, Measure: it.Obs.Measure, Stage: it.Obs.Stage, Unit: model.ObservedUnit(it.Obs.MeasureOf().Unit),
 			Role: it.Role(), Observed: model.Num(it.Observed), ObservedLow: model.Num(it.ObsLo), ObservedHigh: model.Num(it.ObsHi),
 			Simulated: model.Num(it.Simulated), SimulatedLow: model.Num(it.Lo), SimulatedHigh: model.Num(it.Hi),
 			Runs: it.Runs, Measured: it.Measured, Rule: it.Rule, P: model.Num(it.P),
