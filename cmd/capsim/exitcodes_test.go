@@ -6,7 +6,7 @@ import (
 )
 
 // Every command meets every kind of mistake it can be given, and each
-// exits with the code the README documents (2: the command line or the
+// exits with the code docs/cli.md documents (2: the command line or the
 // scenario needs fixing) and says what is wrong on stderr's first line.
 func TestMistakesExitWithUsageCode(t *testing.T) {
 	const (

@@ -1,50 +1,94 @@
 package main
 
 import (
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
 
-// The README's examples are executed, so they stay true: the first run's
-// printed summary is capsim's output byte for byte, and the scenario shown
-// in the language section loads, compiles and runs with its design.
-func readmeBlock(t *testing.T, after, fence string) string {
+// The README's and the docs' examples are executed, so they stay true: a
+// command's printed output is capsim's output byte for byte, and the
+// scenarios shown load, compile and run.
+
+// repoRoot is the repository's root, seen from this package's folder.
+const repoRoot = "../.."
+
+// docBlock returns the body of the first ```fence block after the line
+// starting with heading in file (a path from the repository's root).
+func docBlock(t *testing.T, file, heading, fence string) string {
 	t.Helper()
-	data, err := os.ReadFile("../../README.md")
+	data, err := os.ReadFile(filepath.Join(repoRoot, file))
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := string(data)
-	i := strings.Index(s, after)
+	s := "\n" + string(data)
+	i := strings.Index(s, "\n"+heading)
 	if i < 0 {
-		t.Fatalf("README has no %q", after)
+		t.Fatalf("%s has no %q", file, heading)
 	}
 	s = s[i:]
-	start := strings.Index(s, "```"+fence+"\n")
+	start := strings.Index(s, "\n```"+fence+"\n")
 	if start < 0 {
-		t.Fatalf("README has no ```%s block after %q", fence, after)
+		t.Fatalf("%s has no ```%s block after %q", file, fence, heading)
 	}
-	s = s[start+len("```"+fence+"\n"):]
-	return s[:strings.Index(s, "```")]
+	s, _, ok := strings.Cut(s[start+len("\n```"+fence+"\n"):], "```")
+	if !ok {
+		t.Fatalf("%s: the ```%s block after %q does not end", file, fence, heading)
+	}
+	return s
+}
+
+func readmeBlock(t *testing.T, heading, fence string) string {
+	t.Helper()
+	return docBlock(t, "README.md", heading, fence)
+}
+
+// shownBlock returns the block of file whose first line starts with
+// "$ capsim " and then prefix, split into the command's arguments and the
+// output shown after it.
+func shownBlock(t *testing.T, file, prefix string) (args []string, output string) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(repoRoot, file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, s, ok := strings.Cut(string(data), "```\n$ capsim "+prefix)
+	if !ok {
+		t.Fatalf("%s has no block starting with $ capsim %s", file, prefix)
+	}
+	s, _, ok = strings.Cut(prefix+s, "```")
+	if !ok {
+		t.Fatalf("%s: the block of $ capsim %s does not end", file, prefix)
+	}
+	line, output, _ := strings.Cut(s, "\n")
+	return strings.Fields(line), output
+}
+
+// checkShown runs, in dir, the command of the block shownBlock finds and
+// compares what it prints on standard output with the block.
+func checkShown(t *testing.T, file, prefix, dir string, wantCode int) {
+	t.Helper()
+	args, want := shownBlock(t, file, prefix)
+	t.Chdir(dir)
+	code, got, stderr := run(t, args...)
+	if code != wantCode || got != want {
+		t.Errorf("%s: capsim %s exits %d (want %d)\n%s shows:\n%s\ncapsim prints:\n%s%s",
+			file, strings.Join(args, " "), code, wantCode, file, want, got, stderr)
+	}
 }
 
 func TestReadmeFirstRunIsWhatCapsimPrints(t *testing.T) {
-	block := readmeBlock(t, "## A first run", "")
-	cmdLine, want, _ := strings.Cut(block, "\n")
-	if cmdLine != "$ capsim run mmc" {
-		t.Fatalf("the block starts with %q", cmdLine)
-	}
-	code, got, _ := run(t, "run", "mmc")
-	if code != 0 || got != want {
-		t.Errorf("README shows:\n%s\ncapsim prints:\n%s", want, got)
-	}
+	checkShown(t, "README.md", "run mmc\n", ".", 0)
 }
 
 func TestReadmeScenarioRuns(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "shop.yaml")
-	if err := os.WriteFile(path, []byte(readmeBlock(t, "## The scenario language", "yaml")), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(readmeBlock(t, "## A first scenario", "yaml")), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if code, _, stderr := run(t, "validate", path); code != 0 {
@@ -53,5 +97,254 @@ func TestReadmeScenarioRuns(t *testing.T) {
 	code, stdout, stderr := run(t, "run", path, "--design", "bigger-db")
 	if code != 0 || !strings.Contains(stdout, "checkout") {
 		t.Fatalf("run: exit %d: %s%s", code, stdout, stderr)
+	}
+}
+
+// The first sweep writes ./capsim-out, so it runs in a folder of its own.
+func TestReadmeFirstSweepIsWhatCapsimPrints(t *testing.T) {
+	checkShown(t, "README.md", "sweep mmc\n", t.TempDir(), 0)
+}
+
+// The observations example: the scenario shown is the example's file, and
+// hindcast and fit print what the README shows, run from the root as the
+// README runs them.
+func TestReadmeObservationsExampleIsWhatCapsimPrints(t *testing.T) {
+	const heading = "## Observations, hindcast and fit"
+	file, err := os.ReadFile(checkoutExample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := readmeBlock(t, heading, "yaml"); got != string(file) {
+		t.Errorf("the README's scenario is not docs/examples/checkout.yaml:\n%s", got)
+	}
+	t.Run("hindcast", func(t *testing.T) {
+		checkShown(t, "README.md", "hindcast ", repoRoot, exitMismatch)
+	})
+	t.Run("fit", func(t *testing.T) {
+		checkShown(t, "README.md", "fit ", repoRoot, 0)
+	})
+}
+
+// docPages are every page of prose: the README and docs/*.md.
+func docPages(t *testing.T) []string {
+	t.Helper()
+	pages, err := filepath.Glob(filepath.Join(repoRoot, "docs", "*.md"))
+	if err != nil || len(pages) == 0 {
+		t.Fatalf("docs/*.md: %v", err)
+	}
+	for i, p := range pages {
+		pages[i], _ = filepath.Rel(repoRoot, p)
+	}
+	return append([]string{"README.md"}, pages...)
+}
+
+// proseLines calls f with every line of file outside code blocks, and
+// whether it is a table row.
+func proseLines(t *testing.T, file string, f func(n int, line string, table bool)) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(repoRoot, file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fence := ""
+	for i, line := range strings.Split(string(data), "\n") {
+		trimmed := strings.TrimLeft(line, " ")
+		switch {
+		case fence != "":
+			if strings.HasPrefix(trimmed, fence) {
+				fence = ""
+			}
+		case strings.HasPrefix(trimmed, "```"):
+			fence = "```"
+		default:
+			f(i+1, line, strings.HasPrefix(trimmed, "|"))
+		}
+	}
+}
+
+// Prose wraps at 100 columns; tables and code blocks are what they are.
+func TestDocLinesFit(t *testing.T) {
+	for _, page := range docPages(t) {
+		proseLines(t, page, func(n int, line string, table bool) {
+			if w := len([]rune(line)); !table && w > 100 {
+				t.Errorf("%s:%d is %d characters long: %.60s…", page, n, w, line)
+			}
+		})
+	}
+}
+
+var docLink = regexp.MustCompile(`\]\(([^)\s]+)\)`)
+
+// Every link between the pages leads to a file that exists and, with a
+// #fragment, to a heading of it.
+func TestDocLinksResolve(t *testing.T) {
+	for _, page := range docPages(t) {
+		proseLines(t, page, func(n int, line string, _ bool) {
+			for _, m := range docLink.FindAllStringSubmatch(line, -1) {
+				target := m[1]
+				if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+					continue
+				}
+				path, frag, _ := strings.Cut(target, "#")
+				file := page
+				if path != "" {
+					file = filepath.Join(filepath.Dir(page), path)
+				}
+				if _, err := os.Stat(filepath.Join(repoRoot, file)); err != nil {
+					t.Errorf("%s:%d links to %s, which does not exist", page, n, target)
+					continue
+				}
+				if frag != "" && !slices.Contains(headingAnchors(t, file), frag) {
+					t.Errorf("%s:%d links to %s, which has no heading #%s", page, n, file, frag)
+				}
+			}
+		})
+	}
+}
+
+func headingAnchors(t *testing.T, file string) []string {
+	var out []string
+	if !strings.HasSuffix(file, ".md") {
+		return nil
+	}
+	proseLines(t, file, func(_ int, line string, _ bool) {
+		if h, ok := strings.CutPrefix(line, "#"); ok {
+			out = append(out, anchor(strings.TrimSpace(strings.TrimLeft(h, "#"))))
+		}
+	})
+	return out
+}
+
+// tableRows returns the first cells, without backquotes and value, of the
+// table in file whose header line starts with header.
+func tableRows(t *testing.T, file, header string) []string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(repoRoot, file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []string
+	in := false
+	cell := regexp.MustCompile("^\\| `([a-z_]+)")
+	for _, line := range strings.Split(string(data), "\n") {
+		switch {
+		case strings.HasPrefix(line, header):
+			in = true
+		case in && !strings.HasPrefix(line, "|"):
+			return rows
+		case in:
+			if m := cell.FindStringSubmatch(line); m != nil {
+				rows = append(rows, m[1])
+			}
+		}
+	}
+	return rows
+}
+
+// The README's short tables of component kinds and step verbs are held to
+// the registry by the model's tests; the reference in docs/language.md
+// lists the same, in the same order.
+func TestLanguageReferenceListsTheREADMEsVocabulary(t *testing.T) {
+	for _, header := range []string{"| kind | keys | behaviour |", "| verb | meaning | modifiers |"} {
+		short := tableRows(t, "README.md", header)
+		full := tableRows(t, "docs/language.md", header)
+		if len(short) == 0 || !slices.Equal(short, full) {
+			t.Errorf("%s\nREADME:           %v\ndocs/language.md: %v", header, short, full)
+		}
+	}
+}
+
+// shellWords splits a command line as a shell would, for the quoting the
+// pages use: words separated by spaces, '…' and "…" kept whole.
+func shellWords(line string) []string {
+	var words []string
+	var w strings.Builder
+	inWord := false
+	var quote rune
+	for _, r := range line {
+		switch {
+		case quote != 0 && r == quote:
+			quote = 0
+		case quote != 0:
+			w.WriteRune(r)
+		case r == '\'' || r == '"':
+			quote, inWord = r, true
+		case r == ' ':
+			if inWord {
+				words = append(words, w.String())
+				w.Reset()
+			}
+			inWord = false
+		default:
+			w.WriteRune(r)
+			inWord = true
+		}
+	}
+	if inWord {
+		words = append(words, w.String())
+	}
+	return words
+}
+
+// shownCommands returns, per page and line, every capsim command line the
+// code blocks of the pages show (commands, examples, scripts), without
+// those written with shell variables or as a synopsis. Blocks marked
+// ```text hold what commands print, and are left out.
+func shownCommands(t *testing.T) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	comment := regexp.MustCompile(`\s+#.*$`)
+	for _, page := range docPages(t) {
+		data, err := os.ReadFile(filepath.Join(repoRoot, page))
+		if err != nil {
+			t.Fatal(err)
+		}
+		in, text := false, false
+		for n, line := range strings.Split(string(data), "\n") {
+			trimmed := strings.TrimSpace(line)
+			if info, ok := strings.CutPrefix(trimmed, "```"); ok {
+				in, text = !in, info == "text"
+				continue
+			}
+			if !in || text {
+				continue // prose, or what a command prints
+			}
+			// Cut a shell redirection, and the columns of a diagram.
+			trimmed, _, _ = strings.Cut(trimmed, " > ")
+			trimmed, _, _ = strings.Cut(trimmed, "   ")
+			for _, part := range strings.Split(trimmed, " && ") {
+				part = strings.TrimPrefix(strings.TrimSpace(part), "$ ")
+				part = strings.TrimPrefix(part, "go run ./cmd/")
+				if !strings.HasPrefix(part, "capsim ") || strings.ContainsAny(part, "$[|…") {
+					continue
+				}
+				part = strings.TrimSuffix(strings.TrimSpace(comment.ReplaceAllString(part, "")), " &")
+				out[fmt.Sprintf("%s:%d", page, n+1)] = shellWords(part)[1:]
+			}
+		}
+	}
+	return out
+}
+
+// Every capsim command line the pages show names a command and flags
+// capsim has, with values of the right kind and as many arguments as the
+// command takes.
+func TestDocCommandsParse(t *testing.T) {
+	shown := shownCommands(t)
+	if len(shown) < 20 {
+		t.Fatalf("only %d command lines found", len(shown))
+	}
+	for where, args := range shown {
+		root := newRootCmd(&IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard})
+		cmd, rest, err := root.Find(args)
+		if err == nil {
+			err = cmd.ParseFlags(rest)
+		}
+		if err == nil && cmd.Args != nil {
+			err = cmd.Args(cmd, cmd.Flags().Args())
+		}
+		if err != nil {
+			t.Errorf("%s: capsim %s: %v", where, strings.Join(args, " "), err)
+		}
 	}
 }

@@ -89,9 +89,9 @@ func TestSensitivityBytesDoNotDependOnWorkers(t *testing.T) {
 	}
 }
 
-// The README's sensitivity excerpt is what capsim prints.
-func TestReadmeSensitivityIsWhatCapsimPrints(t *testing.T) {
-	block := readmeBlock(t, "## Sensitivity", "")
+// The sensitivity excerpt in docs/modelling.md is what capsim prints.
+func TestDocSensitivityIsWhatCapsimPrints(t *testing.T) {
+	block := docBlock(t, "docs/modelling.md", "## Sensitivity", "")
 	cmdLine, want, _ := strings.Cut(block, "\n")
 	args, ok := strings.CutPrefix(cmdLine, "$ capsim ")
 	if !ok {
@@ -104,7 +104,7 @@ func TestReadmeSensitivityIsWhatCapsimPrints(t *testing.T) {
 	}
 	got = got[:strings.LastIndex(got, "\nwrote ")+1]
 	if got != want {
-		t.Errorf("README shows:\n%s\ncapsim prints:\n%s", want, got)
+		t.Errorf("docs/modelling.md shows:\n%s\ncapsim prints:\n%s", want, got)
 	}
 }
 
