@@ -414,9 +414,6 @@ func (l *Loaded) Observations() ([]Observation, error) {
 		if len(o.Between) == 2 && o.Between[0].V > o.Between[1].V {
 			fail(o, "between", p+".between", "between [%s, %s]: the low end is above the high end", o.Between[0].Text, o.Between[1].Text)
 		}
-		if o.Fitted != "" && o.Exception != "" {
-			fail(o, "exception", p+".exception", "an observation is either fitted or an exception, not both")
-		}
 	}
 	if len(errs) > 0 {
 		return nil, errs.sorted()
