@@ -117,27 +117,3 @@ func TestDocumentReadsEachFileOnce(t *testing.T) {
 		t.Fatalf("the document's sources %+v", src)
 	}
 }
-
-// Loads of one scenario merge into one list of files, each once, unless a
-// file changed between them.
-func TestMergeSources(t *testing.T) {
-	fit := "distributions:\n  service: exponential(mean=0.5s)\n"
-	fsys := fstest.MapFS{"s.yaml": {Data: []byte(withInclude)}, "cal/fit.yaml": {Data: []byte(fit)}}
-	load := func() *model.Loaded {
-		t.Helper()
-		l, err := model.Load(fsys, "s.yaml", model.LoadOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return l
-	}
-	a, b := load(), load()
-	merged, err := model.MergeSources(a, b)
-	if err != nil || len(merged) != 2 || merged[0].Name != "s.yaml" || merged[1].Name != "cal/fit.yaml" {
-		t.Fatalf("merged %+v, error %v", merged, err)
-	}
-	fsys["cal/fit.yaml"] = &fstest.MapFile{Data: []byte(strings.Replace(fit, "0.5s", "0.6s", 1))}
-	if _, err := model.MergeSources(a, load()); err == nil || err.Error() != "cal/fit.yaml changed while it was being read" {
-		t.Fatalf("error %v", err)
-	}
-}

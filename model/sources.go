@@ -3,7 +3,6 @@ package model
 import (
 	"bytes"
 	"cmp"
-	"fmt"
 	"io/fs"
 	"path"
 	"path/filepath"
@@ -149,30 +148,4 @@ func displayNames(name, display string) func(string) string {
 		}
 		return filepath.Join(filepath.Dir(display), filepath.FromSlash(rel))
 	}
-}
-
-// MergeSources lists the files several loads of one scenario read (the
-// base and each design, say): the scenario first, then the others by
-// name, each once. Each load reads the files anew, so a file edited in
-// between would have the loads simulate different bytes; that is an
-// error, naming the file.
-func MergeSources(loads ...*Loaded) ([]Source, error) {
-	var out []Source
-	seen := map[string][]byte{}
-	for _, l := range loads {
-		for _, src := range l.Sources() {
-			data, ok := seen[src.Name]
-			switch {
-			case !ok:
-				seen[src.Name] = src.Data
-				out = append(out, src)
-			case !bytes.Equal(data, src.Data):
-				return nil, fmt.Errorf("%s changed while it was being read", src.Name)
-			}
-		}
-	}
-	if len(out) > 1 {
-		slices.SortFunc(out[1:], func(a, b Source) int { return cmp.Compare(a.Name, b.Name) })
-	}
-	return out, nil
 }
