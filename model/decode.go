@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -196,8 +198,23 @@ func floatOf(n *yaml.Node) (float64, bool) {
 	return f, true
 }
 
-// fieldsOf lists a struct's YAML keys in declaration order.
+// structFields are a struct's YAML keys, in declaration order, and the
+// index of each key's field.
+type structFields struct {
+	names []string
+	index map[string]int
+}
+
+// fieldCache holds fieldsOf's answer per struct type: every mapping the
+// decoder meets asks, once per design, perturbation and draw loaded.
+var fieldCache sync.Map // reflect.Type -> structFields
+
+// fieldsOf lists a struct's YAML keys in declaration order. Both results
+// are shared by every caller, who must not change them.
 func fieldsOf(t reflect.Type) (names []string, index map[string]int) {
+	if f, ok := fieldCache.Load(t); ok {
+		return f.(structFields).names, f.(structFields).index
+	}
 	index = map[string]int{}
 	for i := 0; i < t.NumField(); i++ {
 		tag := t.Field(i).Tag.Get("yaml")
@@ -208,6 +225,10 @@ func fieldsOf(t reflect.Type) (names []string, index map[string]int) {
 		names = append(names, name)
 		index[name] = i
 	}
+	// Clipped, so that a caller's append copies instead of writing into
+	// the shared array.
+	names = slices.Clip(names)
+	fieldCache.Store(t, structFields{names, index})
 	return names, index
 }
 

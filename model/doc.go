@@ -5,7 +5,8 @@
 // sweeps aggregate.
 //
 // It never touches the command line, the terminal or the wall clock; files
-// are read only through the fs.FS a caller hands to Load, which keeps the
-// bytes it read (Loaded.Sources), and results are returned as values for
-// the caller to print or write.
+// are read only through the fs.FS a caller hands to Parse (or Load), each
+// once: a Document keeps the bytes it read (Document.Sources,
+// Loaded.Sources), and every design, override and draw loads from it in
+// memory. Results are returned as values for the caller to print or write.
 package model

@@ -16,17 +16,22 @@ import (
 
 // LoadOptions choose what to load on top of the base scenario.
 type LoadOptions struct {
-	Design string   // a name under designs:, overlaid on the base; "" for the base; "a+b" applies a, then b
-	Sets   []string // path=value overrides, applied after the design, in order
-	// Scales are path=factor overrides applied after Sets: the value at
-	// path (a distribution, a duration or a number) multiplied by factor,
-	// a distribution keeping its shape. A named distribution, included
-	// ones too, is scaled at distributions.NAME for every use of it.
+	Design string // a name under designs:, overlaid on the base; "" for the base; "a+b" applies a, then b
+	// Overrides are parsed --set and --scale overrides (ParseOverrides).
+	// The sets apply after the design, in order; the scales after the
+	// sets and after ranges become their point values, in order.
+	Overrides []Override
+	// Sets and Scales are overrides as text, parsed as they are applied:
+	// each set before the sets of Overrides, each scale before its
+	// scales. A scale multiplies the value at path (a distribution, a
+	// duration or a number) by factor, a distribution keeping its shape;
+	// a named distribution, included ones too, is scaled at
+	// distributions.NAME for every use of it.
+	Sets   []string
 	Scales []string
-	// DisplayName is what errors and Sources call the scenario file, such
-	// as the path a user typed when fsys is the folder it names; "" for
-	// the name inside fsys. Files read beside the scenario (includes,
-	// empirical data) go by their path relative to it.
+	// DisplayName is, for Load and LoadBytes, what errors and Sources
+	// call the scenario file (see ParseOptions); a Document keeps the
+	// name it was parsed with.
 	DisplayName string
 }
 
@@ -46,88 +51,25 @@ type Loaded struct {
 }
 
 // Load reads the scenario at name from fsys, overlays the design and the
-// overrides, and decodes it strictly. Every problem is reported with
-// file:line:column; the error is an ErrorList when there are several.
+// overrides, and decodes it strictly: Parse, then Document.Load. Every
+// problem is reported with file:line:column; the error is an ErrorList
+// when there are several.
 func Load(fsys fs.FS, name string, opts LoadOptions) (*Loaded, error) {
-	data, err := readRegular(fsys, name)
+	d, err := Parse(fsys, name, ParseOptions{DisplayName: opts.DisplayName})
 	if err != nil {
-		return nil, &Error{File: displayNames(name, opts.DisplayName)(name), Msg: fsErrorText(err)}
+		return nil, err
 	}
-	return LoadBytes(fsys, name, data, opts)
+	return d.Load(opts)
 }
 
 // LoadBytes is Load for a scenario already in memory; includes and
 // empirical files are still read from fsys relative to name.
 func LoadBytes(fsys fs.FS, name string, data []byte, opts LoadOptions) (*Loaded, error) {
-	display := displayNames(name, opts.DisplayName)
-	rec := &reads{fsys: fsys, display: display}
-	rec.add(display(name), data)
-	pos := &positions{main: display(name), display: display, fileOf: map[*yaml.Node]string{}}
-	root, err := parseYAML(pos.main, data)
+	d, err := ParseBytes(fsys, name, data, ParseOptions{DisplayName: opts.DisplayName})
 	if err != nil {
 		return nil, err
 	}
-	// Included distributions join the document before any overlay, so a
-	// design or an override can replace one by its name as it would one
-	// the scenario defines itself.
-	if err := spliceIncludes(pos, rec, name, root); err != nil {
-		return nil, err
-	}
-	designs := takeKey(root, "designs")
-	cp := &copier{pos: pos}
-	if opts.Design != "" {
-		// Designs joined with + apply in order, each over the result of the
-		// ones before, so that a workload variant composes with a system
-		// design without a third overlay that repeats both.
-		names := strings.Split(opts.Design, "+")
-		for _, name := range names {
-			overlay, err := findDesign(pos, designs, name)
-			if err != nil {
-				return nil, err
-			}
-			if len(names) > 1 {
-				// A later overlay merges into what an earlier one added;
-				// a copy keeps the design's own definition intact.
-				if overlay = cp.copy(overlay, "designs."+name); overlay == nil {
-					return nil, cp.err
-				}
-			}
-			var errs ErrorList
-			mergeOverlay(cp, root, overlay, "", "design "+strconv.Quote(name), &errs)
-			if cp.err != nil {
-				return nil, cp.err
-			}
-			if len(errs) > 0 {
-				return nil, errs
-			}
-		}
-	}
-	for _, s := range opts.Sets {
-		if err := applySet(cp, root, s); err != nil {
-			return nil, err
-		}
-	}
-	// Ranges become their point values after the overrides (an override
-	// of a range replaces it) and before the scales (which scale the point).
-	uncertain, err := takeUncertain(pos, root)
-	if err != nil {
-		return nil, err
-	}
-	for _, s := range opts.Scales {
-		if err := applyScale(pos, root, s); err != nil {
-			return nil, err
-		}
-	}
-	if designs != nil {
-		root.Content = append(root.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "designs"}, designs)
-	}
-	d := &decoder{pos: pos}
-	sc := &Scenario{}
-	d.decode(root, reflect.ValueOf(sc).Elem(), "")
-	if len(d.errs) > 0 {
-		return nil, d.errs.sorted()
-	}
-	return &Loaded{Scenario: sc, Design: opts.Design, File: name, fsys: rec, pos: pos, read: rec, root: root, uncertain: uncertain}, nil
+	return d.Load(opts)
 }
 
 func fsErrorText(err error) string {
@@ -380,92 +322,6 @@ func schemaKeys(path string) map[string]bool {
 	return keys
 }
 
-// applySet applies one path=value override.
-func applySet(cp *copier, root *yaml.Node, s string) error {
-	pos := cp.pos
-	label := "--set " + s
-	p, value, ok := strings.Cut(s, "=")
-	if !ok || strings.TrimSpace(p) == "" {
-		return &Error{File: label, Msg: "expected path=value, e.g. components.api.servers=8"}
-	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal([]byte(value), &doc); err != nil {
-		return &Error{File: label, Msg: "value is not valid YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")}
-	}
-	var v *yaml.Node
-	if len(doc.Content) == 0 {
-		v = &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null"}
-	} else {
-		v = doc.Content[0]
-	}
-	pos.mark(v, label)
-	unposition(v) // positions inside a flag value would only confuse
-	if errs := repeatedKeys(label, v, strings.TrimSpace(p)); len(errs) > 0 {
-		return errs
-	}
-	node := root
-	segs := strings.Split(strings.TrimSpace(p), ".")
-	for i, seg := range segs {
-		last := i == len(segs)-1
-		switch node.Kind {
-		case yaml.MappingNode:
-			j, exists := lookup(node, seg)
-			if !exists && !isNull(v) {
-				// A new name where only existing ones make sense is a typo
-				// that would otherwise change nothing, silently.
-				if err := newNameErr(root, segs[:i+1]); err != nil {
-					return &Error{File: label, Msg: err.Error()}
-				}
-			}
-			switch {
-			case last && isNull(v):
-				if !exists {
-					return &Error{File: label, Msg: fmt.Sprintf("cannot remove %s: no such key", strings.Join(segs[:i+1], "."))}
-				}
-				node.Content = append(node.Content[:j], node.Content[j+2:]...)
-			case last && exists:
-				node.Content[j+1] = v
-			case last:
-				k := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: seg}
-				pos.mark(k, label)
-				node.Content = append(node.Content, k, v)
-			case exists:
-				if node = cp.own(&node.Content[j+1], strings.Join(segs[:i+1], ".")); node == nil {
-					return cp.err
-				}
-				node = resolve(node)
-			case schemaKeys(strings.Join(segs[:i], "."))[seg]:
-				// A key the schema has but the scenario left at its
-				// default (limits:, a component's optional map) is made.
-				k := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: seg}
-				m := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
-				pos.mark(k, label)
-				pos.mark(m, label)
-				node.Content = append(node.Content, k, m)
-				node = m
-			default:
-				return &Error{File: label, Msg: fmt.Sprintf("no such key %s in the scenario", strings.Join(segs[:i+1], "."))}
-			}
-		case yaml.SequenceNode:
-			idx, err := strconv.Atoi(seg)
-			if err != nil || idx < 0 || idx >= len(node.Content) {
-				return &Error{File: label, Msg: fmt.Sprintf("%s is a list of %d; %q is not an index in it", strings.Join(segs[:i], "."), len(node.Content), seg)}
-			}
-			if last {
-				node.Content[idx] = v
-			} else {
-				if node = cp.own(&node.Content[idx], strings.Join(segs[:i+1], ".")); node == nil {
-					return cp.err
-				}
-				node = resolve(node)
-			}
-		default:
-			return &Error{File: label, Msg: fmt.Sprintf("%s is a single value; it has no key %q", strings.Join(segs[:i], "."), seg)}
-		}
-	}
-	return nil
-}
-
 func unposition(n *yaml.Node) {
 	n.Line, n.Column = 0, 0
 	for _, c := range n.Content {
@@ -477,7 +333,7 @@ func unposition(n *yaml.Node) {
 // include: to its distributions: mapping, marked with their file for
 // errors. A name defined both in an included file and in the scenario is
 // an error: which of the two is meant cannot be told.
-func spliceIncludes(pos *positions, fsys *reads, file string, root *yaml.Node) error {
+func spliceIncludes(pos *positions, fsys *fileCache, file string, root *yaml.Node) error {
 	j, ok := lookup(root, "include")
 	if !ok {
 		return nil

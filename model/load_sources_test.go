@@ -70,26 +70,50 @@ func TestSourcesIncludeEmpiricalData(t *testing.T) {
 	}
 }
 
-// Loads of one scenario merge into one list of files, each once, unless a
-// file changed between them.
-func TestMergeSources(t *testing.T) {
+// A document reads each file once: loads and compiles after the files
+// changed on disk still see the bytes first read, and the document's
+// Sources list every file any of them read, the scenario first, then by
+// name.
+func TestDocumentReadsEachFileOnce(t *testing.T) {
 	fit := "distributions:\n  service: exponential(mean=0.5s)\n"
-	fsys := fstest.MapFS{"s.yaml": {Data: []byte(withInclude)}, "cal/fit.yaml": {Data: []byte(fit)}}
-	load := func() *model.Loaded {
+	scenario := strings.Replace(withInclude, "steps: [{use: app, work: service}]",
+		"steps: [{use: app, work: service}, {use: app, work: zeta}]", 1) +
+		"designs:\n  measured:\n    distributions: {zeta: empirical(file=times.csv)}\n"
+	scenario = strings.Replace(scenario, "include: [cal/fit.yaml]\n", "include: [cal/fit.yaml]\ndistributions:\n  zeta: 1s\n", 1)
+	fsys := fstest.MapFS{"s.yaml": {Data: []byte(scenario)}, "cal/fit.yaml": {Data: []byte(fit)}, "times.csv": {Data: []byte("0.1\n0.2\n")}}
+	doc, err := model.Parse(fsys, "s.yaml", model.ParseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	compile := func(design string) *model.Loaded {
 		t.Helper()
-		l, err := model.Load(fsys, "s.yaml", model.LoadOptions{})
+		l, err := doc.Load(model.LoadOptions{Design: design})
 		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := l.Compile(); err != nil {
 			t.Fatal(err)
 		}
 		return l
 	}
-	a, b := load(), load()
-	merged, err := model.MergeSources(a, b)
-	if err != nil || len(merged) != 2 || merged[0].Name != "s.yaml" || merged[1].Name != "cal/fit.yaml" {
-		t.Fatalf("merged %+v, error %v", merged, err)
+	base := compile("")
+	first := compile("measured")
+	fsys["s.yaml"] = &fstest.MapFile{Data: []byte("garbage: [")}
+	fsys["cal/fit.yaml"] = &fstest.MapFile{Data: []byte(strings.Replace(fit, "0.5s", "-1s", 1))}
+	fsys["times.csv"] = &fstest.MapFile{Data: []byte("nonsense\n-1\n")}
+	again := compile("measured")
+	if src := base.Sources(); len(src) != 2 || src[1].Name != "cal/fit.yaml" {
+		t.Fatalf("the base's sources %+v", src)
 	}
-	fsys["cal/fit.yaml"] = &fstest.MapFile{Data: []byte(strings.Replace(fit, "0.5s", "0.6s", 1))}
-	if _, err := model.MergeSources(a, load()); err == nil || err.Error() != "cal/fit.yaml changed while it was being read" {
-		t.Fatalf("error %v", err)
+	for _, l := range []*model.Loaded{first, again} {
+		src := l.Sources()
+		if len(src) != 3 || src[0].Name != "s.yaml" || src[1].Name != "cal/fit.yaml" || src[2].Name != "times.csv" ||
+			string(src[1].Data) != fit || string(src[2].Data) != "0.1\n0.2\n" {
+			t.Fatalf("sources %+v", src)
+		}
+	}
+	src := doc.Sources()
+	if len(src) != 3 || src[0].Name != "s.yaml" || string(src[0].Data) != scenario || src[1].Name != "cal/fit.yaml" || src[2].Name != "times.csv" {
+		t.Fatalf("the document's sources %+v", src)
 	}
 }

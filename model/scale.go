@@ -10,19 +10,14 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// applyScale applies one path=factor override: the value at path times
+// applyScale applies a --scale override: the value at its path times its
 // factor. A distribution keeps its family and shape (sim.Dist.Scale), a
 // duration and a number are multiplied; a count must stay whole.
-func applyScale(pos *positions, root *yaml.Node, s string) error {
-	label := "--scale " + s
-	p, text, ok := strings.Cut(s, "=")
-	p = strings.TrimSpace(p)
-	if !ok || p == "" {
+func (o Override) applyScale(root *yaml.Node) error {
+	label := o.String()
+	p, f := o.Path, o.Factor
+	if p == "" || !(f > 0) || math.IsInf(f, 0) {
 		return &Error{File: label, Msg: "expected path=factor, e.g. distributions.service=1.1"}
-	}
-	f, err := strconv.ParseFloat(strings.TrimSpace(text), 64)
-	if err != nil || !(f > 0) || math.IsInf(f, 0) {
-		return &Error{File: label, Msg: fmt.Sprintf("the factor must be a number > 0, got %q", strings.TrimSpace(text))}
 	}
 	segs := strings.Split(p, ".")
 	n, msg := findNode(root, segs)

@@ -492,3 +492,17 @@ func DrawSets(us []Uncertain, seed uint64) []string {
 	}
 	return sets
 }
+
+// DrawOverrides is DrawSets as overrides to load with (LoadOptions.Overrides
+// after the command line's): the draw of replication seed.
+func DrawOverrides(us []Uncertain, seed uint64) ([]Override, error) {
+	var out []Override
+	for _, s := range DrawSets(us, seed) {
+		o, err := ParseSet(s)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, o)
+	}
+	return out, nil
+}

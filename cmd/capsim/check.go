@@ -138,7 +138,11 @@ func runCheck(ctx context.Context, io *IOStreams, opts *checkOptions) error {
 		}
 		patterns[name] = pattern
 	}
-	c, l, cerr := compileScenario(opts.Scenario, model.LoadOptions{Design: opts.Design, Sets: opts.Sets, Scales: opts.Scales})
+	doc, overrides, cerr := openScenario(opts.Scenario, opts.Sets, opts.Scales)
+	if cerr != nil {
+		return cerr
+	}
+	c, l, cerr := compileDesign(doc, model.LoadOptions{Design: opts.Design, Overrides: overrides})
 	if cerr != nil {
 		return cerr
 	}

@@ -27,7 +27,11 @@ func recordShop(t *testing.T, dir string, seed uint64, sets ...string) (nginx, k
 
 func recordShopDesign(t *testing.T, dir, design string, seed uint64, sets ...string) (nginx, k6, app string) {
 	t.Helper()
-	c, _, err := compileScenario(shop, model.LoadOptions{Design: design, Sets: sets})
+	doc, overrides, err := openScenario(shop, sets, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _, err := compileDesign(doc, model.LoadOptions{Design: design, Overrides: overrides})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -75,7 +75,11 @@ func runRun(ctx context.Context, io *IOStreams, opts *runOptions) error {
 	if opts.Multiplier <= 0 || math.IsNaN(opts.Multiplier) || math.IsInf(opts.Multiplier, 0) {
 		return usageErr("--multiplier must be a number > 0, got %g", opts.Multiplier)
 	}
-	c, l, cerr := compileScenario(opts.Scenario, model.LoadOptions{Design: opts.Design, Sets: opts.Sets, Scales: opts.Scales})
+	doc, overrides, cerr := openScenario(opts.Scenario, opts.Sets, opts.Scales)
+	if cerr != nil {
+		return cerr
+	}
+	c, l, cerr := compileDesign(doc, model.LoadOptions{Design: opts.Design, Overrides: overrides})
 	if cerr != nil {
 		return cerr
 	}

@@ -13,9 +13,10 @@ import (
 	"capsim/scenarios"
 )
 
-// loadScenario resolves a scenario argument — a file path, or the name of an
-// embedded scenario — and loads it with a design and overrides.
-func loadScenario(arg string, opts model.LoadOptions) (*model.Loaded, error) {
+// parseScenario resolves a scenario argument — a file path, or the name of
+// an embedded scenario — and parses it: once per command, every design,
+// perturbation and draw then loads from the document.
+func parseScenario(arg string) (*model.Document, error) {
 	if arg == "" {
 		arg = scenarios.Default
 	}
@@ -26,25 +27,48 @@ func loadScenario(arg string, opts model.LoadOptions) (*model.Loaded, error) {
 		}
 		// Errors name the files under the path typed, not their names
 		// inside the folder's file system.
-		opts.DisplayName = arg
-		return loadHinted(os.DirFS(dir), file, opts)
+		return model.Parse(os.DirFS(dir), file, model.ParseOptions{DisplayName: arg})
 	}
 	if _, ok := scenarios.Get(arg); !ok {
 		return nil, usageErr("no scenario file or embedded scenario called %q%s (embedded: %s)", arg, didYouMean(arg, scenarios.List()), strings.Join(scenarios.List(), ", "))
 	}
-	return loadHinted(scenarios.FS(), scenarios.File(arg), opts)
+	return model.Parse(scenarios.FS(), scenarios.File(arg), model.ParseOptions{})
 }
 
-// loadHinted is model.Load, with the design nearest an unknown one named
-// in the error.
-func loadHinted(fsys fs.FS, file string, opts model.LoadOptions) (*model.Loaded, error) {
-	l, err := model.Load(fsys, file, opts)
+// openScenario parses the scenario argument and the command line's
+// overrides, each once; every failure is a usage error (exit 2).
+func openScenario(arg string, sets, scales []string) (*model.Document, []model.Override, error) {
+	doc, err := parseScenario(arg)
+	if err != nil {
+		return nil, nil, scenarioErr(err)
+	}
+	overrides, err := model.ParseOverrides(sets, scales)
+	if err != nil {
+		return nil, nil, scenarioErr(err)
+	}
+	return doc, overrides, nil
+}
+
+// loadScenario parses the scenario argument and loads it once, with a
+// design and overrides.
+func loadScenario(arg string, opts model.LoadOptions) (*model.Loaded, error) {
+	doc, err := parseScenario(arg)
+	if err != nil {
+		return nil, err
+	}
+	return loadDesign(doc, opts)
+}
+
+// loadDesign is Document.Load, with the design nearest an unknown one
+// named in the error.
+func loadDesign(doc *model.Document, opts model.LoadOptions) (*model.Loaded, error) {
+	l, err := doc.Load(opts)
 	if err == nil || opts.Design == "" {
 		return l, err
 	}
-	// Only now is the scenario loaded bare, to learn its designs: a
-	// scenario that loads is not read twice.
-	bare, berr := model.Load(fsys, file, model.LoadOptions{DisplayName: opts.DisplayName})
+	// Only now is the scenario loaded bare, to learn its designs: from the
+	// document, as parsed.
+	bare, berr := doc.Load(model.LoadOptions{})
 	if berr != nil {
 		return nil, err
 	}
@@ -70,10 +94,10 @@ func isPath(arg string) bool {
 	return strings.ContainsAny(arg, "/\\") || strings.HasSuffix(arg, ".yaml") || strings.HasSuffix(arg, ".yml")
 }
 
-// compileScenario loads and compiles; every failure is a usage error (exit 2)
-// because the fix is in the scenario or the flags.
-func compileScenario(arg string, opts model.LoadOptions) (*model.Compiled, *model.Loaded, error) {
-	l, err := loadScenario(arg, opts)
+// compileDesign loads a design from doc and compiles it; every failure is
+// a usage error (exit 2) because the fix is in the scenario or the flags.
+func compileDesign(doc *model.Document, opts model.LoadOptions) (*model.Compiled, *model.Loaded, error) {
+	l, err := loadDesign(doc, opts)
 	if err != nil {
 		return nil, nil, scenarioErr(err)
 	}

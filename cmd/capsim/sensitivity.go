@@ -144,7 +144,11 @@ func runSensitivity(ctx context.Context, io *IOStreams, opts *sensitivityOptions
 	if opts.Refine < 0 {
 		return usageErr("--refine must be >= 0, got %d", opts.Refine)
 	}
-	base, err := loadScenario(opts.Scenario, model.LoadOptions{Sets: opts.Sets, Scales: opts.Scales})
+	doc, overrides, err := openScenario(opts.Scenario, opts.Sets, opts.Scales)
+	if err != nil {
+		return err
+	}
+	base, err := loadDesign(doc, model.LoadOptions{Overrides: overrides})
 	if err != nil {
 		return scenarioErr(err)
 	}
@@ -158,7 +162,6 @@ func runSensitivity(ctx context.Context, io *IOStreams, opts *sensitivityOptions
 		params       []model.Param
 	}
 	var plans []planned
-	loaded := []*model.Loaded{base} // every load, for the shards' key
 	seen := map[string]bool{}
 	for _, name := range designs {
 		if seen[name] {
@@ -169,7 +172,7 @@ func runSensitivity(ctx context.Context, io *IOStreams, opts *sensitivityOptions
 		if name == baseDesign && !slices.Contains(sc.Designs.Names(), baseDesign) {
 			design = ""
 		}
-		l, err := loadScenario(opts.Scenario, model.LoadOptions{Design: design, Sets: opts.Sets, Scales: opts.Scales})
+		l, err := loadDesign(doc, model.LoadOptions{Design: design, Overrides: overrides})
 		if err != nil {
 			return scenarioErr(err)
 		}
@@ -180,7 +183,6 @@ func runSensitivity(ctx context.Context, io *IOStreams, opts *sensitivityOptions
 			}
 			return usageErr("--params: %v", err)
 		}
-		loaded = append(loaded, l)
 		plans = append(plans, planned{name, design, params})
 	}
 	if opts.List {
@@ -216,25 +218,24 @@ func runSensitivity(ctx context.Context, io *IOStreams, opts *sensitivityOptions
 	// and overrides: the delta, and every perturbation's override.
 	extra := []string{"delta " + strconv.FormatFloat(delta, 'g', -1, 64)}
 	for _, p := range plans {
-		c, _, err := compileScenario(opts.Scenario, model.LoadOptions{Design: p.design, Sets: opts.Sets, Scales: opts.Scales})
+		c, _, err := compileDesign(doc, model.LoadOptions{Design: p.design, Overrides: overrides})
 		if err != nil {
 			return err
 		}
 		extra = append(extra, "design "+p.name)
 		d := sensitivity.Design{Name: p.name, Base: c, Perturbations: sensitivity.Plan(p.params, delta)}
 		for _, pt := range d.Perturbations {
-			lo := model.LoadOptions{Design: p.design, Sets: opts.Sets, Scales: opts.Scales}
-			if pt.Set != "" {
-				lo.Sets = append(append([]string{}, opts.Sets...), pt.Set)
-			} else {
-				lo.Scales = append(append([]string{}, opts.Scales...), pt.Scale)
+			// The perturbation's override applies after the command
+			// line's of its kind: sets after sets, scales after scales.
+			o, err := perturbationOverride(pt)
+			if err != nil {
+				return fmt.Errorf("design %s, %s %s: %w", p.name, pt.Param.Name, pt.To, err)
 			}
-			c, pl, err := compileScenario(opts.Scenario, lo)
+			c, _, err := compileDesign(doc, model.LoadOptions{Design: p.design, Overrides: append(slices.Clone(overrides), o)})
 			if err != nil {
 				return fmt.Errorf("design %s, %s %s: %w", p.name, pt.Param.Name, pt.To, err)
 			}
 			d.Compiled = append(d.Compiled, c)
-			loaded = append(loaded, pl)
 			extra = append(extra, fmt.Sprintf("%s %d set %s scale %s", pt.Param.Path, pt.Side, pt.Set, pt.Scale))
 		}
 		cfg.Designs = append(cfg.Designs, d)
@@ -243,8 +244,7 @@ func runSensitivity(ctx context.Context, io *IOStreams, opts *sensitivityOptions
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	sources := func() ([]model.Source, error) { return model.MergeSources(loaded...) }
-	job := &shardJob{command: "sensitivity", scenario: sc.Name, config: sc0, sources: sources,
+	job := &shardJob{command: "sensitivity", scenario: sc.Name, config: sc0, doc: doc,
 		sets: opts.Sets, scales: opts.Scales, extra: extra,
 		shard: opts.Shard, round: opts.Round, roundSet: opts.set["round"], merge: opts.Merge, out: opts.Out, quiet: opts.Quiet}
 	from, done, err := shardStep(ctx, io, job)
@@ -282,6 +282,21 @@ func runSensitivity(ctx context.Context, io *IOStreams, opts *sensitivityOptions
 	fmt.Fprintln(io.Out)
 	io.note(fmt.Sprintf("wrote %s: %s", opts.Out, strings.Join(names, ", ")))
 	return nil
+}
+
+// perturbationOverride is the override that makes pt, parsed.
+func perturbationOverride(pt sensitivity.Perturbation) (model.Override, error) {
+	var o model.Override
+	var err error
+	if pt.Set != "" {
+		o, err = model.ParseSet(pt.Set)
+	} else {
+		o, err = model.ParseScale(pt.Scale)
+	}
+	if err != nil {
+		return o, scenarioErr(err)
+	}
+	return o, nil
 }
 
 // tornadoSpan is the width of a row's bars: how far apart its two ends

@@ -22,8 +22,9 @@ type shardJob struct {
 	command  string       // "sweep" or "sensitivity", for progress
 	scenario string       // the scenario's name, for progress
 	config   sweep.Config // the runs, as a single machine makes them
-	// sources is every file the designs were loaded from, as read.
-	sources func() ([]model.Source, error)
+	// doc is the scenario the designs were loaded from: its Sources are
+	// every file they were loaded and compiled from, as read.
+	doc *model.Document
 	// sets and scales are the command line's overrides; extra holds
 	// whatever else decides the runs that config's design names do not
 	// say (sensitivity: the delta and every perturbation's override).
@@ -79,10 +80,7 @@ func runShard(ctx context.Context, io *IOStreams, job *shardJob) error {
 	if err := os.MkdirAll(job.out, 0o755); err != nil {
 		return usageErr("--out %s: cannot create the output folder: %v", job.out, unwrapPath(err))
 	}
-	key, err := job.key()
-	if err != nil {
-		return withCode(exitError, err)
-	}
+	key := job.key()
 	if job.round > 0 {
 		// Only the earlier rounds: this round's own files, a damaged one
 		// this run replaces included, are no input to it.
@@ -154,10 +152,7 @@ func openShards(job *shardJob, paths []string) (*sweep.Shards, error) {
 			}{bufio.NewReaderSize(f, 1<<16), f}, nil
 		}})
 	}
-	key, err := job.key()
-	if err != nil {
-		return nil, withCode(exitError, err)
-	}
+	key := job.key()
 	flag := "--merge"
 	if job.shard != "" {
 		flag = fmt.Sprintf("--round %d", job.round)
@@ -178,11 +173,7 @@ func openShards(job *shardJob, paths []string) (*sweep.Shards, error) {
 // what the later rounds run) and the job's extra lines, which set a
 // sensitivity's shards apart from a sweep's. Shards merge only with the
 // same key.
-func (job *shardJob) key() (string, error) {
-	sources, err := job.sources()
-	if err != nil {
-		return "", err
-	}
+func (job *shardJob) key() string {
 	cfg := job.config
 	h := sha256.New()
 	var designs []string
@@ -196,8 +187,8 @@ func (job *shardJob) key() (string, error) {
 	if len(job.extra) > 0 {
 		fmt.Fprintf(h, "%s\n%q\n", job.command, job.extra)
 	}
-	for _, src := range sources {
+	for _, src := range job.doc.Sources() {
 		h.Write(src.Data)
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return hex.EncodeToString(h.Sum(nil))
 }

@@ -179,9 +179,10 @@ func commandLine(cmd *cobra.Command, args []string) []string {
 
 // sweepPlan is the experiment once flags and scenario defaults are settled.
 type sweepPlan struct {
-	scenario *model.Loaded
-	loaded   []*model.Loaded // the scenario as each design loaded it
-	designs  []sweep.Design
+	doc       *model.Document  // the scenario as parsed, which every design loads from
+	overrides []model.Override // --set and --scale, parsed
+	scenario  *model.Loaded    // the base with the overrides, for the sweep's settings
+	designs   []sweep.Design
 	// drawn are the designs again, each with one program per replication
 	// drawing its uncertain values (--uncertainty), each followed by the
 	// design as written for every replication; nil without.
@@ -301,25 +302,23 @@ func gridConfig(plan *sweepPlan, opts *sweepOptions) sweep.Config {
 // sweepJob is the sweep as --shard, --round and --merge see it.
 func sweepJob(plan *sweepPlan, opts *sweepOptions) *shardJob {
 	return &shardJob{command: "sweep", scenario: plan.scenario.Scenario.Name, config: gridConfig(plan, opts),
-		sources: plan.sources, sets: opts.Sets, scales: opts.Scales,
+		doc: plan.doc, sets: opts.Sets, scales: opts.Scales,
 		shard: opts.Shard, round: opts.Round, roundSet: opts.set["round"], merge: opts.Merge, out: opts.Out, quiet: opts.Quiet}
-}
-
-// sources is every file the designs were loaded and compiled from, as
-// read: the bytes the sweep simulated.
-func (p *sweepPlan) sources() ([]model.Source, error) {
-	return model.MergeSources(append([]*model.Loaded{p.scenario}, p.loaded...)...)
 }
 
 // planSweep settles every choice before anything runs, so a bad flag
 // costs nothing and is reported with the flag's name.
 func planSweep(opts *sweepOptions) (*sweepPlan, error) {
-	l, err := loadScenario(opts.Scenario, model.LoadOptions{Sets: opts.Sets, Scales: opts.Scales})
+	doc, overrides, err := openScenario(opts.Scenario, opts.Sets, opts.Scales)
+	if err != nil {
+		return nil, err
+	}
+	l, err := loadDesign(doc, model.LoadOptions{Overrides: overrides})
 	if err != nil {
 		return nil, scenarioErr(err)
 	}
 	sd := l.Scenario.Sweep
-	plan := &sweepPlan{scenario: l, reps: opts.Replications, workers: opts.Workers}
+	plan := &sweepPlan{doc: doc, overrides: overrides, scenario: l, reps: opts.Replications, workers: opts.Workers}
 
 	multipliers, source := opts.Multipliers, "--multipliers "+opts.Multipliers
 	if !opts.set["multipliers"] && sd.Multipliers != "" {
@@ -361,17 +360,16 @@ func planSweep(opts *sweepOptions) (*sweepPlan, error) {
 		if name == baseDesign && !slices.Contains(l.Scenario.Designs.Names(), baseDesign) {
 			design = ""
 		}
-		c, dl, err := compileScenario(opts.Scenario, model.LoadOptions{Design: design, Sets: opts.Sets, Scales: opts.Scales})
+		c, dl, err := compileDesign(doc, model.LoadOptions{Design: design, Overrides: overrides})
 		if err != nil {
 			return nil, err
 		}
 		if err := dl.CheckMultiplier(plan.multipliers[len(plan.multipliers)-1]); err != nil {
 			return nil, usageErr("design %s: %v", name, err)
 		}
-		plan.loaded = append(plan.loaded, dl)
 		plan.designs = append(plan.designs, sweep.Design{Name: name, Compiled: c})
 		if opts.Uncertainty {
-			drawn, err := drawDesign(opts, name, design, dl, plan)
+			drawn, err := drawDesign(opts.Seed, name, design, dl, plan)
 			if err != nil {
 				return nil, err
 			}
@@ -406,9 +404,9 @@ func planSweep(opts *sweepOptions) (*sweepPlan, error) {
 }
 
 // drawDesign compiles design once per replication, each with its draw of
-// the uncertain values the design leaves (model.DrawSets under the
+// the uncertain values the design leaves (model.DrawOverrides under the
 // replication's seed), after the command line's overrides.
-func drawDesign(opts *sweepOptions, name, design string, dl *model.Loaded, plan *sweepPlan) (sweep.Design, error) {
+func drawDesign(seed uint64, name, design string, dl *model.Loaded, plan *sweepPlan) (sweep.Design, error) {
 	us := dl.Uncertain()
 	for _, u := range us {
 		if u.Draws() && !slices.Contains(plan.uncertain, u.Path) {
@@ -417,8 +415,12 @@ func drawDesign(opts *sweepOptions, name, design string, dl *model.Loaded, plan 
 	}
 	d := sweep.Design{Name: name}
 	for r := range plan.reps {
-		sets := append(slices.Clone(opts.Sets), model.DrawSets(us, opts.Seed+uint64(r))...)
-		c, _, err := compileScenario(opts.Scenario, model.LoadOptions{Design: design, Sets: sets, Scales: opts.Scales})
+		draw, err := model.DrawOverrides(us, seed+uint64(r))
+		if err != nil {
+			return sweep.Design{}, fmt.Errorf("design %s, replication %d's parameter draw: %w", name, r, scenarioErr(err))
+		}
+		overrides := append(slices.Clone(plan.overrides), draw...)
+		c, _, err := compileDesign(plan.doc, model.LoadOptions{Design: design, Overrides: overrides})
 		if err != nil {
 			return sweep.Design{}, fmt.Errorf("design %s, replication %d's parameter draw: %w", name, r, err)
 		}
@@ -600,10 +602,8 @@ type manifestFile struct {
 // sweepManifest records how to repeat the sweep, with the SHA-256 of the
 // very bytes simulated, not of the files as they are on disk by now.
 func sweepManifest(res *sweep.Result, plan *sweepPlan, opts *sweepOptions) ([]byte, error) {
-	sources, err := plan.sources()
-	if err != nil {
-		return nil, err
-	}
+	// Every file the designs were loaded and compiled from, as read.
+	sources := plan.doc.Sources()
 	hash := func(data []byte) string {
 		sum := sha256.Sum256(data)
 		return hex.EncodeToString(sum[:])

@@ -45,7 +45,15 @@ scenario has a problem.`,
 // validateOne checks the base and each design, so a design that breaks the
 // scenario is caught before a sweep reaches it.
 func validateOne(arg, design string, sets []string) error {
-	l, err := loadScenario(arg, model.LoadOptions{Design: design, Sets: sets})
+	doc, err := parseScenario(arg)
+	if err != nil {
+		return err
+	}
+	overrides, err := model.ParseOverrides(sets, nil)
+	if err != nil {
+		return err
+	}
+	l, err := loadDesign(doc, model.LoadOptions{Design: design, Overrides: overrides})
 	if err != nil {
 		return err
 	}
@@ -57,7 +65,7 @@ func validateOne(arg, design string, sets []string) error {
 	}
 	var errs []error
 	for _, d := range l.Scenario.Designs.Names() {
-		ld, err := loadScenario(arg, model.LoadOptions{Design: d, Sets: sets})
+		ld, err := loadDesign(doc, model.LoadOptions{Design: d, Overrides: overrides})
 		if err == nil {
 			_, err = ld.Compile()
 		}
