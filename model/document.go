@@ -80,6 +80,14 @@ func (d *Document) Load(opts LoadOptions) (*Loaded, error) {
 	rec := &reads{cache: d.files, files: append([]Source(nil), d.parsed...)}
 	designs := takeKey(root, "designs")
 	cp := &copier{pos: pos}
+	for _, o := range opts.Base {
+		if o.Scale {
+			return nil, &Error{File: o.String(), Msg: "a scale cannot apply to the base before the designs: give it as a set"}
+		}
+		if err := o.applySet(cp, root); err != nil {
+			return nil, err
+		}
+	}
 	if opts.Design != "" {
 		// Designs joined with + apply in order, each over the result of the
 		// ones before, so that a workload variant composes with a system

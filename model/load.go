@@ -21,6 +21,11 @@ type LoadOptions struct {
 	// The sets apply after the design, in order; the scales after the
 	// sets and after ranges become their point values, in order.
 	Overrides []Override
+	// Base are set overrides applied to the base scenario before any
+	// design: values of the system every design inherits unless it
+	// changes them itself, as a fit's point is (a design that removes the
+	// component drops the value with it). Scales are refused here.
+	Base []Override
 	// Sets and Scales are overrides as text, parsed as they are applied:
 	// each set before the sets of Overrides, each scale before its
 	// scales. A scale multiplies the value at path (a distribution, a

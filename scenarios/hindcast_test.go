@@ -2,19 +2,12 @@ package scenarios_test
 
 import (
 	"context"
-	"slices"
 	"testing"
 
 	"capsim/model"
 	"capsim/model/hindcast"
 	"capsim/scenarios"
 )
-
-// pendingTrip lists the trip observations the model disagrees with today.
-// The trip's model is being corrected for them; until then they are
-// reported, not failed. Every other trip observation must agree, and an id
-// here that comes to agree fails the test, so that it leaves the list.
-var pendingTrip = []string{"000-112", "000-116", "000-117", "000-118", "000-142", "000-45", "000-64", "000-65"}
 
 // hindcastReplications is each scenario's replications per observation
 // where the default would be slow: enough for a verdict, few enough to keep
@@ -47,36 +40,25 @@ func TestEverySeedScenarioAgreesWithItsObservations(t *testing.T) {
 				r = defaultHindcastReplications
 			}
 			rep, err := hindcast.Run(context.Background(), hindcast.Config{
-				Base: base, Load: embeddedVariant(name), Replications: r, Seed: 1})
+				Base: base, Load: embeddedVariant(t, name), Replications: r, Seed: 1})
 			if err != nil {
 				t.Fatal(err)
 			}
 			t.Logf("%s: %s", name, rep.Summary())
-			pending := map[string]bool{}
-			if name == "trip" {
-				for _, id := range pendingTrip {
-					pending[id] = true
-				}
-			}
 			for i := range rep.Items {
 				it := &rep.Items[i]
 				switch {
+				case it.Obs.Exception != "" && it.Agrees:
+					// A weak rule can pass what the label explains (a
+					// wide band of few runs): said, not failed.
+					t.Logf("%s, labelled an exception, agrees by its rule (simulated %.4g, observed %.4g-%.4g): see whether the label still holds",
+						it.Obs.ID, it.Simulated, it.ObsLo, it.ObsHi)
 				case it.Obs.Exception != "":
 					t.Logf("exception %s (%s): observed %.4g-%.4g, simulated %.4g (%.4g-%.4g): %s",
 						it.Obs.ID, it.Obs.What, it.ObsLo, it.ObsHi, it.Simulated, it.Lo, it.Hi, it.Obs.Exception)
-				case pending[it.Obs.ID] && it.Agrees:
-					t.Errorf("%s now agrees (simulated %.4g, observed %.4g-%.4g): take it off pendingTrip", it.Obs.ID, it.Simulated, it.ObsLo, it.ObsHi)
-				case pending[it.Obs.ID]:
-					t.Logf("pending %s (%s): observed %.4g-%.4g, simulated %.4g (%.4g-%.4g)",
-						it.Obs.ID, it.Obs.What, it.ObsLo, it.ObsHi, it.Simulated, it.Lo, it.Hi)
 				case !it.Agrees:
 					t.Errorf("%s (%s, %s): observed %.4g-%.4g, simulated %.4g (%.4g-%.4g), %s, implausibility %.1f",
 						it.Obs.ID, it.Obs.What, it.Role(), it.ObsLo, it.ObsHi, it.Simulated, it.Lo, it.Hi, it.Rule, it.Implausibility)
-				}
-			}
-			for id := range pending {
-				if !slices.ContainsFunc(rep.Items, func(j hindcast.Judged) bool { return j.Obs.ID == id }) {
-					t.Errorf("pendingTrip names %s, which the trip has no observation of", id)
 				}
 			}
 		})
@@ -87,10 +69,19 @@ func TestEverySeedScenarioAgreesWithItsObservations(t *testing.T) {
 }
 
 // embeddedVariant builds an observation's scenario from the embedded
-// library, under its design and settings, as capsim hindcast does.
-func embeddedVariant(name string) hindcast.Variant {
-	return func(design string, sets []string) (*model.Loaded, *model.Compiled, error) {
-		l, err := model.Load(scenarios.FS(), scenarios.File(name), model.LoadOptions{Design: design, Sets: sets})
+// library, parsed once, under its design and settings, as capsim hindcast
+// does.
+func embeddedVariant(t *testing.T, name string) hindcast.Variant {
+	doc, err := model.Parse(scenarios.FS(), scenarios.File(name), model.ParseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func(design string, base, sets []string) (*model.Loaded, *model.Compiled, error) {
+		b, err := model.ParseOverrides(base, nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		l, err := doc.Load(model.LoadOptions{Design: design, Base: b, Sets: sets})
 		if err != nil {
 			return nil, nil, err
 		}

@@ -62,7 +62,7 @@ Exit 0 when some point is plausible, 3 when none is, 2 for bad input.`,
 	f.IntVarP(&opts.Replications, "replications", "r", 10, "simulated runs per observation and point")
 	f.Uint64Var(&opts.Seed, "seed", 1, "master seed of the runs and of the design's points")
 	f.StringSliceVar(&opts.Only, "only", nil, "score only these observation `IDS` (comma-separated)")
-	f.StringArrayVar(&opts.Sets, "set", nil, "override a scenario value, path=value (repeatable)")
+	f.StringArrayVar(&opts.Sets, "set", nil, "override a value of the base scenario, before any design, path=value (repeatable)")
 	f.StringArrayVar(&opts.Scales, "scale", nil, "multiply a distribution, duration or number, path=factor (repeatable)")
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress on stderr")
 	return cmd
@@ -124,19 +124,16 @@ func runFit(ctx context.Context, io *IOStreams, opts *fitOptions) error {
 	if opts.Waves < 0 || opts.Waves > 10 {
 		return usageErr("--waves must be between 0 and 10, got %d", opts.Waves)
 	}
-	base, err := loadScenario(opts.Scenario, model.LoadOptions{Sets: opts.Sets, Scales: opts.Scales})
+	doc, sets, scales, base, err := openObserved(opts.Scenario, opts.Sets, opts.Scales)
 	if err != nil {
-		return scenarioErr(err)
-	}
-	if _, err := base.Observations(); err != nil {
-		return scenarioErr(err)
+		return err
 	}
 	params, err := fitParams(base, opts.Params)
 	if err != nil {
 		return err
 	}
 	cfg := hindcast.FitConfig{Params: params, Points: opts.Points, Waves: opts.Waves, Seed: opts.Seed,
-		Hindcast: hindcast.Config{Base: base, Load: variants(opts.Scenario, opts.Sets, opts.Scales), Only: opts.Only,
+		Hindcast: hindcast.Config{Base: base, Load: variants(doc, sets, scales), Only: opts.Only,
 			Replications: opts.Replications, Seed: opts.Seed}}
 	cfg.Progress = func(int, int) {}
 	res, err := watchCount(io, "fit", base.Scenario.Name, "points", opts.Quiet, &cfg.Progress, func() (*hindcast.FitResult, error) {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"capsim/model"
@@ -70,7 +71,7 @@ bad input.`,
 	f.IntVarP(&opts.Replications, "replications", "r", 20, "simulated runs per observation")
 	f.Uint64Var(&opts.Seed, "seed", 1, "master seed of the first replication (the others take the next seeds)")
 	f.StringSliceVar(&opts.Only, "only", nil, "judge only these observation `IDS` (comma-separated)")
-	f.StringArrayVar(&opts.Sets, "set", nil, "override a scenario value for every observation, path=value (repeatable)")
+	f.StringArrayVar(&opts.Sets, "set", nil, "override a value of the base scenario for every observation, before its design, path=value (repeatable)")
 	f.StringArrayVar(&opts.Scales, "scale", nil, "multiply a distribution, duration or number, path=factor (repeatable)")
 	f.BoolVar(&opts.JSON, "json", false, "print the judged observations as JSON")
 	f.BoolVar(&opts.Markdown, "markdown", false, "print the judged observations as a markdown table of claims, for a page")
@@ -78,28 +79,59 @@ bad input.`,
 	return cmd
 }
 
-// variants builds each observation's scenario from the command line's
-// scenario argument, its overrides first.
-func variants(scenario string, sets, scales []string) hindcast.Variant {
-	return func(design string, extra []string) (*model.Loaded, *model.Compiled, error) {
-		all := append(append([]string(nil), sets...), extra...)
-		c, l, err := compileScenario(scenario, model.LoadOptions{Design: design, Sets: all, Scales: scales})
+// variants builds each observation's scenario from the document: the
+// command line's --set and the caller's base settings on the base, before
+// the design; the observation's own settings and the --scale after it.
+func variants(doc *model.Document, sets []model.Override, scales []model.Override) hindcast.Variant {
+	return func(design string, base, own []string) (*model.Loaded, *model.Compiled, error) {
+		extra, err := model.ParseOverrides(base, nil)
+		if err != nil {
+			return nil, nil, scenarioErr(err)
+		}
+		after, err := model.ParseOverrides(own, nil)
+		if err != nil {
+			return nil, nil, scenarioErr(err)
+		}
+		c, l, err := compileDesign(doc, model.LoadOptions{Design: design, Base: append(slices.Clone(sets), extra...),
+			Overrides: append(after, scales...)})
 		return l, c, err
 	}
+}
+
+// openObserved parses the scenario and the command line's overrides once,
+// and loads the base with them, for its observations.
+func openObserved(scenario string, sets, scales []string) (*model.Document, []model.Override, []model.Override, *model.Loaded, error) {
+	doc, err := parseScenario(scenario)
+	if err != nil {
+		return nil, nil, nil, nil, scenarioErr(err)
+	}
+	setOv, err := model.ParseOverrides(sets, nil)
+	if err != nil {
+		return nil, nil, nil, nil, scenarioErr(err)
+	}
+	scaleOv, err := model.ParseOverrides(nil, scales)
+	if err != nil {
+		return nil, nil, nil, nil, scenarioErr(err)
+	}
+	base, err := loadDesign(doc, model.LoadOptions{Base: setOv, Overrides: scaleOv})
+	if err != nil {
+		return nil, nil, nil, nil, scenarioErr(err)
+	}
+	if _, err := base.Observations(); err != nil {
+		return nil, nil, nil, nil, scenarioErr(err)
+	}
+	return doc, setOv, scaleOv, base, nil
 }
 
 func runHindcast(ctx context.Context, io *IOStreams, opts *hindcastOptions) error {
 	if opts.Replications < 2 || opts.Replications > hindcast.MaxReplications {
 		return usageErr("--replications must be between 2 and %d, got %d", hindcast.MaxReplications, opts.Replications)
 	}
-	base, err := loadScenario(opts.Scenario, model.LoadOptions{Sets: opts.Sets, Scales: opts.Scales})
+	doc, sets, scales, base, err := openObserved(opts.Scenario, opts.Sets, opts.Scales)
 	if err != nil {
-		return scenarioErr(err)
+		return err
 	}
-	if _, err := base.Observations(); err != nil {
-		return scenarioErr(err)
-	}
-	cfg := hindcast.Config{Base: base, Load: variants(opts.Scenario, opts.Sets, opts.Scales), Only: opts.Only,
+	cfg := hindcast.Config{Base: base, Load: variants(doc, sets, scales), Only: opts.Only,
 		Replications: opts.Replications, Seed: opts.Seed}
 	cfg.Progress = func(int, int) {}
 	rep, err := watchCount(io, "hindcast", base.Scenario.Name, "runs", opts.Quiet, &cfg.Progress, func() (*hindcast.Report, error) {

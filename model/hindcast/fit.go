@@ -121,7 +121,7 @@ func Fit(ctx context.Context, cfg FitConfig) (*FitResult, error) {
 			}
 			seen[key] = true
 			hc := cfg.Hindcast
-			hc.Sets = append(slices.Clone(cfg.Hindcast.Sets), pt.Sets...)
+			hc.BaseSets = append(slices.Clone(cfg.Hindcast.BaseSets), pt.Sets...)
 			hc.Progress = nil
 			rep, err := Run(ctx, hc)
 			if err != nil {

@@ -42,10 +42,12 @@ const Plausible = 3.0
 // MaxReplications bounds the runs per observation.
 const MaxReplications = 10_000
 
-// Variant builds the scenario an observation was measured under: its
-// design (designs joined with +) and path=value settings, applied after
-// any settings the caller adds.
-type Variant func(design string, sets []string) (*model.Loaded, *model.Compiled, error)
+// Variant builds the scenario an observation was measured under: base
+// settings applied to the base scenario before the design (values of the
+// system every design inherits, such as a fit's point), its design
+// (designs joined with +), then its own path=value settings (the test's
+// conditions).
+type Variant func(design string, base, sets []string) (*model.Loaded, *model.Compiled, error)
 
 // Config says what to hindcast and how.
 type Config struct {
@@ -53,9 +55,9 @@ type Config struct {
 	Base *model.Loaded
 	// Load builds each observation's variant.
 	Load Variant
-	// Sets are applied to every variant before each observation's own:
-	// a fit's parameter values.
-	Sets []string
+	// BaseSets are applied to the base scenario of every variant,
+	// before its design: a fit's parameter values, or a what-if.
+	BaseSets []string
 	// Only keeps the observations with these ids; empty: all.
 	Only []string
 	// Replications per observation (seeds Seed .. Seed+Replications-1).
@@ -162,7 +164,7 @@ func (r *Report) Summary() string {
 // share their runs.
 type group struct {
 	design string
-	sets   []string
+	sets   []string // the observation's own
 	mult   float64
 	obs    []int // indexes into the scenario's observations
 	prog   *model.Compiled
@@ -218,7 +220,7 @@ func plan(cfg Config, obs []model.Observation) ([]*group, error) {
 		if len(cfg.Only) > 0 && !slices.Contains(cfg.Only, o.ID) {
 			continue
 		}
-		sets := append(slices.Clone(cfg.Sets), o.Set...)
+		sets := o.Set
 		k := slices.IndexFunc(groups, func(g *group) bool {
 			return g.design == o.Design && g.mult == o.Load() && slices.Equal(g.sets, sets)
 		})
@@ -226,7 +228,7 @@ func plan(cfg Config, obs []model.Observation) ([]*group, error) {
 			groups[k].obs = append(groups[k].obs, i)
 			continue
 		}
-		l, c, err := cfg.Load(o.Design, sets)
+		l, c, err := cfg.Load(o.Design, cfg.BaseSets, sets)
 		if err != nil {
 			key := "design"
 			if o.Design == "" || len(o.Set) > 0 {
