@@ -80,7 +80,13 @@ func (d *Document) Load(opts LoadOptions) (*Loaded, error) {
 	rec := &reads{cache: d.files, files: append([]Source(nil), d.parsed...)}
 	designs := takeKey(root, "designs")
 	cp := &copier{pos: pos}
-	for _, o := range opts.Base {
+	var base []Override
+	for _, o := range opts.Overrides {
+		if o.Base {
+			base = append(base, o)
+		}
+	}
+	for _, o := range append(base, opts.Base...) {
 		if o.Scale {
 			return nil, &Error{File: o.String(), Msg: "a scale cannot apply to the base before the designs: give it as a set"}
 		}
@@ -125,8 +131,8 @@ func (d *Document) Load(opts LoadOptions) (*Loaded, error) {
 		}
 	}
 	for _, o := range opts.Overrides {
-		if o.Scale {
-			continue
+		if o.Scale || o.Base {
+			continue // scales apply below, base sets applied above
 		}
 		if err := o.applySet(cp, root); err != nil {
 			return nil, err

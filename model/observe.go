@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"capsim/sim"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -36,6 +37,9 @@ type Observation struct {
 	Component string   `yaml:"component"`
 	Measure   string   `yaml:"measure"`
 	Stage     string   `yaml:"stage"` // measure failed_at: the failure_stage counted
+	// Window is, for measure busiest, the length of the window whose mean
+	// is read: a dashboard's busiest minute.
+	Window *Duration `yaml:"window"`
 	// Exactly one of Count, Value and Between says what was seen.
 	Count   *ObservedCount `yaml:"count"`   // k of n events: "6/6"
 	Value   *Quantity      `yaml:"value"`   // one value: 29.43s, 0.54%, 193
@@ -138,6 +142,9 @@ type ObservedMeasure struct {
 	// measured in that run).
 	Counts func(res *Result, o *Observation) (k, n int64)
 	Value  func(res *Result, o *Observation) float64
+	// Series says the measure reads the run's time series, which a run
+	// then samples (SeriesStep).
+	Series bool
 }
 
 // Counted says whether the measure is a share of counted events.
@@ -187,6 +194,9 @@ var observedMeasures = []ObservedMeasure{
 	{Key: "utilisation", Subject: "component", Unit: UnitFraction, Value: func(r *Result, o *Observation) float64 { return float64(componentOf(r, o).Utilisation) }},
 	{Key: "mean_busy", Subject: "component", Unit: UnitCount, Value: func(r *Result, o *Observation) float64 { return float64(componentOf(r, o).MeanBusy) }},
 	{Key: "peak_busy", Subject: "component", Unit: UnitCount, Value: func(r *Result, o *Observation) float64 { return componentOf(r, o).PeakBusy }},
+	// The mean in use over the busiest window of the run: servers,
+	// permits or cores, as a dashboard's busiest minute shows them.
+	{Key: "busiest", Subject: "component", Unit: UnitCount, Series: true, Value: busiestWindow},
 	{Key: "peak_queue", Subject: "component", Unit: UnitCount, Value: func(r *Result, o *Observation) float64 { return componentOf(r, o).PeakQueue }},
 	{Key: "mean_open", Subject: "component", Unit: UnitCount, Value: func(r *Result, o *Observation) float64 { return float64(componentOf(r, o).MeanOpen) }},
 	{Key: "peak_open", Subject: "component", Unit: UnitCount, Value: func(r *Result, o *Observation) float64 { return componentOf(r, o).PeakOpen }},
@@ -279,6 +289,41 @@ func amount(q *Quantity, v float64) float64 {
 // events together: what a load tester's summary of all requests reports.
 const AllJourneys = "*"
 
+// SeriesStep is the sampling step a run needs for the observation's
+// measure: a tenth of its window, at most a second; 0 when the measure
+// reads no series.
+func (o *Observation) SeriesStep() sim.Time {
+	if m := o.MeasureOf(); m == nil || !m.Series || o.Window == nil {
+		return 0
+	}
+	return min(sim.Second, o.Window.T/10)
+}
+
+// busiestWindow is the largest mean in use at the component over any
+// o.Window of whole sampling steps, from its busy-seconds; NaN when the
+// run has none or is shorter than the window.
+func busiestWindow(r *Result, o *Observation) float64 {
+	if r.Series == nil || o.Window == nil || r.Series.Step <= 0 {
+		return math.NaN()
+	}
+	for _, sg := range r.Series.BusyTime {
+		if sg.Component != o.Component {
+			continue
+		}
+		w := o.Window.T.Seconds()
+		n := int(math.Round(w / r.Series.Step))
+		if n < 1 || n >= len(sg.Values) {
+			return math.NaN()
+		}
+		best := math.Inf(-1)
+		for i := n; i < len(sg.Values); i++ {
+			best = max(best, (sg.Values[i]-sg.Values[i-n])/(float64(n)*r.Series.Step))
+		}
+		return best
+	}
+	return math.NaN()
+}
+
 func journeyOf(r *Result, o *Observation) *JourneyResult {
 	if o.Journey == AllJourneys {
 		all := &JourneyResult{Name: AllJourneys, Latency: Latency{Mean: Num(math.NaN()), P50: Num(math.NaN()), P95: Num(math.NaN()), P99: Num(math.NaN()), Max: Num(math.NaN())}}
@@ -353,6 +398,15 @@ func (l *Loaded) Observations() ([]Observation, error) {
 		}
 		if o.Journey == AllJourneys && !m.Counted() {
 			fail(o, "journey", p+".journey", "journey %q (every journey) takes a share of counted events, not %s", AllJourneys, o.Measure)
+		}
+		if (m.Series) != (o.Window != nil) {
+			if o.Window == nil {
+				fail(o, "measure", p+".window", "measure %s needs the window it is the busiest of (window: 1m)", o.Measure)
+			} else {
+				fail(o, "window", p+".window", "window applies to measure busiest only")
+			}
+		} else if o.Window != nil && o.Window.T <= 0 {
+			fail(o, "window", p+".window", "window must be > 0")
 		}
 		if (o.Measure == "failed_at") != (o.Stage != "") {
 			if o.Stage == "" {

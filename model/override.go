@@ -17,6 +17,11 @@ import (
 type Override struct {
 	// Scale tells --scale path=factor from --set path=value.
 	Scale bool
+	// Base is a --base-set: a set applied to the base scenario before any
+	// design, so that every design inherits it unless it changes the
+	// value itself (a design that removes the component drops it too),
+	// as a fitted value of the system should be.
+	Base bool
 	// Path is the dotted path the override reaches, such as
 	// components.api.servers.
 	Path string
@@ -34,8 +39,11 @@ type Override struct {
 // String is the override as a command line gives it, such as
 // "--set components.api.servers=8".
 func (o Override) String() string {
-	if o.Scale {
+	switch {
+	case o.Scale:
 		return "--scale " + o.Text
+	case o.Base:
+		return "--base-set " + o.Text
 	}
 	return "--set " + o.Text
 }
@@ -85,6 +93,24 @@ func ParseScale(s string) (Override, error) {
 
 // ParseOverrides parses a command line's --set and --scale arguments, in
 // that order, and reports the first that is malformed.
+// ParseBaseSets parses the arguments of --base-set: sets applied to the
+// base scenario before the designs (Override.Base).
+func ParseBaseSets(sets []string) ([]Override, error) {
+	out := make([]Override, 0, len(sets))
+	for _, s := range sets {
+		o, err := ParseSet(s)
+		if e, ok := err.(*Error); ok {
+			e.File = strings.Replace(e.File, "--set ", "--base-set ", 1)
+		}
+		if err != nil {
+			return nil, err
+		}
+		o.Base = true
+		out = append(out, o)
+	}
+	return out, nil
+}
+
 func ParseOverrides(sets, scales []string) ([]Override, error) {
 	out := make([]Override, 0, len(sets)+len(scales))
 	for _, s := range sets {

@@ -187,6 +187,10 @@ func (s *SLOResult) Seconds() bool { return s.Key.Measure.Unit() == UnitSeconds 
 type TimeSeries struct {
 	Step    float64  `json:"step_s"`
 	Signals []Signal `json:"signals"`
+	// BusyTime holds, per component that counts what is in use, its
+	// busy-seconds so far at each step: the mean in use over any window
+	// is a difference of two. Not charted.
+	BusyTime []Signal `json:"-"`
 }
 
 // Signal is one sampled signal. Its name is <component>.<measure>, or

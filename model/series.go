@@ -13,6 +13,12 @@ type seriesRec struct {
 	names  []string
 	of     [][2]string // each signal's component ("" for the run's own) and what it samples
 	series []*sim.Series
+	// busy samples, for each component that counts what is in use, the
+	// integral of it so far: busy-seconds, whose differences give the
+	// mean over a window exactly (an instant's sample of a busy count
+	// aliases with work shorter than the step).
+	busy     []*sim.Series
+	busyComp []int
 }
 
 func newSeriesRec(r *run, step sim.Time) *seriesRec {
@@ -27,6 +33,12 @@ func newSeriesRec(r *run, step sim.Time) *seriesRec {
 	}
 	for range s.names {
 		s.series = append(s.series, sim.NewSeries(step))
+	}
+	for i := range r.comps {
+		if _, ok := r.comps[i].rt.(capacityUser); ok {
+			s.busyComp = append(s.busyComp, i)
+			s.busy = append(s.busy, sim.NewSeries(step))
+		}
 	}
 	return s
 }
@@ -54,6 +66,9 @@ func (r *run) sampleNow() {
 	for ci := range r.comps {
 		r.comps[ci].rt.sample(put)
 	}
+	for k, ci := range s.busyComp {
+		s.busy[k].Record(now, r.comps[ci].rt.(capacityUser).busy().Integral(now))
+	}
 }
 
 func (s *seriesRec) finish(now sim.Time) *TimeSeries {
@@ -63,6 +78,11 @@ func (s *seriesRec) finish(now sim.Time) *TimeSeries {
 	for i, name := range s.names {
 		s.series[i].Close(now)
 		ts.Signals = append(ts.Signals, Signal{Name: name, Component: s.of[i][0], Measure: s.of[i][1], Values: s.series[i].Values})
+	}
+	for k, ci := range s.busyComp {
+		s.busy[k].Close(now)
+		ts.BusyTime = append(ts.BusyTime, Signal{Name: s.r.p.comps[ci].name + ".busy_s", Component: s.r.p.comps[ci].name,
+			Measure: "busy_s", Values: s.busy[k].Values})
 	}
 	return ts
 }

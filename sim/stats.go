@@ -300,6 +300,17 @@ func (w *TimeWeighted) Mean(now Time) float64 {
 	return (w.area + w.value*float64(now-w.last)) / float64(span)
 }
 
+// Integral returns the integral of the signal over [last Reset, now], in
+// value·seconds: busy-seconds for a count of busy servers. Sampled at a
+// fixed step, its differences give the signal's mean over any window of
+// whole steps, however short the changes inside are.
+func (w *TimeWeighted) Integral(now Time) float64 {
+	if now < w.last {
+		panic("sim: TimeWeighted.Integral at " + now.String() + ", before its last update at " + w.last.String())
+	}
+	return (w.area + w.value*float64(now-w.last)) / float64(Second)
+}
+
 // Reset forgets the history before now, as at the end of a warm-up: the
 // current value stays in force, and Mean and Max start afresh from now.
 func (w *TimeWeighted) Reset(now Time) {

@@ -138,7 +138,7 @@ func runCheck(ctx context.Context, io *IOStreams, opts *checkOptions) error {
 		}
 		patterns[name] = pattern
 	}
-	doc, overrides, cerr := openScenario(opts.Scenario, opts.Sets, opts.Scales)
+	doc, overrides, cerr := openScenario(opts.Scenario, opts.Sets, opts.Scales, nil)
 	if cerr != nil {
 		return cerr
 	}

@@ -27,7 +27,7 @@ func recordShop(t *testing.T, dir string, seed uint64, sets ...string) (nginx, k
 
 func recordShopDesign(t *testing.T, dir, design string, seed uint64, sets ...string) (nginx, k6, app string) {
 	t.Helper()
-	doc, overrides, err := openScenario(shop, sets, nil)
+	doc, overrides, err := openScenario(shop, sets, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

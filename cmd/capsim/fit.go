@@ -39,9 +39,9 @@ implausibility reaches 3. A second wave fills the region that is left.
 It prints the region of values under which every observation is plausible,
 which observation rules out the rest, and observations that conflict (each
 plausible somewhere, never together): a finding about the model's structure,
-not something to tune away. The last lines are the --set flags that give the
-parameters the region as their range, for sweep --uncertainty and
-sensitivity.
+not something to tune away. The last lines are the --base-set flags that
+give the parameters the region as their range, for sweep --uncertainty and
+sensitivity: set on the base, every design inherits them.
 
 Exit 0 when some point is plausible, 3 when none is, 2 for bad input.`,
 		Example: `  capsim fit trip
@@ -62,7 +62,8 @@ Exit 0 when some point is plausible, 3 when none is, 2 for bad input.`,
 	f.IntVarP(&opts.Replications, "replications", "r", 10, "simulated runs per observation and point")
 	f.Uint64Var(&opts.Seed, "seed", 1, "master seed of the runs and of the design's points")
 	f.StringSliceVar(&opts.Only, "only", nil, "score only these observation `IDS` (comma-separated)")
-	f.StringArrayVar(&opts.Sets, "set", nil, "override a value of the base scenario, before any design, path=value (repeatable)")
+	f.StringArrayVar(&opts.Sets, "set", nil, "override a scenario value, after each design, path=value (repeatable)")
+	f.StringArrayVar(&opts.BaseSets, "base-set", nil, baseSetUsage)
 	f.StringArrayVar(&opts.Scales, "scale", nil, "multiply a distribution, duration or number, path=factor (repeatable)")
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress on stderr")
 	return cmd
@@ -124,7 +125,7 @@ func runFit(ctx context.Context, io *IOStreams, opts *fitOptions) error {
 	if opts.Waves < 0 || opts.Waves > 10 {
 		return usageErr("--waves must be between 0 and 10, got %d", opts.Waves)
 	}
-	doc, sets, scales, base, err := openObserved(opts.Scenario, opts.Sets, opts.Scales)
+	doc, overrides, base, err := openObserved(&opts.hindcastOptions)
 	if err != nil {
 		return err
 	}
@@ -133,7 +134,7 @@ func runFit(ctx context.Context, io *IOStreams, opts *fitOptions) error {
 		return err
 	}
 	cfg := hindcast.FitConfig{Params: params, Points: opts.Points, Waves: opts.Waves, Seed: opts.Seed,
-		Hindcast: hindcast.Config{Base: base, Load: variants(doc, sets, scales), Only: opts.Only,
+		Hindcast: hindcast.Config{Base: base, Load: variants(doc, overrides), Only: opts.Only,
 			Replications: opts.Replications, Seed: opts.Seed}}
 	cfg.Progress = func(int, int) {}
 	res, err := watchCount(io, "fit", base.Scenario.Name, "points", opts.Quiet, &cfg.Progress, func() (*hindcast.FitResult, error) {
@@ -201,7 +202,7 @@ func writeFit(io *IOStreams, scenario string, opts *fitOptions, res *hindcast.Fi
 		}
 		b.WriteString("  capsim sweep " + arg + " --uncertainty")
 		for _, s := range sets {
-			b.WriteString(" --set '" + s + "'")
+			b.WriteString(" --base-set '" + s + "'")
 		}
 		fmt.Fprintln(io.Out, b.String())
 	}

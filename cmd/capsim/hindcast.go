@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 
 	"capsim/model"
@@ -23,6 +22,7 @@ type hindcastOptions struct {
 	Seed         uint64
 	Only         []string
 	Sets         []string
+	BaseSets     []string
 	Scales       []string
 	JSON         bool
 	Markdown     bool
@@ -71,7 +71,8 @@ bad input.`,
 	f.IntVarP(&opts.Replications, "replications", "r", 20, "simulated runs per observation")
 	f.Uint64Var(&opts.Seed, "seed", 1, "master seed of the first replication (the others take the next seeds)")
 	f.StringSliceVar(&opts.Only, "only", nil, "judge only these observation `IDS` (comma-separated)")
-	f.StringArrayVar(&opts.Sets, "set", nil, "override a value of the base scenario for every observation, before its design, path=value (repeatable)")
+	f.StringArrayVar(&opts.Sets, "set", nil, "override a scenario value for every observation, after its design, path=value (repeatable)")
+	f.StringArrayVar(&opts.BaseSets, "base-set", nil, baseSetUsage)
 	f.StringArrayVar(&opts.Scales, "scale", nil, "multiply a distribution, duration or number, path=factor (repeatable)")
 	f.BoolVar(&opts.JSON, "json", false, "print the judged observations as JSON")
 	f.BoolVar(&opts.Markdown, "markdown", false, "print the judged observations as a markdown table of claims, for a page")
@@ -80,11 +81,12 @@ bad input.`,
 }
 
 // variants builds each observation's scenario from the document: the
-// command line's --set and the caller's base settings on the base, before
-// the design; the observation's own settings and the --scale after it.
-func variants(doc *model.Document, sets []model.Override, scales []model.Override) hindcast.Variant {
+// caller's base settings (a fit's point) on the base before the design,
+// then the observation's own settings (its test's conditions), then the
+// command line's overrides, --base-set ones applied with the base.
+func variants(doc *model.Document, overrides []model.Override) hindcast.Variant {
 	return func(design string, base, own []string) (*model.Loaded, *model.Compiled, error) {
-		extra, err := model.ParseOverrides(base, nil)
+		extra, err := model.ParseBaseSets(base)
 		if err != nil {
 			return nil, nil, scenarioErr(err)
 		}
@@ -92,46 +94,38 @@ func variants(doc *model.Document, sets []model.Override, scales []model.Overrid
 		if err != nil {
 			return nil, nil, scenarioErr(err)
 		}
-		c, l, err := compileDesign(doc, model.LoadOptions{Design: design, Base: append(slices.Clone(sets), extra...),
-			Overrides: append(after, scales...)})
+		all := append(append(extra, after...), overrides...)
+		c, l, err := compileDesign(doc, model.LoadOptions{Design: design, Overrides: all})
 		return l, c, err
 	}
 }
 
 // openObserved parses the scenario and the command line's overrides once,
 // and loads the base with them, for its observations.
-func openObserved(scenario string, sets, scales []string) (*model.Document, []model.Override, []model.Override, *model.Loaded, error) {
-	doc, err := parseScenario(scenario)
+func openObserved(opts *hindcastOptions) (*model.Document, []model.Override, *model.Loaded, error) {
+	doc, overrides, err := openScenario(opts.Scenario, opts.Sets, opts.Scales, opts.BaseSets)
 	if err != nil {
-		return nil, nil, nil, nil, scenarioErr(err)
+		return nil, nil, nil, err
 	}
-	setOv, err := model.ParseOverrides(sets, nil)
+	base, err := loadDesign(doc, model.LoadOptions{Overrides: overrides})
 	if err != nil {
-		return nil, nil, nil, nil, scenarioErr(err)
-	}
-	scaleOv, err := model.ParseOverrides(nil, scales)
-	if err != nil {
-		return nil, nil, nil, nil, scenarioErr(err)
-	}
-	base, err := loadDesign(doc, model.LoadOptions{Base: setOv, Overrides: scaleOv})
-	if err != nil {
-		return nil, nil, nil, nil, scenarioErr(err)
+		return nil, nil, nil, scenarioErr(err)
 	}
 	if _, err := base.Observations(); err != nil {
-		return nil, nil, nil, nil, scenarioErr(err)
+		return nil, nil, nil, scenarioErr(err)
 	}
-	return doc, setOv, scaleOv, base, nil
+	return doc, overrides, base, nil
 }
 
 func runHindcast(ctx context.Context, io *IOStreams, opts *hindcastOptions) error {
 	if opts.Replications < 2 || opts.Replications > hindcast.MaxReplications {
 		return usageErr("--replications must be between 2 and %d, got %d", hindcast.MaxReplications, opts.Replications)
 	}
-	doc, sets, scales, base, err := openObserved(opts.Scenario, opts.Sets, opts.Scales)
+	doc, overrides, base, err := openObserved(opts)
 	if err != nil {
 		return err
 	}
-	cfg := hindcast.Config{Base: base, Load: variants(doc, sets, scales), Only: opts.Only,
+	cfg := hindcast.Config{Base: base, Load: variants(doc, overrides), Only: opts.Only,
 		Replications: opts.Replications, Seed: opts.Seed}
 	cfg.Progress = func(int, int) {}
 	rep, err := watchCount(io, "hindcast", base.Scenario.Name, "runs", opts.Quiet, &cfg.Progress, func() (*hindcast.Report, error) {

@@ -37,7 +37,7 @@ func TestFitFindsTheThreadCount(t *testing.T) {
 		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
 	}
 	for _, want := range []string{"components.threads.servers          2 – 12             4 – 4\n",
-		"capsim sweep " + checkoutExample + " --uncertainty --set 'components.threads.servers=4'\n"} {
+		"capsim sweep " + checkoutExample + " --uncertainty --base-set 'components.threads.servers=4'\n"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("fit output lacks %q:\n%s", want, stdout)
 		}

@@ -18,6 +18,7 @@ type runOptions struct {
 	Multiplier float64
 	Seed       uint64
 	Sets       []string
+	BaseSets   []string
 	Scales     []string
 	JSON       bool
 	Trace      string
@@ -56,6 +57,7 @@ The same scenario, design, multiplier and seed always give the same result.`,
 	f.Float64VarP(&opts.Multiplier, "multiplier", "m", 1, "load multiplier: scales every journey rate and client count")
 	f.Uint64Var(&opts.Seed, "seed", 1, "master seed of the random streams")
 	f.StringArrayVar(&opts.Sets, "set", nil, "override a scenario value, path=value (repeatable), e.g. components.api.servers=16")
+	f.StringArrayVar(&opts.BaseSets, "base-set", nil, baseSetUsage)
 	f.StringArrayVar(&opts.Scales, "scale", nil, "multiply a distribution, duration or number, path=factor (repeatable), e.g. distributions.service=1.1")
 	f.BoolVar(&opts.JSON, "json", false, "print the result as JSON instead of a summary")
 	f.StringVar(&opts.Trace, "trace", "", "write every event as a JSON line to `FILE`")
@@ -75,7 +77,7 @@ func runRun(ctx context.Context, io *IOStreams, opts *runOptions) error {
 	if opts.Multiplier <= 0 || math.IsNaN(opts.Multiplier) || math.IsInf(opts.Multiplier, 0) {
 		return usageErr("--multiplier must be a number > 0, got %g", opts.Multiplier)
 	}
-	doc, overrides, cerr := openScenario(opts.Scenario, opts.Sets, opts.Scales)
+	doc, overrides, cerr := openScenario(opts.Scenario, opts.Sets, opts.Scales, opts.BaseSets)
 	if cerr != nil {
 		return cerr
 	}

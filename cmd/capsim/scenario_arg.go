@@ -37,8 +37,12 @@ func parseScenario(arg string) (*model.Document, error) {
 
 // openScenario parses the scenario argument and the command line's
 // overrides, each once; every failure is a usage error (exit 2).
-func openScenario(arg string, sets, scales []string) (*model.Document, []model.Override, error) {
+func openScenario(arg string, sets, scales, baseSets []string) (*model.Document, []model.Override, error) {
 	doc, err := parseScenario(arg)
+	if err != nil {
+		return nil, nil, scenarioErr(err)
+	}
+	base, err := model.ParseBaseSets(baseSets)
 	if err != nil {
 		return nil, nil, scenarioErr(err)
 	}
@@ -46,8 +50,11 @@ func openScenario(arg string, sets, scales []string) (*model.Document, []model.O
 	if err != nil {
 		return nil, nil, scenarioErr(err)
 	}
-	return doc, overrides, nil
+	return doc, append(base, overrides...), nil
 }
+
+// baseSetUsage is the help of --base-set, the same on every command.
+const baseSetUsage = "override a value of the base scenario before any design, path=value (repeatable): every design inherits it unless it changes the value, as capsim fit's region is given"
 
 // loadScenario parses the scenario argument and loads it once, with a
 // design and overrides.

@@ -42,6 +42,7 @@ type sensitivityOptions struct {
 	Workers      int
 	Refine       int
 	Sets, Scales []string
+	BaseSets     []string
 	Out          string
 	Quiet        bool
 	Shard        string
@@ -109,6 +110,7 @@ not at all, and the bytes do not depend on --workers.`,
 	f.IntVar(&opts.Workers, "workers", runtime.GOMAXPROCS(0), "runs in parallel (the output does not depend on it)")
 	f.IntVar(&opts.Refine, "refine", defaultSensitivityRefine, "refinement rounds after the grid, each trying 3 multipliers in every open bracket (3 rounds: 1/64 of a grid step)")
 	f.StringArrayVar(&opts.Sets, "set", nil, "override a scenario value first, path=value (repeatable)")
+	f.StringArrayVar(&opts.BaseSets, "base-set", nil, baseSetUsage)
 	f.StringArrayVar(&opts.Scales, "scale", nil, "multiply a scenario value first, path=factor (repeatable)")
 	f.StringVarP(&opts.Out, "out", "o", defaultSensitivityOut, "output folder")
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "write no progress on standard error")
@@ -144,7 +146,7 @@ func runSensitivity(ctx context.Context, io *IOStreams, opts *sensitivityOptions
 	if opts.Refine < 0 {
 		return usageErr("--refine must be >= 0, got %d", opts.Refine)
 	}
-	doc, overrides, err := openScenario(opts.Scenario, opts.Sets, opts.Scales)
+	doc, overrides, err := openScenario(opts.Scenario, opts.Sets, opts.Scales, opts.BaseSets)
 	if err != nil {
 		return err
 	}

@@ -42,6 +42,7 @@ type sweepOptions struct {
 	Seed         uint64
 	Workers      int
 	Sets         []string
+	BaseSets     []string
 	Scales       []string
 	Out          string
 	Refine       int
@@ -140,6 +141,7 @@ when a design breaks an SLO inside the range; 130 interrupted.`,
 	f.Uint64Var(&opts.Seed, "seed", 1, "seed of the first replication")
 	f.IntVar(&opts.Workers, "workers", runtime.GOMAXPROCS(0), "runs in parallel (the output does not depend on it)")
 	f.StringArrayVar(&opts.Sets, "set", nil, "override a scenario value, path=value (repeatable), e.g. components.api.servers=16")
+	f.StringArrayVar(&opts.BaseSets, "base-set", nil, baseSetUsage)
 	f.StringArrayVar(&opts.Scales, "scale", nil, "multiply a distribution, duration or number, path=factor (repeatable), e.g. distributions.service=1.1")
 	f.StringVarP(&opts.Out, "out", "o", defaultOut, "output folder")
 	f.IntVar(&opts.Refine, "refine", defaultRefine, "refinement rounds after the grid, each trying --section multipliers in every open bracket")
@@ -309,7 +311,7 @@ func sweepJob(plan *sweepPlan, opts *sweepOptions) *shardJob {
 // planSweep settles every choice before anything runs, so a bad flag
 // costs nothing and is reported with the flag's name.
 func planSweep(opts *sweepOptions) (*sweepPlan, error) {
-	doc, overrides, err := openScenario(opts.Scenario, opts.Sets, opts.Scales)
+	doc, overrides, err := openScenario(opts.Scenario, opts.Sets, opts.Scales, opts.BaseSets)
 	if err != nil {
 		return nil, err
 	}

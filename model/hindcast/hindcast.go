@@ -28,6 +28,7 @@ import (
 
 	"capsim/model"
 	"capsim/model/sweep"
+	"capsim/sim"
 )
 
 // Level is the confidence of every test and interval: 95 %.
@@ -166,7 +167,8 @@ type group struct {
 	design string
 	sets   []string // the observation's own
 	mult   float64
-	obs    []int // indexes into the scenario's observations
+	step   sim.Time // series sampling, when an observation reads one
+	obs    []int    // indexes into the scenario's observations
 	prog   *model.Compiled
 	runs   []*model.Result
 }
@@ -226,6 +228,9 @@ func plan(cfg Config, obs []model.Observation) ([]*group, error) {
 		})
 		if k >= 0 {
 			groups[k].obs = append(groups[k].obs, i)
+			if st := o.SeriesStep(); st > 0 && (groups[k].step == 0 || st < groups[k].step) {
+				groups[k].step = st
+			}
 			continue
 		}
 		l, c, err := cfg.Load(o.Design, cfg.BaseSets, sets)
@@ -248,7 +253,7 @@ func plan(cfg Config, obs []model.Observation) ([]*group, error) {
 		if err := l.CheckMultiplier(o.Load()); err != nil {
 			return nil, cfg.Base.ObservationError(i, "multiplier", err)
 		}
-		groups = append(groups, &group{design: o.Design, sets: sets, mult: o.Load(), obs: []int{i}, prog: c})
+		groups = append(groups, &group{design: o.Design, sets: sets, mult: o.Load(), step: o.SeriesStep(), obs: []int{i}, prog: c})
 	}
 	return groups, nil
 }
@@ -284,7 +289,7 @@ func simulate(ctx context.Context, cfg Config, groups []*group) error {
 			defer wg.Done()
 			for t := range next {
 				g := groups[t.g]
-				res, err := g.prog.Run(model.RunOptions{Multiplier: g.mult, Seed: cfg.Seed + uint64(t.rep),
+				res, err := g.prog.Run(model.RunOptions{Multiplier: g.mult, Seed: cfg.Seed + uint64(t.rep), SeriesStep: g.step,
 					Interrupted: func() bool { return ctx.Err() != nil }})
 				mu.Lock()
 				if err != nil && firstErr == nil {
