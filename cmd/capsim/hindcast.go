@@ -341,7 +341,10 @@ func writeHindcastJSON(io *IOStreams, rep *hindcast.Report) error {
 // observation, what the model gives for it and the verdict, generated so
 // that the page says what the model does.
 func writeHindcastMarkdown(io *IOStreams, rep *hindcast.Report) {
-	fmt.Fprintf(io.Out, "%s (%d runs per observation, seeds %d-%d).\n\n", upperFirst(rep.Summary()), rep.Replications, rep.Seed, rep.Seed+uint64(rep.Replications)-1)
+	// A paragraph, wrapped as a page keeps its prose (100 columns).
+	texttab.WriteLines(io.Out, texttab.Wrap("", fmt.Sprintf("%s (%d runs per observation, seeds %d-%d).", upperFirst(rep.Summary()),
+		rep.Replications, rep.Seed, rep.Seed+uint64(rep.Replications)-1), 100))
+	fmt.Fprintln(io.Out)
 	fmt.Fprintln(io.Out, "| id | what was measured | under | observed | simulated (95 %) | verdict |")
 	fmt.Fprintln(io.Out, "|---|---|---|---|---|---|")
 	for i := range rep.Items {
