@@ -96,3 +96,20 @@ func TestValuesThatMeantTheirOppositeAreRefused(t *testing.T) {
 		t.Errorf("route r called %d times; want 3", r.Calls)
 	}
 }
+
+// A cpu shares its cores among all the work on it: a priority (once
+// accepted and ignored), a key or a session on a use: of it is refused.
+func TestKeysACPUCannotHonourAreRefused(t *testing.T) {
+	for _, key := range []string{"priority: 1", "key: user", "session: true"} {
+		src := "name: c\nduration: 1s\ncomponents:\n  cpu: {kind: cpu, cores: 1}\njourneys:\n  j:\n    rate: 1/s\n    steps:\n" +
+			"      - {use: cpu, work: 1s, " + key + "}\n"
+		l, err := model.LoadBytes(fstest.MapFS{}, "c.yaml", []byte(src), model.LoadOptions{})
+		if err == nil {
+			_, err = l.Compile()
+		}
+		name, _, _ := strings.Cut(key, ":")
+		if err == nil || !strings.Contains(err.Error(), "journeys.j.steps[0]."+name+": "+name+" does not apply to a cpu, which shares its cores") {
+			t.Errorf("%s: got %v", key, err)
+		}
+	}
+}

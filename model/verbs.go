@@ -140,6 +140,14 @@ func (c *compiler) useStep(s *Step, at stepSite) []op {
 			c.fail(n, p, "a %s runs work: write use: %s with work: and no steps", kd.name, name)
 			return nil
 		}
+		// It shares its cores among all that run there: no class goes
+		// first, no key or session picks a part of it, nothing is left
+		// held. A key that says otherwise would be ignored.
+		for _, key := range []string{"priority", "key", "session", "leak_on_failure"} {
+			if stepHas(s, key) {
+				c.failKey(n, key, joinPath(p, key), "%s does not apply to a %s, which shares its cores among all the work on it", key, kd.name)
+			}
+		}
 		return []op{{code: opAcquire, comp: ci, keyAttr: -1, dist: c.dist(s.Work, n, p+".work"), per: c.perAttr(s), status: status, name: -1}}
 	}
 	acq := op{code: opAcquire, comp: ci, keyAttr: -1, name: -1, session: s.Session, leak: s.Leak}
