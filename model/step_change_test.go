@@ -2,6 +2,7 @@ package model_test
 
 import (
 	"math"
+	"os"
 	"testing"
 	"testing/fstest"
 
@@ -34,6 +35,9 @@ journeys:
 `
 
 func TestAStepChangeMovesTheQueueToTheNewSteadyState(t *testing.T) {
+	if os.Getenv("CAPSIM_SLOW_TESTS") != "1" {
+		t.Skip("many long runs, 15 s: set CAPSIM_SLOW_TESTS=1 (as .ci/run does) to run it")
+	}
 	t.Parallel()
 	l, err := model.LoadBytes(fstest.MapFS{}, "step.yaml", []byte(stepChangeSrc), model.LoadOptions{})
 	if err != nil {

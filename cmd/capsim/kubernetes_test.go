@@ -161,6 +161,7 @@ func TestKubernetesManifestsRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every shard of the manifests' rounds")
 	}
+	slowTests(t)
 	dir := t.TempDir()
 	local := func(argv []string) []string {
 		out := slices.Clone(argv)
