@@ -359,7 +359,31 @@ func fitUncertainty(pos *positions, dist, n *yaml.Node, path string) (Uncertain,
 			return u, pos.errAt(n, at, "se and corr need method: fisher")
 		}
 	}
+	if u.Form == MethodFisher {
+		if valid := u.validDraws(); valid < probeDraws/2 {
+			// Draws past maxRedraws keep the point value: an uncertainty
+			// this wide would come out narrower the wider it is.
+			return u, pos.errAt(n, at, "its standard errors leave only %d of %d draws a valid %s: too wide to draw from (fit again from more data, or give a range)",
+				valid, probeDraws, u.Family)
+		}
+	}
 	return u, nil
+}
+
+// probeDraws is how many draws validDraws tries.
+const probeDraws = 200
+
+// validDraws counts the draws of a fit's parameters, of probeDraws from a
+// fixed stream, that make a valid distribution.
+func (u Uncertain) validDraws() int {
+	r := rand.New(rand.NewPCG(1, 2))
+	n := 0
+	for range probeDraws {
+		if _, ok := u.drawFit(r); ok {
+			n++
+		}
+	}
+	return n
 }
 
 func inlineScalar(n *yaml.Node) string {
@@ -419,23 +443,30 @@ func (u Uncertain) Draw(r *rand.Rand) string {
 		return b.String()
 	case MethodFisher:
 		for range maxRedraws {
-			z1, z2 := r.NormFloat64(), r.NormFloat64()
-			x := make([]float64, len(u.Params))
-			for i := range x {
-				z := z1
-				if i == 1 {
-					z = u.Corr*z1 + math.Sqrt(1-u.Corr*u.Corr)*z2
-				} else if i > 1 {
-					z = r.NormFloat64()
-				}
-				x[i] = u.Est[i] + u.SE[i]*z
-			}
-			if text, ok := u.fitText(x); ok {
+			if text, ok := u.drawFit(r); ok {
 				return text
 			}
 		}
 	}
 	return u.Point
+}
+
+// drawFit draws a fit's parameters once from their normal about the
+// estimates (correlated for two) and says whether they make a valid
+// distribution.
+func (u Uncertain) drawFit(r *rand.Rand) (string, bool) {
+	z1, z2 := r.NormFloat64(), r.NormFloat64()
+	x := make([]float64, len(u.Params))
+	for i := range x {
+		z := z1
+		if i == 1 {
+			z = u.Corr*z1 + math.Sqrt(1-u.Corr*u.Corr)*z2
+		} else if i > 1 {
+			z = r.NormFloat64()
+		}
+		x[i] = u.Est[i] + u.SE[i]*z
+	}
+	return u.fitText(x)
 }
 
 // triangular is the inverse CDF of the triangular distribution on

@@ -167,6 +167,9 @@ func TestUncertainErrors(t *testing.T) {
 		{"se: {shape: 0.5, scale: 0.03s}", "se: {shape: 0.5, mu: 0.03}", "u.yaml:6:60: distributions.service.uncertainty.se.mu: mu is not a parameter of gamma(shape=4, scale=0.25s) (it gives: shape, scale)"},
 		{"{n: 3, method: bootstrap}", "{n: 4, method: bootstrap}", "distributions.think.uncertainty.n: n is 4 but the empirical distribution holds 3 values"},
 		{"{n: 120, method: fisher", "{n: 120, method: fisherman", "distributions.service.uncertainty.method: expected fisher or bootstrap, got \"fisherman\""},
+		// So wide that most draws are no gamma: it would draw the point
+		// value, narrower the wider the fit.
+		{"se: {shape: 0.5, scale: 0.03s}", "se: {shape: 40, scale: 3s}", "distributions.service.uncertainty: its standard errors leave only"},
 		{"corr: -0.9}", "corr: -0.9, m: 1}", "distributions.service.uncertainty.m: unknown key \"m\" (expected one of: n, method, se, corr)"},
 	}
 	for _, c := range cases {
