@@ -110,8 +110,10 @@ func runCheck(ctx context.Context, io *IOStreams, opts *checkOptions) error {
 	if opts.Replications < 1 || opts.Replications > model.MaxReplications {
 		return usageErr("--replications must be between 1 and %d, got %d", model.MaxReplications, opts.Replications)
 	}
-	if opts.Resolution <= 0 {
-		return usageErr("--resolution must be > 0, got %v", opts.Resolution)
+	if opts.Resolution <= 0 || opts.Resolution > time.Second {
+		// Times rounded to more than a second are no times a log keeps, and
+		// a resolution wider than the times passes every line.
+		return usageErr("--resolution must be > 0 and at most 1s (the granularity a log writes times in), got %v", opts.Resolution)
 	}
 	if !(opts.Alpha > 0 && opts.Alpha < 1) {
 		return usageErr("--alpha must be between 0 and 1, got %g", opts.Alpha)
