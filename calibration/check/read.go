@@ -117,6 +117,15 @@ func Read(in Inputs) (*Run, error) {
 		if o.Succeeded, err = count(j, calibration.Tag{Key: "result", Value: "success"}); err != nil {
 			return nil, err
 		}
+		failed, err := count(j, calibration.Tag{Key: "result", Value: "failure"})
+		if err != nil {
+			return nil, err
+		}
+		if other := o.Ended - o.Succeeded - failed; other > 0 {
+			// Counted as failures, they would move the success rate by a
+			// word the log writer chose.
+			return nil, fmt.Errorf("%d %s event(s) have a result other than success or failure: every outcome must say one of the two", other, j)
+		}
 		for _, st := range in.FailureStages[j] {
 			n, err := count(j, calibration.Tag{Key: "result", Value: "failure"}, calibration.Tag{Key: "failure_stage", Value: st})
 			if err != nil {

@@ -123,6 +123,10 @@ func TestCheckBadInput(t *testing.T) {
 	_, _, app := recordShop(t, dir, 101, "duration=60s")
 	torn := filepath.Join(dir, "torn.jsonl")
 	os.WriteFile(torn, []byte(`{"time":"2026-01-01T00:00:01Z","event":"page_served","since_s":0.1}`+"\n"+`{"time":"2026-01-01T00:00:02Z","event":"page_se`+"\n"), 0o644)
+	// An outcome whose result is neither word: once counted as a failure.
+	odd := filepath.Join(dir, "odd.jsonl")
+	data, _ := os.ReadFile(app)
+	os.WriteFile(odd, []byte(strings.Replace(string(data), `"result":"success"`, `"result":"ok"`, 1)), 0o644)
 	badTime := filepath.Join(dir, "badtime.jsonl")
 	os.WriteFile(badTime, []byte(`{"time":"yesterday","event":"page_served","since_s":0.1}`+"\n"), 0o644)
 	cases := []struct{ args, want string }{
@@ -135,6 +139,7 @@ func TestCheckBadInput(t *testing.T) {
 		{"check " + shop + " --app " + app + " --tolerance 200%", `capsim: --tolerance must be a share between 0 and 100% (10% or 0.1), got "200%"`},
 		{"check " + shop + " --app " + app + " --replications 0", "capsim: --replications must be between 1 and 10000, got 0"},
 		{"check " + shop + " --app " + app + " --alpha 2", "capsim: --alpha must be between 0 and 1, got 2"},
+		{"check " + shop + " --app " + odd, "capsim: 1 shopper event(s) have a result other than success or failure: every outcome must say one of the two"},
 		{"check " + shop + " --app " + app + " --resolution 876000h", "capsim: --resolution must be > 0 and at most 1s (the granularity a log writes times in), got 876000h0m0s"},
 		{"check " + shop + " --access " + app + " --replay", "capsim: --replay reads the journeys' starts from their outcome events: give --app FILE"},
 		{"check " + shop + " --app " + torn + " --replay", "capsim: " + torn + ":2: the line ends inside the JSON object (truncated)"},
