@@ -170,6 +170,16 @@ func TestOutputsAreCommittedWholeAndInPlace(t *testing.T) {
 		t.Errorf("the folder set aside was not put back: runs.csv %v, aside left %v", exists(filepath.Join(out, "runs.csv")), exists(aside))
 	}
 
+	// The folder capsim runs in is never replaced.
+	wd, _ := os.Getwd()
+	code, _, stderr = run(t, "sweep", "testdata/hostile/two_designs.yaml", "-r", "2", "--out", ".")
+	if want := "capsim: --out . is the folder capsim runs in, or holds it; a sweep replaces its folder whole, so name a folder of its own\n"; code != exitUsage || stderr != want {
+		t.Errorf("--out .: exit %d, stderr %q", code, stderr)
+	}
+	if _, err := os.Stat(wd); err != nil {
+		t.Fatalf("the working folder is gone: %v", err)
+	}
+
 	// A name too long for the staging folder fails before any run, and
 	// the folder of that name, if any, stays as it was.
 	long := filepath.Join(dir, strings.Repeat("x", 250))

@@ -57,6 +57,16 @@ func createOutDirOf(dir string, names []string, who string) (*outDir, error) {
 		return nil, usageErr("--out %s: the sweep replaces its folder whole; name a folder of its own", dir)
 	}
 	o.target = abs
+	if wd, err := os.Getwd(); err == nil {
+		if real, err := filepath.EvalSymlinks(wd); err == nil {
+			wd = real
+		}
+		if rel, err := filepath.Rel(abs, wd); err == nil && (rel == "." || !strings.HasPrefix(rel, "..")) {
+			// Replacing it would leave the shell that ran capsim in a
+			// folder that no longer exists.
+			return nil, usageErr("--out %s is the folder capsim runs in, or holds it; %s replaces its folder whole, so name a folder of its own", dir, who)
+		}
+	}
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return nil, usageErr("--out %s: cannot create the output folder: %v", dir, unwrapPath(err))
 	}
