@@ -59,13 +59,7 @@ Exit 0 when some point is plausible, 3 when none is, 2 for bad input.`,
 	f.StringSliceVar(&opts.Params, "params", nil, "the `PATHS` to fit (comma-separated); default: every value with a range labelled fitted:")
 	f.IntVar(&opts.Points, "points", 20, "points of the space-filling design per wave")
 	f.IntVar(&opts.Waves, "waves", 1, "refinement waves inside the plausible region after the first")
-	f.IntVarP(&opts.Replications, "replications", "r", 10, "simulated runs per observation and point")
-	f.Uint64Var(&opts.Seed, "seed", 1, "master seed of the runs and of the design's points")
-	f.StringSliceVar(&opts.Only, "only", nil, "score only these observation `IDS` (comma-separated)")
-	f.StringArrayVar(&opts.Sets, "set", nil, "override a scenario value, after each design, path=value (repeatable)")
-	f.StringArrayVar(&opts.BaseSets, "base-set", nil, baseSetUsage)
-	f.StringArrayVar(&opts.Scales, "scale", nil, "multiply a distribution, duration or number, path=factor (repeatable)")
-	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress on stderr")
+	observedFlags(f, &opts.hindcastOptions, 10, "simulated runs per observation and point", "master seed of the runs and of the design's points", "score")
 	return cmd
 }
 

@@ -14,6 +14,7 @@ import (
 	"capsim/plots/texttab"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 type hindcastOptions struct {
@@ -68,16 +69,22 @@ bad input.`,
 		ValidArgsFunction: completeScenarios,
 	}
 	f := cmd.Flags()
-	f.IntVarP(&opts.Replications, "replications", "r", 20, "simulated runs per observation")
-	f.Uint64Var(&opts.Seed, "seed", 1, "master seed of the first replication (the others take the next seeds)")
-	f.StringSliceVar(&opts.Only, "only", nil, "judge only these observation `IDS` (comma-separated)")
+	observedFlags(f, opts, 20, "simulated runs per observation", "master seed of the first replication (the others take the next seeds)", "judge")
+	f.BoolVar(&opts.JSON, "json", false, "print the judged observations as JSON")
+	f.BoolVar(&opts.Markdown, "markdown", false, "print the judged observations as a markdown table of claims, for a page")
+	return cmd
+}
+
+// observedFlags are the flags hindcast and fit share: which observations,
+// how many runs, and the overrides the scenario is run with.
+func observedFlags(f *pflag.FlagSet, opts *hindcastOptions, reps int, repsUsage, seedUsage, verb string) {
+	f.IntVarP(&opts.Replications, "replications", "r", reps, repsUsage)
+	f.Uint64Var(&opts.Seed, "seed", 1, seedUsage)
+	f.StringSliceVar(&opts.Only, "only", nil, verb+" only these observation `IDS` (comma-separated)")
 	f.StringArrayVar(&opts.Sets, "set", nil, "override a scenario value for every observation, after its design, path=value (repeatable)")
 	f.StringArrayVar(&opts.BaseSets, "base-set", nil, baseSetUsage)
 	f.StringArrayVar(&opts.Scales, "scale", nil, "multiply a distribution, duration or number, path=factor (repeatable)")
-	f.BoolVar(&opts.JSON, "json", false, "print the judged observations as JSON")
-	f.BoolVar(&opts.Markdown, "markdown", false, "print the judged observations as a markdown table of claims, for a page")
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress on stderr")
-	return cmd
 }
 
 // variants builds each observation's scenario from the document: the
