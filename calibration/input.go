@@ -37,9 +37,31 @@ func Decompress(r io.Reader) (io.Reader, error) {
 		return nil, err
 	}
 	if bytes.Equal(head, gzipMagic) {
-		return gzip.NewReader(br)
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, err
+		}
+		zbr := bufio.NewReaderSize(zr, 64<<10)
+		return zbr, skipBOM(zbr)
 	}
-	return br, nil
+	return br, skipBOM(br)
+}
+
+// utf8BOM is the byte order mark some Windows tools begin a text file with.
+var utf8BOM = []byte{0xef, 0xbb, 0xbf}
+
+// skipBOM drops a UTF-8 byte order mark at the start: left in, it would
+// be the first character of the first field, and a format or a header
+// would not be recognised.
+func skipBOM(br *bufio.Reader) error {
+	head, err := br.Peek(len(utf8BOM))
+	if err != nil && !errors.Is(err, io.EOF) {
+		return err
+	}
+	if bytes.Equal(head, utf8BOM) {
+		_, err = br.Discard(len(utf8BOM))
+	}
+	return err
 }
 
 // openFile opens path for reading, decompressing it when it is gzipped.

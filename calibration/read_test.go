@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -550,4 +551,27 @@ func FuzzReaders(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A byte order mark at the start of a log (Windows editors write one) is
+// no part of its first line: the file reads as the same file without it.
+func TestByteOrderMarkIsSkipped(t *testing.T) {
+	for _, gz := range []bool{false, true} {
+		data := []byte("\xef\xbb\xbfduration_s\n1.5\n2.5\n")
+		if gz {
+			var b bytes.Buffer
+			w := gzip.NewWriter(&b)
+			w.Write(data)
+			w.Close()
+			data = b.Bytes()
+		}
+		r, err := Decompress(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := io.ReadAll(r)
+		if string(got) != "duration_s\n1.5\n2.5\n" {
+			t.Errorf("gzip %v: read %q", gz, got)
+		}
+	}
 }
