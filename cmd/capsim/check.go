@@ -132,6 +132,9 @@ func runCheck(ctx context.Context, io *IOStreams, opts *checkOptions) error {
 	if err := (check.Inputs{Access: opts.Access, App: opts.App}).Stat(); err != nil {
 		return usageErr("%v", err)
 	}
+	if err := sameFileTwice(append(slices.Clone(opts.Access), opts.App...)); err != nil {
+		return err
+	}
 	patterns := map[string]string{}
 	for _, r := range opts.Routes {
 		name, pattern, ok := strings.Cut(r, "=")

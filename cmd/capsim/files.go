@@ -95,3 +95,22 @@ func refuseOverwrite(out string, inputs ...string) error {
 	}
 	return nil
 }
+
+// sameFileTwice refuses a file given twice, by any path: its lines would
+// count twice, and every rate and time judged on twice the evidence.
+func sameFileTwice(files []string) error {
+	seen := make([]os.FileInfo, len(files))
+	for i, f := range files {
+		st, err := os.Stat(f)
+		if err != nil {
+			continue // reported where the file is read
+		}
+		for j := range i {
+			if seen[j] != nil && os.SameFile(seen[j], st) {
+				return usageErr("%s and %s are the same file: give each log once", files[j], f)
+			}
+		}
+		seen[i] = st
+	}
+	return nil
+}
