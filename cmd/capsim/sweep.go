@@ -32,6 +32,7 @@ const (
 	defaultOut          = "capsim-out"
 	defaultRefine       = 2
 	defaultSection      = sweep.DefaultSection
+	defaultMaxReps      = 320
 )
 
 type sweepOptions struct {
@@ -53,6 +54,10 @@ type sweepOptions struct {
 	Quiet        bool
 	Uncertainty  bool
 	Hinges       string
+	UntilSure    bool
+	MaxReps      int
+	JSON         string
+	Require      []string
 
 	// set records which flags were given, so that scenario defaults fill
 	// only the others.
@@ -150,6 +155,8 @@ when a design breaks an SLO inside the range; 130 interrupted.`,
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "write no progress on standard error")
 	f.BoolVar(&opts.Uncertainty, "uncertainty", false, "also sweep with every replication drawing its own uncertain values (fits' standard errors, ranges), and give each first failure its interval with parameter uncertainty")
 	f.StringVar(&opts.Hinges, "hinges", "", "add the report section \"what the answer hinges on\" from the sensitivity.csv at `FILE` (written by capsim sensitivity)")
+	f.BoolVar(&opts.UntilSure, "until-sure", false, "add replications, doubling at each look, to the cells whose verdict is unclear and could move a first failure, until it is clear or --max-replications is reached; every verdict is then judged at 1 − 0.05/looks")
+	f.IntVar(&opts.MaxReps, "max-replications", defaultMaxReps, "with --until-sure: the most replications a cell gets")
 	f.StringArrayVar(&opts.Merge, "merge", nil, "merge the shards in `PATH` (a shard file, or a folder of them; repeatable) instead of running the grid")
 	return cmd
 }
@@ -191,6 +198,7 @@ type sweepPlan struct {
 	multipliers []float64
 	reps        int
 	workers     int
+	until       int // --until-sure's cap, 0 without
 }
 
 // maxSection bounds the multipliers a round runs inside each gap: far
@@ -295,6 +303,7 @@ func gridConfig(plan *sweepPlan, opts *sweepOptions) sweep.Config {
 		Refine:       opts.Refine,
 		Section:      opts.Section,
 		SeriesStep:   seriesStep(plan.scenario.Scenario.Duration.T),
+		Until:        plan.until,
 	}
 }
 
@@ -346,6 +355,9 @@ func planSweep(opts *sweepOptions) (*sweepPlan, error) {
 	}
 	if opts.Section < 1 || opts.Section > maxSection {
 		return nil, usageErr("--section must be between 1 and %d, got %d", maxSection, opts.Section)
+	}
+	if err := planUntilSure(plan, opts); err != nil {
+		return nil, err
 	}
 
 	designs, source := opts.Designs, "--designs"
