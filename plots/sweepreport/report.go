@@ -39,7 +39,8 @@ func Build(res *sweep.Result, opts Options) ([]plots.File, error) {
 	r.Sections = append(r.Sections, plots.Section{
 		Heading: "Verdict",
 		Text: fmt.Sprintf("Where each design first breaks an SLO as the load multiplier scales the traffic, best first; "+
-			"designs with the same result share a row. %d replications per multiplier.", res.Replications) + shortText(res),
+			"designs with the same result share a row. A design ranks behind another only when the other's 95 %% interval lies wholly above its own; "+
+			"=2 is a place shared by designs whose intervals overlap. %d replications per multiplier.", res.Replications) + shortText(res),
 		Table: verdictTable(res, outs),
 	})
 	if len(opts.Hinges) > 0 {
@@ -224,9 +225,9 @@ more replications when the parameters matter.
 			if ff.BelowRange {
 				at = "≤ " + at
 			}
-			row := []string{ff.Design, at, fmtBound(ff.Lo) + " – " + fmtBound(ff.Hi), ff.SLO, ff.Component, ff.Stage}
+			row := []string{ff.Design, at, fmtLo(ff.Lo) + " – " + fmtHi(ff.Hi), ff.SLO, ff.Component, ff.Stage}
 			if drawn(res) {
-				row = slices.Insert(row, 3, fmtBound(ff.PLo)+" – "+fmtBound(ff.PHi))
+				row = slices.Insert(row, 3, fmtLo(ff.PLo)+" – "+fmtHi(ff.PHi))
 			}
 			ffTable.Rows = append(ffTable.Rows, row)
 		}

@@ -75,7 +75,7 @@ func TestBuildIsTheSameWithAnyWorkers(t *testing.T) {
 		}
 	}
 	md := string(one["report.md"])
-	for _, want := range []string{"## Verdict", "| **1 best** | **eight** |", "A short M/M/c/K sweep.", "Command: `capsim sweep mmck`",
+	for _, want := range []string{"## Verdict", "| =1 | eight |", "A short M/M/c/K sweep.", "Command: `capsim sweep mmck`",
 		"<summary>Method and settings</summary>", "## Contents", "- [Journeys](#journeys)", "## Design four",
 		"## Design eight", "success vs four", "## At the first failure"} {
 		if !strings.Contains(md, want) {
@@ -194,7 +194,7 @@ func TestReportLayout(t *testing.T) {
 		}
 		return i
 	}
-	verdict, best := at(`<section id="verdict">`), at(`<tr class="strong"><td>1 best</td><td>eight</td>`)
+	verdict, best := at(`<section id="verdict">`), at(`<tr><td>=1</td><td>eight</td>`)
 	contents, method := at(`<nav id="contents">`), at(`<details id="method-and-settings">`)
 	methodText, firstFigure := at("The first-failure multiplier is the smallest"), at("<figure")
 	if !(verdict < best && best < contents && contents < method && method < methodText && methodText < firstFigure) {
@@ -238,7 +238,7 @@ func TestVerdictRanksAndGroups(t *testing.T) {
 	fake := &sweep.Result{Designs: []string{"a", "b", "c", "d"}, Multipliers: []float64{1, 2, 3},
 		FirstFailures: []sweep.FirstFailure{
 			{Design: "a", Found: true, Multiplier: 2, Lo: 1.5, Hi: 2.5, SLO: "s"},
-			{Design: "b", Found: true, Multiplier: 3, Lo: 2.5, Hi: nan, SLO: "s"},
+			{Design: "b", Found: true, Multiplier: 3, Lo: 2.5, Hi: 2.75, SLO: "s"},
 			{Design: "c", Found: true, Multiplier: 2, Lo: 1.5, Hi: 2.5, SLO: "s"},
 			{Design: "d", Multiplier: nan, Lo: nan, Hi: nan},
 		}}
@@ -250,7 +250,15 @@ func TestVerdictRanksAndGroups(t *testing.T) {
 		t.Errorf("ranked %q, want %q", got, want)
 	}
 	tab := verdictTable(fake, rankOutcomes(fake))
-	if len(tab.Strong) != 1 || tab.Strong[0] != 0 || tab.Rows[0][0] != "1 best" || tab.Rows[0][2] != "held up to 3x" {
+	if len(tab.Strong) != 1 || tab.Strong[0] != 0 || tab.Rows[0][0] != "1 best" || tab.Rows[0][2] != "held up to 3x" ||
+		tab.Rows[1][0] != "=2" || tab.Rows[2][0] != "=2" {
+		t.Errorf("verdict rows %q strong %v", tab.Rows, tab.Strong)
+	}
+	// An interval open above reaches over the held design's: the two
+	// share the first place, and neither is called best.
+	fake.FirstFailures[1].Hi = nan
+	tab = verdictTable(fake, rankOutcomes(fake))
+	if len(tab.Strong) != 0 || tab.Rows[0][0] != "=1" || tab.Rows[1][0] != "=1" || tab.Rows[1][2] != "3x (2.5–?)" {
 		t.Errorf("verdict rows %q strong %v", tab.Rows, tab.Strong)
 	}
 }
