@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"capsim/model"
+	"capsim/model/hindcast"
 	"capsim/model/sweep"
 	"capsim/plots/sweepreport"
 	"capsim/scenarios"
@@ -58,6 +59,7 @@ type sweepOptions struct {
 	MaxReps      int
 	JSON         string
 	Require      []string
+	HindcastReps int
 
 	// set records which flags were given, so that scenario defaults fill
 	// only the others.
@@ -157,6 +159,9 @@ when a design breaks an SLO inside the range; 130 interrupted.`,
 	f.StringVar(&opts.Hinges, "hinges", "", "add the report section \"what the answer hinges on\" from the sensitivity.csv at `FILE` (written by capsim sensitivity)")
 	f.BoolVar(&opts.UntilSure, "until-sure", false, "add replications, doubling at each look, to the cells whose verdict is unclear and could move a first failure, until it is clear or --max-replications is reached; every verdict is then judged at 1 − 0.05/looks")
 	f.IntVar(&opts.MaxReps, "max-replications", defaultMaxReps, "with --until-sure: the most replications a cell gets")
+	f.StringVar(&opts.JSON, "json", "", "also write the answer as JSON to `FILE` (- for standard output): per design the first failure with its interval, rank, SLO broken, component and stage, and every cell's verdict")
+	f.StringArrayVar(&opts.Require, "require", nil, "exit with code 3 only when `DESIGN@MULT`'s first failure is at or below MULT (repeatable); implies --fail-on-slo for the designs named")
+	f.IntVar(&opts.HindcastReps, "hindcast-replications", defaultHindcastReps, "replications per observation of the hindcast run beside the sweep when the scenario has observations (0: none)")
 	f.StringArrayVar(&opts.Merge, "merge", nil, "merge the shards in `PATH` (a shard file, or a folder of them; repeatable) instead of running the grid")
 	return cmd
 }
@@ -199,6 +204,7 @@ type sweepPlan struct {
 	reps        int
 	workers     int
 	until       int // --until-sure's cap, 0 without
+	require     []requirement
 }
 
 // maxSection bounds the multipliers a round runs inside each gap: far
@@ -254,7 +260,11 @@ func runSweep(ctx context.Context, io *IOStreams, opts *sweepOptions) error {
 		res.TakeParamIntervals(drawn)
 	}
 
-	files, err := sweepFiles(res, plan, opts)
+	hc, err := sweepHindcast(ctx, io, plan, opts)
+	if err != nil {
+		return err
+	}
+	files, err := sweepFiles(res, plan, opts, hc)
 	if err != nil {
 		return withCode(exitError, err)
 	}
@@ -275,17 +285,17 @@ func runSweep(ctx context.Context, io *IOStreams, opts *sweepOptions) error {
 
 	sweepreport.WriteTables(io.Out, res, sc.Journeys.Names(), io.width(), seeAll)
 	fmt.Fprintln(io.Out)
+	if hc != nil {
+		io.note(fmt.Sprintf("hindcast (%d replications per observation): %s", hc.Replications, hc.Summary()))
+	}
 	io.note(fmt.Sprintf("wrote %s: runs.csv, summary.csv, first_failure.csv, report.md, report.html and more", opts.Out))
-	if opts.FailOnSLO {
-		var broke []string
-		for _, ff := range res.FirstFailures {
-			if ff.Found {
-				broke = append(broke, fmt.Sprintf("%s at %sx (%s)", ff.Design, sweep.FormatMultiplier(ff.Multiplier), ff.SLO))
-			}
+	if opts.JSON != "" {
+		if err := writeSweepJSON(io, opts.JSON, res, hc); err != nil {
+			return err
 		}
-		if len(broke) > 0 {
-			return withCode(exitSLOFailed, fmt.Errorf("SLO broken inside the range: %s", strings.Join(broke, "; ")))
-		}
+	}
+	if err := sloVerdict(res, opts, plan.require); err != nil {
+		return err
 	}
 	return nil
 }
@@ -407,6 +417,15 @@ func planSweep(opts *sweepOptions) (*sweepPlan, error) {
 			return nil, usageErr("--hinges %s: %v", opts.Hinges, err)
 		}
 	}
+	if plan.require, err = parseRequirements(opts.Require, names); err != nil {
+		return nil, err
+	}
+	if err := checkJSONTarget(plan, opts); err != nil {
+		return nil, err
+	}
+	if opts.HindcastReps != 0 && (opts.HindcastReps < 2 || opts.HindcastReps > hindcast.MaxReplications) {
+		return nil, usageErr("--hindcast-replications must be 0 or between 2 and %d, got %d", hindcast.MaxReplications, opts.HindcastReps)
+	}
 	if opts.Uncertainty && len(plan.uncertain) == 0 {
 		return nil, usageErr("--uncertainty: no design of the scenario declares an uncertain value: a fit's uncertainty: from capsim calibrate, or a {range: [low, high]} or {triangular: [low, mode, high]} in place of a value")
 	}
@@ -495,7 +514,7 @@ type outFile struct {
 
 // sweepFiles renders every output but runs.csv, in memory, so that a
 // failure leaves the folder as it was.
-func sweepFiles(res *sweep.Result, plan *sweepPlan, opts *sweepOptions) ([]outFile, error) {
+func sweepFiles(res *sweep.Result, plan *sweepPlan, opts *sweepOptions, hc *hindcast.Report) ([]outFile, error) {
 	var files []outFile
 	add := func(name string, write func(io.Writer) error) error {
 		var b bytes.Buffer
@@ -516,6 +535,9 @@ func sweepFiles(res *sweep.Result, plan *sweepPlan, opts *sweepOptions) ([]outFi
 	if err := add("first_failure.csv", res.WriteFirstFailureCSV); err != nil {
 		return nil, err
 	}
+	if err := add("verdicts.csv", res.WriteVerdictsCSV); err != nil {
+		return nil, err
+	}
 	manifest, err := sweepManifest(res, plan, opts)
 	if err != nil {
 		return nil, err
@@ -523,7 +545,7 @@ func sweepFiles(res *sweep.Result, plan *sweepPlan, opts *sweepOptions) ([]outFi
 	files = append(files, outFile{"manifest.json", manifest})
 	sc := plan.scenario.Scenario
 	report, err := sweepreport.Build(res, sweepreport.Options{Description: sc.Description, Journeys: sc.Journeys.Names(),
-		CommandLine: opts.cmdline, Workers: plan.workers, Hinges: plan.hinges})
+		CommandLine: opts.cmdline, Workers: plan.workers, Hinges: plan.hinges, Hindcast: hindcastLine(hc)})
 	if err != nil {
 		return nil, err
 	}
@@ -540,7 +562,11 @@ func sweepFiles(res *sweep.Result, plan *sweepPlan, opts *sweepOptions) ([]outFi
 // first_failure.csv's status and split SLO, units, capsim_revision.
 // 3: refine counts rounds of refinement, no longer bisection steps;
 // section.
-const manifestSchema = 3
+// 4: first_failure.csv's slo_measure is the metric's measure
+// (journey_success_rate); an unknown end is 0 or inf with ci_*_known;
+// slo_metric, rank, the measured value, verdict_level,
+// multipliers_tried; verdicts.csv; verdict_level, max_replications.
+const manifestSchema = 4
 
 type manifest struct {
 	SchemaVersion  int            `json:"schema_version"`
@@ -558,6 +584,10 @@ type manifest struct {
 	Designs        []string       `json:"designs"`
 	Refine         int            `json:"refine"`  // refinement rounds
 	Section        int            `json:"section"` // multipliers per bracket and round
+	// VerdictLevel is the confidence of every verdict; MaxReps the cap
+	// of --until-sure, 0 without.
+	VerdictLevel float64 `json:"verdict_level"`
+	MaxReps      int     `json:"max_replications"`
 	// Uncertain lists the values drawn per replication with --uncertainty.
 	Uncertain []string `json:"uncertain,omitempty"`
 	Files     []string `json:"files"`
@@ -645,7 +675,9 @@ func sweepManifest(res *sweep.Result, plan *sweepPlan, opts *sweepOptions) ([]by
 		Refine:         opts.Refine,
 		Section:        opts.Section,
 		Uncertain:      plan.uncertain,
-		Files:          []string{"runs.csv", "summary.csv", "first_failure.csv", "report.md", "report.html"},
+		Files:          []string{"runs.csv", "summary.csv", "first_failure.csv", "verdicts.csv", "report.md", "report.html"},
+		VerdictLevel:   res.VerdictLevel(),
+		MaxReps:        plan.until,
 	}
 	for _, src := range sources[1:] {
 		m.Included = append(m.Included, manifestFile{File: src.Name, SHA256: hash(src.Data)})

@@ -62,10 +62,10 @@ type FirstFailure struct {
 // success rate's Wilson interval reaching down to 84 %, so they cannot
 // show success_rate >= 0.99.
 type CountShort struct {
-	SLO     string
-	Counted string // what Trials counts: journeys, requests, calls
-	Trials  int64  // the events counted, over every replication
-	Needed  int64  // the fewest that, all favourable, would clear the bound
+	SLO     string `json:"slo"`
+	Counted string `json:"counted"` // what Trials counts: journeys, requests, calls
+	Trials  int64  `json:"trials"`  // the events counted, over every replication
+	Needed  int64  `json:"needed"`  // the fewest that, all favourable, would clear the bound
 }
 
 // trialsToClear is the fewest trials whose Wilson interval, with every

@@ -44,7 +44,10 @@ func (ff FirstFailure) span(top float64) (lo, hi float64) {
 
 // Ranks ranks every design, in design order.
 func (r *Result) Ranks() []Rank {
-	top := r.Multipliers[len(r.Multipliers)-1]
+	top := math.Inf(1)
+	if len(r.Multipliers) > 0 {
+		top = r.Multipliers[len(r.Multipliers)-1]
+	}
 	out := make([]Rank, len(r.FirstFailures))
 	for i, a := range r.FirstFailures {
 		_, ahi := a.span(top)

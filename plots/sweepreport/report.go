@@ -24,6 +24,9 @@ type Options struct {
 	// Hinges, when set, adds the section "What the answer hinges on"
 	// after the verdict (see ReadSensitivityCSV).
 	Hinges []Hinge
+	// Hindcast, when set, is the one-line agreement with the scenario's
+	// observations, shown under the verdict.
+	Hindcast string
 }
 
 // Build lays out report.md, report.html and their charts. The answer
@@ -40,7 +43,8 @@ func Build(res *sweep.Result, opts Options) ([]plots.File, error) {
 		Heading: "Verdict",
 		Text: fmt.Sprintf("Where each design first breaks an SLO as the load multiplier scales the traffic, best first; "+
 			"designs with the same result share a row. A design ranks behind another only when the other's 95 %% interval lies wholly above its own; "+
-			"=2 is a place shared by designs whose intervals overlap. %d replications per multiplier.", res.Replications) + shortText(res),
+			"=2 is a place shared by designs whose intervals overlap. %d replications per multiplier.", res.Replications) + shortText(res) +
+			untilSureText(res) + hindcastText(opts.Hindcast),
 		Table: verdictTable(res, outs),
 	})
 	if len(opts.Hinges) > 0 {

@@ -52,6 +52,9 @@ func WriteTables(w io.Writer, res *sweep.Result, journeys []string, width int, h
 	for _, note := range shortNotes(res) {
 		texttab.WriteLines(w, texttab.Hang("  ", note, "    ", width))
 	}
+	if note := untilSureNote(res); note != "" {
+		texttab.WriteLines(w, texttab.Hang("  ", note, "    ", width))
+	}
 }
 
 // sweepColumns gives the design table's columns the order they are left
