@@ -114,7 +114,8 @@ run --design a+b does, and is called a+b in every output.
 
 The output folder gets runs.csv (one row per run and metric), summary.csv
 (mean and 95 % CI per design, multiplier and metric), compare.csv (paired
-differences with the first design), first_failure.csv, manifest.json,
+differences with the first design), first_failure.csv, verdicts.csv (every
+multiplier's verdict and what it rests on), manifest.json,
 report.md and report.html with charts/ (SVG and PNG). The folder is
 replaced whole, once every file is written: it is staged in a hidden folder
 beside it, so a failed or killed sweep leaves the earlier one as it was,
@@ -122,12 +123,27 @@ and no file of an earlier sweep stays behind. A folder holding other files
 is refused. A lock file beside it, .NAME.lock, keeps two sweeps from
 writing one folder at once. The bytes do not depend on --workers.
 
-Exit codes: 0 the sweep ran; 2 bad flags or scenario; 3 with --fail-on-slo
-when a design breaks an SLO inside the range; 130 interrupted.`,
+--until-sure gives the cells whose verdict is unclear, and could still move
+a first failure or an end of its interval, more replications, doubling
+look by look up to --max-replications, until each verdict is clear; every
+verdict is then judged at confidence 1 - 0.05/K over the K looks possible
+(Bonferroni), so each look-and-stop keeps the 95 %.
+
+When the scenario has observations, its hindcast runs beside the sweep
+(--hindcast-replications per observation) and its one-line agreement is
+printed and heads the report. --json FILE writes the answer as one JSON
+document: per design the first failure with its interval, rank, SLO broken,
+component and stage, and every cell's verdict.
+
+Exit codes: 0 the sweep ran; 2 bad flags or scenario; 3 with --require
+DESIGN@MULT when that design's first failure is at or below MULT, or with
+--fail-on-slo alone when any design breaks an SLO inside the range; 130
+interrupted.`,
 		Example: `  capsim sweep
   capsim sweep trip --designs v1-original,v1-improved --multipliers 1:6:0.5
   capsim sweep mmck --replications 10 --seed 7 --out results/mmck
-  capsim sweep my-system.yaml --set components.api.servers=16 --fail-on-slo`,
+  capsim sweep my-system.yaml --set components.api.servers=16 --fail-on-slo
+  capsim sweep trip --until-sure --require v1-improved@3 --json summary.json`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {

@@ -337,8 +337,12 @@ func shortNotes(res *sweep.Result) []string {
 		if sp.hi > sp.lo {
 			n += "–" + strconv.FormatInt(sp.hi, 10)
 		}
-		out = append(out, fmt.Sprintf("CI ?–: nothing below passed surely: %s %s over the replications cannot show %s even if all go its way; about %d can (raise -r or the duration)",
-			n, sp.counted, slo, sp.need))
+		raise := "raise -r or the duration, or add --until-sure"
+		if res.Precision != nil {
+			raise = "raise --max-replications or the duration"
+		}
+		out = append(out, fmt.Sprintf("CI ?–: nothing below passed surely: %s %s over the replications cannot show %s even if all go its way; about %d can (%s)",
+			n, sp.counted, slo, sp.need, raise))
 	}
 	return out
 }
