@@ -206,6 +206,14 @@ to the lowest tried where an SLO's interval failed outright;
 "?" marks an end no multiplier tried settles.
 The component and failure stage are those most failed journeys ended at, at that multiplier.
 `)
+	if p := res.Precision; p != nil {
+		fmt.Fprintf(&pre, `
+Replications until sure: after the refinement, every cell whose verdict was unclear and could still move a first failure
+or an end of its interval got more replications, doubling look by look from %d up to %d, until its verdict was clear.
+Every verdict of the sweep was judged at %s %% (the 5 %% of one look split over the %d looks a cell could have,
+by Bonferroni's inequality), so that stopping at the first clear look keeps each cell's error within 5 %%.
+`, res.Replications, p.Until, sweep.FormatLevel(p.Level), p.Looks)
+	}
 	if drawn(res) {
 		fmt.Fprintf(&pre, `
 With parameter draws, a second sweep ran each of the %d replications twice more on the same traffic: once with its own draw

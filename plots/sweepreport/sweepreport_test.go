@@ -274,3 +274,41 @@ func TestKeepChartLeavesOutFlatCharts(t *testing.T) {
 		t.Errorf("kept %v, left out %q", figs, left)
 	}
 }
+
+// Interval ends round outwards: never narrower than the interval, never
+// inside its own estimate.
+func TestIntervalEndsRoundOutwards(t *testing.T) {
+	nan := math.NaN()
+	cases := map[string]string{
+		fmtInterval(nan, 1.8125):     "?–1.813",
+		fmtInterval(1.8125, 3.5625):  "1.812–3.563",
+		fmtInterval(3, 3.25):         "3–3.25",
+		fmtInterval(1.003125, 1.034): "1.003–1.034",
+		fmtInterval(0.5, nan):        "0.5–?",
+	}
+	for got, want := range cases {
+		if got != want {
+			t.Errorf("got %q, want %q", got, want)
+		}
+	}
+}
+
+// The hindcast's line is on the report's first screen, above the ranks.
+func TestReportCarriesTheHindcastLine(t *testing.T) {
+	res, journeys := smallSweep(t)
+	files, err := Build(res, Options{Journeys: journeys, Workers: 1,
+		Hindcast: "Hindcast, 10 replications per observation: the model agrees with 1 of 2 observations (disagree: x)."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if f.Name != "report.md" {
+			continue
+		}
+		md := string(f.Data)
+		line, table := strings.Index(md, "the model agrees with 1 of 2 observations (disagree: x)"), strings.Index(md, "| rank |")
+		if line < 0 || table < 0 || line > table {
+			t.Errorf("hindcast line at %d, verdict table at %d:\n%s", line, table, md[:min(len(md), 1500)])
+		}
+	}
+}
