@@ -175,7 +175,7 @@ interrupted.`,
 	f.StringVar(&opts.Hinges, "hinges", "", "add the report section \"what the answer hinges on\" from the sensitivity.csv at `FILE` (written by capsim sensitivity)")
 	f.BoolVar(&opts.UntilSure, "until-sure", false, "add replications, doubling at each look, to the cells whose verdict is unclear and could move a first failure, until it is clear or --max-replications is reached; every verdict is then judged at 1 − 0.05/looks")
 	f.IntVar(&opts.MaxReps, "max-replications", defaultMaxReps, "with --until-sure: the most replications a cell gets")
-	f.StringVar(&opts.JSON, "json", "", "also write the answer as JSON to `FILE` (- for standard output): per design the first failure with its interval, rank, SLO broken, component and stage, and every cell's verdict")
+	f.StringVar(&opts.JSON, "json", "", "also write the answer as JSON to `FILE` (-: standard output, instead of the tables): per design the first failure with its interval, rank, SLO broken, component and stage, and every cell's verdict")
 	f.StringArrayVar(&opts.Require, "require", nil, "exit with code 3 only when `DESIGN@MULT`'s first failure is at or below MULT (repeatable); implies --fail-on-slo for the designs named")
 	f.IntVar(&opts.HindcastReps, "hindcast-replications", defaultHindcastReps, "replications per observation of the hindcast run beside the sweep when the scenario has observations (0: none)")
 	f.StringArrayVar(&opts.Merge, "merge", nil, "merge the shards in `PATH` (a shard file, or a folder of them; repeatable) instead of running the grid")
@@ -299,12 +299,15 @@ func runSweep(ctx context.Context, io *IOStreams, opts *sweepOptions) error {
 		return withCode(exitError, err)
 	}
 
-	sweepreport.WriteTables(io.Out, res, sc.Journeys.Names(), io.width(), seeAll)
-	fmt.Fprintln(io.Out)
-	if hc != nil {
-		io.note(fmt.Sprintf("hindcast (%d replications per observation): %s", hc.Replications, hc.Summary()))
+	if opts.JSON != "-" {
+		// With --json -, standard output is the JSON alone.
+		sweepreport.WriteTables(io.Out, res, sc.Journeys.Names(), io.width(), seeAll)
+		fmt.Fprintln(io.Out)
+		if hc != nil {
+			io.note(fmt.Sprintf("hindcast (%d replications per observation): %s", hc.Replications, hc.Summary()))
+		}
+		io.note(fmt.Sprintf("wrote %s: runs.csv, summary.csv, first_failure.csv, report.md, report.html and more", opts.Out))
 	}
-	io.note(fmt.Sprintf("wrote %s: runs.csv, summary.csv, first_failure.csv, report.md, report.html and more", opts.Out))
 	if opts.JSON != "" {
 		if err := writeSweepJSON(io, opts.JSON, res, hc); err != nil {
 			return err

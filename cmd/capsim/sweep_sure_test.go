@@ -240,3 +240,19 @@ func TestSweepUntilSureWorkers(t *testing.T) {
 		t.Errorf("stdout lacks the until-sure note:\n%s", one["stdout"])
 	}
 }
+
+// --json - leaves standard output to the JSON alone.
+func TestSweepJSONOnStdout(t *testing.T) {
+	code, stdout, stderr := run(t, "sweep", "trip", "--designs", "v1-original", "--multipliers", "1,2", "--replications", "2",
+		"--refine", "0", "--json", "-", "--out", t.TempDir(), "-q")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var doc sweep.Export
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatalf("stdout is not one JSON document: %v\n%s", err, stdout)
+	}
+	if len(doc.Designs) != 1 || doc.Designs[0].Status != "failed" || doc.Hindcast == nil || doc.Hindcast.Counted == 0 {
+		t.Errorf("document %+v", doc)
+	}
+}

@@ -44,7 +44,7 @@ import (
 // Until, else the number of distinct replication counts R, 2R, 4R, …,
 // Until.
 func (c *Config) Looks() int {
-	if c.Until <= c.Replications {
+	if c.Until <= c.Replications || c.Replications < 1 {
 		return 1
 	}
 	k := 1
