@@ -17,7 +17,9 @@ func TestMainJobOutOfTheBox(t *testing.T) {
 	t.Chdir(t.TempDir())
 	code, stdout, stderr := run(t, "sweep")
 	// stderr, no terminal here, holds the progress as plain lines.
-	if code != 0 || !strings.HasSuffix(stderr, "\nsweep trip: grid 200/200 · refine round 2 of 2: 242/242 runs (100%)\n") {
+	// The sweep's progress, then the hindcast's beside it.
+	if code != 0 || !strings.Contains(stderr, "\nsweep trip: grid 200/200 · refine round 2 of 2: 242/242 runs (100%)\n") ||
+		!strings.HasSuffix(stderr, "\nhindcast trip: 100/100 runs (100%)\n") {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 	for _, f := range []string{"runs.csv", "summary.csv", "compare.csv", "first_failure.csv", "manifest.json", "report.md", "report.html", "charts/success_trip_creation.svg"} {
@@ -30,10 +32,10 @@ func TestMainJobOutOfTheBox(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"trip,v1-original,failed,1.8125,,1.875,trip_creation success_rate >= 0.99,trip_creation,success_rate,>=,0.99,derivative_executor,derivative_create",
-		"trip,v1-improved,failed,3.3125,,3.5625,trip_creation success_rate >= 0.99,trip_creation,success_rate,>=,0.99,heic_intake,derivative_create",
+		"trip,v1-original,failed,1.8125,0,1.875,trip_creation success_rate >= 0.99,trip_creation,journey_success_rate,>=,0.99,derivative_executor,derivative_create,false,true,",
+		"trip,v1-improved,failed,3.3125,0,3.5625,trip_creation success_rate >= 0.99,trip_creation,journey_success_rate,>=,0.99,heic_intake,derivative_create,false,true,",
 		"trip,queue-wait,failed,4.375,",
-		"trip,direct-upload,failed,4.25,,4.4375,",
+		"trip,direct-upload,failed,4.25,0,4.4375,",
 		"trip,lock-fix,failed,3.3125,",
 		"trip,warm-worker,failed,3.3125,",
 		"trip,two-workers,failed,3.3125,",
@@ -43,7 +45,7 @@ func TestMainJobOutOfTheBox(t *testing.T) {
 			t.Errorf("first_failure.csv lacks %q:\n%s", want, ff)
 		}
 	}
-	if !strings.Contains(stdout, "first failure:") {
+	if !strings.Contains(stdout, "first failure:") || !strings.Contains(stdout, "hindcast (10 replications per observation): the model agrees with") {
 		t.Errorf("stdout lacks the first-failure lines:\n%s", stdout)
 	}
 }

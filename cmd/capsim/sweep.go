@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"capsim/model"
+	"capsim/model/hindcast"
 	"capsim/model/sweep"
 	"capsim/plots/sweepreport"
 	"capsim/scenarios"
@@ -32,6 +33,7 @@ const (
 	defaultOut          = "capsim-out"
 	defaultRefine       = 2
 	defaultSection      = sweep.DefaultSection
+	defaultMaxReps      = 320
 )
 
 type sweepOptions struct {
@@ -54,6 +56,11 @@ type sweepOptions struct {
 	Quiet        bool
 	Uncertainty  bool
 	Hinges       string
+	UntilSure    bool
+	MaxReps      int
+	JSON         string
+	Require      []string
+	HindcastReps int
 
 	// set records which flags were given, so that scenario defaults fill
 	// only the others.
@@ -108,7 +115,8 @@ run --design a+b does, and is called a+b in every output.
 
 The output folder gets runs.csv (one row per run and metric), summary.csv
 (mean and 95 % CI per design, multiplier and metric), compare.csv (paired
-differences with the first design), first_failure.csv, manifest.json,
+differences with the first design), first_failure.csv, verdicts.csv (every
+multiplier's verdict and what it rests on), manifest.json,
 report.md and report.html with charts/ (SVG and PNG). The folder is
 replaced whole, once every file is written: it is staged in a hidden folder
 beside it, so a failed or killed sweep leaves the earlier one as it was,
@@ -116,12 +124,27 @@ and no file of an earlier sweep stays behind. A folder holding other files
 is refused. A lock file beside it, .NAME.lock, keeps two sweeps from
 writing one folder at once. The bytes do not depend on --workers.
 
-Exit codes: 0 the sweep ran; 2 bad flags or scenario; 3 with --fail-on-slo
-when a design breaks an SLO inside the range; 130 interrupted.`,
+--until-sure gives the cells whose verdict is unclear, and could still move
+a first failure or an end of its interval, more replications, doubling
+look by look up to --max-replications, until each verdict is clear; every
+verdict is then judged at confidence 1 - 0.05/K over the K looks possible
+(Bonferroni), so each look-and-stop keeps the 95 %.
+
+When the scenario has observations, its hindcast runs beside the sweep
+(--hindcast-replications per observation) and its one-line agreement is
+printed and heads the report. --json FILE writes the answer as one JSON
+document: per design the first failure with its interval, rank, SLO broken,
+component and stage, and every cell's verdict.
+
+Exit codes: 0 the sweep ran; 2 bad flags or scenario; 3 with --require
+DESIGN@MULT when that design's first failure is at or below MULT, or with
+--fail-on-slo alone when any design breaks an SLO inside the range; 130
+interrupted.`,
 		Example: `  capsim sweep
   capsim sweep trip --designs v1-original,v1-improved --multipliers 1:6:0.5
   capsim sweep mmck --replications 10 --seed 7 --out results/mmck
-  capsim sweep my-system.yaml --set components.api.servers=16 --fail-on-slo`,
+  capsim sweep my-system.yaml --set components.api.servers=16 --fail-on-slo
+  capsim sweep trip --until-sure --require v1-improved@3 --json summary.json`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
@@ -152,6 +175,11 @@ when a design breaks an SLO inside the range; 130 interrupted.`,
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "write no progress on standard error")
 	f.BoolVar(&opts.Uncertainty, "uncertainty", false, "also sweep with every replication drawing its own uncertain values (fits' standard errors, ranges), and give each first failure its interval with parameter uncertainty")
 	f.StringVar(&opts.Hinges, "hinges", "", "add the report section \"what the answer hinges on\" from the sensitivity.csv at `FILE` (written by capsim sensitivity)")
+	f.BoolVar(&opts.UntilSure, "until-sure", false, "add replications, doubling at each look, to the cells whose verdict is unclear and could move a first failure, until it is clear or --max-replications is reached; every verdict is then judged at 1 − 0.05/looks")
+	f.IntVar(&opts.MaxReps, "max-replications", defaultMaxReps, "with --until-sure: the most replications a cell gets")
+	f.StringVar(&opts.JSON, "json", "", "also write the answer as JSON to `FILE` (-: standard output, instead of the tables): per design the first failure with its interval, rank, SLO broken, component and stage, and every cell's verdict")
+	f.StringArrayVar(&opts.Require, "require", nil, "exit with code 3 only when `DESIGN@MULT`'s first failure is at or below MULT (repeatable); implies --fail-on-slo for the designs named")
+	f.IntVar(&opts.HindcastReps, "hindcast-replications", defaultHindcastReps, "replications per observation of the hindcast run beside the sweep when the scenario has observations (0: none)")
 	f.StringArrayVar(&opts.Merge, "merge", nil, "merge the shards in `PATH` (a shard file, or a folder of them; repeatable) instead of running the grid")
 	return cmd
 }
@@ -194,6 +222,8 @@ type sweepPlan struct {
 	multipliers []float64
 	reps        int
 	workers     int
+	until       int // --until-sure's cap, 0 without
+	require     []requirement
 }
 
 // maxSection bounds the multipliers a round runs inside each gap: far
@@ -249,7 +279,11 @@ func runSweep(ctx context.Context, io *IOStreams, opts *sweepOptions) error {
 		res.TakeParamIntervals(drawn)
 	}
 
-	files, err := sweepFiles(res, plan, opts)
+	hc, err := sweepHindcast(ctx, io, plan, opts)
+	if err != nil {
+		return err
+	}
+	files, err := sweepFiles(res, plan, opts, hc)
 	if err != nil {
 		return withCode(exitError, err)
 	}
@@ -268,19 +302,22 @@ func runSweep(ctx context.Context, io *IOStreams, opts *sweepOptions) error {
 		return withCode(exitError, err)
 	}
 
-	sweepreport.WriteTables(io.Out, res, sc.Journeys.Names(), io.width(), seeAll)
-	fmt.Fprintln(io.Out)
-	io.note(fmt.Sprintf("wrote %s: runs.csv, summary.csv, first_failure.csv, report.md, report.html and more", opts.Out))
-	if opts.FailOnSLO {
-		var broke []string
-		for _, ff := range res.FirstFailures {
-			if ff.Found {
-				broke = append(broke, fmt.Sprintf("%s at %sx (%s)", ff.Design, sweep.FormatMultiplier(ff.Multiplier), ff.SLO))
-			}
+	if opts.JSON != "-" {
+		// With --json -, standard output is the JSON alone.
+		sweepreport.WriteTables(io.Out, res, sc.Journeys.Names(), io.width(), seeAll)
+		fmt.Fprintln(io.Out)
+		if hc != nil {
+			io.note(fmt.Sprintf("hindcast (%d replications per observation): %s", hc.Replications, hc.Summary()))
 		}
-		if len(broke) > 0 {
-			return withCode(exitSLOFailed, fmt.Errorf("SLO broken inside the range: %s", strings.Join(broke, "; ")))
+		io.note(fmt.Sprintf("wrote %s: runs.csv, summary.csv, first_failure.csv, report.md, report.html and more", opts.Out))
+	}
+	if opts.JSON != "" {
+		if err := writeSweepJSON(io, opts.JSON, res, hc); err != nil {
+			return err
 		}
+	}
+	if err := sloVerdict(res, opts, plan.require); err != nil {
+		return err
 	}
 	return nil
 }
@@ -298,6 +335,7 @@ func gridConfig(plan *sweepPlan, opts *sweepOptions) sweep.Config {
 		Refine:       opts.Refine,
 		Section:      opts.Section,
 		SeriesStep:   seriesStep(plan.scenario.Scenario.Duration.T),
+		Until:        plan.until,
 	}
 }
 
@@ -348,6 +386,9 @@ func planSweep(opts *sweepOptions) (*sweepPlan, error) {
 	if opts.Section < 1 || opts.Section > maxSection {
 		return nil, usageErr("--section must be between 1 and %d, got %d", maxSection, opts.Section)
 	}
+	if err := planUntilSure(plan, opts); err != nil {
+		return nil, err
+	}
 
 	designs, source := opts.Designs, "--designs"
 	if !opts.set["designs"] && sd.Designs != "" {
@@ -394,6 +435,15 @@ func planSweep(opts *sweepOptions) (*sweepPlan, error) {
 		if err != nil {
 			return nil, usageErr("--hinges %s: %v", opts.Hinges, err)
 		}
+	}
+	if plan.require, err = parseRequirements(opts.Require, names); err != nil {
+		return nil, err
+	}
+	if err := checkJSONTarget(plan, opts); err != nil {
+		return nil, err
+	}
+	if opts.HindcastReps != 0 && (opts.HindcastReps < 2 || opts.HindcastReps > hindcast.MaxReplications) {
+		return nil, usageErr("--hindcast-replications must be 0 or between 2 and %d, got %d", hindcast.MaxReplications, opts.HindcastReps)
 	}
 	if opts.Uncertainty && len(plan.uncertain) == 0 {
 		return nil, usageErr("--uncertainty: no design of the scenario declares an uncertain value: a fit's uncertainty: from capsim calibrate, or a {range: [low, high]} or {triangular: [low, mode, high]} in place of a value")
@@ -487,7 +537,7 @@ type outFile struct {
 
 // sweepFiles renders every output but runs.csv, in memory, so that a
 // failure leaves the folder as it was.
-func sweepFiles(res *sweep.Result, plan *sweepPlan, opts *sweepOptions) ([]outFile, error) {
+func sweepFiles(res *sweep.Result, plan *sweepPlan, opts *sweepOptions, hc *hindcast.Report) ([]outFile, error) {
 	var files []outFile
 	add := func(name string, write func(io.Writer) error) error {
 		var b bytes.Buffer
@@ -508,6 +558,9 @@ func sweepFiles(res *sweep.Result, plan *sweepPlan, opts *sweepOptions) ([]outFi
 	if err := add("first_failure.csv", res.WriteFirstFailureCSV); err != nil {
 		return nil, err
 	}
+	if err := add("verdicts.csv", res.WriteVerdictsCSV); err != nil {
+		return nil, err
+	}
 	manifest, err := sweepManifest(res, plan, opts)
 	if err != nil {
 		return nil, err
@@ -515,7 +568,7 @@ func sweepFiles(res *sweep.Result, plan *sweepPlan, opts *sweepOptions) ([]outFi
 	files = append(files, outFile{"manifest.json", manifest})
 	sc := plan.scenario.Scenario
 	report, err := sweepreport.Build(res, sweepreport.Options{Description: sc.Description, Journeys: sc.Journeys.Names(),
-		CommandLine: opts.cmdline, Workers: plan.workers, Hinges: plan.hinges})
+		CommandLine: opts.cmdline, Workers: plan.workers, Hinges: plan.hinges, Hindcast: hindcastLine(hc)})
 	if err != nil {
 		return nil, err
 	}
@@ -532,7 +585,11 @@ func sweepFiles(res *sweep.Result, plan *sweepPlan, opts *sweepOptions) ([]outFi
 // first_failure.csv's status and split SLO, units, capsim_revision.
 // 3: refine counts rounds of refinement, no longer bisection steps;
 // section.
-const manifestSchema = 3
+// 4: first_failure.csv's slo_measure is the metric's measure
+// (journey_success_rate); an unknown end is 0 or inf with ci_*_known;
+// slo_metric, rank, the measured value, verdict_level,
+// multipliers_tried; verdicts.csv; verdict_level, max_replications.
+const manifestSchema = 4
 
 type manifest struct {
 	SchemaVersion  int            `json:"schema_version"`
@@ -550,6 +607,10 @@ type manifest struct {
 	Designs        []string       `json:"designs"`
 	Refine         int            `json:"refine"`  // refinement rounds
 	Section        int            `json:"section"` // multipliers per bracket and round
+	// VerdictLevel is the confidence of every verdict; MaxReps the cap
+	// of --until-sure, 0 without.
+	VerdictLevel float64 `json:"verdict_level"`
+	MaxReps      int     `json:"max_replications"`
 	// Uncertain lists the values drawn per replication with --uncertainty.
 	Uncertain []string `json:"uncertain,omitempty"`
 	Files     []string `json:"files"`
@@ -635,7 +696,9 @@ func sweepManifest(res *sweep.Result, plan *sweepPlan, opts *sweepOptions) ([]by
 		Refine:         opts.Refine,
 		Section:        opts.Section,
 		Uncertain:      plan.uncertain,
-		Files:          []string{"runs.csv", "summary.csv", "first_failure.csv", "report.md", "report.html"},
+		Files:          []string{"runs.csv", "summary.csv", "first_failure.csv", "verdicts.csv", "report.md", "report.html"},
+		VerdictLevel:   res.VerdictLevel(),
+		MaxReps:        plan.until,
 	}
 	for _, src := range sources[1:] {
 		m.Included = append(m.Included, manifestFile{File: src.Name, SHA256: hash(src.Data)})

@@ -53,7 +53,7 @@ func TestSweepUncertaintyOutputs(t *testing.T) {
 		}
 	}
 	ff, _ := os.ReadFile(filepath.Join(dir, "drawn", "first_failure.csv"))
-	if !strings.HasSuffix(strings.SplitN(string(ff), "\n", 2)[0], ",failure_stage,param_draws,param_sd,param_ci_low,param_ci_high") {
+	if !strings.HasSuffix(strings.SplitN(string(ff), "\n", 2)[0], ",verdict_level,multipliers_tried,param_draws,param_sd,param_ci_low,param_ci_high") {
 		t.Errorf("first_failure.csv:\n%s", ff)
 	}
 	m, _ := os.ReadFile(filepath.Join(dir, "drawn", "manifest.json"))

@@ -25,6 +25,11 @@ type Result struct {
 	Compare       []*Comparison
 	FirstFailures []FirstFailure // one per design, in design order
 	Series        []SeriesRun    // one per design that failed, when asked for
+	// Runs counts every run the sweep made: grid, refinement, series and
+	// the looks of Config.Until.
+	Runs int
+	// Precision says what the looks did, with Config.Until; nil without.
+	Precision *Precision
 }
 
 // Cell is one design at one multiplier, over its replications.
@@ -346,7 +351,7 @@ func (s *sweeper) finishCell(c *cellAcc) *Cell {
 			d = x
 		}
 	}
-	out := c.judge()
+	out := c.judge(s.level())
 	if d == nil || d.fixed == nil {
 		return out
 	}
@@ -388,19 +393,20 @@ func (s *sweeper) finishCompare(c *cellAcc) *Comparison {
 }
 
 // judge sets the verdict, SLO standings, guards and failure stages of a
-// cell; metrics are left to the caller.
-func (c *cellAcc) judge() *Cell {
+// cell, each SLO judged by its interval at confidence level; metrics are
+// left to the caller.
+func (c *cellAcc) judge(level float64) *Cell {
 	out := &Cell{Design: c.design, Multiplier: c.mult, Runs: c.runs, Broken: c.broken, RunFailed: slices.Clone(c.failed)}
 	out.Guards = slices.Clone(c.guards)
 	slices.SortStableFunc(out.Guards, func(a, b GuardCount) int { return cmp.Compare(b.Runs, a.Runs) })
 	anyBroken, allClear, clearFail := false, true, false
 	for i, so := range c.sloOf {
-		sum := c.slos[i].summary()
+		sum := c.slos[i].summaryAt(level)
 		if n := c.sloCounts[i][1]; n > 0 && sum.N >= 2 {
 			// Judged by the interval the tables show for the same rate:
 			// a cell cannot pass clearly on an interval narrower than its
 			// counts allow.
-			sum = widenByCounts(sum, float64(c.sloCounts[i][0]), float64(n))
+			sum = widenByCountsAt(sum, float64(c.sloCounts[i][0]), float64(n), zAt(level))
 		}
 		st := SLOStat{SLO: so.SLO, Bound: so.Bound, Key: so.Key, All: so.All, Counted: so.Counted, Summary: sum}
 		st.Broken, st.Clear = judgeSLO(so.Bound, sum)

@@ -190,41 +190,86 @@ const (
 // WriteFirstFailureCSV writes first_failure.csv: one row per design, its
 // status, and where it failed. slo lists every SLO broken at the estimate
 // ("; "-separated, or the guard that stopped runs); slo_subject,
-// slo_measure, slo_op and slo_bound take the first of them apart, the
-// bound in the measure's own unit (seconds for times, a fraction for
-// rates). Empty cells where the design held.
+// slo_metric, slo_measure, slo_op and slo_bound take the first of them
+// apart, slo_metric and slo_measure as summary.csv's metric and measure
+// columns name it, the bound in the measure's own unit (seconds for
+// times, a fraction for rates). An end of the interval no multiplier
+// settles is written 0 (ci_low) or inf (ci_high), with ci_low_known or
+// ci_high_known false. Then the rank, the SLO's measured value at the
+// estimate with its interval at verdict_level, the replications (slo_n)
+// and counted events (slo_trials) behind it, and every multiplier tried
+// (multipliers_tried, space-separated). Empty cells where the design
+// held, but for rank, verdict_level and multipliers_tried.
 func (r *Result) WriteFirstFailureCSV(w io.Writer) error {
 	cols := []string{"scenario", "design", "status", "first_failure_multiplier", "ci_low", "ci_high",
 		"slo", "slo_subject", "slo_measure", "slo_op", "slo_bound", "component", "failure_stage"}
+	cols = append(cols, moreColumns...)
 	drawn := len(r.FirstFailures) > 0 && r.FirstFailures[0].Draws > 0
 	if drawn {
 		cols = append(cols, paramColumns...)
 	}
 	t := newTable(w, cols...)
+	ranks := r.Ranks()
+	level := fmtValue(r.VerdictLevel())
 	row := func(ff FirstFailure, fields ...string) {
 		if drawn {
 			fields = append(fields, strconv.Itoa(ff.Draws), fmtValue(ff.PSD), fmtValue(ff.PLo), fmtValue(ff.PHi))
 		}
 		t.row(fields...)
 	}
-	for _, ff := range r.FirstFailures {
+	for i, ff := range r.FirstFailures {
+		var tried []string
+		for _, c := range ff.Tried {
+			tried = append(tried, FormatMultiplier(c.Multiplier))
+		}
+		more := func(known [2]string, value ...string) []string {
+			return append(append([]string{known[0], known[1], "", ranks[i].String()}, value...), level, strings.Join(tried, " "))
+		}
 		if !ff.Found {
-			row(ff, r.Scenario, ff.Design, statusHeld, "", "", "", "", "", "", "", "", "", "")
+			fields := []string{r.Scenario, ff.Design, statusHeld, "", "", "", "", "", "", "", "", "", ""}
+			row(ff, append(fields, more([2]string{"", ""}, "", "", "", "", "")...)...)
 			continue
 		}
 		status := statusFailed
 		if ff.BelowRange {
 			status = statusBelowRange
 		}
-		subject, measure, op, bound := "", "", "", ""
+		subject, measure, op, bound, metric := "", "", "", "", ""
+		value := []string{"", "", "", "", ""}
 		if st, ok := ff.FirstBroken(); ok {
-			subject, measure = st.Key.Entity, st.Key.Measure.SLOKey()
+			subject, measure, metric = st.Key.Entity, st.Key.Measure.Name(), st.Key.Name()
 			op, bound = st.Bound.Op, fmtValue(st.Bound.Value)
+			value = []string{fmtValue(st.Mean), fmtValue(st.Lo), fmtValue(st.Hi), strconv.Itoa(st.N), trials(st.Summary)}
 		}
-		row(ff, r.Scenario, ff.Design, status, FormatMultiplier(ff.Multiplier), fmtValue(ff.Lo), fmtValue(ff.Hi),
-			ff.SLO, subject, measure, op, bound, ff.Component, ff.Stage)
+		lo, loKnown := fmtValue(ff.Lo), "true"
+		if math.IsNaN(ff.Lo) {
+			lo, loKnown = "0", "false"
+		}
+		hi, hiKnown := fmtValue(ff.Hi), "true"
+		if math.IsNaN(ff.Hi) {
+			hi, hiKnown = "inf", "false"
+		}
+		fields := []string{r.Scenario, ff.Design, status, FormatMultiplier(ff.Multiplier), lo, hi,
+			ff.SLO, subject, measure, op, bound, ff.Component, ff.Stage}
+		m := more([2]string{loKnown, hiKnown}, value...)
+		m[2] = metric
+		row(ff, append(fields, m...)...)
 	}
 	return t.close()
+}
+
+// moreColumns follow failure_stage in first_failure.csv (see
+// WriteFirstFailureCSV).
+var moreColumns = []string{"ci_low_known", "ci_high_known", "slo_metric", "rank",
+	"slo_value", "slo_ci_low", "slo_ci_high", "slo_n", "slo_trials", "verdict_level", "multipliers_tried"}
+
+// VerdictLevel is the confidence every verdict of the sweep was judged
+// at: Level, or with replications until sure less (see precision.go).
+func (r *Result) VerdictLevel() float64 {
+	if r.Precision != nil {
+		return r.Precision.Level
+	}
+	return Level
 }
 
 // paramColumns end first_failure.csv's rows in a sweep with parameter

@@ -68,10 +68,10 @@ func TestFirstFailureCSV(t *testing.T) {
 	if err := r.WriteFirstFailureCSV(&b); err != nil {
 		t.Fatal(err)
 	}
-	want := `scenario,design,status,first_failure_multiplier,ci_low,ci_high,slo,slo_subject,slo_measure,slo_op,slo_bound,component,failure_stage
-shop,a,failed,1.5,1.25,1.75,pay p95 <= 2s,pay,p95,<=,2,db,pay
-shop,b,below_range,1,,1,runaway,,,,,,
-shop,c,held,,,,,,,,,,
+	want := `scenario,design,status,first_failure_multiplier,ci_low,ci_high,slo,slo_subject,slo_measure,slo_op,slo_bound,component,failure_stage,ci_low_known,ci_high_known,slo_metric,rank,slo_value,slo_ci_low,slo_ci_high,slo_n,slo_trials,verdict_level,multipliers_tried
+shop,a,failed,1.5,1.25,1.75,pay p95 <= 2s,pay,p95_s,<=,2,db,pay,true,true,journey.pay.p95_s,2,0,0,0,0,,0.95,1.5
+shop,b,below_range,1,0,1,runaway,,,,,,,false,true,,3,,,,,,0.95,
+shop,c,held,,,,,,,,,,,,,,1,,,,,,0.95,
 `
 	if b.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
@@ -159,7 +159,7 @@ func TestFirstFailureCSVWindowedSLO(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := strings.Join(rows[1][6:11], "|")
-	if want := "customer success_rate >= 0.9 in every 1m40s window|customer|success_rate|>=|0.9"; got != want {
+	if want := "customer success_rate >= 0.9 in every 1m40s window|customer|journey_success_rate|>=|0.9"; got != want {
 		t.Errorf("slo columns %q, want %q", got, want)
 	}
 }

@@ -62,10 +62,10 @@ type FirstFailure struct {
 // success rate's Wilson interval reaching down to 84 %, so they cannot
 // show success_rate >= 0.99.
 type CountShort struct {
-	SLO     string
-	Counted string // what Trials counts: journeys, requests, calls
-	Trials  int64  // the events counted, over every replication
-	Needed  int64  // the fewest that, all favourable, would clear the bound
+	SLO     string `json:"slo"`
+	Counted string `json:"counted"` // what Trials counts: journeys, requests, calls
+	Trials  int64  `json:"trials"`  // the events counted, over every replication
+	Needed  int64  `json:"needed"`  // the fewest that, all favourable, would clear the bound
 }
 
 // trialsToClear is the fewest trials whose Wilson interval, with every
@@ -73,8 +73,8 @@ type CountShort struct {
 // below (success_rate >= b) the interval with all successes starts at
 // n/(n+z²), so n >= z²·b/(1−b); for one from above (failure_rate <= b)
 // with none it ends at z²/(n+z²), so n >= z²·(1−b)/b.
-func trialsToClear(b model.Threshold) int64 {
-	z2 := zLevel * zLevel
+func trialsToClear(b model.Threshold, z float64) int64 {
+	z2 := z * z
 	good, bad := b.Value, 1-b.Value
 	if b.Op == "<=" || b.Op == "<" {
 		good, bad = bad, good
@@ -269,7 +269,8 @@ func (ra *roundAcc) consume(t task, out *outcome) error {
 // tried; the series runs wait in s.candidates for the final estimate.
 func (s *sweeper) finishRound(ra *roundAcc) {
 	for i, pt := range ra.plan.points {
-		c := ra.cells[i].judge()
+		s.accs[pt] = ra.cells[i]
+		c := ra.cells[i].judge(s.level())
 		tr := s.tried[pt.design]
 		at, _ := slices.BinarySearchFunc(tr, c.Multiplier, func(x *Cell, m float64) int { return cmp.Compare(x.Multiplier, m) })
 		s.tried[pt.design] = slices.Insert(tr, at, c)
@@ -289,7 +290,7 @@ func (s *sweeper) firstFailures(res *Result) {
 			ff.Found = true
 			ff.BelowRange = st.est == 0
 			ff.Multiplier = s.tried[d][st.est].Multiplier
-			ff.explain()
+			ff.explain(s.level())
 		}
 		if s.cfg.drawn() {
 			ff.perRun(s.cfg.Replications)
@@ -324,8 +325,9 @@ func (s *sweeper) refineRounds(ctx context.Context, upto int) error {
 	return nil
 }
 
-// explain fills the interval and the names of what broke.
-func (ff *FirstFailure) explain() {
+// explain fills the interval and the names of what broke; level is the
+// confidence each cell's verdict was judged at.
+func (ff *FirstFailure) explain(level float64) {
 	var at *Cell
 	for _, c := range ff.Tried {
 		switch {
@@ -342,7 +344,7 @@ func (ff *FirstFailure) explain() {
 		return // cannot happen: the estimate is always a multiplier tried
 	}
 	if math.IsNaN(ff.Lo) && !ff.BelowRange {
-		ff.Short = countShort(ff.Tried, ff.Multiplier)
+		ff.Short = countShort(ff.Tried, ff.Multiplier, zAt(level))
 	}
 	var slos []string
 	for _, so := range at.SLOs {
@@ -365,7 +367,7 @@ func (ff *FirstFailure) explain() {
 
 // countShort looks at the last multiplier tried below m that passed
 // unsurely for an SLO on a rate whose counts were too few to clear it.
-func countShort(tried []*Cell, m float64) *CountShort {
+func countShort(tried []*Cell, m float64, z float64) *CountShort {
 	for i := len(tried) - 1; i >= 0; i-- {
 		c := tried[i]
 		if c.Multiplier >= m {
@@ -375,7 +377,7 @@ func countShort(tried []*Cell, m float64) *CountShort {
 			return nil
 		}
 		for _, so := range c.SLOs {
-			if need := trialsToClear(so.Bound); !so.Clear && so.Trials > 0 && so.Trials < need {
+			if need := trialsToClear(so.Bound, z); !so.Clear && so.Trials > 0 && so.Trials < need {
 				return &CountShort{SLO: so.SLO, Counted: so.Counted, Trials: so.Trials, Needed: need}
 			}
 		}

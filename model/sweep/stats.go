@@ -70,7 +70,10 @@ func (a acc) withZeros(k int) acc {
 	}
 }
 
-func (a acc) summary() Summary {
+func (a acc) summary() Summary { return a.summaryAt(Level) }
+
+// summaryAt is summary with the interval at confidence level.
+func (a acc) summaryAt(level float64) Summary {
 	s := Summary{N: a.n, Mean: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}
 	if a.n == 0 {
 		return s
@@ -80,22 +83,40 @@ func (a acc) summary() Summary {
 		return s
 	}
 	sd := math.Sqrt(a.m2 / float64(a.n-1))
-	half := float64(tQuantile(a.n-1)*sd) / math.Sqrt(float64(a.n))
+	half := float64(tQuantileAt(a.n-1, level)*sd) / math.Sqrt(float64(a.n))
 	s.Lo, s.Hi = s.Mean-half, s.Mean+half
 	return s
 }
 
-var tCache sync.Map // degrees of freedom → t quantile
+type tKey struct {
+	df    int
+	level float64
+}
+
+var tCache sync.Map // tKey → t quantile
 
 // tQuantile is the two-sided 95 % critical value of Student's t with df
 // degrees of freedom: the 0.975 quantile.
-func tQuantile(df int) float64 {
-	if v, ok := tCache.Load(df); ok {
+func tQuantile(df int) float64 { return tQuantileAt(df, Level) }
+
+// tQuantileAt is the two-sided critical value of Student's t with df
+// degrees of freedom at confidence level.
+func tQuantileAt(df int, level float64) float64 {
+	k := tKey{df, level}
+	if v, ok := tCache.Load(k); ok {
 		return v.(float64)
 	}
-	q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(df)}.Quantile(1 - (1-Level)/2)
-	tCache.Store(df, q)
+	q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(df)}.Quantile(1 - (1-level)/2)
+	tCache.Store(k, q)
 	return q
+}
+
+// zAt is the two-sided critical value of the standard normal at level.
+func zAt(level float64) float64 {
+	if level == Level {
+		return zLevel
+	}
+	return distuv.UnitNormal.Quantile(1 - (1-level)/2)
 }
 
 // Interval returns the summary of values: their mean and its 95 % Student
@@ -128,8 +149,12 @@ func rateInterval(m model.Measure, s Summary, counts [2]int64) Summary {
 // widenByCounts widens s, the replications' summary of a rate, to the
 // Wilson interval of k counted events in n trials pooled over them where
 // that is wider, within [0, 1]; see rateInterval.
-func widenByCounts(s Summary, k, n float64) Summary {
-	lo, hi := Wilson(k, n)
+func widenByCounts(s Summary, k, n float64) Summary { return widenByCountsAt(s, k, n, zLevel) }
+
+// widenByCountsAt is widenByCounts with the Wilson interval whose
+// critical value is z.
+func widenByCountsAt(s Summary, k, n, z float64) Summary {
+	lo, hi := wilsonZ(k, n, z)
 	s.Trials = int64(n)
 	if math.IsNaN(s.Lo) || lo < s.Lo {
 		s.Lo = lo
@@ -150,11 +175,13 @@ var zLevel = distuv.UnitNormal.Quantile(1 - (1-Level)/2)
 //
 //	centre = (p + z²/2n) / (1 + z²/n)
 //	half   = z √(p(1−p)/n + z²/4n²) / (1 + z²/n)
-func Wilson(k, n float64) (lo, hi float64) {
+func Wilson(k, n float64) (lo, hi float64) { return wilsonZ(k, n, zLevel) }
+
+// wilsonZ is the Wilson interval with critical value z.
+func wilsonZ(k, n, z float64) (lo, hi float64) {
 	if !(n > 0) {
 		return math.NaN(), math.NaN()
 	}
-	z := zLevel
 	z2 := float64(z * z)
 	p := k / n
 	d := 1 + z2/n

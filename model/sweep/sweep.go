@@ -105,6 +105,10 @@ type Config struct {
 	// Progress, when set, is called from the goroutine that called Run
 	// after every completed run.
 	Progress func(Progress)
+	// Until, when above Replications, gives the cells whose verdict is
+	// unclear more replications, doubling at each look, up to Until, and
+	// judges every verdict at VerdictLevel (see precision.go).
+	Until int
 	// From, when set, supplies the outcomes of every round from the
 	// shards of a sweep split over machines instead of running them (for
 	// RunShard, those of the rounds before its own).
@@ -157,6 +161,11 @@ type sweeper struct {
 	// stages are each design's failure stages by journey, written in
 	// runs.csv as a zero where a run counted none; read-only once made.
 	stages []map[string][]string
+	// accs holds every tried cell's accumulator, grid and refinement, by
+	// design and multiplier, for the looks to extend.
+	accs  map[point]*cellAcc
+	looks int // looks made, with Config.Until
+	extra int // runs the looks added
 }
 
 // Run runs the experiment. It returns ctx's error, and has written only
@@ -183,12 +192,19 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err := s.refineRounds(ctx, cfg.Rounds()); err != nil {
 		return nil, err
 	}
+	if err := s.untilSure(ctx, res); err != nil {
+		return nil, err
+	}
 	s.firstFailures(res)
+	res.Runs = s.total
+	if cfg.Until > cfg.Replications {
+		s.precision(res)
+	}
 	return res, nil
 }
 
 func newSweeper(cfg Config) *sweeper {
-	s := &sweeper{cfg: cfg, workers: cfg.Workers, candidates: map[point]*model.TimeSeries{}}
+	s := &sweeper{cfg: cfg, workers: cfg.Workers, candidates: map[point]*model.TimeSeries{}, accs: map[point]*cellAcc{}}
 	if s.workers <= 0 {
 		s.workers = runtime.GOMAXPROCS(0)
 	}
@@ -197,7 +213,9 @@ func newSweeper(cfg Config) *sweeper {
 		s.designs = append(s.designs, &designAcc{name: cfg.Designs[d].Name})
 		s.stages = append(s.stages, cfg.Designs[d].program(0).FailureStages())
 		for m := range cfg.Multipliers {
-			s.grid = append(s.grid, newCellAcc(cfg.Designs[d].Name, cfg.Multipliers[m]))
+			c := newCellAcc(cfg.Designs[d].Name, cfg.Multipliers[m])
+			s.grid = append(s.grid, c)
+			s.accs[point{d, cfg.Multipliers[m]}] = c
 		}
 	}
 	for d := 1; d < nd; d++ {
@@ -270,6 +288,9 @@ func (c *Config) check() error {
 		if !(m > 0) || i > 0 && m <= c.Multipliers[i-1] {
 			return fmt.Errorf("sweep: multipliers must be > 0, ascending and distinct, got %v", c.Multipliers)
 		}
+	}
+	if err := c.checkUntil(); err != nil {
+		return err
 	}
 	seen := map[string]bool{}
 	for _, d := range c.Designs {

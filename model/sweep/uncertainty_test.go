@@ -210,7 +210,7 @@ func TestParamColumnsGoldenAndWorkers(t *testing.T) {
 	golden.Check(t, "testdata/first_failure_params.csv", outs[0])
 }
 
-// Without draws first_failure.csv keeps its columns.
+// Without draws first_failure.csv has no param_* columns.
 func TestNoParamColumnsWithoutDraws(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 0xc0ffee))
 	values := make([]float64, coverN)
@@ -228,7 +228,8 @@ func TestNoParamColumnsWithoutDraws(t *testing.T) {
 	if err := res.WriteFirstFailureCSV(&b); err != nil {
 		t.Fatal(err)
 	}
-	want := "scenario,design,status,first_failure_multiplier,ci_low,ci_high,slo,slo_subject,slo_measure,slo_op,slo_bound,component,failure_stage\n"
+	want := "scenario,design,status,first_failure_multiplier,ci_low,ci_high,slo,slo_subject,slo_measure,slo_op,slo_bound,component,failure_stage," +
+		"ci_low_known,ci_high_known,slo_metric,rank,slo_value,slo_ci_low,slo_ci_high,slo_n,slo_trials,verdict_level,multipliers_tried\n"
 	if got, _, _ := bytes.Cut(b.Bytes(), []byte("\n")); string(got)+"\n" != want {
 		t.Errorf("header %q, want %q", got, want)
 	}

@@ -24,6 +24,9 @@ type Options struct {
 	// Hinges, when set, adds the section "What the answer hinges on"
 	// after the verdict (see ReadSensitivityCSV).
 	Hinges []Hinge
+	// Hindcast, when set, is the one-line agreement with the scenario's
+	// observations, shown under the verdict.
+	Hindcast string
 }
 
 // Build lays out report.md, report.html and their charts. The answer
@@ -39,7 +42,9 @@ func Build(res *sweep.Result, opts Options) ([]plots.File, error) {
 	r.Sections = append(r.Sections, plots.Section{
 		Heading: "Verdict",
 		Text: fmt.Sprintf("Where each design first breaks an SLO as the load multiplier scales the traffic, best first; "+
-			"designs with the same result share a row. %d replications per multiplier.", res.Replications) + shortText(res),
+			"designs with the same result share a row. A design ranks behind another only when the other's 95 %% interval lies wholly above its own; "+
+			"=2 is a place shared by designs whose intervals overlap. %d replications per multiplier.", res.Replications) + shortText(res) +
+			untilSureText(res) + hindcastText(opts.Hindcast),
 		Table: verdictTable(res, outs),
 	})
 	if len(opts.Hinges) > 0 {
@@ -201,6 +206,14 @@ to the lowest tried where an SLO's interval failed outright;
 "?" marks an end no multiplier tried settles.
 The component and failure stage are those most failed journeys ended at, at that multiplier.
 `)
+	if p := res.Precision; p != nil {
+		fmt.Fprintf(&pre, `
+Replications until sure: after the refinement, every cell whose verdict was unclear and could still move a first failure
+or an end of its interval got more replications, doubling look by look from %d up to %d, until its verdict was clear.
+Every verdict of the sweep was judged at %s %% (the 5 %% of one look split over the %d looks a cell could have,
+by Bonferroni's inequality), so that stopping at the first clear look keeps each cell's error within 5 %%.
+`, res.Replications, p.Until, sweep.FormatLevel(p.Level), p.Looks)
+	}
 	if drawn(res) {
 		fmt.Fprintf(&pre, `
 With parameter draws, a second sweep ran each of the %d replications twice more on the same traffic: once with its own draw
@@ -224,9 +237,9 @@ more replications when the parameters matter.
 			if ff.BelowRange {
 				at = "≤ " + at
 			}
-			row := []string{ff.Design, at, fmtBound(ff.Lo) + " – " + fmtBound(ff.Hi), ff.SLO, ff.Component, ff.Stage}
+			row := []string{ff.Design, at, fmtLo(ff.Lo) + " – " + fmtHi(ff.Hi), ff.SLO, ff.Component, ff.Stage}
 			if drawn(res) {
-				row = slices.Insert(row, 3, fmtBound(ff.PLo)+" – "+fmtBound(ff.PHi))
+				row = slices.Insert(row, 3, fmtLo(ff.PLo)+" – "+fmtHi(ff.PHi))
 			}
 			ffTable.Rows = append(ffTable.Rows, row)
 		}

@@ -75,7 +75,7 @@ func TestBuildIsTheSameWithAnyWorkers(t *testing.T) {
 		}
 	}
 	md := string(one["report.md"])
-	for _, want := range []string{"## Verdict", "| **1 best** | **eight** |", "A short M/M/c/K sweep.", "Command: `capsim sweep mmck`",
+	for _, want := range []string{"## Verdict", "| =1 | eight |", "A short M/M/c/K sweep.", "Command: `capsim sweep mmck`",
 		"<summary>Method and settings</summary>", "## Contents", "- [Journeys](#journeys)", "## Design four",
 		"## Design eight", "success vs four", "## At the first failure"} {
 		if !strings.Contains(md, want) {
@@ -194,7 +194,7 @@ func TestReportLayout(t *testing.T) {
 		}
 		return i
 	}
-	verdict, best := at(`<section id="verdict">`), at(`<tr class="strong"><td>1 best</td><td>eight</td>`)
+	verdict, best := at(`<section id="verdict">`), at(`<tr><td>=1</td><td>eight</td>`)
 	contents, method := at(`<nav id="contents">`), at(`<details id="method-and-settings">`)
 	methodText, firstFigure := at("The first-failure multiplier is the smallest"), at("<figure")
 	if !(verdict < best && best < contents && contents < method && method < methodText && methodText < firstFigure) {
@@ -238,7 +238,7 @@ func TestVerdictRanksAndGroups(t *testing.T) {
 	fake := &sweep.Result{Designs: []string{"a", "b", "c", "d"}, Multipliers: []float64{1, 2, 3},
 		FirstFailures: []sweep.FirstFailure{
 			{Design: "a", Found: true, Multiplier: 2, Lo: 1.5, Hi: 2.5, SLO: "s"},
-			{Design: "b", Found: true, Multiplier: 3, Lo: 2.5, Hi: nan, SLO: "s"},
+			{Design: "b", Found: true, Multiplier: 3, Lo: 2.5, Hi: 2.75, SLO: "s"},
 			{Design: "c", Found: true, Multiplier: 2, Lo: 1.5, Hi: 2.5, SLO: "s"},
 			{Design: "d", Multiplier: nan, Lo: nan, Hi: nan},
 		}}
@@ -250,7 +250,15 @@ func TestVerdictRanksAndGroups(t *testing.T) {
 		t.Errorf("ranked %q, want %q", got, want)
 	}
 	tab := verdictTable(fake, rankOutcomes(fake))
-	if len(tab.Strong) != 1 || tab.Strong[0] != 0 || tab.Rows[0][0] != "1 best" || tab.Rows[0][2] != "held up to 3x" {
+	if len(tab.Strong) != 1 || tab.Strong[0] != 0 || tab.Rows[0][0] != "1 best" || tab.Rows[0][2] != "held up to 3x" ||
+		tab.Rows[1][0] != "=2" || tab.Rows[2][0] != "=2" {
+		t.Errorf("verdict rows %q strong %v", tab.Rows, tab.Strong)
+	}
+	// An interval open above reaches over the held design's: the two
+	// share the first place, and neither is called best.
+	fake.FirstFailures[1].Hi = nan
+	tab = verdictTable(fake, rankOutcomes(fake))
+	if len(tab.Strong) != 0 || tab.Rows[0][0] != "=1" || tab.Rows[1][0] != "=1" || tab.Rows[1][2] != "3x (2.5–?)" {
 		t.Errorf("verdict rows %q strong %v", tab.Rows, tab.Strong)
 	}
 }
@@ -264,5 +272,43 @@ func TestKeepChartLeavesOutFlatCharts(t *testing.T) {
 	figs, left = keepChart(figs, left, plots.Figure{Name: "moving"}, moving, "r")
 	if len(figs) != 1 || figs[0].Name != "moving" || len(left) != 1 || left[0] != "q peak queue (0 everywhere)" {
 		t.Errorf("kept %v, left out %q", figs, left)
+	}
+}
+
+// Interval ends round outwards: never narrower than the interval, never
+// inside its own estimate.
+func TestIntervalEndsRoundOutwards(t *testing.T) {
+	nan := math.NaN()
+	cases := map[string]string{
+		fmtInterval(nan, 1.8125):     "?–1.813",
+		fmtInterval(1.8125, 3.5625):  "1.812–3.563",
+		fmtInterval(3, 3.25):         "3–3.25",
+		fmtInterval(1.003125, 1.034): "1.003–1.034",
+		fmtInterval(0.5, nan):        "0.5–?",
+	}
+	for got, want := range cases {
+		if got != want {
+			t.Errorf("got %q, want %q", got, want)
+		}
+	}
+}
+
+// The hindcast's line is on the report's first screen, above the ranks.
+func TestReportCarriesTheHindcastLine(t *testing.T) {
+	res, journeys := smallSweep(t)
+	files, err := Build(res, Options{Journeys: journeys, Workers: 1,
+		Hindcast: "Hindcast, 10 replications per observation: the model agrees with 1 of 2 observations (disagree: x)."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if f.Name != "report.md" {
+			continue
+		}
+		md := string(f.Data)
+		line, table := strings.Index(md, "the model agrees with 1 of 2 observations (disagree: x)"), strings.Index(md, "| rank |")
+		if line < 0 || table < 0 || line > table {
+			t.Errorf("hindcast line at %d, verdict table at %d:\n%s", line, table, md[:min(len(md), 1500)])
+		}
 	}
 }

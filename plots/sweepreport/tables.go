@@ -52,6 +52,9 @@ func WriteTables(w io.Writer, res *sweep.Result, journeys []string, width int, h
 	for _, note := range shortNotes(res) {
 		texttab.WriteLines(w, texttab.Hang("  ", note, "    ", width))
 	}
+	if note := untilSureNote(res); note != "" {
+		texttab.WriteLines(w, texttab.Hang("  ", note, "    ", width))
+	}
 }
 
 // sweepColumns gives the design table's columns the order they are left
@@ -247,6 +250,28 @@ func fmtBound(v float64) string {
 	return strconv.FormatFloat(v, 'g', 4, 64)
 }
 
+// fmtLo and fmtHi print an interval's ends to 4 significant digits,
+// rounded outwards, so that an interval is never printed narrower than
+// it is, nor beside its own estimate: 1.8125 is a high end of 1.813 and
+// a low end of 1.812.
+func fmtLo(v float64) string { return fmtDirected(v, math.Floor) }
+func fmtHi(v float64) string { return fmtDirected(v, math.Ceil) }
+
+func fmtDirected(v float64, round func(float64) float64) string {
+	if math.IsNaN(v) || v == 0 || math.IsInf(v, 0) {
+		return fmtBound(v)
+	}
+	scale := math.Pow(10, 3-math.Floor(math.Log10(math.Abs(v))))
+	x := v * scale
+	if r := math.Round(x); math.Abs(x-r) < 1e-6 {
+		x = r // already at 4 digits: no rounding to do
+	}
+	return strconv.FormatFloat(round(x)/scale, 'g', 4, 64)
+}
+
+// fmtInterval is "lo–hi", each end rounded outwards.
+func fmtInterval(lo, hi float64) string { return fmtLo(lo) + "–" + fmtHi(hi) }
+
 // firstFailureLine says where a design first broke an SLO, or that it held.
 func firstFailureLine(ff sweep.FirstFailure, grid []float64) string {
 	if !ff.Found {
@@ -269,9 +294,9 @@ func firstFailureLine(ff sweep.FirstFailure, grid []float64) string {
 	}
 	if ff.BelowRange {
 		return fmt.Sprintf("already fails at %sx, the lowest multiplier tried (CI ?–%s%s): %s%s",
-			sweep.FormatMultiplier(ff.Multiplier), fmtBound(ff.Hi), params, ff.SLO, where)
+			sweep.FormatMultiplier(ff.Multiplier), fmtHi(ff.Hi), params, ff.SLO, where)
 	}
-	return fmt.Sprintf("%sx (CI %s–%s%s): %s%s", sweep.FormatMultiplier(ff.Multiplier), fmtBound(ff.Lo), fmtBound(ff.Hi), params, ff.SLO, where)
+	return fmt.Sprintf("%sx (CI %s%s): %s%s", sweep.FormatMultiplier(ff.Multiplier), fmtInterval(ff.Lo, ff.Hi), params, ff.SLO, where)
 }
 
 // shortText is shortNotes as sentences after a section's text.
@@ -312,8 +337,12 @@ func shortNotes(res *sweep.Result) []string {
 		if sp.hi > sp.lo {
 			n += "–" + strconv.FormatInt(sp.hi, 10)
 		}
-		out = append(out, fmt.Sprintf("CI ?–: nothing below passed surely: %s %s over the replications cannot show %s even if all go its way; about %d can (raise -r or the duration)",
-			n, sp.counted, slo, sp.need))
+		raise := "raise -r or the duration, or add --until-sure"
+		if res.Precision != nil {
+			raise = "raise --max-replications or the duration"
+		}
+		out = append(out, fmt.Sprintf("CI ?–: nothing below passed surely: %s %s over the replications cannot show %s even if all go its way; about %d can (%s)",
+			n, sp.counted, slo, sp.need, raise))
 	}
 	return out
 }
@@ -326,7 +355,7 @@ func drawn(res *sweep.Result) bool {
 // paramInterval is the first failure's interval with parameter
 // uncertainty, "?" at an end the draws leave open.
 func paramInterval(ff sweep.FirstFailure) string {
-	return fmtBound(ff.PLo) + "–" + fmtBound(ff.PHi)
+	return fmtInterval(ff.PLo, ff.PHi)
 }
 
 func orDash(s string) string {

@@ -74,11 +74,17 @@ func verdictTable(res *sweep.Result, outs []outcome) *plots.Table {
 		t.Header = slices.Insert(t.Header, 3, "with parameter uncertainty (95 %)")
 	}
 	top := res.Multipliers[len(res.Multipliers)-1]
+	ranks := res.Ranks()
 	for i, o := range outs {
-		rank := fmt.Sprint(i + 1)
-		if i == 0 && len(outs) > 1 {
+		r := ranks[o.designs[0]]
+		if len(o.designs) > 1 {
+			// Designs on one row share their place.
+			r.Shared = true
+		}
+		rank := r.String()
+		if r.N == 1 && !r.Shared && len(outs) > 1 {
 			rank += " best"
-			t.Strong = append(t.Strong, 0)
+			t.Strong = append(t.Strong, i)
 		}
 		row := []string{rank, o.names(res), failsAt(o.ff, top), why(res, o)}
 		if drawn(res) {
@@ -94,9 +100,9 @@ func failsAt(ff sweep.FirstFailure, top float64) string {
 	case !ff.Found:
 		return "held up to " + sweep.FormatMultiplier(top) + "x"
 	case ff.BelowRange:
-		return "≤ " + sweep.FormatMultiplier(ff.Multiplier) + "x (lowest tried)"
+		return "≤ " + sweep.FormatMultiplier(ff.Multiplier) + "x (lowest tried; ?–" + fmtHi(ff.Hi) + ")"
 	}
-	return sweep.FormatMultiplier(ff.Multiplier) + "x (" + fmtBound(ff.Lo) + "–" + fmtBound(ff.Hi) + ")"
+	return sweep.FormatMultiplier(ff.Multiplier) + "x (" + fmtInterval(ff.Lo, ff.Hi) + ")"
 }
 
 // why says in one sentence what broke at a design's first failure: the

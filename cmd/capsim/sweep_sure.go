@@ -1,0 +1,206 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"capsim/model/hindcast"
+	"capsim/model/sweep"
+)
+
+// planUntilSure checks --until-sure and --max-replications against the
+// replications settled so far.
+func planUntilSure(plan *sweepPlan, opts *sweepOptions) error {
+	if !opts.UntilSure {
+		if opts.set["max-replications"] {
+			return usageErr("--max-replications goes with --until-sure")
+		}
+		return nil
+	}
+	switch {
+	case opts.Shard != "" || len(opts.Merge) > 0:
+		return usageErr("--until-sure runs its looks on one machine: it does not go with --shard or --merge")
+	case opts.Uncertainty:
+		return usageErr("--until-sure does not go with --uncertainty")
+	case opts.MaxReps < plan.reps || opts.MaxReps > sweep.MaxReplications:
+		return usageErr("--max-replications must be between the replications (%d) and %d, got %d", plan.reps, sweep.MaxReplications, opts.MaxReps)
+	}
+	plan.until = opts.MaxReps
+	return nil
+}
+
+// requirement is one --require DESIGN@MULT: the design must not break an
+// SLO at or below the multiplier.
+type requirement struct {
+	design string
+	mult   float64
+}
+
+// parseRequirements checks every --require against the designs swept.
+func parseRequirements(specs []string, designs []string) ([]requirement, error) {
+	var out []requirement
+	for _, spec := range specs {
+		name, m, ok := strings.Cut(spec, "@")
+		if !ok || name == "" || m == "" {
+			return nil, usageErr("--require %q: expected DESIGN@MULTIPLIER, such as v1-improved@3", spec)
+		}
+		if !slices.Contains(designs, name) {
+			return nil, usageErr("--require %q: design %q is not swept%s (swept: %s)", spec, name, didYouMean(name, designs), strings.Join(designs, ", "))
+		}
+		mult, err := strconv.ParseFloat(strings.TrimSuffix(m, "x"), 64)
+		if err != nil || !(mult > 0) || math.IsInf(mult, 0) {
+			return nil, usageErr("--require %q: the multiplier must be a number > 0, got %q", spec, m)
+		}
+		out = append(out, requirement{name, mult})
+	}
+	return out, nil
+}
+
+// sloVerdict is the exit status --fail-on-slo and --require ask for:
+// nil, or an error with exitSLOFailed naming what broke. Without
+// --require any design that broke an SLO anywhere in the range fails;
+// with it, only a named design whose first failure is at or below its
+// multiplier (already failing below the range counts).
+func sloVerdict(res *sweep.Result, opts *sweepOptions, reqs []requirement) error {
+	if len(reqs) == 0 {
+		if !opts.FailOnSLO {
+			return nil
+		}
+		var broke []string
+		for _, ff := range res.FirstFailures {
+			if ff.Found {
+				broke = append(broke, fmt.Sprintf("%s at %sx (%s)", ff.Design, sweep.FormatMultiplier(ff.Multiplier), ff.SLO))
+			}
+		}
+		if len(broke) > 0 {
+			return withCode(exitSLOFailed, fmt.Errorf("SLO broken inside the range: %s", strings.Join(broke, "; ")))
+		}
+		return nil
+	}
+	var broke []string
+	for _, rq := range reqs {
+		for _, ff := range res.FirstFailures {
+			if ff.Design != rq.design || !ff.Found || ff.Multiplier > rq.mult {
+				continue
+			}
+			sure := "sure"
+			if !(ff.Hi <= rq.mult) {
+				sure = "not sure: the interval reaches above it"
+			}
+			broke = append(broke, fmt.Sprintf("%s breaks %s at %sx (CI %s), at or below the %sx required (%s)", ff.Design, ff.SLO,
+				sweep.FormatMultiplier(ff.Multiplier), ciText(ff), sweep.FormatMultiplier(rq.mult), sure))
+		}
+	}
+	if len(broke) > 0 {
+		return withCode(exitSLOFailed, errors.New(strings.Join(broke, "; ")))
+	}
+	return nil
+}
+
+func ciText(ff sweep.FirstFailure) string {
+	end := func(v float64) string {
+		if math.IsNaN(v) {
+			return "?"
+		}
+		return sweep.FormatMultiplier(v)
+	}
+	return end(ff.Lo) + "–" + end(ff.Hi)
+}
+
+// defaultHindcastReps is the replications per observation of the
+// hindcast a sweep runs beside itself: enough for its one line.
+const defaultHindcastReps = 10
+
+// sweepHindcast runs the scenario's observations under the model, when
+// it has any, for the report's first screen and stdout; nil when it has
+// none, --hindcast-replications is 0, or the hindcast cannot run (said on
+// standard error).
+func sweepHindcast(ctx context.Context, io *IOStreams, plan *sweepPlan, opts *sweepOptions) (*hindcast.Report, error) {
+	if opts.HindcastReps == 0 {
+		return nil, nil
+	}
+	obs, err := plan.scenario.Observations()
+	if err != nil || len(obs) == 0 {
+		return nil, nil // a scenario without observations; sweep judges none
+	}
+	cfg := hindcast.Config{Base: plan.scenario, Load: variants(opts.Scenario, opts.Sets, opts.Scales),
+		Replications: opts.HindcastReps, Seed: opts.Seed, Workers: plan.workers}
+	cfg.Progress = func(int, int) {}
+	rep, err := watchCount(io, "hindcast", plan.scenario.Scenario.Name, "runs", opts.Quiet, &cfg.Progress, func() (*hindcast.Report, error) {
+		return hindcast.Run(ctx, cfg)
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		// The sweep's answer stands without it: an observation whose
+		// variant does not build under the sweep's overrides (a
+		// --set duration shorter than its recovery window) is said so.
+		io.noteErr("capsim: hindcast not run beside the sweep: " + err.Error())
+		return nil, nil
+	}
+	return rep, nil
+}
+
+// writeSweepJSON writes --json's summary (sweep.Export, with the
+// hindcast's agreement) to path, "-" for standard output.
+func writeSweepJSON(io *IOStreams, path string, res *sweep.Result, hc *hindcast.Report) error {
+	e := res.Export()
+	if hc != nil {
+		agree, counted, _ := hc.Counts()
+		e.Hindcast = &sweep.ExportHindcast{Summary: hc.Summary(), Agree: agree, Counted: counted,
+			Disagreeing: append([]string{}, hc.Disagreeing()...), Replications: hc.Replications}
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // ">=" as written, not \u003e=
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(e); err != nil {
+		return withCode(exitError, err)
+	}
+	data := b.Bytes()
+	if path == "-" {
+		_, err := io.Out.Write(data)
+		return err
+	}
+	if err := writeAtomic(path, data); err != nil {
+		return withCode(exitError, err)
+	}
+	return nil
+}
+
+// hindcastLine is the hindcast's one line for the report, "" without.
+func hindcastLine(hc *hindcast.Report) string {
+	if hc == nil {
+		return ""
+	}
+	return fmt.Sprintf("Hindcast, %d replications per observation: %s.", hc.Replications, hc.Summary())
+}
+
+// checkJSONTarget refuses a --json file that is one of the files the
+// sweep reads, or a folder.
+func checkJSONTarget(plan *sweepPlan, opts *sweepOptions) error {
+	if opts.JSON == "" || opts.JSON == "-" {
+		return nil
+	}
+	if st, err := os.Stat(opts.JSON); err == nil && st.IsDir() {
+		return usageErr("--json %s: it is a folder; name a file", opts.JSON)
+	}
+	srcs, err := plan.sources()
+	if err != nil {
+		return nil
+	}
+	var names []string
+	for _, s := range srcs {
+		names = append(names, s.Name)
+	}
+	return refuseInput("--json", opts.JSON, names)
+}
