@@ -192,8 +192,10 @@ func runPlan(io *IOStreams, p *calibration.Plan, out string, remove []string, wh
 	for _, s := range p.Sources {
 		inputs = append(inputs, filepath.Join(filepath.Dir(p.File), filepath.FromSlash(s.File)))
 	}
-	if err := refuseOverwrite(out, inputs...); err != nil {
-		return err
+	if out != "" && out != "-" {
+		if err := refuseInput("--out", out, inputs); err != nil {
+			return err
+		}
 	}
 	fits, err := p.Run(planOpener(p.File), rerun)
 	if err != nil {

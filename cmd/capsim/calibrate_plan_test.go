@@ -199,7 +199,7 @@ func TestCalibratePlanRefusesToWriteOverItsInputs(t *testing.T) {
 	for _, out := range []string{plan, filepath.Join(dir, "app.jsonl")} {
 		code, _, stderr := run(t, "calibrate", plan, "--out", out)
 		after, _ := os.ReadFile(plan)
-		if code != exitUsage || !strings.Contains(stderr, "an input of this command: writing it would destroy what it reads") || string(after) != string(before) {
+		if code != exitUsage || !strings.Contains(stderr, "an input of this command; name another file") || string(after) != string(before) {
 			t.Errorf("--out %s: exit %d, %s", out, code, stderr)
 		}
 	}

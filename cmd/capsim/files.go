@@ -74,28 +74,6 @@ func checkRegular(name string) error {
 	return nil
 }
 
-// refuseOverwrite refuses an output file that is one of the command's
-// inputs (the same file by any path): writing it would destroy what the
-// command reads.
-func refuseOverwrite(out string, inputs ...string) error {
-	if out == "" || out == "-" {
-		return nil
-	}
-	ost, err := os.Stat(out)
-	if err != nil {
-		return nil // not there yet: not an input
-	}
-	for _, in := range inputs {
-		if ist, err := os.Stat(in); err == nil && os.SameFile(ost, ist) {
-			if in == out {
-				return usageErr("--out %s is an input of this command: writing it would destroy what it reads; name another file", out)
-			}
-			return usageErr("--out %s is %s, an input of this command: writing it would destroy what it reads; name another file", out, in)
-		}
-	}
-	return nil
-}
-
 // sameFileTwice refuses a file given twice, by any path: its lines would
 // count twice, and every rate and time judged on twice the evidence.
 func sameFileTwice(files []string) error {

@@ -131,7 +131,7 @@ func sweepHindcast(ctx context.Context, io *IOStreams, plan *sweepPlan, opts *sw
 	if err != nil || len(obs) == 0 {
 		return nil, nil // a scenario without observations; sweep judges none
 	}
-	cfg := hindcast.Config{Base: plan.scenario, Load: variants(opts.Scenario, opts.Sets, opts.Scales),
+	cfg := hindcast.Config{Base: plan.scenario, Load: variants(plan.doc, plan.overrides),
 		Replications: opts.HindcastReps, Seed: opts.Seed, Workers: plan.workers}
 	cfg.Progress = func(int, int) {}
 	rep, err := watchCount(io, "hindcast", plan.scenario.Scenario.Name, "runs", opts.Quiet, &cfg.Progress, func() (*hindcast.Report, error) {
@@ -194,10 +194,7 @@ func checkJSONTarget(plan *sweepPlan, opts *sweepOptions) error {
 	if st, err := os.Stat(opts.JSON); err == nil && st.IsDir() {
 		return usageErr("--json %s: it is a folder; name a file", opts.JSON)
 	}
-	srcs, err := plan.sources()
-	if err != nil {
-		return nil
-	}
+	srcs := plan.doc.Sources()
 	var names []string
 	for _, s := range srcs {
 		names = append(names, s.Name)
