@@ -96,10 +96,12 @@ func (t *Tally) Add(x float64) {
 		return
 	}
 	i := tallyBucket(x)
-	if i < t.base || i >= t.base+len(t.counts) {
+	j := uint(i - t.base) // below t.base wraps round to a large value
+	if j >= uint(len(t.counts)) {
 		t.grow(i)
+		j = uint(i - t.base)
 	}
-	t.counts[i-t.base]++
+	t.counts[j]++
 }
 
 // grow widens the bucket window to include bucket i. It adds slack on the
