@@ -273,8 +273,11 @@ ops:
 			continue
 		}
 		o := &ops[f.pc]
-		switch o.code {
-		case opDelay, opWork:
+		// The commonest ops are tested one by one before the switch: a
+		// switch this large becomes a jump table, one indirect branch
+		// for every op, which the processor mispredicts as the ops of a
+		// journey follow each other; tests it learns.
+		if code := o.code; code == opWork || code == opDelay {
 			f.pc++
 			d := sim.Seconds(r.p.dists[o.dist].Sample(r.distRng[o.dist]) * attrFactor(p.journey, o.per))
 			if now := r.s.Now(); p.deadline != sim.Never && now+d > p.deadline {
@@ -283,14 +286,18 @@ ops:
 			}
 			r.sleep(p, waitSleep, d)
 			break ops
-		case opAcquire:
+		} else if code == opAcquire {
 			f.pc++
 			if !r.acquire(p, o) {
 				break ops
 			}
-		case opScope:
+			continue
+		} else if code == opScope {
 			f.pc++
 			r.pushFrame(p, o.body, 1, o.optional)
+			continue
+		}
+		switch o.code {
 		case opRepeat:
 			f.pc++
 			if times := r.count(p, o.count); times > 0 {

@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -409,32 +408,5 @@ func TestRunUntilSkipsCancelledTimersWithoutOvershooting(t *testing.T) {
 	s.RunUntil(Never)
 	if len(fired) != 1 || fired[0] != 5*Second {
 		t.Fatalf("fired at %v, want once at 5s", fired)
-	}
-}
-
-// Seconds rounds as math.Round does, on every kind of value it meets.
-func TestSecondsRoundsAsMathRound(t *testing.T) {
-	ref := func(s float64) Time {
-		ns := s * 1e9
-		switch {
-		case ns >= math.MaxInt64:
-			return Never
-		case ns <= math.MinInt64:
-			return math.MinInt64
-		}
-		return Time(math.Round(ns))
-	}
-	vals := []float64{0, math.Copysign(0, -1), 0.5e-9, -0.5e-9, 1.5e-9, 2.5e-9, -2.5e-9, 0.49999999999999994e-9,
-		math.Nextafter(0.5e-9, 0), math.Nextafter(0.5e-9, 1), 1e-10, 4503599627370495.5e-9, 4503599627370497e-9,
-		9.2e9, -9.2e9, 9.3e9, -9.3e9, math.MaxFloat64, -math.MaxFloat64, math.Inf(1), math.Inf(-1)}
-	r := rand.New(rand.NewPCG(1, 2))
-	for i := 0; i < 200000; i++ {
-		vals = append(vals, r.ExpFloat64()*math.Pow(10, float64(r.IntN(24)-14)), -r.NormFloat64()*math.Pow(2, float64(r.IntN(80)-40)),
-			float64(r.Int64N(1<<53))/1e9+0.5e-9)
-	}
-	for _, v := range vals {
-		if got, want := Seconds(v), ref(v); got != want {
-			t.Fatalf("Seconds(%v) = %d, math.Round gives %d", v, got, want)
-		}
 	}
 }

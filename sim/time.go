@@ -32,15 +32,7 @@ func Seconds(s float64) Time {
 	case ns <= math.MinInt64:
 		return math.MinInt64
 	}
-	// math.Round, by the integer part and the fraction it leaves, which
-	// is exact below 2^63: the same value, in fewer instructions.
-	t := Time(ns)
-	if f := ns - float64(t); f >= 0.5 {
-		t++
-	} else if f <= -0.5 {
-		t--
-	}
-	return t
+	return Time(math.Round(ns))
 }
 
 // Seconds returns t in seconds.
