@@ -247,6 +247,7 @@ func (r *run) exec(p *proc) {
 	// n counts the ops run since p was woken, across swallowed failures,
 	// for the yield below.
 	n := 0
+	blocks := r.p.blocks
 ops:
 	for ; ; n++ {
 		if n == yieldEvery {
@@ -261,7 +262,7 @@ ops:
 			break ops
 		}
 		f := &p.frames[len(p.frames)-1]
-		ops := r.p.blocks[f.blk].ops
+		ops := blocks[f.blk].ops
 		if int(f.pc) >= len(ops) {
 			if f.iter+1 < f.n {
 				f.iter++
@@ -272,8 +273,11 @@ ops:
 			continue
 		}
 		o := &ops[f.pc]
-		switch o.code {
-		case opDelay, opWork:
+		// The commonest ops are tested one by one before the switch: a
+		// switch this large becomes a jump table, one indirect branch
+		// for every op, which the processor mispredicts as the ops of a
+		// journey follow each other; tests it learns.
+		if code := o.code; code == opWork || code == opDelay {
 			f.pc++
 			d := sim.Seconds(r.p.dists[o.dist].Sample(r.distRng[o.dist]) * attrFactor(p.journey, o.per))
 			if now := r.s.Now(); p.deadline != sim.Never && now+d > p.deadline {
@@ -282,14 +286,18 @@ ops:
 			}
 			r.sleep(p, waitSleep, d)
 			break ops
-		case opAcquire:
+		} else if code == opAcquire {
 			f.pc++
 			if !r.acquire(p, o) {
 				break ops
 			}
-		case opScope:
+			continue
+		} else if code == opScope {
 			f.pc++
 			r.pushFrame(p, o.body, 1, o.optional)
+			continue
+		}
+		switch o.code {
 		case opRepeat:
 			f.pc++
 			if times := r.count(p, o.count); times > 0 {
@@ -393,8 +401,9 @@ func (r *run) pushFrame(p *proc, blk int32, n int32, optional bool) {
 
 // popFrame ends the top frame, releasing what was acquired inside it.
 func (r *run) popFrame(p *proc) {
-	f := p.frames[len(p.frames)-1]
-	for len(p.held) > int(f.held) {
+	top := &p.frames[len(p.frames)-1]
+	base, stage := int(top.held), top.stage
+	for len(p.held) > base {
 		h := p.held[len(p.held)-1]
 		p.held = p.held[:len(p.held)-1]
 		r.comps[h.comp].rt.release(r, p, h, p.unwinding)
@@ -402,7 +411,7 @@ func (r *run) popFrame(p *proc) {
 			r.traceReleased(p, h.comp)
 		}
 	}
-	p.stage = f.stage
+	p.stage = stage
 	p.frames = p.frames[:len(p.frames)-1]
 }
 

@@ -18,27 +18,30 @@ func (r *run) breakRun(guard string, comp int32, detail string) {
 	r.s.Stop()
 }
 
+// guardInFlight is the test, inlined where a journey starts; inFlightBroke
+// the rest.
 func (r *run) guardInFlight() bool {
+	return (r.broken != nil || r.inFlight >= r.p.limits.inFlight) && r.inFlightBroke()
+}
+
+func (r *run) inFlightBroke() bool {
 	if r.broken != nil {
 		return true
 	}
-	if r.inFlight >= r.p.limits.inFlight {
-		// Entities pile up where work waits: name the longest queue, the
-		// likeliest place the run broke.
-		worst, most := int32(-1), 0
-		for i := range r.comps {
-			if n := r.comps[i].rt.waiting(); n > most {
-				worst, most = int32(i), n
-			}
+	// Entities pile up where work waits: name the longest queue, the
+	// likeliest place the run broke.
+	worst, most := int32(-1), 0
+	for i := range r.comps {
+		if n := r.comps[i].rt.waiting(); n > most {
+			worst, most = int32(i), n
 		}
-		detail := fmt.Sprintf("%d journeys and requests in flight (limits.max_in_flight)", r.inFlight)
-		if worst >= 0 {
-			detail += fmt.Sprintf("; the longest queue, %d waiting, is at this component", most)
-		}
-		r.breakRun("max_in_flight", worst, detail)
-		return true
 	}
-	return false
+	detail := fmt.Sprintf("%d journeys and requests in flight (limits.max_in_flight)", r.inFlight)
+	if worst >= 0 {
+		detail += fmt.Sprintf("; the longest queue, %d waiting, is at this component", most)
+	}
+	r.breakRun("max_in_flight", worst, detail)
+	return true
 }
 
 // tooManyAtOnce counts n more ops run at the current instant and stops the

@@ -192,6 +192,9 @@ type run struct {
 	inFlight  int
 	active    int // journeys in flight
 	arrivals  []int64
+	// replay is each journey's RunOptions.Arrivals, nil for one that has
+	// none (and for every journey of a run without them).
+	replay    [][]sim.Time
 	ready     []readyProc // granted during the current event, to run when it ends
 	ended     bool        // arrivals over
 	exhausted []bool      // journey types that reached their count
@@ -293,6 +296,17 @@ func newRun(p *program, opts RunOptions) *run {
 		r.retryTokens[i] = -1
 	}
 	r.arrivals = make([]int64, len(p.journeys))
+	if opts.Arrivals != nil {
+		r.replay = make([][]sim.Time, len(p.journeys))
+		for ji, j := range p.journeys {
+			if times, ok := opts.Arrivals[j.name]; ok {
+				if times == nil {
+					times = []sim.Time{} // given, and empty: no arrivals
+				}
+				r.replay[ji] = times
+			}
+		}
+	}
 	if opts.SeriesStep > 0 {
 		r.series = newSeriesRec(r, opts.SeriesStep)
 		r.s.At(0, r.kSample, 0)
@@ -389,7 +403,8 @@ func (r *run) onArrive(arg int64) {
 	r.arrivals[ji]++
 	r.startJourney(int32(ji), -1)
 	r.runReady()
-	if times, ok := r.opts.Arrivals[j.name]; ok {
+	if r.replay != nil && r.replay[ji] != nil {
+		times := r.replay[ji]
 		if n := r.arrivals[ji]; n < int64(len(times)) {
 			r.s.At(max(times[n], r.s.Now()), r.kArrive, arg)
 		}

@@ -311,10 +311,16 @@ func (r *run) gauges(e *TraceEvent, comp int32) {
 	e.InFlight = r.tr.inFlight[comp]
 }
 
+// The emit functions test r.tr, nil unless the run is traced, and are small
+// enough to be inlined where they are called: an untraced run pays that
+// test and no call.
 func (r *run) emit(event string, p *proc, comp int32, status int32) {
-	if r.opts.Trace == nil {
-		return
+	if r.tr != nil {
+		r.emitTraced(event, p, comp, status)
 	}
+}
+
+func (r *run) emitTraced(event string, p *proc, comp int32, status int32) {
 	e := r.fillTrace(event, p)
 	if comp >= 0 {
 		r.gauges(e, comp)
@@ -326,9 +332,12 @@ func (r *run) emit(event string, p *proc, comp int32, status int32) {
 // emitOpen traces the start of a journey, request or job and opens the
 // record its log: events are timed from.
 func (r *run) emitOpen(event string, p *proc) {
-	if r.opts.Trace == nil {
-		return
+	if r.tr != nil {
+		r.emitOpenTraced(event, p)
 	}
+}
+
+func (r *run) emitOpenTraced(event string, p *proc) {
 	e := r.fillTrace(event, p)
 	var key int64
 	switch p.kind {
@@ -375,9 +384,12 @@ func (r *run) attributesJSON(jr *jrec) string {
 // the same request, job or journey, and the gauges of the component p
 // holds innermost.
 func (r *run) emitLog(lo *op, p *proc) {
-	if r.opts.Trace == nil {
-		return
+	if r.tr != nil {
+		r.emitLogTraced(lo, p)
 	}
+}
+
+func (r *run) emitLogTraced(lo *op, p *proc) {
 	name := r.p.names[lo.name]
 	e := r.fillTrace(name, p)
 	now := r.s.Now()
@@ -428,9 +440,12 @@ func result(status int32) string {
 // journey made, as an application logs a journey's outcome in the request
 // that completes it.
 func (r *run) emitEnd(p *proc, status int32) {
-	if r.opts.Trace == nil {
-		return
+	if r.tr != nil {
+		r.emitEndTraced(p, status)
 	}
+}
+
+func (r *run) emitEndTraced(p *proc, status int32) {
 	e := r.fillTrace(EvJourneyEnd, p)
 	e.Route = ""
 	e.RequestID, e.JobID = p.journey.lastReq, p.journey.lastJob
@@ -448,9 +463,12 @@ func (r *run) emitEnd(p *proc, status int32) {
 }
 
 func (r *run) emitRequestEnd(p *proc, status int32, stage int32) {
-	if r.opts.Trace == nil {
-		return
+	if r.tr != nil {
+		r.emitRequestEndTraced(p, status, stage)
 	}
+}
+
+func (r *run) emitRequestEndTraced(p *proc, status int32, stage int32) {
 	event, key := EvRequestEnd, reqKey(p.reqID)
 	if p.kind == procJob {
 		event, key = EvJobEnd, jobKey(p.jobID)
@@ -472,9 +490,12 @@ func (r *run) emitRequestEnd(p *proc, status int32, stage int32) {
 // emitTimeout traces a caller giving up on the call or job o: the callee
 // may go on working, but nobody waits for its answer any more.
 func (r *run) emitTimeout(p *proc, o *op) {
-	if r.opts.Trace == nil {
-		return
+	if r.tr != nil {
+		r.emitTimeoutTraced(p, o)
 	}
+}
+
+func (r *run) emitTimeoutTraced(p *proc, o *op) {
 	e := r.fillTrace(EvRequestTimeout, p)
 	if o.code == opFanout {
 		// A fan-out is no request of its own: its branches' calls carry

@@ -67,6 +67,12 @@ type Sim struct {
 	Interrupted func() bool
 
 	heap []event // 4-ary min-heap: shallower than binary, fewer cache misses per pop
+	// firing: heap[0] is the event whose handler runs now, left in place
+	// until the handler's first push onto the heap takes its place (one
+	// sift down for the pop and the push, as most handlers schedule a
+	// successor) or, if it makes none, removed when the handler returns.
+	// It comes before every other event, so the heap stays a heap.
+	firing bool
 	// soon holds events scheduled for the current instant. They are the
 	// commonest kind in a queueing model (a released server hands over to the
 	// next waiter) and a ring buffer serves them without touching the heap.
@@ -102,7 +108,13 @@ func (s *Sim) Fired() uint64 { return s.fired }
 
 // Pending counts events still to fire. A cancelled timer is not counted: it
 // has left the queue, or will be skipped without firing.
-func (s *Sim) Pending() int { return len(s.heap) + s.soonLen - s.deadSoon }
+func (s *Sim) Pending() int {
+	n := len(s.heap) + s.soonLen - s.deadSoon
+	if s.firing {
+		n--
+	}
+	return n
+}
 
 // At schedules kind(arg) at time t. A time in the past is clamped to now:
 // the clock never runs backwards. O(log n).
@@ -186,6 +198,11 @@ func (s *Sim) push(e event) {
 		s.pushSoon(e)
 		return
 	}
+	if s.firing {
+		s.firing = false
+		s.down(0, e)
+		return
+	}
 	s.heap = append(s.heap, e)
 	s.up(len(s.heap)-1, e)
 }
@@ -213,21 +230,40 @@ func (s *Sim) up(i int, e event) {
 }
 
 // down moves e, whose place is free at i, away from the root until no
-// child comes before it.
+// child comes before it. A node with all four children, the common case
+// away from the bottom of a large heap, picks the earliest of them without
+// a loop.
 func (s *Sim) down(i int, e event) {
 	h := s.heap
 	n := len(h)
 	for {
 		c := 4*i + 1
-		if c >= n {
-			break
-		}
-		m := c
-		end := min(c+4, n)
-		for j := c + 1; j < end; j++ {
-			if h[j].before(&h[m]) {
-				m = j
+		var m int
+		switch {
+		case c+3 < n:
+			m = c
+			if h[c+1].before(&h[m]) {
+				m = c + 1
 			}
+			if h[c+2].before(&h[m]) {
+				m = c + 2
+			}
+			if h[c+3].before(&h[m]) {
+				m = c + 3
+			}
+		case c < n:
+			m = c
+			for j := c + 1; j < n; j++ {
+				if h[j].before(&h[m]) {
+					m = j
+				}
+			}
+		default:
+			h[i] = e
+			if e.slot != 0 {
+				s.timers[e.slot-1].pos = int32(i)
+			}
+			return
 		}
 		if !h[m].before(&e) {
 			break
@@ -301,29 +337,6 @@ func (s *Sim) next() (event, bool) {
 	return s.popHeap(), true
 }
 
-// peek returns the time of the earliest live event, or Never. Cancelled
-// timers at the head of soon are dropped first: RunUntil must not take
-// their time for that of the next live event, which may be after its end.
-func (s *Sim) peek() Time {
-	for s.deadSoon > 0 && s.soonLen > 0 {
-		head := &s.soon[s.soonHead]
-		if head.slot == 0 || !s.timers[head.slot-1].cancelled {
-			break
-		}
-		s.retire(head.slot)
-		s.soonHead = (s.soonHead + 1) & (len(s.soon) - 1)
-		s.soonLen--
-	}
-	t := Never
-	if len(s.heap) > 0 {
-		t = s.heap[0].at
-	}
-	if s.soonLen > 0 && s.soon[s.soonHead].at < t {
-		t = s.soon[s.soonHead].at
-	}
-	return t
-}
-
 // Step fires the earliest live event and reports whether one fired. It
 // returns false when the queue is empty or Stop was called.
 func (s *Sim) Step() bool {
@@ -351,10 +364,56 @@ func (s *Sim) Step() bool {
 
 // RunUntil fires every event up to and including time end, then leaves the
 // clock at end (or where Stop left it). It returns false if stopped early.
+// Its loop is Step's, with the look at the next event's time folded in:
+// the kernel's own cost per event is what this loop and the handler's
+// scheduling spend.
 func (s *Sim) RunUntil(end Time) bool {
-	for !s.stopped && s.peek() <= end {
-		if !s.Step() {
-			break // nothing left to fire (RunUntil(Never) on an empty queue)
+	for !s.stopped {
+		var e event
+		if s.soonLen > 0 {
+			head := &s.soon[s.soonHead]
+			if head.slot != 0 && s.timers[head.slot-1].cancelled {
+				s.retire(head.slot)
+				s.soonHead = (s.soonHead + 1) & (len(s.soon) - 1)
+				s.soonLen--
+				continue
+			}
+			if len(s.heap) == 0 || head.before(&s.heap[0]) {
+				if head.at > end {
+					break
+				}
+				e = *head
+				s.soonHead = (s.soonHead + 1) & (len(s.soon) - 1)
+				s.soonLen--
+			} else {
+				if s.heap[0].at > end {
+					break
+				}
+				e = s.heap[0]
+				s.firing = true
+			}
+		} else {
+			if len(s.heap) == 0 || s.heap[0].at > end {
+				break // nothing left to fire (RunUntil(Never) on an empty queue)
+			}
+			e = s.heap[0]
+			s.firing = true
+		}
+		if e.slot != 0 && s.retire(e.slot) {
+			panic("sim: a cancelled timer reached the head of the queue") // Cancel takes it out of the heap; soon's head is checked above
+		}
+		s.now = e.at
+		s.fired++
+		s.handlers[e.kind()](e.arg)
+		if s.firing {
+			s.firing = false
+			s.popHeap()
+		}
+		if s.fired == s.MaxEvents {
+			s.stopped = true
+		}
+		if s.fired&(1<<16-1) == 0 && s.Interrupted != nil && s.Interrupted() {
+			s.stopped = true
 		}
 	}
 	if s.stopped {

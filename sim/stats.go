@@ -82,18 +82,26 @@ func (t *Tally) Add(x float64) {
 	if t.n == 1 {
 		t.min, t.max = x, x
 	} else {
-		t.min = min(t.min, x)
-		t.max = max(t.max, x)
+		// The builtins only when they could change something: exact
+		// as they are (NaN, -0 and all), at one comparison per value.
+		if !(x > t.min) {
+			t.min = min(t.min, x)
+		}
+		if !(x < t.max) {
+			t.max = max(t.max, x)
+		}
 	}
 	if x < TallyFloor {
 		t.zeros++
 		return
 	}
 	i := tallyBucket(x)
-	if i < t.base || i >= t.base+len(t.counts) {
+	j := uint(i - t.base) // below t.base wraps round to a large value
+	if j >= uint(len(t.counts)) {
 		t.grow(i)
+		j = uint(i - t.base)
 	}
-	t.counts[i-t.base]++
+	t.counts[j]++
 }
 
 // grow widens the bucket window to include bucket i. It adds slack on the
@@ -274,7 +282,9 @@ func (w *TimeWeighted) advance(now Time) {
 func (w *TimeWeighted) Set(now Time, v float64) {
 	w.advance(now)
 	w.value = v
-	w.max = max(w.max, v)
+	if !(v < w.max) { // max as it is (NaN, -0 and all), at one comparison
+		w.max = max(w.max, v)
+	}
 }
 
 // Add changes the signal by dv at time now. Times must not decrease.

@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Speed figures for docs/validation.md ("Speed"), measured, never asserted:
+# nothing here fails because the machine is slow.
+#
+#   testdata/bench/run.sh [pairs]        (default 9 pairs; PAIRS=… works too)
+#
+# 1. capsim's mmc scenario (M/M/4 at utilisation 0.9, one million
+#    customers) as a whole process, paired with a minimal hand-written
+#    event-scheduling M/M/c loop on the same model: after a warm-up, each
+#    pair runs the loop, capsim, and the loop again, and gives one ratio,
+#    capsim's time over the loop's mean. It prints the median ratio and
+#    its spread (the middle half of the pairs, and the lowest and highest),
+#    which carry over between machines better than seconds do.
+#    The loop is built from $YARDSTICK (a directory holding a Go main
+#    package taking -n and -seed; default /work/shared/bench/yardstick).
+#    Without it, the same comparison runs in one process instead:
+#      go test ./model -run '^$' -bench 'MMc$' -benchmem -count 6
+#    whose BenchmarkMMc and BenchmarkHandWrittenMMc ns/event are read as a
+#    ratio (this script does that when $YARDSTICK is absent).
+# 2. The default sweep (capsim sweep, the trip scenario), wall time of
+#    $SWEEPS runs (default 3), median and spread.
+#
+# Needs bash 5 ($EPOCHREALTIME) and Go.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+pairs=${1:-${PAIRS:-9}}
+sweeps=${SWEEPS:-3}
+yard=${YARDSTICK:-/work/shared/bench/yardstick}
+n=1000000
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+go build -o "$tmp/capsim" ./cmd/capsim
+capsim=("$tmp/capsim" run mmc --set journeys.customer.count=$n --set duration=400000s --set warmup=0s)
+
+# elapsed CMD...: wall seconds of CMD, output discarded.
+elapsed() {
+  local t0=$EPOCHREALTIME
+  "$@" >/dev/null
+  local t1=$EPOCHREALTIME
+  echo "${t0/./} ${t1/./}" | awk '{printf "%.6f\n", ($2 - $1) / 1e6}'
+}
+
+# stats: median, lowest and highest of the numbers on stdin, then the
+# first and third quartiles (nearest rank).
+stats() {
+  sort -g | awk '{v[NR] = $1} END {
+    m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+    q1 = v[int((NR + 3) / 4)]; q3 = v[NR + 1 - int((NR + 3) / 4)]
+    printf "%.3f %.3f %.3f %.3f %.3f\n", m, v[1], v[NR], q1, q3
+  }'
+}
+
+rev=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+if ! git diff --quiet HEAD -- 2>/dev/null; then rev="$rev+changes"; fi
+echo "capsim $rev · $(date -u '+%Y-%m-%d %H:%M UTC') · $(go env GOVERSION) · $(nproc) cores"
+
+if [ -f "$yard/main.go" ]; then
+  go -C "$yard" build -o "$tmp/loop" .
+  loop=("$tmp/loop" -n $n -seed 1)
+  "${capsim[@]}" >/dev/null
+  "${loop[@]}" >/dev/null
+  : >"$tmp/ratios"
+  : >"$tmp/capsim.s"
+  : >"$tmp/loop.s"
+  for ((i = 0; i < pairs; i++)); do
+    # The loop just before and just after, so that a pair shares the
+    # machine's state of the moment, on a machine others use too.
+    l1=$(elapsed "${loop[@]}")
+    c=$(elapsed "${capsim[@]}")
+    l2=$(elapsed "${loop[@]}")
+    l=$(awk -v a="$l1" -v b="$l2" 'BEGIN {printf "%.6f\n", (a + b) / 2}')
+    echo "$c" >>"$tmp/capsim.s"
+    echo "$l" >>"$tmp/loop.s"
+    awk -v c="$c" -v l="$l" 'BEGIN {printf "%.4f\n", c / l}' >>"$tmp/ratios"
+  done
+  read -r rm rlo rhi rq1 rq3 < <(stats <"$tmp/ratios")
+  read -r cm _ _ _ _ < <(stats <"$tmp/capsim.s")
+  read -r lm _ _ _ _ < <(stats <"$tmp/loop.s")
+  echo "M/M/4 (rho 0.9, 1e6 customers), whole process, $pairs paired runs:"
+  echo "  capsim / hand-written loop: ${rm}x median, middle half ${rq1}x to ${rq3}x, all from ${rlo}x to ${rhi}x"
+  echo "  medians: capsim ${cm} s, loop ${lm} s"
+else
+  echo "no hand-written loop at $yard (set YARDSTICK); in-process benchmarks instead:"
+  go test ./model -run '^$' -bench 'MMc$' -count "$pairs" >"$tmp/bench.txt"
+  grep -o 'BenchmarkMMc-[0-9]* .*[0-9.]* ns/event' "$tmp/bench.txt" | awk '{print $(NF-1)}' >"$tmp/c"
+  grep -o 'BenchmarkHandWrittenMMc-[0-9]* .*[0-9.]* ns/event' "$tmp/bench.txt" | awk '{print $(NF-1)}' >"$tmp/l"
+  paste "$tmp/c" "$tmp/l" | awk '{printf "%.4f\n", $1 / $2}' >"$tmp/ratios"
+  read -r rm rlo rhi rq1 rq3 < <(stats <"$tmp/ratios")
+  read -r cm _ _ _ _ < <(stats <"$tmp/c")
+  read -r lm _ _ _ _ < <(stats <"$tmp/l")
+  echo "M/M/4 (rho 0.9, 1e5 customers), in process, $pairs runs of each:"
+  echo "  BenchmarkMMc / BenchmarkHandWrittenMMc: ${rm}x median, middle half ${rq1}x to ${rq3}x, all from ${rlo}x to ${rhi}x"
+  echo "  medians: ${cm} ns/event against ${lm} ns/event"
+fi
+
+: >"$tmp/sweep.s"
+for ((i = 0; i < sweeps; i++)); do
+  rm -rf "$tmp/sweep"
+  elapsed "$tmp/capsim" sweep --out "$tmp/sweep" >>"$tmp/sweep.s" 2>/dev/null
+done
+read -r sm slo shi _ _ < <(stats <"$tmp/sweep.s")
+echo "default sweep (trip), $sweeps runs: ${sm} s median (from ${slo} s to ${shi} s)"
