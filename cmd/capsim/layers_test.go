@@ -11,8 +11,9 @@ import (
 )
 
 // The layers' rules, checked on the source: dependencies point one way
-// (cmd -> model, calibration, plots, scenarios -> sim), the kernel does no
-// I/O and reads no clock, and only main touches the process's streams.
+// (cmd -> model, calibration, plots, scenarios -> sim and human), the
+// kernel does no I/O and reads no clock, and only main touches the
+// process's streams.
 // plots draws plain data; its sweepreport reads a sweep's result but, like
 // the rest of plots, never touches files. A folder's rule covers its
 // sub-folders unless they have their own, and a forbidden import path
@@ -30,6 +31,9 @@ func TestLayersKeepTheirDistance(t *testing.T) {
 		// The table layout every command shares knows nothing of what
 		// it lays out.
 		"plots/texttab": {"capsim/sim", "capsim/model", "capsim/calibration", "capsim/plots", "capsim/scenarios", "os"},
+		// How numbers and times are written for a person, on the ground
+		// floor so that model's messages and plots' tables agree.
+		"human": {"capsim/sim", "capsim/model", "capsim/calibration", "capsim/plots", "capsim/scenarios", "capsim/cmd", "os", "io", "fmt"},
 	}
 	for dir := range forbidden {
 		// The golden-file helper is for tests; a program using it would
