@@ -17,6 +17,10 @@
 // as written: they say which parameters the answer is most sensitive to,
 // not how parameters interact, and a count moved by one whole step may
 // cross a threshold that a smaller change would not.
+//
+// The package returns its Result as plain data and writes sensitivity.csv;
+// it lays nothing out for a terminal: the ranked table and --list's are
+// built from the Result in cmd/capsim.
 package sensitivity
 
 import (
