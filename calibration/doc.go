@@ -36,4 +36,10 @@
 // seconds and the text syntax in which sim.Dist prints itself. It reads the
 // files it is given and writes none: fragments are returned as bytes, and
 // the fitted density and quantiles are there for the caller to draw.
+//
+// Nor does it lay anything out for a person: the candidates, their scores
+// and the observed figures are returned as values (Result, SummaryFit,
+// SplitFit, Candidate.Scored, SplitDist), and the aligned tables capsim
+// calibrate prints are built from them in cmd/capsim. Below cmd there is
+// only package sim: calibration imports neither model nor plots.
 package calibration

@@ -2,7 +2,6 @@ package calibration_test
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
 	"capsim/calibration"
@@ -29,7 +28,7 @@ func ExampleFitFigures() {
 }
 
 // Reading a CSV export, filtering it and fitting: the malformed row is
-// counted, not lost, and the table compares the candidates.
+// counted, not lost, and the candidates are ranked by AIC.
 func ExampleReader() {
 	csv := `timestamp,route,status,latency_ms
 2025-09-29 05:00:03,/api/trips/191/photos,200,47161
@@ -66,14 +65,15 @@ func ExampleReader() {
 		fmt.Println(err)
 		return
 	}
-	calibration.WriteFitTable(os.Stdout, "upload_batch", s, res, 0, "")
+	fmt.Printf("%d values of %s, filter %s; ranked by %s\n", res.Observed.N, s.Source, s.FilterString(), res.Rank)
+	for _, c := range res.Candidates {
+		fmt.Printf("%s: %s, KS %.3g, AIC %.1f\n", c.Family, c.Dist, c.KS, c.AIC)
+	}
+	fmt.Println("chosen:", res.Chosen.Family)
 	// Output:
 	// export.csv:6: 3 fields where the header has 4
-	// upload_batch: 5 values of column latency_ms from export.csv, filter route=/api/trips/*/photos status=2xx
-	// ranked by AIC; * chosen
-	//
-	// candidate    parameters                      KS     AIC   mean    p95
-	// lognormal *  mu=3.69344, sigma=0.086117      0.264  30.6  40.33s  46.3s
-	// gamma        shape=131.204, scale=0.307434s  0.27   30.8  40.34s  46.3s
-	// observed     n=5 sd=3.626s cv=0.0899                      40.34s  47.16s
+	// 5 values of column latency_ms, filter route=/api/trips/*/photos status=2xx; ranked by aic
+	// lognormal: lognormal(mu=3.69344, sigma=0.086117), KS 0.264, AIC 30.6
+	// gamma: gamma(shape=131.204, scale=0.307434s), KS 0.27, AIC 30.8
+	// chosen: lognormal
 }

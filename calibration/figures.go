@@ -287,6 +287,17 @@ func compareFigures(f Figures, cv float64, c *SummaryCandidate) []Warning {
 // "uniform(36s, 40s)", into family and arguments.
 var distText = regexp.MustCompile(`^([a-z]+)\((.*)\)$`)
 
+// SplitDist splits d's printed form into its family and the arguments
+// inside the parentheses, "lognormal" and "mu=-0.62, sigma=0.29"; ok is
+// false for a form without them.
+func SplitDist(d sim.Dist) (family, args string, ok bool) {
+	m := distText.FindStringSubmatch(d.String())
+	if m == nil {
+		return "", "", false
+	}
+	return m[1], m[2], true
+}
+
 // roundDist returns d with its parameters rounded to six significant
 // digits, so that it prints as briefly as the fitted ones. sim.Dist keeps its
 // parameters private and prints them exactly, so they are read back from its

@@ -91,6 +91,11 @@ type Candidate struct {
 // density and quantiles (not the empirical distribution or a constant).
 func (c *Candidate) HasDensity() bool { return c.model != nil && c.Family != FamilyEmpirical }
 
+// Scored reports whether the candidate's KS and AIC are measures of its
+// fit: it has a density and was fitted by likelihood, not by the moments
+// of coarsely logged values.
+func (c *Candidate) Scored() bool { return c.HasDensity() && !c.ByMoments }
+
 // Density is the fitted density at x (seconds), 0 where it is undefined.
 func (c *Candidate) Density(x float64) float64 {
 	if !c.HasDensity() || x <= 0 {

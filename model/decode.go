@@ -261,37 +261,10 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string) {
 // unknownKey explains a key the schema does not have, suggesting the
 // nearest known one when it is a plausible typo.
 func unknownKey(key string, known []string) string {
-	best, bestDist := "", 3
-	for _, k := range known {
-		if d := editDistance(key, k); d < bestDist {
-			best, bestDist = k, d
-		}
-	}
-	if best != "" {
+	if best := Nearest(key, known, 3); best != "" {
 		return fmt.Sprintf("unknown key %q; did you mean %q?", key, best)
 	}
 	return fmt.Sprintf("unknown key %q (expected one of: %s)", key, strings.Join(sortedCopy(known), ", "))
-}
-
-// editDistance is the Levenshtein distance between a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 func sortedCopy(s []string) []string {

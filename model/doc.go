@@ -9,4 +9,36 @@
 // once: a Document keeps the bytes it read (Document.Sources,
 // Loaded.Sources), and every design, override and draw loads from it in
 // memory. Results are returned as values for the caller to print or write.
+//
+// # Layers
+//
+// Dependencies point one way: cmd → model, calibration, plots, scenarios →
+// sim, human. Each package is for one thing and must never know another's:
+//
+//   - sim is the kernel: an event queue, random streams and one primitive
+//     per component kind. It knows no domain word, does no I/O and reads
+//     no clock.
+//   - human writes numbers and times for a person (human.Seconds: 150 s is
+//     "2.5m"), so that the model's messages and the tables agree. It knows
+//     nothing of what it formats.
+//   - model (this package, with model/sweep, model/sensitivity and
+//     model/hindcast) is the modelled system and its analyses. It returns
+//     results as plain data and lays nothing out: it never imports plots,
+//     calibration, scenarios or cmd, nor the terminal's tables
+//     (plots/texttab). Its messages name times with package human and
+//     suggest names with Nearest.
+//   - calibration turns measured timings into distributions. It knows sim's
+//     distributions and nothing of scenarios: it never imports model or
+//     plots, and returns fits as values for cmd to show.
+//   - plots draws charts and reports from plain data handed to it, to bytes;
+//     plots/texttab lays out aligned terminal tables knowing nothing of what
+//     they hold; plots/sweepreport reads a sweep's result. None touches
+//     files.
+//   - scenarios holds the bundled scenarios as files, knowing no package
+//     that reads them.
+//   - cmd/capsim is the command line: flags, files, streams, and the tables
+//     of each command (sensitivity_table.go, calibrate_table.go), built
+//     from the values the layers below return.
+//
+// cmd/capsim/layers_test.go checks these rules on the source.
 package model

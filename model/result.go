@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 
+	"capsim/human"
 	"capsim/sim"
 )
 
@@ -37,7 +38,7 @@ type Broken struct {
 }
 
 func (b *Broken) String() string {
-	s := fmt.Sprintf("stopped by guard %s at %s", b.Guard, sim.Seconds(b.At))
+	s := fmt.Sprintf("stopped by guard %s at %s", b.Guard, human.Seconds(b.At))
 	if b.Component != "" {
 		s += " at component " + b.Component
 	}

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"capsim/human"
 	"capsim/sim"
 )
 
@@ -375,9 +376,9 @@ func (r *run) execute() {
 	case !r.s.Stopped() && r.s.Pending() == 0 && r.active > 0 && r.s.Now() < end:
 		// Nothing is left to happen, yet journeys are in flight: they
 		// wait for each other (a job awaiting its own journey's jobs).
-		r.breakRun("deadlock", -1, fmt.Sprintf("nothing left to happen at %s with %d journeys still waiting%s", r.s.Now(), r.active, r.waitingWhere()))
+		r.breakRun("deadlock", -1, fmt.Sprintf("nothing left to happen at %s with %d journeys still waiting%s", human.Seconds(r.s.Now().Seconds()), r.active, r.waitingWhere()))
 	case !r.s.Stopped() && end == p.limits.time && r.active > 0:
-		r.breakRun("max_time", -1, fmt.Sprintf("simulated time reached %s with %d journeys in flight", p.limits.time, r.active))
+		r.breakRun("max_time", -1, fmt.Sprintf("simulated time reached %s with %d journeys in flight", human.Seconds(p.limits.time.Seconds()), r.active))
 	}
 }
 

@@ -169,13 +169,7 @@ func missingName(what, name, where string, known []string) error {
 	if len(known) == 0 {
 		return fmt.Errorf("no %s %q in %s, which defines none", what, name, where)
 	}
-	best, bestDist := "", 3
-	for _, k := range known {
-		if d := editDistance(name, k); d < bestDist {
-			best, bestDist = k, d
-		}
-	}
-	if best != "" {
+	if best := Nearest(name, known, 3); best != "" {
 		return fmt.Errorf("no %s %q in %s; did you mean %q?", what, name, where, best)
 	}
 	return fmt.Errorf("no %s %q in %s (defined: %s)", what, name, where, strings.Join(known, ", "))

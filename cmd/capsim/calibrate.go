@@ -244,7 +244,7 @@ func calibrateRun(io *IOStreams, o *calibrateOptions, rerun string) error {
 	if name == "" {
 		name = defaultEntryName(s.Source)
 	}
-	if err := calibration.WriteFitTable(io.ErrOut, name, s, res, io.errWidth(), seeAll); err != nil {
+	if err := writeFitTable(io.ErrOut, name, s, res, io.errWidth(), seeAll); err != nil {
 		return err
 	}
 	for _, w := range res.Warnings {
@@ -373,7 +373,7 @@ func calibrateSummary(io *IOStreams, o *calibrateOptions, opts calibration.Optio
 			name = calibration.DefaultK6Metric
 		}
 	}
-	if err := calibration.WriteFiguresTable(io.ErrOut, name, fit, io.errWidth(), seeAll); err != nil {
+	if err := writeFiguresTable(io.ErrOut, name, fit, io.errWidth(), seeAll); err != nil {
 		return err
 	}
 	for _, w := range fit.Warnings {
@@ -405,7 +405,7 @@ func calibrateFiguresRun(io *IOStreams, file, out, rerun string) error {
 		if i > 0 {
 			fmt.Fprintln(io.ErrOut)
 		}
-		if err := calibration.WriteFiguresTable(io.ErrOut, nf.Name, fit, io.errWidth(), seeAll); err != nil {
+		if err := writeFiguresTable(io.ErrOut, nf.Name, fit, io.errWidth(), seeAll); err != nil {
 			return err
 		}
 		for _, w := range fit.Warnings {

@@ -213,20 +213,20 @@ func runPlan(io *IOStreams, p *calibration.Plan, out string, remove []string, wh
 		}
 		if fit.Split != nil {
 			reportReading(io, fit.Sample)
-			if err := calibration.WriteSplitTable(io.ErrOut, strings.TrimSuffix(fit.Name, "_base"), fit.Sample, fit.Split, io.errWidth(), seeAll); err != nil {
+			if err := writeSplitTable(io.ErrOut, strings.TrimSuffix(fit.Name, "_base"), fit.Sample, fit.Split, io.errWidth(), seeAll); err != nil {
 				return err
 			}
 			printWarnings(io, strings.TrimSuffix(fit.Name, "_base"), fit.Split.Warnings)
 			continue
 		}
 		if fit.Figures != nil {
-			if err := calibration.WriteFiguresTable(io.ErrOut, fit.Name, fit.Figures, io.errWidth(), seeAll); err != nil {
+			if err := writeFiguresTable(io.ErrOut, fit.Name, fit.Figures, io.errWidth(), seeAll); err != nil {
 				return err
 			}
 			printWarnings(io, fit.Name, fit.Figures.Warnings)
 		} else {
 			reportReading(io, fit.Sample)
-			if err := calibration.WriteFitTable(io.ErrOut, fit.Name, fit.Sample, fit.Result, io.errWidth(), seeAll); err != nil {
+			if err := writeFitTable(io.ErrOut, fit.Name, fit.Sample, fit.Result, io.errWidth(), seeAll); err != nil {
 				return err
 			}
 			printWarnings(io, fit.Name, fit.Result.Warnings)

@@ -192,7 +192,7 @@ func runSensitivity(ctx context.Context, io *IOStreams, opts *sensitivityOptions
 			if i > 0 {
 				fmt.Fprintln(io.Out)
 			}
-			sensitivity.WriteList(io.Out, p.name, p.params, delta, io.width(), seeAll)
+			writeSensitivityList(io.Out, p.name, p.params, delta, io.width(), seeAll)
 		}
 		return nil
 	}
@@ -276,7 +276,7 @@ func runSensitivity(ctx context.Context, io *IOStreams, opts *sensitivityOptions
 	if err := out.Commit(); err != nil {
 		return withCode(exitError, err)
 	}
-	res.WriteTable(io.Out, 0, io.width(), seeAll)
+	writeSensitivityTable(io.Out, res, 0, io.width(), seeAll)
 	names := make([]string, len(files))
 	for i, f := range files {
 		names[i] = f.name

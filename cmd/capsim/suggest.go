@@ -55,7 +55,9 @@ func didYouMean(typed string, known []string) string {
 
 // editDistance counts the insertions, deletions, substitutions and swaps
 // of adjacent characters that turn a into b (optimal string alignment):
-// a swap is one typing slip, so it costs one edit.
+// a swap is one typing slip, so it costs one edit. It is the command
+// line's measure; the model's messages use model.Nearest, whose
+// Levenshtein distance counts a swap as two.
 func editDistance(a, b string) int {
 	ra, rb := []rune(a), []rune(b)
 	prev2 := make([]int, len(rb)+1)

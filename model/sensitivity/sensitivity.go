@@ -17,6 +17,10 @@
 // as written: they say which parameters the answer is most sensitive to,
 // not how parameters interact, and a count moved by one whole step may
 // cross a threshold that a smaller change would not.
+//
+// The package returns its Result as plain data and writes sensitivity.csv;
+// it lays nothing out for a terminal: the ranked table and --list's are
+// built from the Result in cmd/capsim.
 package sensitivity
 
 import (
@@ -150,37 +154,14 @@ func Select(params []model.Param, list string) ([]model.Param, error) {
 
 // suggest names the parameter a mistyped name most likely meant.
 func suggest(params []model.Param, name string) string {
-	best, bestD := "", 4
-	for _, p := range params {
-		if d := distance(name, p.Name); d < bestD {
-			best, bestD = p.Name, d
-		}
+	names := make([]string, len(params))
+	for i, p := range params {
+		names[i] = p.Name
 	}
-	if best == "" {
-		return ""
+	if best := model.Nearest(name, names, 4); best != "" {
+		return fmt.Sprintf("; did you mean %q?", best)
 	}
-	return fmt.Sprintf("; did you mean %q?", best)
-}
-
-func distance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur := make([]int, len(rb)+1)
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			c := 1
-			if ra[i-1] == rb[j-1] {
-				c = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
-		}
-		prev = cur
-	}
-	return prev[len(rb)]
+	return ""
 }
 
 // Design is one design of the scenario to analyse: its base and the

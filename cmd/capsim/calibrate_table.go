@@ -1,14 +1,21 @@
-package calibration
+package main
 
 import (
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 
+	"capsim/calibration"
 	"capsim/plots/texttab"
 	"capsim/sim"
 )
+
+// The tables capsim calibrate prints on stderr: a fit's candidates, the
+// distributions built from summary figures, and a split into a base and
+// a time per item. calibration hands over the fitted values; their
+// layout and rounding are decided here.
 
 // The fit tables' columns, in the order a narrow terminal leaves them
 // out (Drop: highest first): the ranking's figures before the fitted
@@ -39,30 +46,27 @@ var (
 	}
 )
 
-// WriteFitTable prints the candidates of a fit as an aligned table: family,
+// writeFitTable prints the candidates of a fit as an aligned table: family,
 // parameters, KS distance, AIC, and the fitted mean and p95 against the
 // observed ones, within width columns (0: no limit; howToSee in the
 // footnote says how to see the columns left out). The chosen candidate
 // is marked with *.
-func WriteFitTable(w io.Writer, name string, s *Sample, r *Result, width int, howToSee string) error {
+func writeFitTable(w io.Writer, name string, s *calibration.Sample, r *calibration.Result, width int, howToSee string) error {
 	o := r.Observed
 	texttab.WriteLines(w, texttab.Hang("", fmt.Sprintf("%s: %d values of %s from %s, filter %s", name, o.N, s.Source, strings.Join(s.Files, ", "), s.FilterString()), "  ", width))
 	fmt.Fprintf(w, "ranked by %s; * chosen\n\n", strings.ToUpper(string(r.Rank)))
 	t := texttab.Table{Cols: fitColumns}
-	row := func(c *Candidate) {
+	row := func(c *calibration.Candidate) {
 		mark := ""
 		if c == r.Chosen {
 			mark = " *"
 		}
-		aic := "-"
-		if c.model != nil && c.Family != FamilyEmpirical && !c.ByMoments {
+		aic, ks := "-", "-"
+		if c.Scored() {
 			aic = strconv.FormatFloat(c.AIC, 'f', 1, 64)
+			ks = fitNumber(c.KS, 3)
 		}
-		ks := "-"
-		if c.model != nil && c.Family != FamilyEmpirical && !c.ByMoments {
-			ks = fmtNum(c.KS, 3)
-		}
-		t.Row(c.Family+mark, params(c.Dist), ks, aic, fmtSeconds(c.Dist.Mean())+"s", fmtSeconds(c.Dist.Quantile(0.95))+"s")
+		t.Row(c.Family+mark, distParams(c.Dist), ks, aic, fitSeconds(c.Dist.Mean())+"s", fitSeconds(c.Dist.Quantile(0.95))+"s")
 	}
 	inList := false
 	for i := range r.Candidates {
@@ -79,15 +83,15 @@ func WriteFitTable(w io.Writer, name string, s *Sample, r *Result, width int, ho
 	if !inList && r.Chosen != nil {
 		row(r.Chosen)
 	}
-	t.Row("observed", fmt.Sprintf("n=%d sd=%ss cv=%s", o.N, fmtSeconds(o.SD), fmtNum(o.CV, 3)), "", "", fmtSeconds(o.Mean)+"s", fmtSeconds(o.P95)+"s")
+	t.Row("observed", fmt.Sprintf("n=%d sd=%ss cv=%s", o.N, fitSeconds(o.SD), fitNumber(o.CV, 3)), "", "", fitSeconds(o.Mean)+"s", fitSeconds(o.P95)+"s")
 	t.Write(w, width, howToSee)
 	return nil
 }
 
-// WriteFiguresTable prints the distributions built from summary figures:
+// writeFiguresTable prints the distributions built from summary figures:
 // the chosen one (marked *) and the alternatives, with their mean, p50 and
-// p95 against the figures given, within width columns as WriteFitTable.
-func WriteFiguresTable(w io.Writer, name string, f *SummaryFit, width int, howToSee string) error {
+// p95 against the figures given, within width columns as writeFitTable.
+func writeFiguresTable(w io.Writer, name string, f *calibration.SummaryFit, width int, howToSee string) error {
 	ref := ""
 	if f.Figures.Ref != "" {
 		ref = " (" + f.Figures.Ref + ")"
@@ -104,12 +108,12 @@ func WriteFiguresTable(w io.Writer, name string, f *SummaryFit, width int, howTo
 		if c == f.Chosen {
 			mark = " *"
 		}
-		t.Row(distFamily(c.Dist)+mark, params(c.Dist), c.Uses,
-			fmtSeconds(c.Dist.Mean())+"s", fmtSeconds(c.Dist.Quantile(0.5))+"s", fmtSeconds(c.Dist.Quantile(0.95))+"s")
+		t.Row(distFamily(c.Dist)+mark, distParams(c.Dist), c.Uses,
+			fitSeconds(c.Dist.Mean())+"s", fitSeconds(c.Dist.Quantile(0.5))+"s", fitSeconds(c.Dist.Quantile(0.95))+"s")
 	}
 	given := func(v float64) string {
-		if has(v) {
-			return fmtSeconds(v) + "s"
+		if !math.IsNaN(v) {
+			return fitSeconds(v) + "s"
 		}
 		return "-"
 	}
@@ -118,31 +122,47 @@ func WriteFiguresTable(w io.Writer, name string, f *SummaryFit, width int, howTo
 	return nil
 }
 
-// params returns the part of a distribution's text inside the parentheses.
-func params(d sim.Dist) string {
-	s := d.String()
-	if m := distText.FindStringSubmatch(s); m != nil {
-		return m[2]
-	}
-	return s
-}
-
-func distFamily(d sim.Dist) string {
-	if m := distText.FindStringSubmatch(d.String()); m != nil {
-		return m[1]
+// distParams returns the part of a distribution's text inside the
+// parentheses, all of it when it has none.
+func distParams(d sim.Dist) string {
+	if _, args, ok := calibration.SplitDist(d); ok {
+		return args
 	}
 	return d.String()
 }
 
-// WriteSplitTable prints a split into a base and a time per item: each
+// distFamily returns the family a distribution's text begins with, all of
+// it when it has no parentheses.
+func distFamily(d sim.Dist) string {
+	if family, _, ok := calibration.SplitDist(d); ok {
+		return family
+	}
+	return d.String()
+}
+
+// writeSplitTable prints a split into a base and a time per item: each
 // part's mean with its standard error, its standard deviation and the
-// distribution written, within width columns as WriteFitTable.
-func WriteSplitTable(w io.Writer, name string, s *Sample, f *SplitFit, width int, howToSee string) error {
+// distribution written, within width columns as writeFitTable.
+func writeSplitTable(w io.Writer, name string, s *calibration.Sample, f *calibration.SplitFit, width int, howToSee string) error {
 	texttab.WriteLines(w, texttab.Hang("", fmt.Sprintf("%s: %d values of %s from %s, filter %s, split into a base and a time per item", name, f.N, s.Source, strings.Join(s.Files, ", "), s.FilterString()), "  ", width))
 	fmt.Fprintln(w)
 	t := texttab.Table{Cols: splitColumns}
-	t.Row(name+"_base", fmtSeconds(f.BaseMean)+"s", fmtSeconds(f.BaseMeanSE)+"s", fmtSeconds(f.BaseSD)+"s", f.Base.String())
-	t.Row(name+"_per_item", fmtSeconds(f.ItemMean)+"s", fmtSeconds(f.ItemMeanSE)+"s", fmtSeconds(f.ItemSD)+"s", f.PerItem.String())
+	t.Row(name+"_base", fitSeconds(f.BaseMean)+"s", fitSeconds(f.BaseMeanSE)+"s", fitSeconds(f.BaseSD)+"s", f.Base.String())
+	t.Row(name+"_per_item", fitSeconds(f.ItemMean)+"s", fitSeconds(f.ItemMeanSE)+"s", fitSeconds(f.ItemSD)+"s", f.PerItem.String())
 	t.Write(w, width, howToSee)
 	return nil
 }
+
+// fitNumber writes v with digits significant digits, never in exponent
+// form, as calibration writes the numbers in its messages.
+func fitNumber(v float64, digits int) string {
+	r, err := strconv.ParseFloat(strconv.FormatFloat(v, 'g', digits, 64), 64)
+	if err != nil {
+		return strconv.FormatFloat(v, 'g', digits, 64)
+	}
+	return strconv.FormatFloat(r, 'f', -1, 64)
+}
+
+// fitSeconds writes a time in seconds, without its unit, to four
+// significant digits.
+func fitSeconds(v float64) string { return fitNumber(v, 4) }

@@ -1,0 +1,56 @@
+// Package human writes numbers and times for a person to read: one way
+// for every layer, so that a value never shows two ways in one output.
+// plots' Number, Seconds and Percent are these; model uses them in its
+// messages (a guard that stopped a run says when).
+//
+// It stands on the ground floor beside sim: it imports no other capsim
+// package and knows nothing of what it formats.
+package human
+
+import (
+	"math"
+	"strconv"
+)
+
+// Number writes v compactly, to 4 significant digits; NaN or an infinity
+// (nothing observed) is "-".
+func Number(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "-"
+	}
+	return strconv.FormatFloat(v, 'g', 4, 64)
+}
+
+// Seconds writes a duration of s seconds with a unit chosen for its
+// magnitude: µs, ms, s, or m from two minutes on; 0 is "0s", a time
+// like any other. NaN is "-".
+func Seconds(s float64) string {
+	switch {
+	case math.IsNaN(s):
+		return "-"
+	case s == 0:
+		return "0s"
+	case s < 1e-3:
+		return strconv.FormatFloat(s*1e6, 'f', 0, 64) + "µs"
+	case s < 1:
+		return strconv.FormatFloat(s*1e3, 'f', 1, 64) + "ms"
+	case s < 120:
+		return strconv.FormatFloat(s, 'f', 2, 64) + "s"
+	default:
+		return strconv.FormatFloat(s/60, 'f', 1, 64) + "m"
+	}
+}
+
+// Percent writes a fraction as a percentage to 3 significant digits and
+// no more than one decimal: 0.875 is "87.5%", 0.99 is "99%". NaN is "-".
+func Percent(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "-"
+	}
+	p := 100 * v
+	digits := 1
+	if p == math.Trunc(p) || math.Abs(p) >= 100 {
+		digits = 0
+	}
+	return strconv.FormatFloat(p, 'f', digits, 64) + "%"
+}

@@ -1,0 +1,28 @@
+package human
+
+import (
+	"math"
+	"testing"
+
+	_ "capsim/cmd/golden" // no goldens here: only so that go test ./... -update is accepted
+)
+
+func TestNumberSecondsPercent(t *testing.T) {
+	cases := []struct{ got, want string }{
+		{Number(math.NaN()), "-"},
+		{Number(1234.5678), "1235"},
+		{Seconds(0), "0s"},
+		{Seconds(0.0004), "400µs"},
+		{Seconds(0.25), "250.0ms"},
+		{Seconds(2.5), "2.50s"},
+		{Seconds(150), "2.5m"},
+		{Percent(0.875), "87.5%"},
+		{Percent(0.99), "99%"},
+		{Percent(math.NaN()), "-"},
+	}
+	for i, c := range cases {
+		if c.got != c.want {
+			t.Errorf("case %d: got %q, want %q", i, c.got, c.want)
+		}
+	}
+}

@@ -1,0 +1,40 @@
+package model
+
+// Nearest returns the name of known fewest single-character edits from
+// typed (EditDistance), if fewer than limit: the name a typo most likely
+// meant. Of names equally near, the first is returned; "" when none is
+// near enough. Every "did you mean" of the model layer (unknown keys,
+// missing names, sensitivity's parameters) is chosen by it.
+func Nearest(typed string, known []string, limit int) string {
+	best, bestDist := "", limit
+	for _, k := range known {
+		if d := EditDistance(typed, k); d < bestDist {
+			best, bestDist = k, d
+		}
+	}
+	return best
+}
+
+// EditDistance is the Levenshtein distance between a and b: the fewest
+// insertions, deletions and substitutions of characters (runes, not
+// bytes) that turn a into b.
+func EditDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}
