@@ -13,19 +13,19 @@
 // # Layers
 //
 // Dependencies point one way: cmd → model, calibration, plots, scenarios →
-// sim, human. Each package is for one thing and must never know another's:
+// sim (and sim/human). Each package is for one thing and must never know another's:
 //
 //   - sim is the kernel: an event queue, random streams and one primitive
 //     per component kind. It knows no domain word, does no I/O and reads
 //     no clock.
-//   - human writes numbers and times for a person (human.Seconds: 150 s is
+//   - sim/human writes numbers and times for a person (human.Seconds: 150 s is
 //     "2.5m"), so that the model's messages and the tables agree. It knows
 //     nothing of what it formats.
 //   - model (this package, with model/sweep, model/sensitivity and
 //     model/hindcast) is the modelled system and its analyses. It returns
 //     results as plain data and lays nothing out: it never imports plots,
 //     calibration, scenarios or cmd, nor the terminal's tables
-//     (plots/texttab). Its messages name times with package human and
+//     (plots/texttab). Its messages name times with package sim/human and
 //     suggest names with Nearest.
 //   - calibration turns measured timings into distributions. It knows sim's
 //     distributions and nothing of scenarios: it never imports model or

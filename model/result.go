@@ -6,8 +6,8 @@ import (
 	"math"
 	"strconv"
 
-	"capsim/human"
 	"capsim/sim"
+	"capsim/sim/human"
 )
 
 // Result is everything one run measured. It is plain data: the CLI prints

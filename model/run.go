@@ -8,8 +8,8 @@ import (
 	"math/rand/v2"
 	"slices"
 
-	"capsim/human"
 	"capsim/sim"
+	"capsim/sim/human"
 )
 
 // RunOptions are the knobs of one run.

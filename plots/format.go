@@ -1,6 +1,6 @@
 package plots
 
-import "capsim/human"
+import "capsim/sim/human"
 
 // Number and Seconds are how capsim writes numbers for a person to read,
 // in a report's tables and on the terminal alike, so the two never show

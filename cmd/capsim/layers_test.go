@@ -11,7 +11,7 @@ import (
 )
 
 // The layers' rules, checked on the source: dependencies point one way
-// (cmd -> model, calibration, plots, scenarios -> sim and human), the
+// (cmd -> model, calibration, plots, scenarios -> sim, whose sim/human writes numbers for people), the
 // kernel does no I/O and reads no clock, and only main touches the
 // process's streams.
 // plots draws plain data; its sweepreport reads a sweep's result but, like
@@ -33,7 +33,7 @@ func TestLayersKeepTheirDistance(t *testing.T) {
 		"plots/texttab": {"capsim/sim", "capsim/model", "capsim/calibration", "capsim/plots", "capsim/scenarios", "os"},
 		// How numbers and times are written for a person, on the ground
 		// floor so that model's messages and plots' tables agree.
-		"human": {"capsim/sim", "capsim/model", "capsim/calibration", "capsim/plots", "capsim/scenarios", "capsim/cmd", "os", "io", "fmt"},
+		"sim/human": {"capsim/model", "capsim/calibration", "capsim/plots", "capsim/scenarios", "capsim/cmd", "os", "io", "fmt"},
 	}
 	for dir := range forbidden {
 		// The golden-file helper is for tests; a program using it would
@@ -57,6 +57,9 @@ func TestLayersKeepTheirDistance(t *testing.T) {
 			}
 			for _, imp := range f.Imports {
 				p, _ := strconv.Unquote(imp.Path.Value)
+				if p == "capsim/sim/human" && dir != "sim/human" {
+					continue // the ground floor's way of writing numbers, for every layer
+				}
 				for _, b := range bad {
 					if under(p, b) {
 						t.Errorf("%s imports %s, which %s/ must not", path, p, dir)

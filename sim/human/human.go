@@ -3,7 +3,7 @@
 // plots' Number, Seconds and Percent are these; model uses them in its
 // messages (a guard that stopped a run says when).
 //
-// It stands on the ground floor beside sim: it imports no other capsim
+// It stands on the ground floor, inside sim: it imports no other capsim
 // package and knows nothing of what it formats.
 package human
 
