@@ -406,10 +406,13 @@ func (r *run) popFrame(p *proc) {
 	for len(p.held) > base {
 		h := p.held[len(p.held)-1]
 		p.held = p.held[:len(p.held)-1]
-		r.comps[h.comp].rt.release(r, p, h, p.unwinding)
+		// Traced before the release, which may hand the component to a
+		// waiter at once: its start must follow this end, or in_flight
+		// would read one more than the component holds.
 		if r.tr != nil {
 			r.traceReleased(p, h.comp)
 		}
+		r.comps[h.comp].rt.release(r, p, h, p.unwinding)
 	}
 	p.stage = stage
 	p.frames = p.frames[:len(p.frames)-1]
