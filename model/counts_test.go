@@ -113,3 +113,15 @@ func TestKeysACPUCannotHonourAreRefused(t *testing.T) {
 		}
 	}
 }
+
+// Waits that sum past the furthest time a run reaches stop the run: four
+// century-long jobs queued on one server once all "succeeded" at a
+// saturated clock.
+func TestTheClockDoesNotSaturate(t *testing.T) {
+	src := "name: clock\nduration: 1s\narrivals: even\ncomponents:\n  one: {kind: pool, servers: 1}\njourneys:\n  job:\n    rate: 4/s\n    count: 4\n    steps: [{use: one, work: 876000h}]\n"
+	res := runYAMLNoTrace(t, src)
+	j, _ := res.Journey("job")
+	if res.Broken == nil || res.Broken.Guard != "clock" || j.Succeeded != 2 {
+		t.Errorf("broken %v, %d of 4 jobs succeeded; want the clock guard after 2", res.Broken, j.Succeeded)
+	}
+}

@@ -56,6 +56,10 @@ func pack(p *proc) int64 { return int64(p.id) | int64(p.seq)<<32 }
 
 // sleep parks p until now+d.
 func (r *run) sleep(p *proc, kind waitKind, d sim.Time) {
+	if d > clockEnd-r.s.Now() {
+		r.clockBroke(p, d)
+		return
+	}
 	p.seq++
 	p.waiting = kind
 	r.s.After(d, r.kWake, pack(p))

@@ -1,6 +1,8 @@
 package model
 
 import (
+	"capsim/sim"
+	"capsim/sim/human"
 	"fmt"
 	"strings"
 )
@@ -111,4 +113,21 @@ func (r *run) waitingWhere() string {
 		return ""
 	}
 	return "; waiting: " + strings.Join(parts, ", ")
+}
+
+// clockEnd is the furthest simulated time a run reaches: twice the
+// longest span a scenario may write, well inside the clock's 292 years.
+// Waits that sum past it (jobs of a century queued on one server, a
+// delay times a huge attribute) would saturate the clock and finish at
+// "never" as if they had succeeded; the run stops instead.
+const clockEnd = 2 * MaxDuration
+
+// clockBroke stops the run at a wait of d that would end past clockEnd.
+func (r *run) clockBroke(p *proc, d sim.Time) {
+	who := "a wait"
+	if p.journey != nil {
+		who = "a wait of journey " + r.p.journeys[p.journey.typ].name
+	}
+	r.breakRun("clock", -1, fmt.Sprintf("%s of %s would end past %s of simulated time, the furthest a run reaches",
+		who, human.Seconds(d.Seconds()), human.Seconds(clockEnd.Seconds())))
 }
