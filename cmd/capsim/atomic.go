@@ -8,7 +8,12 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
+
+// interrupted is set by the first interrupt: an output folder not yet
+// committed then is not committed at all (outDir.Commit).
+var interrupted atomic.Bool
 
 // temporaries are the temporary files and folders of outputs not yet
 // committed, so a hard exit (a second interrupt) can remove them.

@@ -232,3 +232,21 @@ func TestOutputsAreCommittedWholeAndInPlace(t *testing.T) {
 		t.Errorf("calibrate --out: exit %d, stderr:\n%s\nwant:\n%s", code, stderr, want)
 	}
 }
+
+// An interrupt that comes while a sweep writes its files leaves the
+// earlier folder as it was and exits 130: the user asked to stop.
+func TestAnInterruptDuringTheWriteKeepsTheOldFolder(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	args := []string{"sweep", "testdata/hostile/two_designs.yaml", "-r", "2", "-m", "1", "--refine", "0", "--out", out}
+	if code, _, stderr := run(t, args...); code != 0 {
+		t.Fatalf("first sweep: exit %d, %s", code, stderr)
+	}
+	before, _ := os.ReadFile(filepath.Join(out, "summary.csv"))
+	interrupted.Store(true)
+	defer interrupted.Store(false)
+	code, _, stderr := run(t, append(args[:len(args)-4], "-m", "2", "--out", out)...)
+	after, _ := os.ReadFile(filepath.Join(out, "summary.csv"))
+	if code != exitInterrupt || !strings.HasSuffix(stderr, "\ncapsim: interrupted; "+out+" left as it was\n") || string(after) != string(before) {
+		t.Errorf("exit %d, stderr %q; summary.csv kept: %v", code, stderr, string(after) == string(before))
+	}
+}

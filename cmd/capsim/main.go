@@ -33,6 +33,7 @@ func interruptContext(io *IOStreams) (context.Context, func()) {
 			return
 		}
 		fmt.Fprintln(io.ErrOut, "capsim: interrupted, stopping (interrupt again to quit at once)")
+		interrupted.Store(true)
 		cancel()
 		if _, ok := <-signals; !ok {
 			return

@@ -216,6 +216,12 @@ func closeSynced(f *os.File, wrap func(error) error) error {
 // renamed aside, the new one renamed in, and the old one removed. Until
 // the second rename the old folder is whole; after it the new one is.
 func (o *outDir) Commit() error {
+	if interrupted.Load() {
+		// Interrupted while the files were written: the user asked to
+		// stop, so the earlier folder stays as it was.
+		o.Abort()
+		return withCode(exitInterrupt, fmt.Errorf("interrupted; %s left as it was", o.flag))
+	}
 	defer o.release()
 	aside := o.stage + ".old"
 	_, err := os.Stat(o.target)

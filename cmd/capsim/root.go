@@ -36,6 +36,10 @@ func withCode(code int, err error) error {
 	if err == nil {
 		return nil
 	}
+	var ce *codedError
+	if errors.As(err, &ce) && ce.code == exitInterrupt {
+		return err // an interrupt is an interrupt, whatever step it ended
+	}
 	return &codedError{code: code, err: err}
 }
 
