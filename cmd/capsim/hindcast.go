@@ -169,7 +169,7 @@ func isInputError(err error) bool {
 	var list model.ErrorList
 	var one *model.Error
 	return errors.As(err, &list) || errors.As(err, &one) || errors.Is(err, hindcast.ErrNoObservations) ||
-		strings.HasPrefix(err.Error(), "no observation ")
+		errors.Is(err, hindcast.ErrUnknownObservation)
 }
 
 func plural(n int, what string) string {

@@ -109,7 +109,12 @@ func Fit(ctx context.Context, cfg FitConfig) (*FitResult, error) {
 	seen := map[string]bool{}
 	for wave := 0; wave <= cfg.Waves; wave++ {
 		pts := latinHypercube(rng, cfg.Points, lo, hi)
-		for _, v := range pts {
+		for i, v := range pts {
+			if cfg.Progress != nil {
+				// Points of the design tried so far, a rounded-together
+				// one included: the count only goes up.
+				cfg.Progress(wave*cfg.Points+i, total)
+			}
 			pt := FitPoint{Wave: wave, Values: v}
 			for k, p := range cfg.Params {
 				pt.Values[k] = snap(p, v[k])
@@ -143,9 +148,9 @@ func Fit(ctx context.Context, cfg FitConfig) (*FitResult, error) {
 			pt.Max = pt.Implausibility[pt.Worst]
 			pt.Plausible = pt.Max < Plausible
 			res.Points = append(res.Points, pt)
-			if cfg.Progress != nil {
-				cfg.Progress(min(total, len(res.Points)+(cfg.Waves-wave)*cfg.Points), total)
-			}
+		}
+		if cfg.Progress != nil {
+			cfg.Progress((wave+1)*cfg.Points, total)
 		}
 		// The next wave fills the box the plausible points span, one
 		// stratum wider on each side; with none, the box of the best

@@ -173,6 +173,10 @@ type group struct {
 	runs   []*model.Result
 }
 
+// ErrUnknownObservation is wrapped by the error for an id Only names that
+// the scenario has no observation of.
+var ErrUnknownObservation = errors.New("no observation")
+
 // ErrNoObservations is returned for a scenario without observations.
 var ErrNoObservations = errors.New("the scenario has no observations: add an observations: section (see docs/observations.md)")
 
@@ -194,7 +198,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			for _, o := range obs {
 				ids = append(ids, o.ID)
 			}
-			return nil, fmt.Errorf("no observation %q (the scenario has %s)", id, strings.Join(ids, ", "))
+			return nil, fmt.Errorf("%w %q (the scenario has %s)", ErrUnknownObservation, id, strings.Join(ids, ", "))
 		}
 	}
 	groups, err := plan(cfg, obs)
