@@ -223,7 +223,10 @@ func (r *Result) WriteFirstFailureCSV(w io.Writer) error {
 			tried = append(tried, FormatMultiplier(c.Multiplier))
 		}
 		more := func(known [2]string, value ...string) []string {
-			return append(append([]string{known[0], known[1], "", ranks[i].String()}, value...), level, strings.Join(tried, " "))
+			// The rank as a number a notebook can sort by, and whether
+			// another design shares it (the tables print both as "=2").
+			return append(append([]string{known[0], known[1], "", strconv.Itoa(ranks[i].N), strconv.FormatBool(ranks[i].Shared)}, value...),
+				level, strings.Join(tried, " "))
 		}
 		if !ff.Found {
 			fields := []string{r.Scenario, ff.Design, statusHeld, "", "", "", "", "", "", "", "", "", ""}
@@ -260,7 +263,7 @@ func (r *Result) WriteFirstFailureCSV(w io.Writer) error {
 
 // moreColumns follow failure_stage in first_failure.csv (see
 // WriteFirstFailureCSV).
-var moreColumns = []string{"ci_low_known", "ci_high_known", "slo_metric", "rank",
+var moreColumns = []string{"ci_low_known", "ci_high_known", "slo_metric", "rank", "rank_shared",
 	"slo_value", "slo_ci_low", "slo_ci_high", "slo_n", "slo_trials", "verdict_level", "multipliers_tried"}
 
 // VerdictLevel is the confidence every verdict of the sweep was judged

@@ -68,10 +68,10 @@ func TestFirstFailureCSV(t *testing.T) {
 	if err := r.WriteFirstFailureCSV(&b); err != nil {
 		t.Fatal(err)
 	}
-	want := `scenario,design,status,first_failure_multiplier,ci_low,ci_high,slo,slo_subject,slo_measure,slo_op,slo_bound,component,failure_stage,ci_low_known,ci_high_known,slo_metric,rank,slo_value,slo_ci_low,slo_ci_high,slo_n,slo_trials,verdict_level,multipliers_tried
-shop,a,failed,1.5,1.25,1.75,pay p95 <= 2s,pay,p95_s,<=,2,db,pay,true,true,journey.pay.p95_s,2,0,0,0,0,,0.95,1.5
-shop,b,below_range,1,0,1,runaway,,,,,,,false,true,,3,,,,,,0.95,
-shop,c,held,,,,,,,,,,,,,,1,,,,,,0.95,
+	want := `scenario,design,status,first_failure_multiplier,ci_low,ci_high,slo,slo_subject,slo_measure,slo_op,slo_bound,component,failure_stage,ci_low_known,ci_high_known,slo_metric,rank,rank_shared,slo_value,slo_ci_low,slo_ci_high,slo_n,slo_trials,verdict_level,multipliers_tried
+shop,a,failed,1.5,1.25,1.75,pay p95 <= 2s,pay,p95_s,<=,2,db,pay,true,true,journey.pay.p95_s,2,false,0,0,0,0,,0.95,1.5
+shop,b,below_range,1,0,1,runaway,,,,,,,false,true,,3,false,,,,,,0.95,
+shop,c,held,,,,,,,,,,,,,,1,false,,,,,,0.95,
 `
 	if b.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)

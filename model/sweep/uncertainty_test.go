@@ -229,7 +229,7 @@ func TestNoParamColumnsWithoutDraws(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "scenario,design,status,first_failure_multiplier,ci_low,ci_high,slo,slo_subject,slo_measure,slo_op,slo_bound,component,failure_stage," +
-		"ci_low_known,ci_high_known,slo_metric,rank,slo_value,slo_ci_low,slo_ci_high,slo_n,slo_trials,verdict_level,multipliers_tried\n"
+		"ci_low_known,ci_high_known,slo_metric,rank,rank_shared,slo_value,slo_ci_low,slo_ci_high,slo_n,slo_trials,verdict_level,multipliers_tried\n"
 	if got, _, _ := bytes.Cut(b.Bytes(), []byte("\n")); string(got)+"\n" != want {
 		t.Errorf("header %q, want %q", got, want)
 	}
