@@ -247,13 +247,15 @@ func runSensitivity(ctx context.Context, io *IOStreams, opts *sensitivityOptions
 		return withCode(exitError, err)
 	}
 	job := &shardJob{command: "sensitivity", scenario: sc.Name, config: sc0, doc: doc,
-		sets: opts.Sets, scales: opts.Scales, extra: extra,
+		sets: opts.Sets, scales: opts.Scales, extra: extra, baseSets: opts.BaseSets,
 		shard: opts.Shard, round: opts.Round, roundSet: opts.set["round"], merge: opts.Merge, out: opts.Out, quiet: opts.Quiet}
 	from, done, err := shardStep(ctx, io, job)
 	if done || err != nil {
 		return err
 	}
-	cfg.From = from
+	if from != nil {
+		cfg.From = from.main
+	}
 	out, err := createOutDirOf(opts.Out, sensitivityNames, "sensitivity")
 	if err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"capsim/model"
 	"capsim/model/sweep"
@@ -22,6 +23,10 @@ type shardJob struct {
 	command  string       // "sweep" or "sensitivity", for progress
 	scenario string       // the scenario's name, for progress
 	config   sweep.Config // the runs, as a single machine makes them
+	// drawn is sweep --uncertainty's second sweep (every replication
+	// drawing its own uncertain values), nil without: a shard makes its
+	// share of both, written to round-… and uncertainty-round-… files.
+	drawn *sweep.Config
 	// doc is the scenario the designs were loaded from: its Sources are
 	// every file they were loaded and compiled from, as read.
 	doc *model.Document
@@ -29,6 +34,7 @@ type shardJob struct {
 	// whatever else decides the runs that config's design names do not
 	// say (sensitivity: the delta and every perturbation's override).
 	sets, scales, extra []string
+	baseSets            []string // --base-set, which decides the runs as --set does
 
 	shard    string   // --shard I/N, "" for none
 	round    int      // --round
@@ -38,11 +44,19 @@ type shardJob struct {
 	quiet    bool
 }
 
+// drawnPrefix starts the names of the shard files of sweep --uncertainty's
+// second sweep, which sit beside the first sweep's in the same folder.
+const drawnPrefix = "uncertainty-"
+
+// merged are the complete shards a merge makes its outputs from: the
+// sweep's, and the second sweep's with --uncertainty (nil without).
+type merged struct{ main, drawn *sweep.Shards }
+
 // shardStep does the part of a command that --shard, --round and --merge
 // decide. With --shard it runs the shard and done is true. With --merge
 // it returns the complete shards the outputs are to be made from. Without
 // either it returns nil, for the command to run on this machine.
-func shardStep(ctx context.Context, io *IOStreams, job *shardJob) (from *sweep.Shards, done bool, err error) {
+func shardStep(ctx context.Context, io *IOStreams, job *shardJob) (from *merged, done bool, err error) {
 	if job.shard != "" {
 		return nil, true, runShard(ctx, io, job)
 	}
@@ -52,14 +66,40 @@ func shardStep(ctx context.Context, io *IOStreams, job *shardJob) (from *sweep.S
 	if len(job.merge) == 0 {
 		return nil, false, nil
 	}
-	shards, err := openShards(job, job.merge)
-	if err != nil {
-		return nil, false, err
+	from = &merged{}
+	for _, ph := range job.phases() {
+		shards, err := openShards(job, ph, job.merge)
+		if err != nil {
+			return nil, false, err
+		}
+		if err := shards.Check(ph.config.Rounds()); err != nil {
+			return nil, false, usageErr("--merge: %s%v", ph.what, err)
+		}
+		if ph.prefix == "" {
+			from.main = shards
+		} else {
+			from.drawn = shards
+		}
 	}
-	if err := shards.Check(job.config.Rounds()); err != nil {
-		return nil, false, usageErr("--merge: %v", err)
+	return from, false, nil
+}
+
+// phase is one of the sweeps a job's shards make: the job's own, and with
+// --uncertainty the second one, whose files carry drawnPrefix.
+type phase struct {
+	config sweep.Config
+	prefix string // of its shard files' names
+	key    string // what its shards must have been made by
+	what   string // prefixed to its messages: "" or "the --uncertainty sweep: "
+}
+
+func (job *shardJob) phases() []phase {
+	key := job.key()
+	ps := []phase{{config: job.config, key: key}}
+	if job.drawn != nil {
+		ps = append(ps, phase{config: *job.drawn, prefix: drawnPrefix, key: key + "+" + drawnPrefix, what: "the --uncertainty sweep: "})
 	}
-	return shards, false, nil
+	return ps
 }
 
 // runShard makes one shard's runs of one round and writes
@@ -80,25 +120,35 @@ func runShard(ctx context.Context, io *IOStreams, job *shardJob) error {
 	if err := os.MkdirAll(job.out, 0o755); err != nil {
 		return usageErr("--out %s: cannot create the output folder: %v", job.out, unwrapPath(err))
 	}
-	key := job.key()
+	for _, ph := range job.phases() {
+		if err := runPhaseShard(ctx, io, job, ph, sh); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runPhaseShard makes one sweep's share of the round and writes its file.
+func runPhaseShard(ctx context.Context, io *IOStreams, job *shardJob, ph phase, sh sweep.Shard) error {
+	cfg := ph.config
 	if job.round > 0 {
 		// Only the earlier rounds: this round's own files, a damaged one
 		// this run replaces included, are no input to it.
 		var earlier []string
 		for r := range job.round {
-			found, _ := filepath.Glob(filepath.Join(job.out, fmt.Sprintf("round-%d-shard-*-of-*.gob", r)))
+			found, _ := filepath.Glob(filepath.Join(job.out, ph.prefix+fmt.Sprintf("round-%d-shard-*-of-*.gob", r)))
 			earlier = append(earlier, found...)
 		}
-		from, err := openShards(job, earlier)
+		from, err := openShards(job, ph, earlier)
 		if err != nil {
 			return err
 		}
 		if err := from.Check(job.round - 1); err != nil {
-			return usageErr("--round %d: %v", job.round, err)
+			return usageErr("--round %d: %s%v", job.round, ph.what, err)
 		}
 		cfg.From = from
 	}
-	name := filepath.Join(job.out, sweep.ShardName(job.round, sh))
+	name := filepath.Join(job.out, ph.prefix+sweep.ShardName(job.round, sh))
 	f, err := createAtomic(name)
 	if err != nil {
 		return withCode(exitError, err)
@@ -106,7 +156,7 @@ func runShard(ctx context.Context, io *IOStreams, job *shardJob) error {
 	defer f.Abort()
 	w := bufio.NewWriterSize(f, 1<<16)
 	runs, err := watch(io, job.command, "shard", job.scenario, 0, job.quiet, &cfg.Progress,
-		func() (int, error) { return sweep.RunShard(ctx, cfg, sh, job.round, key, w) })
+		func() (int, error) { return sweep.RunShard(ctx, cfg, sh, job.round, ph.key, w) })
 	if err != nil {
 		return err
 	}
@@ -120,9 +170,10 @@ func runShard(ctx context.Context, io *IOStreams, job *shardJob) error {
 	return nil
 }
 
-// openShards finds the shard files in paths (files, or folders holding
-// round-*-shard-*-of-*.gob), checks each is whole and of this job's sweep.
-func openShards(job *shardJob, paths []string) (*sweep.Shards, error) {
+// openShards finds the shard files of phase ph in paths (files, or
+// folders holding round-*-shard-*-of-*.gob, prefixed as the phase's are),
+// checks each is whole and of this job's sweep.
+func openShards(job *shardJob, ph phase, paths []string) (*sweep.Shards, error) {
 	var names []string
 	for _, p := range paths {
 		st, err := os.Stat(p)
@@ -130,12 +181,16 @@ func openShards(job *shardJob, paths []string) (*sweep.Shards, error) {
 			return nil, usageErr("--merge %s: %v", p, unwrapPath(err))
 		}
 		if !st.IsDir() {
-			names = append(names, p)
+			// A file named on the command line belongs to the phase its
+			// name's prefix says.
+			if strings.HasPrefix(filepath.Base(p), drawnPrefix) == (ph.prefix != "") {
+				names = append(names, p)
+			}
 			continue
 		}
-		found, _ := filepath.Glob(filepath.Join(p, sweep.ShardGlob))
+		found, _ := filepath.Glob(filepath.Join(p, ph.prefix+sweep.ShardGlob))
 		if len(found) == 0 && job.shard == "" {
-			return nil, usageErr("--merge %s: the folder holds no %s file", p, sweep.ShardGlob)
+			return nil, usageErr("--merge %s: the folder holds no %s file", p, ph.prefix+sweep.ShardGlob)
 		}
 		names = append(names, found...)
 	}
@@ -152,17 +207,19 @@ func openShards(job *shardJob, paths []string) (*sweep.Shards, error) {
 			}{bufio.NewReaderSize(f, 1<<16), f}, nil
 		}})
 	}
-	key := job.key()
 	flag := "--merge"
 	if job.shard != "" {
 		flag = fmt.Sprintf("--round %d", job.round)
 	}
 	if len(files) == 0 {
-		return nil, usageErr("%s: %s holds no shard of the earlier rounds", flag, job.out)
+		if job.shard == "" {
+			return nil, usageErr("%s: %sno %s file among %s", flag, ph.what, ph.prefix+sweep.ShardGlob, strings.Join(paths, ", "))
+		}
+		return nil, usageErr("%s: %s%s holds no shard of the earlier rounds", flag, ph.what, job.out)
 	}
-	shards, err := sweep.OpenShards(key, files)
+	shards, err := sweep.OpenShards(ph.key, files)
 	if err != nil {
-		return nil, usageErr("%s: %v", flag, err)
+		return nil, usageErr("%s: %s%v", flag, ph.what, err)
 	}
 	return shards, nil
 }
@@ -183,6 +240,9 @@ func (job *shardJob) key() string {
 	fmt.Fprintf(h, "%s\n%q\n%v\n%d\n%d\n%q\nrefine %d section %d\n", Version, designs, cfg.Multipliers, cfg.Replications, cfg.Seed, job.sets, cfg.Refine, cfg.Section)
 	if len(job.scales) > 0 {
 		fmt.Fprintf(h, "%q\n", job.scales)
+	}
+	if len(job.baseSets) > 0 {
+		fmt.Fprintf(h, "base %q\n", job.baseSets)
 	}
 	if len(job.extra) > 0 {
 		fmt.Fprintf(h, "%s\n%q\n", job.command, job.extra)

@@ -141,3 +141,24 @@ func TestShardsFailWell(t *testing.T) {
 	}
 	sameTree(t, want, readTree(t, filepath.Join(dir, "again")), "after the reruns")
 }
+
+// --base-set decides the runs as --set does: shards made with one merge
+// only with it.
+func TestShardsOfAnotherBaseSetAreRefused(t *testing.T) {
+	dir := t.TempDir()
+	shards := filepath.Join(dir, "shards")
+	base := []string{"sweep", "trip", "--designs", "v1-original", "--multipliers", "1,2", "--replications", "2", "--refine", "1", "-q"}
+	with := append(append([]string{}, base...), "--base-set", "components.app.queue=90")
+	for _, round := range []string{"0", "1"} {
+		if code, _, stderr := run(t, append(with, "--round", round, "--shard", "0/1", "--out", shards)...); code != 0 {
+			t.Fatalf("round %s: exit %d: %s", round, code, stderr)
+		}
+	}
+	code, _, stderr := run(t, append(base, "--merge", shards, "--out", filepath.Join(dir, "merged"))...)
+	if code != exitUsage || !strings.Contains(stderr, "was made by a different sweep") {
+		t.Errorf("merge without the shards' --base-set: exit %d, %s", code, stderr)
+	}
+	if code, _, stderr := run(t, append(with, "--merge", shards, "--out", filepath.Join(dir, "merged"))...); code != 0 {
+		t.Errorf("merge with it: exit %d, %s", code, stderr)
+	}
+}

@@ -231,9 +231,6 @@ type sweepPlan struct {
 const maxSection = 64
 
 func runSweep(ctx context.Context, io *IOStreams, opts *sweepOptions) error {
-	if opts.Uncertainty && (opts.Shard != "" || len(opts.Merge) > 0) {
-		return usageErr("--uncertainty runs a second sweep beside the first, on one machine: it does not go with --shard or --merge")
-	}
 	plan, err := planSweep(opts)
 	if err != nil {
 		return err
@@ -257,7 +254,9 @@ func runSweep(ctx context.Context, io *IOStreams, opts *sweepOptions) error {
 	sc := plan.scenario.Scenario
 	cfg := gridConfig(plan, opts)
 	cfg.Runs = runs
-	cfg.From = from
+	if from != nil {
+		cfg.From = from.main
+	}
 	res, err := watch(io, "sweep", "sweep", sc.Name, cfg.Rounds(), opts.Quiet, &cfg.Progress,
 		func() (*sweep.Result, error) { return sweep.Run(ctx, cfg) })
 	if err != nil {
@@ -269,8 +268,10 @@ func runSweep(ctx context.Context, io *IOStreams, opts *sweepOptions) error {
 		// about every replication's own first failure: these runs feed the
 		// intervals with parameter uncertainty alone, not runs.csv or the
 		// tables.
-		dcfg := gridConfig(plan, opts)
-		dcfg.Designs, dcfg.SeriesStep = plan.drawn, 0
+		dcfg := drawnConfig(plan, opts)
+		if from != nil {
+			dcfg.From = from.drawn
+		}
 		drawn, err := watch(io, "sweep --uncertainty", "sweep", sc.Name, dcfg.Rounds(), opts.Quiet, &dcfg.Progress,
 			func() (*sweep.Result, error) { return sweep.Run(ctx, dcfg) })
 		if err != nil {
@@ -341,9 +342,23 @@ func gridConfig(plan *sweepPlan, opts *sweepOptions) sweep.Config {
 
 // sweepJob is the sweep as --shard, --round and --merge see it.
 func sweepJob(plan *sweepPlan, opts *sweepOptions) *shardJob {
-	return &shardJob{command: "sweep", scenario: plan.scenario.Scenario.Name, config: gridConfig(plan, opts),
-		doc: plan.doc, sets: opts.Sets, scales: opts.Scales,
+	job := &shardJob{command: "sweep", scenario: plan.scenario.Scenario.Name, config: gridConfig(plan, opts),
+		doc: plan.doc, sets: opts.Sets, scales: opts.Scales, baseSets: opts.BaseSets,
 		shard: opts.Shard, round: opts.Round, roundSet: opts.set["round"], merge: opts.Merge, out: opts.Out, quiet: opts.Quiet}
+	if plan.drawn != nil {
+		dcfg := drawnConfig(plan, opts)
+		job.drawn = &dcfg
+	}
+	return job
+}
+
+// drawnConfig is --uncertainty's second sweep: the same grid and
+// replications, every replication with its own draw of the uncertain
+// values, and no time series.
+func drawnConfig(plan *sweepPlan, opts *sweepOptions) sweep.Config {
+	cfg := gridConfig(plan, opts)
+	cfg.Designs, cfg.SeriesStep = plan.drawn, 0
+	return cfg
 }
 
 // planSweep settles every choice before anything runs, so a bad flag

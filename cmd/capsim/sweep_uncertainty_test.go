@@ -3,20 +3,17 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
 
 // --uncertainty on a scenario that declares nothing uncertain is a usage
-// error naming what to declare; with --shard it is refused.
+// error naming what to declare.
 func TestSweepUncertaintyRefusals(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
 	code, _, stderr := sweepCLI(t, false, append(shortMMcK, "--uncertainty", "--out", out, "-q")...)
 	if code != exitUsage || !strings.Contains(stderr, "--uncertainty: no design of the scenario declares an uncertain value") {
-		t.Errorf("exit %d, stderr %s", code, stderr)
-	}
-	code, _, stderr = sweepCLI(t, false, append(shortMMcK, "--uncertainty", "--shard", "0/2", "--out", out, "-q")...)
-	if code != exitUsage || !strings.Contains(stderr, "--uncertainty runs a second sweep beside the first, on one machine") {
 		t.Errorf("exit %d, stderr %s", code, stderr)
 	}
 	bad := filepath.Join(t.TempDir(), "sensitivity.csv")
@@ -61,5 +58,49 @@ func TestSweepUncertaintyOutputs(t *testing.T) {
     "components.server.servers"
   ]`) {
 		t.Errorf("manifest:\n%s", m)
+	}
+}
+
+// --uncertainty splits over machines like the rest of the sweep: each
+// shard makes its share of both sweeps (round-… and uncertainty-round-…
+// files), and the merge writes the bytes of the sweep run in one process,
+// the intervals with parameter uncertainty included. A merge given only
+// the first sweep's shards names the files it lacks.
+func TestShardedSweepUncertaintyMergesToTheSameBytes(t *testing.T) {
+	dir := t.TempDir()
+	args := append(append([]string{}, shardBase...), "--uncertainty", "-q")
+	single := filepath.Join(dir, "single")
+	if code, _, stderr := run(t, append(args, "--out", single)...); code != 0 {
+		t.Fatalf("single: exit %d: %s", code, stderr)
+	}
+	want := readTree(t, single)
+	if !strings.Contains(string(want["first_failure.csv"]), ",param_draws,") {
+		t.Fatalf("first_failure.csv has no parameter interval:\n%s", want["first_failure.csv"])
+	}
+	shards := filepath.Join(dir, "shards")
+	for r := range 3 {
+		for i := range 2 {
+			code, stdout, stderr := run(t, append(args, "--round", strconv.Itoa(r), "--shard", strconv.Itoa(i)+"/2", "--out", shards)...)
+			if code != 0 || !strings.Contains(stdout, "uncertainty-round-"+strconv.Itoa(r)+"-shard-"+strconv.Itoa(i)+"-of-2.gob") {
+				t.Fatalf("round %d shard %d: exit %d: %s%s", r, i, code, stdout, stderr)
+			}
+		}
+	}
+	merged := filepath.Join(dir, "merged")
+	if code, _, stderr := run(t, append(args, "--merge", shards, "--out", merged)...); code != 0 {
+		t.Fatalf("merge: exit %d: %s", code, stderr)
+	}
+	sameTree(t, want, readTree(t, merged), "--uncertainty over 2 shards")
+
+	only := filepath.Join(dir, "only")
+	os.MkdirAll(only, 0o755)
+	files, _ := filepath.Glob(filepath.Join(shards, "round-*.gob"))
+	for _, f := range files {
+		data, _ := os.ReadFile(f)
+		os.WriteFile(filepath.Join(only, filepath.Base(f)), data, 0o644)
+	}
+	code, _, stderr := run(t, append(args, "--merge", only, "--out", filepath.Join(dir, "x"))...)
+	if want := "capsim: --merge " + only + ": the folder holds no uncertainty-round-*-shard-*-of-*.gob file\n"; code != exitUsage || stderr != want {
+		t.Errorf("merge without the second sweep's shards: exit %d, %q, want %q", code, stderr, want)
 	}
 }

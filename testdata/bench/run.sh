@@ -19,6 +19,11 @@
 #    ratio (this script does that when $YARDSTICK is absent).
 # 2. The default sweep (capsim sweep, the trip scenario), wall time of
 #    $SWEEPS runs (default 3), median and spread.
+# 3. A sensitivity analysis as a user runs it (the trip, both v1 designs,
+#    every parameter, -r 5): wall time of one run.
+# 4. The merge's share: trip -r 40 split over 4 shards (every round's shards
+#    run one after another, --workers 1), the CPU time (user + system) of
+#    the merge over that of the same sweep on one machine with --workers 1.
 #
 # Needs bash 5 ($EPOCHREALTIME) and Go.
 set -euo pipefail
@@ -102,3 +107,33 @@ for ((i = 0; i < sweeps; i++)); do
 done
 read -r sm slo shi _ _ < <(stats <"$tmp/sweep.s")
 echo "default sweep (trip), $sweeps runs: ${sm} s median (from ${slo} s to ${shi} s)"
+
+s=$(elapsed "$tmp/capsim" sensitivity trip --design v1-original --design v1-improved --params all -r 5 \
+  --out "$tmp/sens" 2>/dev/null)
+echo "sensitivity (trip, 2 designs, every parameter, -r 5): ${s} s"
+
+# cpu CMD...: user + system seconds of CMD, output discarded.
+cpu() {
+  local f=$tmp/cpu.txt
+  /usr/bin/time -f '%U %S' -o "$f" "$@" >/dev/null 2>&1
+  awk '{printf "%.3f\n", $1 + $2}' "$f"
+}
+if [ -x /usr/bin/time ]; then
+  refine=2
+  flags=(-r 40 --workers 1 --refine $refine)
+  single=$(cpu "$tmp/capsim" sweep "${flags[@]}" --out "$tmp/single")
+  shards=0
+  for ((r = 0; r <= refine; r++)); do
+    for ((i = 0; i < 4; i++)); do
+      c=$(cpu "$tmp/capsim" sweep "${flags[@]}" --round "$r" --shard "$i/4" --out "$tmp/shards")
+      shards=$(awk -v a="$shards" -v b="$c" 'BEGIN {print a + b}')
+    done
+  done
+  merge=$(cpu "$tmp/capsim" sweep "${flags[@]}" --merge "$tmp/shards" --out "$tmp/merged")
+  same=identical; diff -rq "$tmp/single" "$tmp/merged" >/dev/null || same=DIFFERENT
+  awk -v m="$merge" -v s="$single" -v h="$shards" -v same="$same" 'BEGIN {
+    printf "merge (trip -r 40, 4 shards): %.3f s CPU, %.0f %% of one machine'"'"'s %.3f s (shards %.3f s); outputs %s\n",
+      m, 100 * m / s, s, h, same }'
+else
+  echo "merge share not measured: no /usr/bin/time"
+fi
