@@ -115,7 +115,7 @@ func runShard(ctx context.Context, io *IOStreams, job *shardJob) error {
 	}
 	cfg := job.config
 	if job.round < 0 || job.round > cfg.Rounds() {
-		return usageErr("--round: this %s has rounds 0 to %d (--refine %d), got %d", job.command, cfg.Rounds(), cfg.Refine, job.round)
+		return usageErr("--round: this %s has rounds 0 to %d (%s), got %d", job.command, cfg.Rounds(), roundsWhy(cfg), job.round)
 	}
 	if err := os.MkdirAll(job.out, 0o755); err != nil {
 		return usageErr("--out %s: cannot create the output folder: %v", job.out, unwrapPath(err))
@@ -126,6 +126,19 @@ func runShard(ctx context.Context, io *IOStreams, job *shardJob) error {
 		}
 	}
 	return nil
+}
+
+// roundsWhy says what makes a sweep's rounds: --refine, and the looks of
+// --until-sure with the round of their time series.
+func roundsWhy(cfg sweep.Config) string {
+	why := fmt.Sprintf("--refine %d", cfg.Refine)
+	if looks := cfg.Looks(); looks > 1 {
+		why += fmt.Sprintf(", then %d looks of --until-sure", looks-1)
+		if cfg.SeriesStep > 0 {
+			why += " and their time series"
+		}
+	}
+	return why
 }
 
 // runPhaseShard makes one sweep's share of the round and writes its file.
@@ -226,7 +239,7 @@ func openShards(job *shardJob, ph phase, paths []string) (*sweep.Shards, error) 
 
 // key identifies what decides the runs: capsim's version, the bytes of
 // every file the scenario was loaded from, the designs, the grid, the
-// replications, the seed, the overrides, the refinement (which decides
+// replications and --until-sure's cap, the seed, the overrides, the refinement (which decides
 // what the later rounds run) and the job's extra lines, which set a
 // sensitivity's shards apart from a sweep's. Shards merge only with the
 // same key.
@@ -240,6 +253,9 @@ func (job *shardJob) key() string {
 	fmt.Fprintf(h, "%s\n%q\n%v\n%d\n%d\n%q\nrefine %d section %d\n", Version, designs, cfg.Multipliers, cfg.Replications, cfg.Seed, job.sets, cfg.Refine, cfg.Section)
 	if len(job.scales) > 0 {
 		fmt.Fprintf(h, "%q\n", job.scales)
+	}
+	if cfg.Until > 0 {
+		fmt.Fprintf(h, "until %d\n", cfg.Until)
 	}
 	if len(job.baseSets) > 0 {
 		fmt.Fprintf(h, "base %q\n", job.baseSets)

@@ -162,3 +162,45 @@ func TestShardsOfAnotherBaseSetAreRefused(t *testing.T) {
 		t.Errorf("merge with it: exit %d, %s", code, stderr)
 	}
 }
+
+// --until-sure splits over machines: each look after the first is a round
+// of its own, and one more samples the series at the estimates the looks
+// moved; the merge writes the bytes of the sweep run in one process.
+func TestShardedUntilSureMergesToTheSameBytes(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"sweep", "trip", "--designs", "v1-original,v1-improved", "--multipliers", "1,2,3,4", "-r", "3",
+		"--refine", "2", "--until-sure", "--max-replications", "24", "-q"}
+	single := filepath.Join(dir, "single")
+	if code, _, stderr := run(t, append(args, "--out", single)...); code != 0 {
+		t.Fatalf("single: exit %d: %s", code, stderr)
+	}
+	want := readTree(t, single)
+	if !strings.Contains(string(want["report.md"]), "3 of 3 looks") {
+		t.Fatalf("the looks did not all run; report.md:\n%s", want["report.md"])
+	}
+	shards := filepath.Join(dir, "shards")
+	// 2 refinement rounds, 3 looks after the first, their series.
+	for r := range 7 {
+		for i := range 3 {
+			if code, _, stderr := run(t, append(args, "--round", strconv.Itoa(r), "--shard", strconv.Itoa(i)+"/3", "--out", shards)...); code != 0 {
+				t.Fatalf("round %d shard %d: exit %d: %s", r, i, code, stderr)
+			}
+		}
+	}
+	code, _, stderr := run(t, append(args, "--round", "7", "--shard", "0/3", "--out", shards)...)
+	if want := "capsim: --round: this sweep has rounds 0 to 6 (--refine 2, then 3 looks of --until-sure and their time series), got 7\n"; code != exitUsage || stderr != want {
+		t.Errorf("round past the last: exit %d, %q", code, stderr)
+	}
+	merged := filepath.Join(dir, "merged")
+	if code, _, stderr := run(t, append(args, "--merge", shards, "--out", merged)...); code != 0 {
+		t.Fatalf("merge: exit %d: %s", code, stderr)
+	}
+	sameTree(t, want, readTree(t, merged), "--until-sure over 3 shards")
+
+	// Shards of another cap are another sweep's.
+	other := append(append([]string{}, args[:len(args)-3]...), "--max-replications", "48", "-q")
+	code, _, stderr = run(t, append(other, "--merge", shards, "--out", filepath.Join(dir, "x"))...)
+	if code != exitUsage || !strings.Contains(stderr, "was made by a different sweep") {
+		t.Errorf("merge with another cap: exit %d, %s", code, stderr)
+	}
+}

@@ -26,8 +26,6 @@ func planUntilSure(plan *sweepPlan, opts *sweepOptions) error {
 		return nil
 	}
 	switch {
-	case opts.Shard != "" || len(opts.Merge) > 0:
-		return usageErr("--until-sure runs its looks on one machine: it does not go with --shard or --merge")
 	case opts.Uncertainty:
 		return usageErr("--until-sure does not go with --uncertainty")
 	case opts.MaxReps < plan.reps || opts.MaxReps > sweep.MaxReplications:

@@ -98,11 +98,26 @@ func (c *Config) section() int {
 	return c.Section
 }
 
-// Rounds is how many rounds follow the grid (round 0): the Refine rounds
-// of refinement, or, with no refinement but time series asked for, one
-// round holding only the series runs, whose multipliers are known only
-// once the grid is judged.
+// Rounds is how many rounds follow the grid (round 0): the search's
+// (SearchRounds), then with Until one round per look after the first and,
+// with time series, one for the series at the estimates the looks moved.
+// A shard runs one round; a look's round reads every round before it.
 func (c *Config) Rounds() int {
+	r := c.SearchRounds()
+	if looks := c.Looks(); looks > 1 {
+		r += looks - 1
+		if c.SeriesStep > 0 {
+			r++
+		}
+	}
+	return r
+}
+
+// SearchRounds is how many rounds of the first-failure search follow the
+// grid: the Refine rounds of refinement, or, with no refinement but time
+// series asked for, one round holding only the series runs, whose
+// multipliers are known only once the grid is judged.
+func (c *Config) SearchRounds() int {
 	if c.Refine == 0 && c.SeriesStep > 0 {
 		return 1
 	}
@@ -193,7 +208,7 @@ func (p *roundPlan) task(i, reps int) task {
 func (s *sweeper) plan(r int) *roundPlan {
 	p := &roundPlan{}
 	k := s.cfg.section()
-	last := r == s.cfg.Rounds() && s.cfg.SeriesStep > 0
+	last := r == s.cfg.SearchRounds() && s.cfg.SeriesStep > 0
 	for d, tried := range s.tried {
 		st := standingOf(tried)
 		if st.est < 0 && !s.cfg.drawn() {

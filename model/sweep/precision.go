@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -82,8 +83,6 @@ func (c *Config) checkUntil() error {
 	switch {
 	case c.Until < c.Replications || c.Until > MaxReplications:
 		return fmt.Errorf("sweep: the replication cap must be between the replications (%d) and %d, got %d", c.Replications, MaxReplications, c.Until)
-	case c.From != nil:
-		return errors.New("sweep: replications until sure run on one machine: they do not go with shards")
 	case c.drawn():
 		return errors.New("sweep: replications until sure do not go with parameter draws")
 	}
@@ -113,102 +112,172 @@ type extension struct {
 	base     int // index of its first run in the look's task list
 }
 
-// untilSure runs the looks after the first and re-judges the cells they
-// extend; it returns the runs it made and the cells still unclear in
-// the windows when it stopped.
+// lookPlan is what look k runs: the cells it extends, n runs in all. It
+// is a pure function of the verdicts so far, so a shard that has read the
+// rounds before plans the same look as a single machine does.
+type lookPlan struct {
+	exts []extension
+	n    int
+}
+
+func (s *sweeper) planLook(k int) lookPlan {
+	cfg := s.cfg
+	target := cfg.lookTarget(k)
+	var p lookPlan
+	for d, tried := range s.tried {
+		from, to := lookWindow(tried)
+		for i := from; i <= to; i++ {
+			c := tried[i]
+			if c.Verdict.Clear() || c.Runs >= target {
+				continue
+			}
+			grid, ok := slices.BinarySearch(cfg.Multipliers, c.Multiplier)
+			if !ok {
+				grid = -1
+			}
+			e := extension{pt: point{d, c.Multiplier}, from: c.Runs, to: target, grid: grid, base: p.n}
+			p.exts = append(p.exts, e)
+			p.n += e.to - e.from
+		}
+	}
+	return p
+}
+
+// task is the look's run i.
+func (p lookPlan) task(i int) task {
+	j, _ := slices.BinarySearchFunc(p.exts, i, func(e extension, i int) int {
+		if i < e.base {
+			return 1
+		}
+		if i >= e.base+e.to-e.from {
+			return -1
+		}
+		return 0
+	})
+	e := p.exts[j]
+	return task{design: e.pt.design, mult: e.pt.mult, rep: e.from + i - e.base, grid: e.grid}
+}
+
+// consumeLook adds a look's run to its cell; a grid cell's run also goes
+// to runs.csv and the design's metrics.
+func (s *sweeper) consumeLook(t task, out *outcome) error {
+	acc := s.accs[point{t.design, t.mult}]
+	out.rep = t.rep
+	if t.grid >= 0 {
+		if out.rows != nil {
+			if _, err := s.cfg.Runs.Write(out.rows); err != nil {
+				return fmt.Errorf("writing runs: %w", err)
+			}
+		}
+		da := s.designs[t.design]
+		if err := da.register(out.metrics); err != nil {
+			return err
+		}
+		acc.add(da, out)
+		return nil
+	}
+	acc.add(nil, out)
+	return nil
+}
+
+// runRound makes round r's n runs, or with shards to merge from reads
+// them; a round's runs are counted in s.total either way.
+func (s *sweeper) runRound(ctx context.Context, r int, phase string, n int, taskAt func(int) task, consume func(task, *outcome) error) error {
+	if s.cfg.From != nil {
+		return s.read(ctx, r, n, taskAt, s.withRows(consume))
+	}
+	s.total += n
+	return s.execute(ctx, phase, n, taskAt, consume)
+}
+
+// withRows writes a read grid run's runs.csv rows, as a run made here
+// writes them, before consume.
+func (s *sweeper) withRows(consume func(task, *outcome) error) func(task, *outcome) error {
+	if s.cfg.Runs == nil {
+		return consume
+	}
+	return func(t task, out *outcome) error {
+		if t.grid >= 0 && !t.series {
+			var b bytes.Buffer
+			writeRunRows(&b, s.cfg.Scenario, s.cfg.Designs[t.design].Name, t.mult, t.rep, s.seed(t.rep), out.metrics, s.stages[t.design])
+			out.rows = b.Bytes()
+		}
+		return consume(t, out)
+	}
+}
+
+// finishLook judges again the cells look k extended.
+func (s *sweeper) finishLook(res *Result, k int, p lookPlan) {
+	nm := len(s.cfg.Multipliers)
+	for _, e := range p.exts {
+		var c *Cell
+		if e.grid >= 0 {
+			c = s.finishCell(s.accs[e.pt])
+			res.Cells[e.pt.design*nm+e.grid] = c
+		} else {
+			c = s.accs[e.pt].judge(s.level())
+		}
+		tr := s.tried[e.pt.design]
+		at, _ := slices.BinarySearchFunc(tr, c.Multiplier, func(x *Cell, m float64) int { return cmp.Compare(x.Multiplier, m) })
+		tr[at] = c
+	}
+	if p.n > 0 {
+		s.looks = k + 1
+	}
+	s.extra += p.n
+}
+
+// untilSure runs the looks after the first, each its own round, and
+// re-judges the cells they extend; then the series at the estimates they
+// moved. A look that finds no cell to extend runs nothing, and nor does
+// any after it: the cells it passed over were clear.
 func (s *sweeper) untilSure(ctx context.Context, res *Result) error {
+	return s.looksUpTo(ctx, res, s.cfg.Rounds())
+}
+
+// looksUpTo runs (or reads) the rounds after the search up to round
+// last: the looks, then the series at the estimates.
+func (s *sweeper) looksUpTo(ctx context.Context, res *Result, last int) error {
 	cfg := s.cfg
 	if cfg.Until <= cfg.Replications {
 		return nil
 	}
-	nm := len(cfg.Multipliers)
-	gridIndex := func(d int, m float64) int {
-		i, ok := slices.BinarySearch(cfg.Multipliers, m)
-		if !ok {
-			return -1
-		}
-		return i
-	}
 	for k := 1; k < cfg.Looks(); k++ {
-		target := cfg.lookTarget(k)
-		var exts []extension
-		n := 0
-		for d, tried := range s.tried {
-			from, to := lookWindow(tried)
-			for i := from; i <= to; i++ {
-				c := tried[i]
-				if c.Verdict.Clear() || c.Runs >= target {
-					continue
-				}
-				e := extension{pt: point{d, c.Multiplier}, from: c.Runs, to: target, grid: gridIndex(d, c.Multiplier), base: n}
-				exts = append(exts, e)
-				n += e.to - e.from
-			}
-		}
-		if n == 0 {
-			break
-		}
-		taskAt := func(i int) task {
-			j, _ := slices.BinarySearchFunc(exts, i, func(e extension, i int) int {
-				if i < e.base {
-					return 1
-				}
-				if i >= e.base+e.to-e.from {
-					return -1
-				}
-				return 0
-			})
-			e := exts[j]
-			return task{design: e.pt.design, mult: e.pt.mult, rep: e.from + i - e.base, grid: e.grid}
-		}
-		s.total += n
-		s.extra += n
-		consume := func(t task, out *outcome) error {
-			acc := s.accs[point{t.design, t.mult}]
-			out.rep = t.rep
-			if t.grid >= 0 {
-				if out.rows != nil {
-					if _, err := cfg.Runs.Write(out.rows); err != nil {
-						return fmt.Errorf("writing runs: %w", err)
-					}
-				}
-				da := s.designs[t.design]
-				if err := da.register(out.metrics); err != nil {
-					return err
-				}
-				acc.add(da, out)
-				return nil
-			}
-			acc.add(nil, out)
+		r := cfg.SearchRounds() + k
+		if r > last {
 			return nil
 		}
-		if err := s.execute(ctx, "until sure", n, taskAt, consume); err != nil {
+		p := s.planLook(k)
+		if err := s.runRound(ctx, r, "until sure", p.n, p.task, s.consumeLook); err != nil {
 			return err
 		}
-		for _, e := range exts {
-			var c *Cell
-			if e.grid >= 0 {
-				c = s.finishCell(s.accs[e.pt])
-				res.Cells[e.pt.design*nm+e.grid] = c
-			} else {
-				c = s.accs[e.pt].judge(s.level())
-			}
-			tr := s.tried[e.pt.design]
-			at, _ := slices.BinarySearchFunc(tr, c.Multiplier, func(x *Cell, m float64) int { return cmp.Compare(x.Multiplier, m) })
-			tr[at] = c
-		}
-		s.looks = k + 1
+		s.finishLook(res, k, p)
 	}
-	return s.seriesAtEstimates(ctx)
+	if r := cfg.SearchRounds() + cfg.Looks(); cfg.SeriesStep > 0 && r <= last {
+		pts := s.seriesPoints()
+		return s.runRound(ctx, r, "until sure", len(pts), seriesTask(pts), s.consumeSeries)
+	}
+	return nil
 }
 
-// seriesAtEstimates samples the time series of replication 0 at each
-// design's first failure that the looks moved to a multiplier without
-// one.
-func (s *sweeper) seriesAtEstimates(ctx context.Context) error {
-	if s.cfg.SeriesStep <= 0 {
-		return nil
+// lookRound returns what round r, one after the search, runs: a look's
+// plan or the series at the estimates, once the rounds before it are read.
+func (s *sweeper) lookRound(ctx context.Context, res *Result, r int) (n int, taskAt func(int) task, err error) {
+	if err := s.looksUpTo(ctx, res, r-1); err != nil {
+		return 0, nil, err
 	}
+	if k := r - s.cfg.SearchRounds(); k < s.cfg.Looks() {
+		p := s.planLook(k)
+		return p.n, p.task, nil
+	}
+	pts := s.seriesPoints()
+	return len(pts), seriesTask(pts), nil
+}
+
+// seriesPoints are the design's first failures the looks moved to a
+// multiplier whose time series no round sampled: replication 0 samples
+// them.
+func (s *sweeper) seriesPoints() []point {
 	var pts []point
 	for d, tried := range s.tried {
 		st := standingOf(tried)
@@ -220,16 +289,18 @@ func (s *sweeper) seriesAtEstimates(ctx context.Context) error {
 			pts = append(pts, pt)
 		}
 	}
-	if len(pts) == 0 {
-		return nil
-	}
-	s.total += len(pts)
-	return s.execute(ctx, "until sure", len(pts), func(i int) task {
+	return pts
+}
+
+func seriesTask(pts []point) func(int) task {
+	return func(i int) task {
 		return task{design: pts[i].design, mult: pts[i].mult, rep: 0, grid: -1, slot: i, series: true}
-	}, func(t task, out *outcome) error {
-		s.candidates[point{t.design, t.mult}] = out.series
-		return nil
-	})
+	}
+}
+
+func (s *sweeper) consumeSeries(t task, out *outcome) error {
+	s.candidates[point{t.design, t.mult}] = out.series
+	return nil
 }
 
 // Precision is what the looks of a sweep with Config.Until did.

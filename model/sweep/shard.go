@@ -148,15 +148,21 @@ func RunShard(ctx context.Context, cfg Config, sh Shard, r int, key string, w io
 	n := cfg.gridRuns()
 	taskAt := cfg.gridTask
 	if r > 0 {
-		if _, err := s.gridRound(ctx); err != nil {
+		res, err := s.gridRound(ctx)
+		if err != nil {
 			return 0, err
 		}
-		if err := s.refineRounds(ctx, r-1); err != nil {
+		search := cfg.SearchRounds()
+		if err := s.refineRounds(ctx, min(r-1, search)); err != nil {
 			return 0, err
 		}
-		p := s.plan(r)
-		n = p.runs(cfg.Replications)
-		taskAt = func(i int) task { return p.task(i, cfg.Replications) }
+		if r <= search {
+			p := s.plan(r)
+			n = p.runs(cfg.Replications)
+			taskAt = func(i int) task { return p.task(i, cfg.Replications) }
+		} else if n, taskAt, err = s.lookRound(ctx, res, r); err != nil {
+			return 0, err
+		}
 	}
 	runs = max(0, (n-sh.Index+sh.Count-1)/sh.Count)
 	s.done, s.total = 0, runs
