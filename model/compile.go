@@ -141,8 +141,8 @@ type journeyProg struct {
 type routeProg struct {
 	name        string
 	body        int32
-	cancellable bool // its work stops when its caller gives up
-	ownDeadline bool // its caller's deadline is not passed to it
+	cancellable bool         // its work stops when its caller gives up
+	onDeadline  deadlineMode // what it does with a deadline that reaches it
 }
 
 type program struct {
@@ -315,7 +315,8 @@ func (c *compiler) compile() {
 	c.replicate()
 	for i, it := range sc.Routes.Items {
 		c.routeIdx[it.Name] = int32(i)
-		c.p.routes = append(c.p.routes, routeProg{name: it.Name, body: -1, cancellable: it.Value.Cancellable, ownDeadline: it.Value.IgnoresDeadline})
+		c.p.routes = append(c.p.routes, routeProg{name: it.Name, body: -1, cancellable: it.Value.Cancellable,
+			onDeadline: c.deadlineMode(it.Name, &it.Value)})
 		c.p.routeLabel = append(c.p.routeLabel, c.name(it.Name))
 	}
 	// Routes compile on first call so that recursion is caught on the path

@@ -95,13 +95,17 @@ type proc struct {
 	unwinding bool // frames are ending by a failure
 	resume    bool // a failure was swallowed while its ops ran: go on
 	cancelled bool // its caller gave up and it observes that: it only unwinds
+	abandoned bool // it found its deadline spent before a step: it only unwinds
 	failFast  bool // its fan-out fails at the first failed branch
 
 	deadline sim.Time
+	checkAt  sim.Time // the deadline it reads before each step (on_deadline: check)
 	start    sim.Time
-	waitKey  int64
-	timer    sim.Timer
-	waitComp int32
+	// orphanedAt is when its caller gave up on it, if it did.
+	orphanedAt sim.Time
+	waitKey    int64
+	timer      sim.Timer
+	waitComp   int32
 
 	parent *proc
 	pgen   uint32 // parent's gen at spawn
@@ -514,7 +518,7 @@ func (r *run) startJourney(ji int32, client int32) {
 	root := r.newProc(procRoot, jr, nil)
 	root.client = true
 	root.route = -1
-	root.deadline = sim.Never
+	root.deadline, root.checkAt = sim.Never, sim.Never
 	root.stage = -1
 	root.frames = append(root.frames, frame{blk: j.body, stage: -1})
 	r.emitOpen(EvJourneyStart, root)

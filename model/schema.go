@@ -72,8 +72,17 @@ type Route struct {
 	// on after its caller's budget is spent. The caller still stops
 	// waiting at its deadline; the route goes on, orphaned unless
 	// cancellable.
-	IgnoresDeadline bool   `yaml:"ignores_deadline"`
-	Steps           []Step `yaml:"steps"`
+	IgnoresDeadline bool `yaml:"ignores_deadline"`
+	// OnDeadline is what the route does with a deadline that reaches it:
+	// cut (the default: every wait and work inside stops at it), check
+	// (the step under way runs to its end and the route stops before its
+	// next step, as a handler that reads its context's deadline between
+	// steps does; its caller fails at the deadline) or ignore (the same
+	// as ignores_deadline).
+	OnDeadline string `yaml:"on_deadline"`
+	Steps      []Step `yaml:"steps"`
+
+	Node *yaml.Node `yaml:"-"`
 }
 
 // Step is one instruction. Exactly one verb is set; the other fields
