@@ -124,6 +124,7 @@ type journeyProg struct {
 	rate     float64 // per second at multiplier 1
 	clients  int
 	closed   bool  // a closed workload: clients loop, with think between journeys
+	unscaled bool  // the load multiplier leaves it as written
 	think    int32 // dist index or -1
 	even     bool
 	start    sim.Time
@@ -502,6 +503,7 @@ func (c *compiler) journey(name string, js *Journey, key *yaml.Node) {
 	if js.Think != nil {
 		jp.think = c.dist(js.Think, key, p+".think")
 	}
+	jp.unscaled = js.Scaled != nil && !*js.Scaled
 	switch js.Arrivals {
 	case "":
 	case "even":

@@ -14,7 +14,7 @@ import (
 
 // RunOptions are the knobs of one run.
 type RunOptions struct {
-	Multiplier float64 // scales every journey rate and closed population; 0 means 1
+	Multiplier float64 // scales every journey rate and closed population (but scaled: false); 0 means 1
 	Seed       uint64
 	// Trace, when set, receives every traced event in simulated-time order.
 	// The event is reused after the call returns.
@@ -337,7 +337,7 @@ func (r *run) execute() {
 			continue
 		}
 		if j.clients > 0 {
-			n := int(math.Round(float64(j.clients) * r.mult))
+			n := int(math.Round(float64(j.clients) * r.multOf(ji)))
 			for c := 0; c < n; c++ {
 				r.s.At(j.start, r.kClient, int64(ji)<<32|int64(c))
 			}
@@ -349,7 +349,7 @@ func (r *run) execute() {
 			}
 			continue
 		}
-		if j.rate*r.mult > 0 {
+		if j.rate*r.multOf(ji) > 0 {
 			// A constant arrival rate starts at once, as a load tester's
 			// does; a Poisson stream starts one random gap in.
 			first := j.start
@@ -386,10 +386,19 @@ func (r *run) execute() {
 	}
 }
 
+// multOf is the load multiplier of journey ji: the run's, or 1 for a
+// journey that is not scaled.
+func (r *run) multOf(ji int) float64 {
+	if r.p.journeys[ji].unscaled {
+		return 1
+	}
+	return r.mult
+}
+
 // gap is the time to the next arrival of journey ji.
 func (r *run) gap(ji int) sim.Time {
 	j := &r.p.journeys[ji]
-	rate := j.rate * r.mult
+	rate := j.rate * r.multOf(ji)
 	// At least a nanosecond: at an absurd rate the clock must still move,
 	// so that the arrival window ends (or a guard trips) instead of every
 	// arrival landing on one instant.

@@ -44,17 +44,20 @@ type Journey struct {
 	Stages []Stage `yaml:"stages"`
 	// RepeatEvery repeats the stages with this period, from start: a
 	// daily shape.
-	RepeatEvery *Duration        `yaml:"repeat_every"`
-	Clients     *int             `yaml:"clients"`  // closed workload: concurrent users, each looping; with stages, the count they ramp from
-	Think       *DistRef         `yaml:"think"`    // closed workload: pause between a client's journeys
-	Arrivals    string           `yaml:"arrivals"` // even | poisson; default from the scenario
-	Start       *Duration        `yaml:"start"`    // first arrival
-	Stop        *Duration        `yaml:"stop"`     // no arrival at or after it; default the duration
-	Count       *int             `yaml:"count"`    // stop after this many journeys
-	Users       *int             `yaml:"users"`    // distinct user keys, reused in turn; unset = one per journey
-	Priority    *int             `yaml:"priority"` // the class its waits at pools and semaphores take, unless a step says
-	Attributes  Named[Attribute] `yaml:"attributes"`
-	Steps       []Step           `yaml:"steps"`
+	RepeatEvery *Duration `yaml:"repeat_every"`
+	Clients     *int      `yaml:"clients"`  // closed workload: concurrent users, each looping; with stages, the count they ramp from
+	Think       *DistRef  `yaml:"think"`    // closed workload: pause between a client's journeys
+	Arrivals    string    `yaml:"arrivals"` // even | poisson; default from the scenario
+	Start       *Duration `yaml:"start"`    // first arrival
+	Stop        *Duration `yaml:"stop"`     // no arrival at or after it; default the duration
+	Count       *int      `yaml:"count"`    // stop after this many journeys
+	Users       *int      `yaml:"users"`    // distinct user keys, reused in turn; unset = one per journey
+	// Scaled false: the load multiplier leaves its rate, stages and
+	// clients as written (a health check, a background sampler).
+	Scaled     *bool            `yaml:"scaled"`
+	Priority   *int             `yaml:"priority"` // the class its waits at pools and semaphores take, unless a step says
+	Attributes Named[Attribute] `yaml:"attributes"`
+	Steps      []Step           `yaml:"steps"`
 
 	Node *yaml.Node `yaml:"-"`
 }
