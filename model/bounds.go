@@ -119,6 +119,9 @@ func (l *Loaded) CheckMultiplier(m float64) error {
 	}
 	for _, it := range l.Scenario.Journeys.Items {
 		j := it.Value
+		if j.Scaled != nil && !*j.Scaled {
+			continue // the multiplier leaves it as written
+		}
 		if j.Clients != nil && math.Round(float64(*j.Clients)*m) > MaxClients {
 			return fmt.Errorf("at multiplier %g, journeys.%s.clients: %d stands for %.0f clients; at most %d are allowed",
 				m, it.Name, *j.Clients, math.Round(float64(*j.Clients)*m), MaxClients)

@@ -51,9 +51,11 @@ func (r *run) startCall(p *proc, o *op) {
 	}
 	p.attempt++
 	route := &r.p.routes[o.route]
+	deadline := min(p.callDeadline, p.deadline, p.checkAt)
 	end := r.waitUntil(p, r.drawTime(o.timeout))
-	if route.ownDeadline && p.callDeadline < end {
-		end = p.callDeadline // the callee is not told it: the caller keeps it
+	if route.onDeadline != deadlineCut {
+		// The callee does not end at the deadline: the caller gives up then.
+		end = min(end, deadline)
 	}
 	r.awaitUntil(p, end)
 	child := r.spawn(p, procCall, route.body)
@@ -67,10 +69,12 @@ func (r *run) startCall(p *proc, o *op) {
 	}
 	child.stage = -1
 	child.frames[0].stage = -1
-	if route.ownDeadline {
-		child.deadline = sim.Never
-	} else if p.callDeadline < child.deadline {
-		child.deadline = p.callDeadline
+	child.deadline, child.checkAt = sim.Never, sim.Never
+	switch route.onDeadline {
+	case deadlineCut:
+		child.deadline = deadline
+	case deadlineCheck:
+		child.checkAt = deadline
 	}
 	r.emitOpen(EvRequestStart, child)
 	if o.pollBlk >= 0 {
@@ -78,7 +82,7 @@ func (r *run) startCall(p *proc, o *op) {
 		// call (see pollTick), so a retry starts a fresh one.
 		poller := r.spawn(p, procPoller, o.pollBlk)
 		poller.client = p.client
-		poller.deadline = sim.Never
+		poller.deadline, poller.checkAt = sim.Never, sim.Never
 	}
 }
 
@@ -91,7 +95,7 @@ func (r *run) startJob(p *proc, o *op) {
 	}
 	child := r.spawn(p, procJob, r.p.routes[o.route].body)
 	child.route = o.route
-	child.deadline = sim.Never
+	child.deadline, child.checkAt = sim.Never, sim.Never
 	child.stage = -1
 	child.frames[0].stage = -1
 	r.nextJob++
@@ -167,7 +171,7 @@ func (r *run) pollTick(p *proc, o *op) bool {
 	child.route = o.route
 	child.stage = -1
 	child.frames[0].stage = -1
-	child.deadline = sim.Never
+	child.deadline, child.checkAt = sim.Never, sim.Never
 	r.nextReq++
 	child.reqID = r.nextReq
 	r.emitOpen(EvRequestStart, child)
@@ -370,7 +374,7 @@ func (r *run) finish(p *proc, status int32) {
 			q.outcome, q.outComp, q.outStage = status, p.failComp, stage
 			r.s.After(0, r.kWake, pack(q))
 		} else if p.parent != nil && !p.cancelled {
-			r.st.orphanDone(p) // worked on after its caller gave up
+			r.st.orphanDone(p, r.s.Now()) // worked on after its caller gave up
 		}
 	case procBranch:
 		if q := p.parent; q != nil && q.gen == p.pgen && q.seq == p.pseq && q.waiting == waitChild {
@@ -413,6 +417,8 @@ func (r *run) cancelKids(p *proc, except *proc) {
 		}
 		if c.kind == procBranch || (c.route >= 0 && r.p.routes[c.route].cancellable) {
 			r.cancel(c)
+		} else {
+			c.orphanedAt = r.s.Now()
 		}
 	}
 	p.kids = p.kids[:0]

@@ -124,6 +124,7 @@ type journeyProg struct {
 	rate     float64 // per second at multiplier 1
 	clients  int
 	closed   bool  // a closed workload: clients loop, with think between journeys
+	unscaled bool  // the load multiplier leaves it as written
 	think    int32 // dist index or -1
 	even     bool
 	start    sim.Time
@@ -141,8 +142,8 @@ type journeyProg struct {
 type routeProg struct {
 	name        string
 	body        int32
-	cancellable bool // its work stops when its caller gives up
-	ownDeadline bool // its caller's deadline is not passed to it
+	cancellable bool         // its work stops when its caller gives up
+	onDeadline  deadlineMode // what it does with a deadline that reaches it
 }
 
 type program struct {
@@ -315,7 +316,8 @@ func (c *compiler) compile() {
 	c.replicate()
 	for i, it := range sc.Routes.Items {
 		c.routeIdx[it.Name] = int32(i)
-		c.p.routes = append(c.p.routes, routeProg{name: it.Name, body: -1, cancellable: it.Value.Cancellable, ownDeadline: it.Value.IgnoresDeadline})
+		c.p.routes = append(c.p.routes, routeProg{name: it.Name, body: -1, cancellable: it.Value.Cancellable,
+			onDeadline: c.deadlineMode(it.Name, &it.Value)})
 		c.p.routeLabel = append(c.p.routeLabel, c.name(it.Name))
 	}
 	// Routes compile on first call so that recursion is caught on the path
@@ -501,6 +503,7 @@ func (c *compiler) journey(name string, js *Journey, key *yaml.Node) {
 	if js.Think != nil {
 		jp.think = c.dist(js.Think, key, p+".think")
 	}
+	jp.unscaled = js.Scaled != nil && !*js.Scaled
 	switch js.Arrivals {
 	case "":
 	case "even":

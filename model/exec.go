@@ -28,11 +28,12 @@ func (r *run) newProc(kind procKind, jr *jrec, parent *proc) *proc {
 	p.failStage, p.failComp = -1, -1
 	p.reqID, p.jobID = 0, 0
 	p.picks, p.unwinding = p.picks[:0], false
-	p.cancelled, p.failFast, p.kids = false, false, p.kids[:0]
+	p.cancelled, p.abandoned, p.failFast, p.kids = false, false, false, p.kids[:0]
+	p.orphanedAt = sim.Never
 	if parent != nil {
 		p.picks = append(p.picks, parent.picks...)
 		p.pgen, p.pseq = parent.gen, parent.seq
-		p.deadline, p.stage = parent.deadline, parent.stage
+		p.deadline, p.checkAt, p.stage = parent.deadline, parent.checkAt, parent.stage
 		p.reqID, p.jobID = parent.reqID, parent.jobID
 	}
 	r.inFlight++
@@ -277,6 +278,9 @@ ops:
 			continue
 		}
 		o := &ops[f.pc]
+		if p.checkAt != sim.Never && r.pastCheck(p) {
+			break ops
+		}
 		// The commonest ops are tested one by one before the switch: a
 		// switch this large becomes a jump table, one indirect branch
 		// for every op, which the processor mispredicts as the ops of a
@@ -486,7 +490,7 @@ func (r *run) failAt(p *proc, status int32, comp int32, stage int32) {
 	p.failStage, p.failComp, p.failStatus = stage, comp, status
 	p.unwinding = true
 	for len(p.frames) > 0 {
-		optional := p.frames[len(p.frames)-1].optional && !p.cancelled
+		optional := p.frames[len(p.frames)-1].optional && !p.cancelled && !p.abandoned
 		r.leakHeld(p)
 		r.popFrame(p)
 		if optional {

@@ -413,6 +413,10 @@ var (
 	// gave up.
 	RouteOrphaned = define(measureDef{name: "orphaned_count", subject: SubjectRoute, unit: UnitCount, sparse: true,
 		route: func(r *RouteResult) float64 { return float64(r.Orphaned) }})
+	// RouteOrphanedWork sums how long those worked on after their caller
+	// gave up: the service's time spent for no one.
+	RouteOrphanedWork = define(measureDef{name: "orphaned_work_s", subject: SubjectRoute, unit: UnitSeconds, sparse: true,
+		route: func(r *RouteResult) float64 { return r.OrphanedSeconds }})
 
 	Utilisation = define(measureDef{name: "utilisation_rate", subject: SubjectComponent, unit: UnitFraction, slo: "utilisation",
 		component: func(c *ComponentResult) (float64, bool) { return float64(c.Utilisation), true }})
@@ -454,7 +458,7 @@ var (
 	journeyMeasures = []Measure{JourneyStarted, JourneySucceeded, JourneyFailed, JourneyUnfinished,
 		JourneySuccessRate, JourneyFailureRate, HTTPRequests, HTTPFailures, HTTPFailureRate,
 		JourneyMean, JourneyP50, JourneyP95, JourneyP99, FailedAt}
-	routeMeasures     = []Measure{RouteCalls, RouteFailures, RouteFailureRate, RouteMean, RouteP50, RouteP95, RouteP99, RouteOrphaned}
+	routeMeasures     = []Measure{RouteCalls, RouteFailures, RouteFailureRate, RouteMean, RouteP50, RouteP95, RouteP99, RouteOrphaned, RouteOrphanedWork}
 	componentMeasures = []Measure{Utilisation, MeanBusy, PeakBusy, MeanQueue, PeakQueue, Offered, Rejected, TimedOut,
 		RejectionRate, MeanWait, P95Wait}
 	componentTail = []Measure{Balked, Leaked}

@@ -45,6 +45,8 @@ import "sort"
 //	                                      server-side latency of every call
 //	route.<r>.orphaned_count              calls and jobs that ended after their
 //	                                      caller gave up; sparse
+//	route.<r>.orphaned_work_s             seconds they worked on after it did;
+//	                                      sparse
 //	component.<c>.utilisation_rate        time-average busy / capacity
 //	component.<c>.mean_busy_count         time-average servers, permits, held
 //	                                      locks, worker instances or active

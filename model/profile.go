@@ -268,7 +268,7 @@ func (r *run) profileNext(ji int, now sim.Time) (sim.Time, bool) {
 	if !j.even {
 		need = r.arrRng[ji].ExpFloat64()
 	}
-	t, ok := nextArrival(j.profile, j.period, now.Seconds(), need/r.mult)
+	t, ok := nextArrival(j.profile, j.period, now.Seconds(), need/r.multOf(ji))
 	if !ok || t >= j.stop.Seconds() {
 		return 0, false
 	}
@@ -303,7 +303,7 @@ type clientRamp struct {
 
 // level is a profile value as a client count at the run's multiplier,
 // rounded as clients: is.
-func (r *run) level(v float64) int { return int(math.Round(v * r.mult)) }
+func (r *run) level(ji int, v float64) int { return int(math.Round(v * r.multOf(ji))) }
 
 // startRamp starts closed journey ji's first clients and schedules the
 // ramp's first change.
@@ -315,11 +315,11 @@ func (r *run) startRamp(ji int) {
 	}
 	most := 0
 	for _, seg := range j.profile {
-		most = max(most, r.level(seg.r0), r.level(seg.r1))
+		most = max(most, r.level(ji, seg.r0), r.level(ji, seg.r1))
 	}
-	rp := &clientRamp{ji: ji, alive: make([]bool, max(most, r.level(float64(j.clients))))}
+	rp := &clientRamp{ji: ji, alive: make([]bool, max(most, r.level(ji, float64(j.clients))))}
 	r.ramps[ji] = rp
-	r.setClients(rp, j.start, r.level(float64(j.clients)))
+	r.setClients(rp, j.start, r.level(ji, float64(j.clients)))
 	r.scheduleRamp(rp)
 }
 
@@ -334,7 +334,7 @@ func (r *run) scheduleRamp(rp *clientRamp) {
 			rp.seg, rp.offset = 0, rp.offset+j.period
 		}
 		seg := j.profile[rp.seg]
-		a, b := r.level(seg.r0), r.level(seg.r1)
+		a, b := r.level(rp.ji, seg.r0), r.level(rp.ji, seg.r1)
 		n := b - a
 		if n < 0 {
 			n = -n

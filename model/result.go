@@ -106,6 +106,9 @@ type RouteResult struct {
 	// Orphaned counts calls and jobs that ended after their caller had
 	// given up (a timeout): work the service did for no one.
 	Orphaned int64 `json:"orphaned,omitempty"`
+	// OrphanedSeconds sums, over those, how long each worked on after
+	// its caller gave up.
+	OrphanedSeconds float64 `json:"orphaned_s,omitempty"`
 }
 
 // StatusCount counts calls that ended with one status.
@@ -277,7 +280,8 @@ func (r *run) result(c *Compiled) *Result {
 	for i := range r.p.routes {
 		rs := &r.st.routes[i]
 		rr := RouteResult{Name: r.p.routes[i].name, Calls: rs.calls, Failures: rs.failures,
-			FailureRate: ratio(rs.failures, rs.calls), Latency: latencyOf(&rs.latency), Orphaned: rs.orphaned}
+			FailureRate: ratio(rs.failures, rs.calls), Latency: latencyOf(&rs.latency), Orphaned: rs.orphaned,
+			OrphanedSeconds: rs.orphanedTime}
 		for _, s := range rs.statuses {
 			rr.Statuses = append(rr.Statuses, StatusCount{Status: s.status, Count: s.n})
 		}

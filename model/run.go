@@ -14,7 +14,7 @@ import (
 
 // RunOptions are the knobs of one run.
 type RunOptions struct {
-	Multiplier float64 // scales every journey rate and closed population; 0 means 1
+	Multiplier float64 // scales every journey rate and closed population (but scaled: false); 0 means 1
 	Seed       uint64
 	// Trace, when set, receives every traced event in simulated-time order.
 	// The event is reused after the call returns.
@@ -95,13 +95,17 @@ type proc struct {
 	unwinding bool // frames are ending by a failure
 	resume    bool // a failure was swallowed while its ops ran: go on
 	cancelled bool // its caller gave up and it observes that: it only unwinds
+	abandoned bool // it found its deadline spent before a step: it only unwinds
 	failFast  bool // its fan-out fails at the first failed branch
 
 	deadline sim.Time
+	checkAt  sim.Time // the deadline it reads before each step (on_deadline: check)
 	start    sim.Time
-	waitKey  int64
-	timer    sim.Timer
-	waitComp int32
+	// orphanedAt is when its caller gave up on it, if it did.
+	orphanedAt sim.Time
+	waitKey    int64
+	timer      sim.Timer
+	waitComp   int32
 
 	parent *proc
 	pgen   uint32 // parent's gen at spawn
@@ -333,7 +337,7 @@ func (r *run) execute() {
 			continue
 		}
 		if j.clients > 0 {
-			n := int(math.Round(float64(j.clients) * r.mult))
+			n := int(math.Round(float64(j.clients) * r.multOf(ji)))
 			for c := 0; c < n; c++ {
 				r.s.At(j.start, r.kClient, int64(ji)<<32|int64(c))
 			}
@@ -345,7 +349,7 @@ func (r *run) execute() {
 			}
 			continue
 		}
-		if j.rate*r.mult > 0 {
+		if j.rate*r.multOf(ji) > 0 {
 			// A constant arrival rate starts at once, as a load tester's
 			// does; a Poisson stream starts one random gap in.
 			first := j.start
@@ -382,10 +386,19 @@ func (r *run) execute() {
 	}
 }
 
+// multOf is the load multiplier of journey ji: the run's, or 1 for a
+// journey that is not scaled.
+func (r *run) multOf(ji int) float64 {
+	if r.p.journeys[ji].unscaled {
+		return 1
+	}
+	return r.mult
+}
+
 // gap is the time to the next arrival of journey ji.
 func (r *run) gap(ji int) sim.Time {
 	j := &r.p.journeys[ji]
-	rate := j.rate * r.mult
+	rate := j.rate * r.multOf(ji)
 	// At least a nanosecond: at an absurd rate the clock must still move,
 	// so that the arrival window ends (or a guard trips) instead of every
 	// arrival landing on one instant.
@@ -514,7 +527,7 @@ func (r *run) startJourney(ji int32, client int32) {
 	root := r.newProc(procRoot, jr, nil)
 	root.client = true
 	root.route = -1
-	root.deadline = sim.Never
+	root.deadline, root.checkAt = sim.Never, sim.Never
 	root.stage = -1
 	root.frames = append(root.frames, frame{blk: j.body, stage: -1})
 	r.emitOpen(EvJourneyStart, root)

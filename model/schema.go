@@ -44,17 +44,20 @@ type Journey struct {
 	Stages []Stage `yaml:"stages"`
 	// RepeatEvery repeats the stages with this period, from start: a
 	// daily shape.
-	RepeatEvery *Duration        `yaml:"repeat_every"`
-	Clients     *int             `yaml:"clients"`  // closed workload: concurrent users, each looping; with stages, the count they ramp from
-	Think       *DistRef         `yaml:"think"`    // closed workload: pause between a client's journeys
-	Arrivals    string           `yaml:"arrivals"` // even | poisson; default from the scenario
-	Start       *Duration        `yaml:"start"`    // first arrival
-	Stop        *Duration        `yaml:"stop"`     // no arrival at or after it; default the duration
-	Count       *int             `yaml:"count"`    // stop after this many journeys
-	Users       *int             `yaml:"users"`    // distinct user keys, reused in turn; unset = one per journey
-	Priority    *int             `yaml:"priority"` // the class its waits at pools and semaphores take, unless a step says
-	Attributes  Named[Attribute] `yaml:"attributes"`
-	Steps       []Step           `yaml:"steps"`
+	RepeatEvery *Duration `yaml:"repeat_every"`
+	Clients     *int      `yaml:"clients"`  // closed workload: concurrent users, each looping; with stages, the count they ramp from
+	Think       *DistRef  `yaml:"think"`    // closed workload: pause between a client's journeys
+	Arrivals    string    `yaml:"arrivals"` // even | poisson; default from the scenario
+	Start       *Duration `yaml:"start"`    // first arrival
+	Stop        *Duration `yaml:"stop"`     // no arrival at or after it; default the duration
+	Count       *int      `yaml:"count"`    // stop after this many journeys
+	Users       *int      `yaml:"users"`    // distinct user keys, reused in turn; unset = one per journey
+	// Scaled false: the load multiplier leaves its rate, stages and
+	// clients as written (a health check, a background sampler).
+	Scaled     *bool            `yaml:"scaled"`
+	Priority   *int             `yaml:"priority"` // the class its waits at pools and semaphores take, unless a step says
+	Attributes Named[Attribute] `yaml:"attributes"`
+	Steps      []Step           `yaml:"steps"`
 
 	Node *yaml.Node `yaml:"-"`
 }
@@ -72,8 +75,17 @@ type Route struct {
 	// on after its caller's budget is spent. The caller still stops
 	// waiting at its deadline; the route goes on, orphaned unless
 	// cancellable.
-	IgnoresDeadline bool   `yaml:"ignores_deadline"`
-	Steps           []Step `yaml:"steps"`
+	IgnoresDeadline bool `yaml:"ignores_deadline"`
+	// OnDeadline is what the route does with a deadline that reaches it:
+	// cut (the default: every wait and work inside stops at it), check
+	// (the step under way runs to its end and the route stops before its
+	// next step, as a handler that reads its context's deadline between
+	// steps does; its caller fails at the deadline) or ignore (the same
+	// as ignores_deadline).
+	OnDeadline string `yaml:"on_deadline"`
+	Steps      []Step `yaml:"steps"`
+
+	Node *yaml.Node `yaml:"-"`
 }
 
 // Step is one instruction. Exactly one verb is set; the other fields

@@ -72,6 +72,7 @@ func (j *journeyStats) addStage(stage, comp string) {
 type routeStats struct {
 	calls, failures int64
 	orphaned        int64     // calls and jobs that ended after their caller gave up
+	orphanedTime    float64   // seconds they worked on after it did
 	latency         sim.Tally // of every call, failed ones included
 	statuses        []statusCount
 }
@@ -113,9 +114,12 @@ func (s *stats) reset() {
 }
 
 // orphanDone counts a call or job that ended after its caller gave up.
-func (s *stats) orphanDone(p *proc) {
+func (s *stats) orphanDone(p *proc, now sim.Time) {
 	if p.journey != nil && p.journey.counted && p.route >= 0 {
 		s.routes[p.route].orphaned++
+		if p.orphanedAt != sim.Never {
+			s.routes[p.route].orphanedTime += (now - p.orphanedAt).Seconds()
+		}
 	}
 }
 
