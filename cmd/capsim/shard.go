@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -27,6 +28,10 @@ type shardJob struct {
 	// drawing its own uncertain values), nil without: a shard makes its
 	// share of both, written to round-… and uncertainty-round-… files.
 	drawn *sweep.Config
+	// hindcast, when set, judges the scenario's observations beside the
+	// sweep: round 0's shard 0 runs it and writes hindcastFile, which
+	// the merge reads instead of running anything.
+	hindcast func(context.Context, *IOStreams) (*hindcastVerdict, error)
 	// doc is the scenario the designs were loaded from: its Sources are
 	// every file they were loaded and compiled from, as read.
 	doc *model.Document
@@ -49,8 +54,22 @@ type shardJob struct {
 const drawnPrefix = "uncertainty-"
 
 // merged are the complete shards a merge makes its outputs from: the
-// sweep's, and the second sweep's with --uncertainty (nil without).
-type merged struct{ main, drawn *sweep.Shards }
+// sweep's, the second sweep's with --uncertainty (nil without), and the
+// hindcast's verdict (nil when none was judged).
+type merged struct {
+	main, drawn *sweep.Shards
+	hindcast    *hindcastVerdict
+}
+
+// hindcastFile is the hindcast's verdict beside a sweep's shards.
+const hindcastFile = "hindcast.json"
+
+// hindcastShard is hindcastFile's content: the verdict, nil when the
+// hindcast could not run, and the key of the sweep it belongs to.
+type hindcastShard struct {
+	Key     string           `json:"key"`
+	Verdict *hindcastVerdict `json:"verdict"`
+}
 
 // shardStep does the part of a command that --shard, --round and --merge
 // decide. With --shard it runs the shard and done is true. With --merge
@@ -81,7 +100,52 @@ func shardStep(ctx context.Context, io *IOStreams, job *shardJob) (from *merged,
 			from.drawn = shards
 		}
 	}
+	if job.hindcast != nil {
+		if from.hindcast, err = readHindcastShard(job); err != nil {
+			return nil, false, err
+		}
+	}
 	return from, false, nil
+}
+
+// readHindcastShard finds hindcastFile in the first folder of --merge
+// (or the folder of its first file) and checks it is of this sweep.
+func readHindcastShard(job *shardJob) (*hindcastVerdict, error) {
+	dir := job.merge[0]
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		dir = filepath.Dir(dir)
+	}
+	name := filepath.Join(dir, hindcastFile)
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return nil, usageErr("--merge: %s: %v; round 0's shard 0 writes it (the scenario's observations, judged beside the sweep): run it again, or merge with --hindcast-replications 0", name, unwrapPath(err))
+	}
+	var hs hindcastShard
+	if err := json.Unmarshal(data, &hs); err != nil {
+		return nil, usageErr("--merge: %s: %v", name, err)
+	}
+	if hs.Key != job.key() {
+		return nil, usageErr("--merge: %s was made by a different sweep; merge with the flags the shards ran with", name)
+	}
+	return hs.Verdict, nil
+}
+
+// writeHindcastShard judges the observations and writes hindcastFile.
+func writeHindcastShard(ctx context.Context, io *IOStreams, job *shardJob) error {
+	v, err := job.hindcast(ctx, io)
+	if err != nil {
+		return err
+	}
+	data, err := json.MarshalIndent(hindcastShard{Key: job.key(), Verdict: v}, "", "  ")
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	name := filepath.Join(job.out, hindcastFile)
+	if err := writeAtomic(name, append(data, '\n')); err != nil {
+		return withCode(exitError, err)
+	}
+	fmt.Fprintf(io.Out, "wrote %s\n", name)
+	return nil
 }
 
 // phase is one of the sweeps a job's shards make: the job's own, and with
@@ -124,6 +188,9 @@ func runShard(ctx context.Context, io *IOStreams, job *shardJob) error {
 		if err := runPhaseShard(ctx, io, job, ph, sh); err != nil {
 			return err
 		}
+	}
+	if job.hindcast != nil && job.round == 0 && sh.Index == 0 {
+		return writeHindcastShard(ctx, io, job)
 	}
 	return nil
 }

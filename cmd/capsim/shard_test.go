@@ -204,3 +204,36 @@ func TestShardedUntilSureMergesToTheSameBytes(t *testing.T) {
 		t.Errorf("merge with another cap: exit %d, %s", code, stderr)
 	}
 }
+
+// The merge runs nothing: the hindcast beside the sweep is judged by
+// round 0's shard 0, which writes hindcast.json; a merge without it says
+// which shard writes it.
+func TestMergeReadsTheHindcastOfShardZero(t *testing.T) {
+	dir := t.TempDir()
+	shards := filepath.Join(dir, "shards")
+	args := []string{"sweep", "trip", "--designs", "v1-original", "--multipliers", "1,2", "-r", "2", "--refine", "1", "-q"}
+	for _, round := range []string{"0", "1"} {
+		for _, shard := range []string{"0/2", "1/2"} {
+			code, stdout, stderr := run(t, append(args, "--round", round, "--shard", shard, "--out", shards)...)
+			if code != 0 {
+				t.Fatalf("round %s shard %s: exit %d: %s", round, shard, code, stderr)
+			}
+			if wrote := strings.Contains(stdout, "hindcast.json"); wrote != (round == "0" && shard == "0/2") {
+				t.Errorf("round %s shard %s: wrote hindcast.json %v:\n%s", round, shard, wrote, stdout)
+			}
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(shards, "hindcast.json"))
+	if err != nil || !strings.Contains(string(data), `"summary": "the model agrees with `) {
+		t.Fatalf("hindcast.json: %v\n%s", err, data)
+	}
+	os.Remove(filepath.Join(shards, "hindcast.json"))
+	code, _, stderr := run(t, append(args, "--merge", shards, "--out", filepath.Join(dir, "m"))...)
+	want := "capsim: --merge: " + filepath.Join(shards, "hindcast.json") + ": no such file or directory; round 0's shard 0 writes it"
+	if code != exitUsage || !strings.HasPrefix(stderr, want) {
+		t.Errorf("merge without hindcast.json: exit %d, %q, want prefix %q", code, stderr, want)
+	}
+	if code, _, stderr := run(t, append(args, "--hindcast-replications", "0", "--merge", shards, "--out", filepath.Join(dir, "m"))...); code != 0 {
+		t.Errorf("merge without the hindcast: exit %d: %s", code, stderr)
+	}
+}

@@ -280,8 +280,10 @@ func runSweep(ctx context.Context, io *IOStreams, opts *sweepOptions) error {
 		res.TakeParamIntervals(drawn)
 	}
 
-	hc, err := sweepHindcast(ctx, io, plan, opts)
-	if err != nil {
+	var hc *hindcastVerdict
+	if from != nil {
+		hc = from.hindcast // judged by round 0's shard 0: a merge runs nothing
+	} else if hc, err = sweepHindcast(ctx, io, plan, opts); err != nil {
 		return err
 	}
 	files, err := sweepFiles(res, plan, opts, hc)
@@ -308,7 +310,7 @@ func runSweep(ctx context.Context, io *IOStreams, opts *sweepOptions) error {
 		sweepreport.WriteTables(io.Out, res, sc.Journeys.Names(), io.width(), seeAll)
 		fmt.Fprintln(io.Out)
 		if hc != nil {
-			io.note(fmt.Sprintf("hindcast (%d replications per observation): %s", hc.Replications, hc.Summary()))
+			io.note(fmt.Sprintf("hindcast (%d replications per observation): %s", hc.Replications, hc.Summary))
 		}
 		io.note(fmt.Sprintf("wrote %s: runs.csv, summary.csv, first_failure.csv, report.md, report.html and more", opts.Out))
 	}
@@ -348,6 +350,11 @@ func sweepJob(plan *sweepPlan, opts *sweepOptions) *shardJob {
 	if plan.drawn != nil {
 		dcfg := drawnConfig(plan, opts)
 		job.drawn = &dcfg
+	}
+	if wantsHindcast(plan, opts) {
+		job.hindcast = func(ctx context.Context, io *IOStreams) (*hindcastVerdict, error) {
+			return sweepHindcast(ctx, io, plan, opts)
+		}
 	}
 	return job
 }
@@ -552,7 +559,7 @@ type outFile struct {
 
 // sweepFiles renders every output but runs.csv, in memory, so that a
 // failure leaves the folder as it was.
-func sweepFiles(res *sweep.Result, plan *sweepPlan, opts *sweepOptions, hc *hindcast.Report) ([]outFile, error) {
+func sweepFiles(res *sweep.Result, plan *sweepPlan, opts *sweepOptions, hc *hindcastVerdict) ([]outFile, error) {
 	var files []outFile
 	add := func(name string, write func(io.Writer) error) error {
 		var b bytes.Buffer

@@ -117,16 +117,39 @@ func ciText(ff sweep.FirstFailure) string {
 // hindcast a sweep runs beside itself: enough for its one line.
 const defaultHindcastReps = 10
 
+// hindcastVerdict is what a sweep says of its hindcast: one line, and
+// the counts --json gives. A sharded sweep's round 0 shard 0 writes it
+// beside its shard (hindcastFile), so that the merge runs nothing.
+type hindcastVerdict struct {
+	Replications int      `json:"replications"`
+	Summary      string   `json:"summary"`
+	Agree        int      `json:"agree"`
+	Counted      int      `json:"counted"`
+	Disagreeing  []string `json:"disagreeing"`
+}
+
+func verdictOf(hc *hindcast.Report) *hindcastVerdict {
+	agree, counted, _ := hc.Counts()
+	return &hindcastVerdict{Replications: hc.Replications, Summary: hc.Summary(), Agree: agree, Counted: counted,
+		Disagreeing: append([]string{}, hc.Disagreeing()...)}
+}
+
+// wantsHindcast says whether the sweep judges the scenario's observations
+// beside itself: it has some, and --hindcast-replications is not 0.
+func wantsHindcast(plan *sweepPlan, opts *sweepOptions) bool {
+	if opts.HindcastReps == 0 {
+		return false
+	}
+	obs, err := plan.scenario.Observations()
+	return err == nil && len(obs) > 0
+}
+
 // sweepHindcast runs the scenario's observations under the model, when
 // it has any, for the report's first screen and stdout; nil when it has
 // none, --hindcast-replications is 0, or the hindcast cannot run (said on
 // standard error).
-func sweepHindcast(ctx context.Context, io *IOStreams, plan *sweepPlan, opts *sweepOptions) (*hindcast.Report, error) {
-	if opts.HindcastReps == 0 {
-		return nil, nil
-	}
-	obs, err := plan.scenario.Observations()
-	if err != nil || len(obs) == 0 {
+func sweepHindcast(ctx context.Context, io *IOStreams, plan *sweepPlan, opts *sweepOptions) (*hindcastVerdict, error) {
+	if !wantsHindcast(plan, opts) {
 		return nil, nil // a scenario without observations; sweep judges none
 	}
 	cfg := hindcast.Config{Base: plan.scenario, Load: variants(plan.doc, plan.overrides),
@@ -145,17 +168,16 @@ func sweepHindcast(ctx context.Context, io *IOStreams, plan *sweepPlan, opts *sw
 		io.noteErr("capsim: hindcast not run beside the sweep: " + err.Error())
 		return nil, nil
 	}
-	return rep, nil
+	return verdictOf(rep), nil
 }
 
 // writeSweepJSON writes --json's summary (sweep.Export, with the
 // hindcast's agreement) to path, "-" for standard output.
-func writeSweepJSON(io *IOStreams, path string, res *sweep.Result, hc *hindcast.Report) error {
+func writeSweepJSON(io *IOStreams, path string, res *sweep.Result, hc *hindcastVerdict) error {
 	e := res.Export()
 	if hc != nil {
-		agree, counted, _ := hc.Counts()
-		e.Hindcast = &sweep.ExportHindcast{Summary: hc.Summary(), Agree: agree, Counted: counted,
-			Disagreeing: append([]string{}, hc.Disagreeing()...), Replications: hc.Replications}
+		e.Hindcast = &sweep.ExportHindcast{Summary: hc.Summary, Agree: hc.Agree, Counted: hc.Counted,
+			Disagreeing: append([]string{}, hc.Disagreeing...), Replications: hc.Replications}
 	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -176,11 +198,11 @@ func writeSweepJSON(io *IOStreams, path string, res *sweep.Result, hc *hindcast.
 }
 
 // hindcastLine is the hindcast's one line for the report, "" without.
-func hindcastLine(hc *hindcast.Report) string {
+func hindcastLine(hc *hindcastVerdict) string {
 	if hc == nil {
 		return ""
 	}
-	return fmt.Sprintf("Hindcast, %d replications per observation: %s.", hc.Replications, hc.Summary())
+	return fmt.Sprintf("Hindcast, %d replications per observation: %s.", hc.Replications, hc.Summary)
 }
 
 // checkJSONTarget refuses a --json file that is one of the files the
