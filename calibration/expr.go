@@ -138,11 +138,11 @@ const MaxExprLen = 4096
 type exprParser struct {
 	src   string
 	depth int // levels of unary minus and parentheses open
-	pos  int // start of the current token
-	end  int // end of the current token
-	tok  exprToken
-	text string
-	num  float64
+	pos   int // start of the current token
+	end   int // end of the current token
+	tok   exprToken
+	text  string
+	num   float64
 }
 
 func (p *exprParser) errorf(format string, args ...any) error {
