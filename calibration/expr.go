@@ -35,6 +35,9 @@ type exprNode struct {
 // ParseExpr reads an expression. The error names the offending position.
 func ParseExpr(s string) (*Expr, error) {
 	p := &exprParser{src: s}
+	if len(s) > MaxExprLen {
+		return nil, p.errorf("%d characters long, more than the %d an expression may have", len(s), MaxExprLen)
+	}
 	p.next()
 	root, err := p.sum()
 	if err != nil {
@@ -116,17 +119,38 @@ const (
 	tokBad
 )
 
+// MaxExprDepth bounds how deeply an expression nests (unary minus and
+// parentheses): parsing and evaluation recurse once per level, and a
+// plan's expression nested deeper than any derived value needs, as a
+// pasted file of minus signs is, must be refused rather than overflow the
+// stack.
+const MaxExprDepth = 64
+
+// maxExprEcho is the most of an expression a message repeats: the
+// position says where, and a megabyte of it would bury the point.
+const maxExprEcho = 80
+
+// MaxExprLen bounds an expression's length: a sum of many terms nests
+// as deeply as its terms are many when evaluated, and no derived value of
+// a log line needs more than a few dozen.
+const MaxExprLen = 4096
+
 type exprParser struct {
-	src  string
-	pos  int // start of the current token
-	end  int // end of the current token
-	tok  exprToken
-	text string
-	num  float64
+	src   string
+	depth int // levels of unary minus and parentheses open
+	pos   int // start of the current token
+	end   int // end of the current token
+	tok   exprToken
+	text  string
+	num   float64
 }
 
 func (p *exprParser) errorf(format string, args ...any) error {
-	return fmt.Errorf("expression %q, at column %d: %s", p.src, p.pos+1, fmt.Sprintf(format, args...))
+	src := p.src
+	if len(src) > maxExprEcho {
+		src = src[:maxExprEcho] + "..."
+	}
+	return fmt.Errorf("expression %q, at column %d: %s", src, p.pos+1, fmt.Sprintf(format, args...))
 }
 
 func (p *exprParser) describe() string {
@@ -228,6 +252,12 @@ func (p *exprParser) product() (*exprNode, error) {
 
 // unary := "-" unary | number | field | "(" sum ")"
 func (p *exprParser) unary() (*exprNode, error) {
+	if p.tok == tokOp && (p.text == "-" || p.text == "(") {
+		if p.depth++; p.depth > MaxExprDepth {
+			return nil, p.errorf("nested more than %d deep (unary minus and parentheses)", MaxExprDepth)
+		}
+		defer func() { p.depth-- }()
+	}
 	switch {
 	case p.tok == tokOp && p.text == "-":
 		p.next()

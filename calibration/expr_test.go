@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestExprEval(t *testing.T) {
@@ -132,5 +133,41 @@ plan.yaml:9:36: e: dist: unknown family "pareto" (want lognormal, gamma, weibull
 plan.yaml:9:50: e: rank: want aic or ks, got "bic"`
 	if err == nil || err.Error() != want {
 		t.Errorf("got\n%v\nwant\n%s", err, want)
+	}
+}
+
+// TestExprBounds holds the parser to its depth and length bounds: a
+// pasted file of minus signs or of terms is refused at once, with the
+// bound, instead of recursing a million levels deep.
+func TestExprBounds(t *testing.T) {
+	t.Parallel()
+	deep := strings.Repeat("-", MaxExprDepth) + "a"
+	if _, err := ParseExpr(deep); err != nil {
+		t.Errorf("%d minus signs: %v", MaxExprDepth, err)
+	}
+	nested := strings.Repeat("(", MaxExprDepth) + "a" + strings.Repeat(")", MaxExprDepth)
+	if _, err := ParseExpr(nested); err != nil {
+		t.Errorf("%d parentheses: %v", MaxExprDepth, err)
+	}
+	for _, c := range []struct{ in, want string }{
+		{strings.Repeat("-", MaxExprDepth+1) + "a",
+			`expression "` + strings.Repeat("-", 65) + `a", at column 65: nested more than 64 deep (unary minus and parentheses)`},
+		{strings.Repeat("(", MaxExprDepth+1) + "a" + strings.Repeat(")", MaxExprDepth+1),
+			`expression "` + strings.Repeat("(", 65) + "a" + strings.Repeat(")", 14) + `...", at column 65: nested more than 64 deep (unary minus and parentheses)`},
+		{strings.Repeat("- (", 40) + "a" + strings.Repeat(")", 40),
+			`expression "` + strings.Repeat("- (", 27)[:80] + `...", at column 97: nested more than 64 deep (unary minus and parentheses)`},
+		{strings.Repeat("-", 2<<20),
+			`expression "` + strings.Repeat("-", 80) + `...", at column 1: 2097152 characters long, more than the 4096 an expression may have`},
+		{"a" + strings.Repeat("-a", 1<<20),
+			`expression "a` + strings.Repeat("-a", 39) + `-...", at column 1: 2097153 characters long, more than the 4096 an expression may have`},
+	} {
+		start := time.Now()
+		_, err := ParseExpr(c.in)
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%.20q (%d bytes):\n got %v\nwant %s", c.in, len(c.in), err, c.want)
+		}
+		if d := time.Since(start); d > time.Second {
+			t.Errorf("%.20q took %v", c.in, d)
+		}
 	}
 }

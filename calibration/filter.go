@@ -77,6 +77,22 @@ func (f Filter) Validate() error {
 	return err
 }
 
+// parseStatus reads an HTTP status field: empty or "-" (none logged) is
+// 0, unknown; anything else must be a whole number from 0 to 999 (k6
+// writes 0 for a request that got no response). A word there is an error,
+// not an unknown status: dropped, its request would leave the HTTP
+// failure rate silently.
+func parseStatus(s string) (int, string) {
+	if s == "" || s == "-" {
+		return 0, ""
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 || n > 999 {
+		return 0, fmt.Sprintf("status %q is not an HTTP status (a whole number)", s)
+	}
+	return n, ""
+}
+
 // record is one measurement as a reader hands it to the filter.
 type record struct {
 	value    float64 // seconds

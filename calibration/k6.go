@@ -85,8 +85,12 @@ func (r *Reader) readK6CSV(name string, lr *lineReader, fs *FileStats) error {
 		if iTagName >= 0 {
 			rec.name = fields[iTagName]
 		}
-		if iStatus >= 0 && fields[iStatus] != "" {
-			rec.status, _ = strconv.Atoi(fields[iStatus])
+		if iStatus >= 0 {
+			var msg string
+			if rec.status, msg = parseStatus(fields[iStatus]); msg != "" {
+				r.malformed(name, fs, num, "%s", msg)
+				continue
+			}
 		}
 		rec.tag = func(key string) (string, bool) {
 			if i, ok := cols[key]; ok && i != iExtra && i != iMeta {
@@ -212,7 +216,11 @@ func (r *Reader) readK6JSON(name string, lr *lineReader, fs *FileStats) error {
 		rec.path = urlPath(tags["url"])
 		rec.name = tags["name"]
 		if s, ok := tags["status"]; ok {
-			rec.status, _ = strconv.Atoi(s)
+			var msg string
+			if rec.status, msg = parseStatus(s); msg != "" {
+				r.malformed(name, fs, num, "%s", msg)
+				continue
+			}
 		}
 		rec.tag = func(key string) (string, bool) {
 			if v, ok := tags[key]; ok {

@@ -192,7 +192,9 @@ func (r *Reader) nginxJSONRecord(line []byte, rec *record) (get func(string) (st
 		}
 	}
 	if s, ok := get("status"); ok {
-		rec.status, _ = strconv.Atoi(s)
+		if rec.status, msg = parseStatus(s); msg != "" {
+			return nil, msg
+		}
 	}
 	return get, ""
 }
@@ -233,7 +235,7 @@ func nginxCombinedRecord(line []byte, rec *record) (get func(string) (string, bo
 		rec.path = path
 		fields["request_method"] = method
 	}
-	rec.status, _ = strconv.Atoi(fields["status"])
+	rec.status, _ = parseStatus(fields["status"]) // three digits, by combinedRE
 	tail, err := tokenize(string(m[9]))
 	if err != nil {
 		return nil, err.Error()

@@ -1,8 +1,12 @@
 package check
 
 import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"math"
@@ -182,4 +186,62 @@ func Starts(app []string, journeys []string) (map[string][]float64, error) {
 		slices.Sort(starts[j])
 	}
 	return starts, nil
+}
+
+// Duplicates refuses a line that repeats an earlier one byte for byte, in
+// the same file or another: a log shipped twice, or a rotated file given
+// beside its copy, would count its requests twice, and a check must not
+// quietly pass on doubled records. The logs a check reads carry a request
+// id or a time finer than a second on each line, so two requests do not
+// write the same line. Blank lines and a file's first line when it is not
+// JSON (a CSV header, which every k6 file repeats) are not compared.
+func Duplicates(files []string) error {
+	type at struct {
+		file string
+		line int
+	}
+	seen := map[[sha256.Size]byte]at{}
+	for _, f := range files {
+		r, closeFile, err := openLog(f)
+		if err != nil {
+			return err
+		}
+		sc := bufio.NewScanner(r)
+		sc.Buffer(nil, calibration.MaxLineBytes)
+		n := 0
+		for sc.Scan() {
+			n++
+			line := bytes.TrimRight(sc.Bytes(), "\r")
+			if len(bytes.TrimSpace(line)) == 0 || n == 1 && !bytes.HasPrefix(line, []byte("{")) {
+				continue
+			}
+			sum := sha256.Sum256(line)
+			if first, ok := seen[sum]; ok {
+				closeFile()
+				return fmt.Errorf("%s:%d: the same line as %s:%d; a record logged twice would be counted twice (give each once)",
+					f, n, first.file, first.line)
+			}
+			seen[sum] = at{f, n}
+		}
+		err = sc.Err()
+		closeFile()
+		if err != nil && !errors.Is(err, bufio.ErrTooLong) {
+			return fmt.Errorf("%s: %v", f, err)
+		}
+		// A line too long to compare is reported by the reader itself.
+	}
+	return nil
+}
+
+func openLog(path string) (io.Reader, func() error, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	r, err := calibration.Decompress(f)
+	if err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return r, f.Close, nil
 }

@@ -135,6 +135,10 @@ func runCheck(ctx context.Context, io *IOStreams, opts *checkOptions) error {
 	if err := sameFileTwice(append(slices.Clone(opts.Access), opts.App...)); err != nil {
 		return err
 	}
+	// Before simulating: a doubled log is refused at once.
+	if err := check.Duplicates(append(slices.Clone(opts.Access), opts.App...)); err != nil {
+		return usageErr("%v", err)
+	}
 	patterns := map[string]string{}
 	for _, r := range opts.Routes {
 		name, pattern, ok := strings.Cut(r, "=")

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -129,7 +130,32 @@ func TestCheckBadInput(t *testing.T) {
 	os.WriteFile(odd, []byte(strings.Replace(string(data), `"result":"success"`, `"result":"ok"`, 1)), 0o644)
 	badTime := filepath.Join(dir, "badtime.jsonl")
 	os.WriteFile(badTime, []byte(`{"time":"yesterday","event":"page_served","since_s":0.1}`+"\n"), 0o644)
+	// The same log twice over (shipped twice), and a line repeated.
+	nginx, _, _ := recordShop(t, dir, 102, "duration=60s")
+	access, _ := os.ReadFile(nginx)
+	twice := filepath.Join(dir, "twice.log")
+	os.WriteFile(twice, append(slices.Clone(access), access...), 0o644)
+	accessLines := strings.SplitAfter(string(access), "\n")
+	repeated := filepath.Join(dir, "repeated.jsonl")
+	os.WriteFile(repeated, []byte(string(data)+strings.SplitAfter(string(data), "\n")[2]), 0o644)
+	// A status that is not a number: once dropped from the failure rate.
+	wordStatus := filepath.Join(dir, "wordstatus.log")
+	os.WriteFile(wordStatus, []byte(accessLines[0]+strings.Replace(accessLines[1], `"status":"`, `"status":"x`, 1)), 0o644)
+	k6Word := filepath.Join(dir, "k6word.csv")
+	os.WriteFile(k6Word, []byte("metric_name,timestamp,metric_value,name,status,url\n"+
+		"http_req_duration,1767225600,50.5,browse,200,http://shop/browse\nhttp_req_duration,1767225601,50.5,browse,OK,http://shop/browse\n"), 0o644)
+	k6Twice := filepath.Join(dir, "k6twice.csv")
+	os.WriteFile(k6Twice, []byte("metric_name,timestamp,metric_value,name,status,url\n"+
+		"http_req_duration,1767225600,50.5,browse,200,http://shop/browse\n"), 0o644)
+	accessN := strings.Count(string(access), "\n")
 	cases := []struct{ args, want string }{
+		{"check " + shop + " --access " + twice, fmt.Sprintf("capsim: %s:%d: the same line as %s:1; a record logged twice would be counted twice (give each once)", twice, accessN+1, twice)},
+		{"check " + shop + " --access " + nginx + " --access " + twice, fmt.Sprintf("capsim: %s:1: the same line as %s:1; a record logged twice would be counted twice (give each once)", twice, nginx)},
+		{"check " + shop + " --app " + repeated, fmt.Sprintf("capsim: %s:%d: the same line as %s:3; a record logged twice would be counted twice (give each once)", repeated, strings.Count(string(data), "\n")+1, repeated)},
+		{"check " + shop + " --access " + wordStatus, "capsim: " + wordStatus + `:2: status "x` + statusOf(accessLines[1]) + `" is not an HTTP status (a whole number)`},
+		{"check " + shop + " --access " + k6Word, "capsim: " + k6Word + `:3: status "OK" is not an HTTP status (a whole number)`},
+		// Two k6 files both open with the same header: not a repeated record.
+		{"check " + shop + " --access " + k6Twice + " --access " + k6Word, "capsim: " + k6Word + ":2: the same line as " + k6Twice + ":2; a record logged twice would be counted twice (give each once)"},
 		{"check " + shop, "capsim: give the recorded run's logs: --access FILE (nginx or k6) and/or --app FILE (application log)"},
 		{"check " + shop + " --app missing.jsonl", "capsim: missing.jsonl: no such file or directory"},
 		{"check " + shop + " --app " + torn, "capsim: " + torn + ":2: the line ends inside the JSON object (truncated)"},
@@ -153,6 +179,13 @@ func TestCheckBadInput(t *testing.T) {
 			t.Errorf("capsim %s: exit %d, stdout %q\nstderr %q\nwant   %q", c.args, code, stdout, first, c.want)
 		}
 	}
+}
+
+// statusOf is the status an nginx JSON line logs.
+func statusOf(line string) string {
+	_, rest, _ := strings.Cut(line, `"status":"`)
+	st, _, _ := strings.Cut(rest, `"`)
+	return st
 }
 
 // A real recording (testdata/check/recorded, made by record/record.sh:

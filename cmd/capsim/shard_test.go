@@ -237,3 +237,36 @@ func TestMergeReadsTheHindcastOfShardZero(t *testing.T) {
 		t.Errorf("merge without the hindcast: exit %d: %s", code, stderr)
 	}
 }
+
+// With --refine 0 the sweep has one round of shards, the grid: round 1 is
+// refused, and the merge runs the time series of the failing designs
+// itself, writing the same bytes as the sweep in one process.
+func TestShardedSweepWithoutRefinementIsOneRound(t *testing.T) {
+	base := append(append([]string{}, shardBase[:len(shardBase)-1]...), "0")
+	dir := t.TempDir()
+	single, shards, merged := filepath.Join(dir, "single"), filepath.Join(dir, "shards"), filepath.Join(dir, "merged")
+	to := func(out string, extra ...string) (int, string, string) {
+		return run(t, append(append(append([]string{}, base...), "--out", out), extra...)...)
+	}
+	if code, _, stderr := to(single); code != 0 {
+		t.Fatalf("single: exit %d: %s", code, stderr)
+	}
+	for i := range 2 {
+		code, stdout, stderr := to(shards, "--round", "0", "--shard", strconv.Itoa(i)+"/2")
+		if code != 0 || !strings.Contains(stdout, " runs of round 0 of 0\n") {
+			t.Fatalf("shard %d: exit %d: %s%s", i, code, stdout, stderr)
+		}
+	}
+	code, _, stderr := to(shards, "--round", "1", "--shard", "0/2")
+	if want := "capsim: --round: this sweep has rounds 0 to 0 (--refine 0), got 1\n"; code != exitUsage || stderr != want {
+		t.Errorf("round 1: exit %d, %q, want %q", code, stderr, want)
+	}
+	if code, _, stderr := to(merged, "--merge", shards); code != 0 {
+		t.Fatalf("merge: exit %d: %s", code, stderr)
+	}
+	want, got := readTree(t, single), readTree(t, merged)
+	if _, ok := want["charts/series_v1-original.png"]; !ok {
+		t.Fatalf("the single sweep wrote no time series: the case does not test the series round")
+	}
+	sameTree(t, want, got, "2 shards, --refine 0")
+}

@@ -98,10 +98,10 @@ func (c *Config) section() int {
 	return c.Section
 }
 
-// Rounds is how many rounds follow the grid (round 0): the search's
-// (SearchRounds), then with Until one round per look after the first and,
-// with time series, one for the series at the estimates the looks moved.
-// A shard runs one round; a look's round reads every round before it.
+// Rounds is how many rounds of shards follow the grid (round 0): the
+// search's (SearchRounds), then with Until one round per look after the
+// first and, with time series, one for the series at the estimates the
+// looks moved. A shard runs one round; a round reads every round before it.
 func (c *Config) Rounds() int {
 	r := c.SearchRounds()
 	if looks := c.Looks(); looks > 1 {
@@ -113,15 +113,23 @@ func (c *Config) Rounds() int {
 	return r
 }
 
-// SearchRounds is how many rounds of the first-failure search follow the
-// grid: the Refine rounds of refinement, or, with no refinement but time
-// series asked for, one round holding only the series runs, whose
-// multipliers are known only once the grid is judged.
-func (c *Config) SearchRounds() int {
-	if c.Refine == 0 && c.SeriesStep > 0 {
-		return 1
+// SearchRounds is how many rounds of shards the first-failure search
+// has after the grid: the Refine rounds of refinement. The time series
+// runs, whose multipliers are known only once the grid is judged, belong
+// to the last of them; with no refinement they are a round of their own
+// (seriesRound) that the merge runs itself, one run per failing design, so
+// that a sharded sweep with --refine 0 is the grid's shards and a merge,
+// not a second round of shards waiting for the first to say which few
+// runs it holds.
+func (c *Config) SearchRounds() int { return c.Refine }
+
+// seriesRound is the round whose plan holds the series runs, 0 when none
+// are asked for.
+func (c *Config) seriesRound() int {
+	if c.SeriesStep <= 0 {
+		return 0
 	}
-	return c.Refine
+	return max(c.Refine, 1)
 }
 
 // standing is what a design's tried multipliers say so far, as indices
@@ -208,7 +216,7 @@ func (p *roundPlan) task(i, reps int) task {
 func (s *sweeper) plan(r int) *roundPlan {
 	p := &roundPlan{}
 	k := s.cfg.section()
-	last := r == s.cfg.SearchRounds() && s.cfg.SeriesStep > 0
+	last := r == s.cfg.seriesRound()
 	for d, tried := range s.tried {
 		st := standingOf(tried)
 		if st.est < 0 && !s.cfg.drawn() {
@@ -319,13 +327,15 @@ func (s *sweeper) firstFailures(res *Result) {
 	}
 }
 
-// refineRounds runs (or reads) rounds 1 to upto.
+// refineRounds runs (or reads from the shards) rounds 1 to upto; a round
+// past the shards' (the series round of a sweep without refinement) is
+// run here.
 func (s *sweeper) refineRounds(ctx context.Context, upto int) error {
 	for r := 1; r <= upto; r++ {
 		p := s.plan(r)
 		ra := s.newRound(p)
 		n := p.runs(s.cfg.Replications)
-		if s.cfg.From != nil {
+		if s.cfg.From != nil && r <= s.cfg.SearchRounds() {
 			if err := s.read(ctx, r, n, func(i int) task { return p.task(i, s.cfg.Replications) }, ra.consume); err != nil {
 				return err
 			}

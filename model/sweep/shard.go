@@ -160,8 +160,18 @@ func RunShard(ctx context.Context, cfg Config, sh Shard, r int, key string, w io
 			p := s.plan(r)
 			n = p.runs(cfg.Replications)
 			taskAt = func(i int) task { return p.task(i, cfg.Replications) }
-		} else if n, taskAt, err = s.lookRound(ctx, res, r); err != nil {
-			return 0, err
+		} else {
+			if sr := cfg.seriesRound(); sr > search {
+				// The merge runs the series round of a sweep without
+				// refinement; a look's shard needs only which points it
+				// sampled, to leave them to it.
+				for _, pt := range s.plan(sr).series {
+					s.candidates[pt] = nil
+				}
+			}
+			if n, taskAt, err = s.lookRound(ctx, res, r); err != nil {
+				return 0, err
+			}
 		}
 	}
 	runs = max(0, (n-sh.Index+sh.Count-1)/sh.Count)

@@ -189,7 +189,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := s.refineRounds(ctx, cfg.SearchRounds()); err != nil {
+	if err := s.refineRounds(ctx, max(cfg.SearchRounds(), cfg.seriesRound())); err != nil {
 		return nil, err
 	}
 	if err := s.untilSure(ctx, res); err != nil {
