@@ -78,7 +78,7 @@ func runShard(ctx context.Context, io *IOStreams, job *shardJob) error {
 		return usageErr("--round: this %s has rounds 0 to %d (--refine %d), got %d", job.command, cfg.Rounds(), cfg.Refine, job.round)
 	}
 	if err := os.MkdirAll(job.out, 0o755); err != nil {
-		return usageErr("--out %s: cannot create the output folder: %v", job.out, unwrapPath(err))
+		return ioErr("--out %s: cannot create the output folder: %v", job.out, unwrapPath(err))
 	}
 	key := job.key()
 	if job.round > 0 {
