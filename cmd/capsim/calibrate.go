@@ -234,11 +234,11 @@ func calibrateRun(io *IOStreams, o *calibrateOptions, rerun string) error {
 	s, err := r.Sample()
 	reportReading(io, s)
 	if err != nil {
-		return err
+		return inputErr(err)
 	}
 	res, err := calibration.Fit(s.Values, s.Times, calibration.FitOptions{Rank: rank, Choose: o.Dist, Statuses: s.Statuses, Resolution: s.Resolution, Raw: s.Raw, Roundings: s.Roundings})
 	if err != nil {
-		return fmt.Errorf("%s: %v", strings.Join(o.Files, ", "), err)
+		return usageErr("%s: %v", strings.Join(o.Files, ", "), err)
 	}
 	name := o.Name
 	if name == "" {
@@ -338,7 +338,7 @@ func isK6Summary(io *IOStreams, files []string, format calibration.Format) (bool
 	defer closeFn()
 	got, err := calibration.Detect(bufio.NewReaderSize(in, 64<<10))
 	if err != nil {
-		return false, fmt.Errorf("%s: %w", files[0], err)
+		return false, inputErr(fmt.Errorf("%s: %w", files[0], err))
 	}
 	return got == calibration.FormatK6Summary, nil
 }
@@ -359,12 +359,12 @@ func calibrateSummary(io *IOStreams, o *calibrateOptions, opts calibration.Optio
 	defer closeFn()
 	fig, err := calibration.ReadK6Summary(o.Files[0], in, o.Metric, opts.Filter)
 	if err != nil {
-		return err
+		return inputErr(err)
 	}
 	fig.Family = o.Dist
 	fit, err := calibration.FitFigures(fig)
 	if err != nil {
-		return fmt.Errorf("%s: %v", o.Files[0], err)
+		return usageErr("%s: %v", o.Files[0], err)
 	}
 	name := o.Name
 	if name == "" {
@@ -400,7 +400,7 @@ func calibrateFiguresRun(io *IOStreams, file, out, rerun string) error {
 	for i, nf := range nfs {
 		fit, err := calibration.FitFigures(nf.Figures)
 		if err != nil {
-			return fmt.Errorf("%s:%d: %s: %v", file, nf.Line, nf.Name, err)
+			return usageErr("%s:%d: %s: %v", file, nf.Line, nf.Name, err)
 		}
 		if i > 0 {
 			fmt.Fprintln(io.ErrOut)
@@ -453,7 +453,7 @@ func readInput(streams *IOStreams, r *calibration.Reader, name string) error {
 		return err
 	}
 	defer closeFn()
-	return r.Read(name, in)
+	return inputErr(r.Read(name, in))
 }
 
 // reportReading tells on standard error what became of every line read.

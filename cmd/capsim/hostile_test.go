@@ -147,7 +147,7 @@ func TestCalibrateRefusesWhatNoFitCanUse(t *testing.T) {
 	}
 	code, stdout, stderr = run(t, "calibrate", name, "--column", "value", "--name", "x")
 	want = fmt.Sprintf("capsim: %s:%d: more than 50000000 lines or 2000000 values; fit a part of the data (a filter, or a shorter span)\n", name, calibration.MaxValues+2)
-	if code != exitError || stdout != "" || stderr != want {
+	if code != exitUsage || stdout != "" || stderr != want {
 		t.Errorf("gzip: exit %d, stdout %q, stderr:\n%s\nwant:\n%s", code, stdout, stderr, want)
 	}
 }

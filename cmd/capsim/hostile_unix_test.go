@@ -185,7 +185,7 @@ func TestOutputsAreCommittedWholeAndInPlace(t *testing.T) {
 	long := filepath.Join(dir, strings.Repeat("x", 250))
 	code, _, stderr = run(t, "sweep", "testdata/hostile/two_designs.yaml", "-r", "2", "--out", long)
 	want = "capsim: --out " + long + ": cannot write in " + dir + ": file name too long\n"
-	if code != exitUsage || stderr != want {
+	if code != exitError || stderr != want {
 		t.Errorf("long name: exit %d, stderr:\n%s\nwant:\n%s", code, stderr, want)
 	}
 

@@ -68,7 +68,7 @@ func createOutDirOf(dir string, names []string, who string) (*outDir, error) {
 		}
 	}
 	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return nil, usageErr("--out %s: cannot create the output folder: %v", dir, unwrapPath(err))
+		return nil, ioErr("--out %s: cannot create the output folder: %v", dir, unwrapPath(err))
 	}
 	if err := checkOurs(dir, abs, names, who); err != nil {
 		return nil, err
@@ -76,7 +76,7 @@ func createOutDirOf(dir string, names []string, who string) (*outDir, error) {
 	lockName := filepath.Join(parent, "."+base+".lock")
 	lock, ok, err := lockBeside(lockName)
 	if err != nil {
-		return nil, usageErr("--out %s: cannot write in %s: %v", dir, parent, unwrapPath(err))
+		return nil, ioErr("--out %s: cannot write in %s: %v", dir, parent, unwrapPath(err))
 	}
 	if !ok {
 		return nil, usageErr("--out %s: another sweep is writing this folder (it holds %s); wait for it, or choose another --out", dir, lockName)
@@ -87,7 +87,7 @@ func createOutDirOf(dir string, names []string, who string) (*outDir, error) {
 	removeStale(abs)
 	if o.stage, err = os.MkdirTemp(parent, tempPattern(abs)); err != nil {
 		o.release()
-		return nil, usageErr("--out %s: cannot write in %s: %v", dir, parent, unwrapPath(err))
+		return nil, ioErr("--out %s: cannot write in %s: %v", dir, parent, unwrapPath(err))
 	}
 	temporaries.Store(o.stage, true)
 	os.Chmod(o.stage, 0o755) // MkdirTemp makes it private; the output is an ordinary folder
@@ -96,11 +96,11 @@ func createOutDirOf(dir string, names []string, who string) (*outDir, error) {
 	}
 	if err := os.Mkdir(filepath.Join(o.stage, "charts"), 0o755); err != nil {
 		o.Abort()
-		return nil, usageErr("--out %s: cannot write in %s: %v", dir, parent, unwrapPath(err))
+		return nil, ioErr("--out %s: cannot write in %s: %v", dir, parent, unwrapPath(err))
 	}
 	if err := os.WriteFile(filepath.Join(o.stage, outputMarker), []byte("written by capsim: "+who+"\n"), 0o644); err != nil {
 		o.Abort()
-		return nil, usageErr("--out %s: cannot write in %s: %v", dir, parent, unwrapPath(err))
+		return nil, ioErr("--out %s: cannot write in %s: %v", dir, parent, unwrapPath(err))
 	}
 	return o, nil
 }
@@ -113,14 +113,14 @@ func checkOurs(flag, dir string, names []string, who string) error {
 		return nil
 	}
 	if err != nil {
-		return usageErr("--out %s: %v", flag, unwrapPath(err))
+		return ioErr("--out %s: %v", flag, unwrapPath(err))
 	}
 	if !st.IsDir() {
 		return usageErr("--out %s: cannot create the output folder: it is a file", flag)
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return usageErr("--out %s: %v", flag, unwrapPath(err))
+		return ioErr("--out %s: %v", flag, unwrapPath(err))
 	}
 	if len(entries) > 0 {
 		if st, err := os.Lstat(filepath.Join(dir, outputMarker)); err != nil || !st.Mode().IsRegular() {

@@ -300,8 +300,15 @@ func shownCommands(t *testing.T) map[string][]string {
 			t.Fatal(err)
 		}
 		in, text := false, false
-		for n, line := range strings.Split(string(data), "\n") {
-			trimmed := strings.TrimSpace(line)
+		lines := strings.Split(string(data), "\n")
+		for n := 0; n < len(lines); n++ {
+			at := n
+			trimmed := strings.TrimSpace(lines[n])
+			// A line ending in a backslash goes on on the next one.
+			for strings.HasSuffix(trimmed, " \\") && n+1 < len(lines) {
+				n++
+				trimmed = strings.TrimSuffix(trimmed, "\\") + strings.TrimSpace(lines[n])
+			}
 			if info, ok := strings.CutPrefix(trimmed, "```"); ok {
 				in, text = !in, info == "text"
 				continue
@@ -319,7 +326,7 @@ func shownCommands(t *testing.T) map[string][]string {
 					continue
 				}
 				part = strings.TrimSuffix(strings.TrimSpace(comment.ReplaceAllString(part, "")), " &")
-				out[fmt.Sprintf("%s:%d", page, n+1)] = shellWords(part)[1:]
+				out[fmt.Sprintf("%s:%d", page, at+1)] = shellWords(part)[1:]
 			}
 		}
 	}
@@ -346,5 +353,28 @@ func TestDocCommandsParse(t *testing.T) {
 		if err != nil {
 			t.Errorf("%s: capsim %s: %v", where, strings.Join(args, " "), err)
 		}
+	}
+}
+
+// The check example of docs/modelling.md runs on the shipped recording
+// as shown, from the repository's root, and every line passes.
+func TestModellingCheckExamplePasses(t *testing.T) {
+	block := docBlock(t, "docs/modelling.md", "## Checking a model against a recorded run", "sh")
+	line := strings.ReplaceAll(strings.TrimSpace(block), "\\\n", "")
+	dir, cmd, ok := strings.Cut(line, " && ")
+	if !ok || !strings.HasPrefix(dir, "cd ") {
+		t.Fatalf("the example is not `cd DIR && capsim check …`: %q", line)
+	}
+	t.Chdir(filepath.Join(repoRoot, strings.TrimPrefix(dir, "cd ")))
+	args := shellWords(cmd)
+	if len(args) < 2 || args[0] != "capsim" || args[1] != "check" {
+		t.Fatalf("the example runs %q, not capsim check", cmd)
+	}
+	code, stdout, stderr := run(t, args[1:]...)
+	if code != exitOK || !strings.Contains(stdout, "The model matches the recording: no line failed.") {
+		t.Errorf("capsim %s: exit %d\n%s%s", strings.Join(args[1:], " "), code, stdout, stderr)
+	}
+	if got := strings.Count(stdout, "\npass  "); got != 10 {
+		t.Errorf("%d lines pass, want all 10:\n%s", got, stdout)
 	}
 }

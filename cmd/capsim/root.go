@@ -32,6 +32,24 @@ func usageErr(format string, args ...any) error {
 	return &codedError{code: exitUsage, err: fmt.Errorf(format, args...)}
 }
 
+// inputErr marks an error found in what a file holds (a line that does
+// not parse, a column that is not there, too few values to fit) as bad
+// input, exit 2 as a scenario with problems is, keeping a code the error
+// already has (an unreadable file is I/O, 1).
+func inputErr(err error) error {
+	var ce *codedError
+	if err == nil || errors.As(err, &ce) {
+		return err
+	}
+	return &codedError{code: exitUsage, err: err}
+}
+
+// ioErr marks an error writing or reading the file system as I/O, exit 1,
+// whatever flag named the path.
+func ioErr(format string, args ...any) error {
+	return &codedError{code: exitError, err: fmt.Errorf(format, args...)}
+}
+
 func withCode(code int, err error) error {
 	if err == nil {
 		return nil
@@ -91,6 +109,11 @@ func usageArgs(c *cobra.Command) {
 	args := c.Args
 	if args == nil && c.HasSubCommands() {
 		args = cobra.NoArgs
+	}
+	if c.HasSubCommands() && !c.Runnable() {
+		// Cobra shows a command that cannot run its help, exit 0, before
+		// it checks the arguments: capsim completion zsh2 would succeed.
+		c.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
 	}
 	if args != nil {
 		c.Args = func(cmd *cobra.Command, a []string) error {

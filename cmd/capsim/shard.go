@@ -182,7 +182,7 @@ func runShard(ctx context.Context, io *IOStreams, job *shardJob) error {
 		return usageErr("--round: this %s has rounds 0 to %d (%s), got %d", job.command, cfg.Rounds(), roundsWhy(cfg), job.round)
 	}
 	if err := os.MkdirAll(job.out, 0o755); err != nil {
-		return usageErr("--out %s: cannot create the output folder: %v", job.out, unwrapPath(err))
+		return ioErr("--out %s: cannot create the output folder: %v", job.out, unwrapPath(err))
 	}
 	for _, ph := range job.phases() {
 		if err := runPhaseShard(ctx, io, job, ph, sh); err != nil {
