@@ -1,6 +1,7 @@
 package model_test
 
 import (
+	"strings"
 	"testing"
 
 	"capsim/model"
@@ -36,4 +37,34 @@ func BenchmarkMMc(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/2e5, "ns/event")
+}
+
+// BenchmarkCPU runs 100,000 customers of M/M/4 on a 4-core cpu under each
+// discipline; rr slices each job's mean second of work into 10 ms quanta,
+// about a hundred events a job.
+func BenchmarkCPU(b *testing.B) {
+	for _, d := range []string{"ps", "fifo", "rr, quantum: 10ms"} {
+		b.Run(strings.TrimSuffix(strings.Fields(d)[0], ","), func(b *testing.B) {
+			c := compileSource(b, `name: bench
+duration: 1000000s
+components:
+  cpu: {kind: cpu, cores: 4, discipline: `+d+`}
+journeys:
+  customer:
+    rate: 3.6/s
+    count: 100000
+    steps: [{use: cpu, work: "exponential(mean=1s)"}]
+`)
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				res, err := c.Run(model.RunOptions{Seed: uint64(i + 1)})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if res.Journeys[0].Succeeded != 100000 {
+					b.Fatalf("completed %d customers", res.Journeys[0].Succeeded)
+				}
+			}
+		})
+	}
 }

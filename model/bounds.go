@@ -18,6 +18,12 @@ const MaxDuration = 36525 * 24 * sim.Hour
 // maxDurationText is MaxDuration as messages say it.
 const maxDurationText = "100 years"
 
+// MinQuantum is the shortest time slice a cpu may give (discipline rr):
+// each slice is an event, and a nanosecond quantum would take a billion of
+// them per second of work, a run that never ends. Kernels and runtimes
+// slice in milliseconds.
+const MinQuantum = sim.Millisecond / 1000
+
 // MaxRate is the highest rate a scenario may write: one arrival per
 // nanosecond, the clock's resolution. A rate must also be 0 or at least
 // one per MaxDuration, or its mean gap would pass the clock.

@@ -97,10 +97,11 @@ func TestValuesThatMeantTheirOppositeAreRefused(t *testing.T) {
 	}
 }
 
-// A cpu shares its cores among all the work on it: a priority (once
-// accepted and ignored), a key or a session on a use: of it is refused.
+// A cpu shares its cores among all the work on it: a key or a session on
+// a use: of it is refused (a priority, without priorities:, is refused in
+// cpu_test.go).
 func TestKeysACPUCannotHonourAreRefused(t *testing.T) {
-	for _, key := range []string{"priority: 1", "key: user", "session: true"} {
+	for _, key := range []string{"key: user", "session: true"} {
 		src := "name: c\nduration: 1s\ncomponents:\n  cpu: {kind: cpu, cores: 1}\njourneys:\n  j:\n    rate: 1/s\n    steps:\n" +
 			"      - {use: cpu, work: 1s, " + key + "}\n"
 		l, err := model.LoadBytes(fstest.MapFS{}, "c.yaml", []byte(src), model.LoadOptions{})

@@ -232,7 +232,7 @@ journeys:
 }
 
 // compileSource compiles a scenario given as text.
-func compileSource(t *testing.T, src string) *model.Compiled {
+func compileSource(t testing.TB, src string) *model.Compiled {
 	t.Helper()
 	l, err := model.LoadBytes(fstest.MapFS{}, "s.yaml", []byte(src), model.LoadOptions{})
 	if err != nil {

@@ -140,26 +140,29 @@ func (c *compiler) useStep(s *Step, at stepSite) []op {
 			c.fail(n, p, "a %s runs work: write use: %s with work: and no steps", kd.name, name)
 			return nil
 		}
-		// It shares its cores among all that run there: no class goes
-		// first, no key or session picks a part of it, nothing is left
-		// held. A key that says otherwise would be ignored.
-		for _, key := range []string{"priority", "key", "session", "leak_on_failure"} {
+		// No key or session picks a part of its cores and nothing is left
+		// held; a class goes first only where its discipline has
+		// priorities. A key that says otherwise would be ignored.
+		for _, key := range []string{"key", "session", "leak_on_failure"} {
 			if stepHas(s, key) {
 				c.failKey(n, key, joinPath(p, key), "%s does not apply to a %s, which shares its cores among all the work on it", key, kd.name)
 			}
 		}
-		return []op{{code: opAcquire, comp: ci, keyAttr: -1, dist: c.dist(s.Work, n, p+".work"), per: c.perAttr(s), status: status, name: -1}}
+		o := op{code: opAcquire, comp: ci, keyAttr: -1, dist: c.dist(s.Work, n, p+".work"), per: c.perAttr(s), status: status, name: -1}
+		if s.Priority != nil {
+			if why := c.p.comps[ci].prog.(*cpuProg).priorityRefusal(name); why != "" {
+				c.failKey(n, "priority", p+".priority", "%s", why)
+			}
+			o.priority = c.stepPriority(s, n, p)
+		}
+		return []op{o}
 	}
 	acq := op{code: opAcquire, comp: ci, keyAttr: -1, name: -1, session: s.Session, leak: s.Leak}
 	if s.Priority != nil {
 		if !kd.priorities {
 			c.failKey(n, "priority", p+".priority", "priority applies to a pool or semaphore; %s is a %s", name, kd.name)
 		}
-		if *s.Priority < 0 || *s.Priority > maxPriority {
-			c.failKey(n, "priority", p+".priority", "priority must be between 0 and %d, got %d", maxPriority, *s.Priority)
-		}
-		acq.priority = int32(*s.Priority) + 1
-		c.p.priorities = true
+		acq.priority = c.stepPriority(s, n, p)
 	}
 	if s.Session && !kd.sessions {
 		c.failKey(n, "session", p+".session", "session applies to a balancer; %s is not one", name)
@@ -188,6 +191,16 @@ func (c *compiler) useStep(s *Step, at stepSite) []op {
 		ops = append(ops, c.p.blocks[inner].ops...)
 	}
 	return []op{{code: opScope, body: c.rawBlock(ops, route), name: -1}}
+}
+
+// stepPriority checks a step's priority: and returns it as op.priority
+// keeps it, 1 + the class.
+func (c *compiler) stepPriority(s *Step, n *yaml.Node, p string) int32 {
+	if *s.Priority < 0 || *s.Priority > maxPriority {
+		c.failKey(n, "priority", p+".priority", "priority must be between 0 and %d, got %d", maxPriority, *s.Priority)
+	}
+	c.p.priorities = true
+	return int32(*s.Priority) + 1
 }
 
 func (c *compiler) callStep(s *Step, at stepSite) []op {

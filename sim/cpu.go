@@ -41,10 +41,9 @@ type ProcessorSharing struct {
 	jobs []psJob // min-heap by (finish, seq)
 	seq  uint64
 
-	Busy     TimeWeighted // cores in use: min(n, cores)
-	Useful   TimeWeighted // cores' worth of work done: X(n), Busy less the switching
-	InSystem TimeWeighted // jobs present
-	Served   int64
+	// Busy is min(n, cores); Useful is X(n); nothing waits, so Wait
+	// stays empty.
+	CPUStats
 }
 
 type psJob struct {
@@ -191,12 +190,4 @@ func (c *ProcessorSharing) removeAt(i int) {
 		c.jobs[i], c.jobs[m] = c.jobs[m], c.jobs[i]
 		i = m
 	}
-}
-
-// ResetStats starts the statistics afresh at now, keeping the current state.
-func (c *ProcessorSharing) ResetStats(now Time) {
-	c.Busy.Reset(now)
-	c.Useful.Reset(now)
-	c.InSystem.Reset(now)
-	c.Served = 0
 }
