@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"capsim/model"
@@ -95,7 +96,9 @@ type layout struct {
 	w, h  float64
 }
 
-func loadOf(c model.GraphComponent, loads map[string]Load) (Load, bool) {
+// LoadOf is the load of c's node: its own, or its copies' summed, their
+// utilisation averaged.
+func LoadOf(c model.GraphComponent, loads map[string]Load) (Load, bool) {
 	if l, ok := loads[c.Name]; ok {
 		return l, true
 	}
@@ -143,7 +146,7 @@ func place(g model.Graph, opts Options) *layout {
 		if c.Capacity != "" {
 			n.lines[0] += " · " + c.Capacity
 		}
-		if l, ok := loadOf(c, opts.Loads); ok {
+		if l, ok := LoadOf(c, opts.Loads); ok {
 			s := fmt.Sprintf("util %s · queue %s", percent(l.Utilisation), num(l.MeanQueue))
 			if l.Rejected > 0 {
 				s += " · " + num(l.Rejected) + " rejected"
@@ -221,10 +224,10 @@ func num(f float64) string {
 	if math.IsNaN(f) {
 		return "–"
 	}
-	if f == math.Trunc(f) && math.Abs(f) < 1e9 {
+	if f == math.Trunc(f) || math.Abs(f) >= 100 {
 		return fmt.Sprintf("%.0f", f)
 	}
-	return fmt.Sprintf("%.2g", f)
+	return strconv.FormatFloat(f, 'f', 2-int(math.Max(0, math.Floor(math.Log10(math.Abs(f))))), 64)
 }
 
 func esc(s string) string {
