@@ -14,7 +14,7 @@ import (
 // sweepNames are the entries a sweep writes in its folder. A folder
 // holding anything else is not replaced: it is not an earlier sweep's.
 var sweepNames = []string{"runs.csv", "summary.csv", "compare.csv", "first_failure.csv", "verdicts.csv", "manifest.json",
-	"report.md", "report.html", "charts"}
+	"report.md", "report.html", "charts", "diagram.svg"}
 
 // sensitivityNames are the entries capsim sensitivity writes in its folder.
 var sensitivityNames = []string{"sensitivity.csv", "charts"}

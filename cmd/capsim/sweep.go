@@ -589,8 +589,12 @@ func sweepFiles(res *sweep.Result, plan *sweepPlan, opts *sweepOptions, hc *hind
 	}
 	files = append(files, outFile{"manifest.json", manifest})
 	sc := plan.scenario.Scenario
+	graphs := map[string]model.Graph{}
+	for _, d := range plan.designs {
+		graphs[d.Name] = d.Compiled.Graph()
+	}
 	report, err := sweepreport.Build(res, sweepreport.Options{Description: sc.Description, Journeys: sc.Journeys.Names(),
-		CommandLine: opts.cmdline, Workers: plan.workers, Hinges: plan.hinges, Hindcast: hindcastLine(hc)})
+		CommandLine: opts.cmdline, Workers: plan.workers, Hinges: plan.hinges, Hindcast: hindcastLine(hc), Graphs: graphs})
 	if err != nil {
 		return nil, err
 	}

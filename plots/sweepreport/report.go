@@ -27,6 +27,9 @@ type Options struct {
 	// Hindcast, when set, is the one-line agreement with the scenario's
 	// observations, shown under the verdict.
 	Hindcast string
+	// Graphs, by design name, draw the failing design as diagram.svg
+	// beside the verdict.
+	Graphs map[string]model.Graph
 }
 
 // Build lays out report.md, report.html and their charts. The answer
@@ -38,13 +41,14 @@ func Build(res *sweep.Result, opts Options) ([]plots.File, error) {
 	names := newFigureNames()
 	r := plots.Report{Title: "capsim sweep: " + res.Scenario, ContentsAfter: 1}
 	outs := rankOutcomes(res)
+	pic, picText, drawn := diagramFile(res, outs, opts.Graphs)
 
 	r.Sections = append(r.Sections, plots.Section{
 		Heading: "Verdict",
 		Text: fmt.Sprintf("Where each design first breaks an SLO as the load multiplier scales the traffic, best first; "+
 			"designs with the same result share a row. A design ranks behind another only when the other's 95 %% interval lies wholly above its own; "+
 			"=2 is a place shared by designs whose intervals overlap. %d replications per multiplier.", res.Replications) + shortText(res) +
-			untilSureText(res) + hindcastText(opts.Hindcast),
+			untilSureText(res) + hindcastText(opts.Hindcast) + picText,
 		Table: verdictTable(res, outs),
 	})
 	if len(opts.Hinges) > 0 {
@@ -182,7 +186,11 @@ func Build(res *sweep.Result, opts Options) ([]plots.File, error) {
 	}
 
 	prerender(r, opts.Workers)
-	return r.Build()
+	files, err := r.Build()
+	if err == nil && drawn {
+		files = append(files, pic)
+	}
+	return files, err
 }
 
 // methodSection holds what a reader needs to trust or repeat the sweep,
