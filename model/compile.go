@@ -217,6 +217,7 @@ func (l *Loaded) Compile() (*Compiled, error) {
 }
 
 type compiler struct {
+	reserved float64 // bytes set aside for what the scenario's numbers size (budget.go)
 	l        *Loaded
 	sc       *Scenario
 	p        *program

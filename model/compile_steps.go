@@ -274,6 +274,11 @@ func (c *compiler) slos() {
 				c.failKey(s.Node, "window", p+".window", "window must be > 0")
 			case s.HTTPFailureRate != nil:
 				c.failKey(s.Node, "window", p+".window", "a windowed SLO bounds success_rate, failure_rate, mean, p50, p95 or p99")
+			default:
+				// One count per window of the run, drain included.
+				span := float64(c.sc.Duration.T) + max(0, float64(c.sc.Drain.T))
+				c.reserve(s.Node, "window", p+".window", fmt.Sprintf("window: %s over a %s run", w.T, sim.Time(span)),
+					(span/float64(w.T)+1)*windowBytes)
 			}
 		}
 		c.p.sloJourney = append(c.p.sloJourney, ji)

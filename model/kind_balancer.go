@@ -167,6 +167,14 @@ func (c *compiler) replicate() {
 		cp := &c.p.comps[i]
 		cp.behind = bi
 		reps := c.p.comps[bi].prog.(*balancerProg).replicas
+		b := &items[bi]
+		bat := site{node: b.Value.Node, path: "components." + b.Name}
+		if bat.node == nil {
+			bat.node = b.node
+		}
+		if !c.reserve(bat.node, "replicas", joinPath(bat.path, "replicas"), fmt.Sprintf("replicas: %d of %s", reps, items[i].Name), float64(reps-1)*replicaBytes) {
+			continue
+		}
 		name := cp.name
 		cp.copies = []int32{int32(i)}
 		for r := 1; r < reps; r++ {

@@ -1,6 +1,10 @@
 package model
 
-import "capsim/sim"
+import (
+	"fmt"
+
+	"capsim/sim"
+)
 
 // connections: a table of client connections kept alive between requests,
 // as a server's worker_connections with keepalive_timeout, or an HTTP
@@ -68,6 +72,9 @@ func (s *ConnectionsSpec) compile(c *compiler, cp *compProg, at site) kindProg {
 		c.failAt(at, "wait_timeout", "wait_timeout applies with when_full: wait; a full table refuses at once")
 	}
 	cp.waitTimeout = c.patience(s.WaitTimeout, at, "wait_timeout")
+	if cfg.Max >= 1 {
+		c.reserve(at.node, "max", joinPath(at.path, "max"), fmt.Sprintf("max: %d connections", cfg.Max), cfg.Bytes())
+	}
 	return &connectionsProg{cfg: cfg, key: s.Key, byUser: s.Key == "user"}
 }
 

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"fmt"
 	"slices"
 
 	"capsim/sim"
@@ -114,6 +115,14 @@ func (s *WorkerSpec) compile(c *compiler, cp *compProg, at site) kindProg {
 		w.IdleStop = s.IdleStop.T
 	case s.Min == nil:
 		w.Min = w.Max // never stops: all warm
+	}
+	if w.Max >= 1 {
+		c.reserve(at.node, "instances", joinPath(at.path, "instances"), fmt.Sprintf("instances: %d", w.Max), sim.WorkerConfig{Max: w.Max}.Bytes())
+	}
+	if a := w.Autoscale; a != nil && a.Period > 0 {
+		window := sim.WorkerConfig{Autoscale: a}.Bytes()
+		c.reserve(valueNode(at.node, "autoscale"), "period", joinPath(at.path, "autoscale.period"),
+			fmt.Sprintf("an autoscaler deciding every %s over a %s window", a.Period, max(a.UpWindow, a.DownWindow)), window)
 	}
 	w.QueueCap = c.queueSize(s.Queue, at, w.QueueCap)
 	wp := &workerProg{cfg: w, discard: s.DiscardOnFailure || len(s.DiscardOn) > 0}

@@ -1,6 +1,9 @@
 package sim
 
-import "math/rand/v2"
+import (
+	"math/rand/v2"
+	"unsafe"
+)
 
 // KeyedSlotsConfig describes a bounded table of slots that each belong to
 // the key that opened them, serve one holder at a time, and stay open for
@@ -69,6 +72,12 @@ type KeyedSlots struct {
 	Delayed   int64 // granted only after waiting
 	Rejected  int64
 	Abandoned int64
+}
+
+// Bytes is what NewKeyedSlots sets aside for cfg before anything runs: a
+// slot and a free-list entry per connection that may be open.
+func (cfg KeyedSlotsConfig) Bytes() float64 {
+	return float64(cfg.Max) * float64(unsafe.Sizeof(keyedSlot{})+unsafe.Sizeof(int32(0)))
 }
 
 // NewKeyedSlots builds an empty table on s; rng draws opening times. A

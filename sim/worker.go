@@ -3,6 +3,7 @@ package sim
 import (
 	"math"
 	"math/rand/v2"
+	"unsafe"
 )
 
 // WorkerConfig describes a pool of worker instances that start cold, stop
@@ -145,6 +146,18 @@ type recommendation struct {
 	at Time
 	n  int
 	ok bool
+}
+
+// Bytes is what NewWorkerPool sets aside for cfg before anything runs:
+// its instances and its autoscaler's window of recommendations. A caller
+// sizing cfg from a user's numbers checks it first (float64: a product
+// of such numbers must not wrap).
+func (cfg WorkerConfig) Bytes() float64 {
+	b := float64(cfg.Max) * float64(unsafe.Sizeof(instance{}))
+	if a := cfg.Autoscale; a != nil && a.Period > 0 {
+		b += (float64(max(a.UpWindow, a.DownWindow))/float64(a.Period) + 2) * float64(unsafe.Sizeof(recommendation{}))
+	}
+	return b
 }
 
 // NewWorkerPool builds the pool on s. rng drives start-up times. grant is
