@@ -172,3 +172,16 @@ func TestOnFailureErrors(t *testing.T) {
 		}
 	}
 }
+
+// A cancel during the block stops it. The first request holds the thread
+// until its caller's 700 ms timeout cancels it; the second, refused at
+// 0.5 s, starts a 1 s block and is cancelled at 1.2 s, its caller's
+// timeout: it ends 499 after 700 ms, not 503 at 1.5 s.
+func TestOnFailureStopsWhenCancelled(t *testing.T) {
+	res, _ := onFailureRun(t, "{call: handle, timeout: 700ms}", "cancellable: true", "      - delay: 1s")
+	r, _ := res.Route("handle")
+	if len(r.Statuses) != 1 || r.Statuses[0] != (model.StatusCount{Status: 499, Count: 2}) ||
+		!near(float64(r.Latency.Max), 0.7) || !near(float64(r.Latency.Mean), 0.7) {
+		t.Errorf("route statuses %v, mean %gs, longest %gs; want two 499 after 0.7s", r.Statuses, r.Latency.Mean, r.Latency.Max)
+	}
+}
