@@ -53,8 +53,9 @@ func (r *run) startCall(p *proc, o *op) {
 	route := &r.p.routes[o.route]
 	deadline := min(p.callDeadline, p.deadline, p.checkAt)
 	end := r.waitUntil(p, r.drawTime(o.timeout))
-	if route.onDeadline != deadlineCut {
-		// The callee does not end at the deadline: the caller gives up then.
+	if route.onDeadline != deadlineCut || route.onFailure >= 0 {
+		// The callee does not end at the deadline (or its on_failure
+		// block runs past it): the caller gives up then.
 		end = min(end, deadline)
 	}
 	r.awaitUntil(p, end)
@@ -344,6 +345,9 @@ func (r *run) retryAllowed(o *op) bool {
 
 // finish ends p with status and reports to whoever waits for it.
 func (r *run) finish(p *proc, status int32) {
+	if p.recovering && !p.cancelled {
+		status = p.failStatus // the on_failure block ran: the route fails all the same
+	}
 	for len(p.frames) > 0 {
 		r.popFrame(p)
 	}

@@ -144,6 +144,7 @@ type routeProg struct {
 	body        int32
 	cancellable bool         // its work stops when its caller gives up
 	onDeadline  deadlineMode // what it does with a deadline that reaches it
+	onFailure   int32        // the block run when its steps fail; -1: none
 }
 
 type program struct {
@@ -317,7 +318,7 @@ func (c *compiler) compile() {
 	c.replicate()
 	for i, it := range sc.Routes.Items {
 		c.routeIdx[it.Name] = int32(i)
-		c.p.routes = append(c.p.routes, routeProg{name: it.Name, body: -1, cancellable: it.Value.Cancellable,
+		c.p.routes = append(c.p.routes, routeProg{name: it.Name, body: -1, onFailure: -1, cancellable: it.Value.Cancellable,
 			onDeadline: c.deadlineMode(it.Name, &it.Value)})
 		c.p.routeLabel = append(c.p.routeLabel, c.name(it.Name))
 	}
@@ -479,6 +480,7 @@ func (c *compiler) routeBody(r int32, key *yaml.Node) int32 {
 	}
 	body := c.block(rt.Steps, p+".steps", r)
 	c.p.routes[r].body = body
+	c.onFailure(r, rt)
 	return body
 }
 

@@ -29,6 +29,7 @@ func (r *run) newProc(kind procKind, jr *jrec, parent *proc) *proc {
 	p.reqID, p.jobID = 0, 0
 	p.picks, p.unwinding = p.picks[:0], false
 	p.cancelled, p.abandoned, p.failFast, p.kids = false, false, false, p.kids[:0]
+	p.recovering = false
 	p.orphanedAt = sim.Never
 	if parent != nil {
 		p.picks = append(p.picks, parent.picks...)
@@ -487,7 +488,13 @@ func (r *run) label(p *proc) int32 {
 
 // failAt fails p with a stage already resolved (a child's, passed up).
 func (r *run) failAt(p *proc, status int32, comp int32, stage int32) {
-	p.failStage, p.failComp, p.failStatus = stage, comp, status
+	if p.recovering && !p.cancelled {
+		// A step of the on_failure block failed: the route keeps its
+		// first failure.
+		status = p.failStatus
+	} else {
+		p.failStage, p.failComp, p.failStatus = stage, comp, status
+	}
 	p.unwinding = true
 	for len(p.frames) > 0 {
 		optional := p.frames[len(p.frames)-1].optional && !p.cancelled && !p.abandoned
@@ -496,10 +503,15 @@ func (r *run) failAt(p *proc, status int32, comp int32, stage int32) {
 		if optional {
 			p.unwinding = false
 			r.st.tolerated++
-			p.failStage, p.failComp = -1, -1
+			if !p.recovering {
+				p.failStage, p.failComp = -1, -1
+			}
 			r.exec(p)
 			return
 		}
+	}
+	if r.startOnFailure(p) {
+		return
 	}
 	r.finish(p, status)
 }

@@ -128,6 +128,9 @@ type proc struct {
 	failStage  int32
 	failComp   int32
 	failStatus int32 // the status p is unwinding with
+	// recovering: p runs its route's on_failure block, and ends with
+	// failStatus, failStage and failComp whatever the block does.
+	recovering bool
 
 	picks []pick // balancer replicas this request was routed to, inherited by callees
 	// lastBackoff is the last retry sleep, for decorrelated jitter.

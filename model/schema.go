@@ -84,6 +84,10 @@ type Route struct {
 	// as ignores_deadline).
 	OnDeadline string `yaml:"on_deadline"`
 	Steps      []Step `yaml:"steps"`
+	// OnFailure are steps run when the route's steps fail, before the
+	// failure reaches its caller, as a handler writes its error response:
+	// the route still fails with the status of the first failure.
+	OnFailure []Step `yaml:"on_failure"`
 
 	Node *yaml.Node `yaml:"-"`
 }
