@@ -33,7 +33,7 @@ type BucketSpec struct {
 	// deadline would pass before a token comes (while max_wait would
 	// not): default the bucket's status. A client that tells the two
 	// apart retries the one and not the other.
-	DeadlineStatus *int `yaml:"deadline_status"`
+	DeadlineStatus *int `yaml:"deadline_status" param:"-"` // a status: a name, not a quantity
 	// RefuseCost is how long a refusal takes to reach the caller (the
 	// round trip of a rate-limited API's 429); default none.
 	RefuseCost *DistRef `yaml:"refuse_cost"`

@@ -2,6 +2,7 @@ package model
 
 import (
 	"math"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -44,6 +45,53 @@ const (
 	ParamWeight       ParamKind = "weight"       // a choose branch's weight: the branch's share
 	ParamNumber       ParamKind = "number"       // a rate, a probability, cores, an attribute not whole
 )
+
+// specParams holds, for each component kind, the keys of its spec a
+// result may hinge on and how each is perturbed, read from the spec's Go
+// types: an int is a count, a float64 or a rate a number, a duration or a
+// distribution a time; a nested mapping's keys are dotted (autoscale.target).
+// A field tagged param:"-" (a status code) is no quantity. Built from the
+// specs the decoder fills, so a kind's new key is a parameter without a
+// line here.
+var specParams = func() map[string]map[string]ParamKind {
+	out := map[string]map[string]ParamKind{}
+	for _, k := range kinds {
+		keys := map[string]ParamKind{}
+		paramKeysOf(reflect.TypeOf(k.newSpec()), "", keys)
+		out[k.name] = keys
+	}
+	return out
+}()
+
+func paramKeysOf(t reflect.Type, prefix string, keys map[string]ParamKind) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return
+	}
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		tag, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		if tag == "" || tag == "-" || f.Tag.Get("param") == "-" {
+			continue
+		}
+		ft := f.Type
+		for ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		switch {
+		case ft == reflect.TypeOf(Duration{}) || ft == reflect.TypeOf(DistRef{}):
+			keys[prefix+tag] = ParamTime
+		case ft == reflect.TypeOf(Rate{}) || ft.Kind() == reflect.Float64:
+			keys[prefix+tag] = ParamNumber
+		case ft.Kind() == reflect.Int:
+			keys[prefix+tag] = ParamCount
+		case ft.Kind() == reflect.Struct:
+			paramKeysOf(ft, prefix+tag+".", keys)
+		}
+	}
+}
 
 // Count keys of components and steps, and the least each may be; time keys.
 var (
@@ -108,7 +156,11 @@ func (l *Loaded) Params() []Param {
 	if m := entry(root, "components"); m != nil {
 		for i := 0; i+1 < len(m.Content); i += 2 {
 			k, c := m.Content[i], resolve(m.Content[i+1])
-			w.mapping(c, "components."+k.Value, k.Value, []*yaml.Node{k, c}, false)
+			kind := ""
+			if kn := entry(c, "kind"); kn != nil {
+				kind = kn.Value
+			}
+			w.spec(c, "components."+k.Value, k.Value, []*yaml.Node{k, c}, specParams[kind], "")
 		}
 	}
 	if m := entry(root, "journeys"); m != nil {
@@ -238,6 +290,35 @@ func (w *paramWalker) mapping(m *yaml.Node, path, name string, owner []*yaml.Nod
 		case countKeys[k.Value] >= 0 && isCountKey(k.Value):
 			w.number(k, v, p, n, countKeys[k.Value], false, owner)
 		case numberKeys[k.Value]:
+			w.factor(k, v, p, n, ParamNumber, owner)
+		}
+	}
+}
+
+// spec walks a component's mapping by its kind's keys (specParams);
+// prefix is the dotted path of a nested mapping's keys inside the spec.
+func (w *paramWalker) spec(m *yaml.Node, path, name string, owner []*yaml.Node, keys map[string]ParamKind, prefix string) {
+	if m.Kind != yaml.MappingNode {
+		return
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], resolve(m.Content[i+1])
+		p, n, key := path+"."+k.Value, name+"."+k.Value, prefix+k.Value
+		if v.Kind == yaml.MappingNode {
+			w.spec(v, p, n, append([]*yaml.Node{v}, owner...), keys, key+".")
+			continue
+		}
+		if v.Kind != yaml.ScalarNode {
+			continue
+		}
+		kind, ok := keys[key]
+		switch {
+		case !ok:
+		case kind == ParamTime:
+			w.time(k, v, p, n, owner)
+		case kind == ParamCount:
+			w.number(k, v, p, n, max(0, countKeys[k.Value]), false, owner)
+		default:
 			w.factor(k, v, p, n, ParamNumber, owner)
 		}
 	}

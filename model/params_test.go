@@ -116,3 +116,43 @@ journeys:
 		t.Errorf("params:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// A component's parameters are its kind's own keys, read from the spec
+// the decoder fills: a balancer's target and safety (assumptions the
+// realtime-sessions scenario labels) are listed, a status code is not.
+func TestParamsComeFromTheKindSpecs(t *testing.T) {
+	src := `name: p
+duration: 10s
+components:
+  lb: {kind: balancer, replicas: 4, policy: hybrid, target: 0.7, safety: 0.5}
+  db: {kind: pool, servers: 4, behind: lb}
+  tokens: {kind: bucket, rate: 10/s, burst: 5, refuse: at_deadline, deadline_status: 503, adapt: {rates: [5/s], signals: 10, window: 5s}}
+journeys:
+  j:
+    rate: 10/s
+    steps:
+      - use: db
+        work: 10ms
+`
+	l, err := LoadBytes(fstest.MapFS{}, "s.yaml", []byte(src), LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]ParamKind{}
+	for _, p := range l.Params() {
+		got[p.Path] = p.Kind
+	}
+	for path, kind := range map[string]ParamKind{
+		"components.lb.replicas": ParamCount, "components.lb.target": ParamNumber,
+		"components.lb.safety": ParamNumber, "components.db.servers": ParamCount,
+		"components.tokens.burst":         ParamNumber,
+		"components.tokens.adapt.signals": ParamCount, "components.tokens.adapt.window": ParamTime,
+	} {
+		if got[path] != kind {
+			t.Errorf("%s: kind %q, want %q", path, got[path], kind)
+		}
+	}
+	if k, ok := got["components.tokens.deadline_status"]; ok {
+		t.Errorf("deadline_status is listed as a %s parameter: a status is a name, not a quantity", k)
+	}
+}
