@@ -90,15 +90,18 @@ func (e *PlanEntry) array() (*entryArray, error) {
 // expand turns each tuple into one per element of the array a, each a
 // copy of the tuple whose record answers a.name[]... from its element.
 // The conditions on the elements (conds) keep elements, not records.
-// origin[i] is the index in tuples that out[i] comes from.
-func (e *PlanEntry) expand(tuples [][]*row, a *entryArray, conds []fieldCond, s *Sample, lineError func(*row, string, ...any)) (out [][]*row, origin []int, rejected int) {
+// origin[i] is the index in tuples that out[i] comes from. fs counts the
+// records of the array's source: one without the array is rejected, one
+// whose array is empty has no value, one whose every element the
+// conditions exclude is filtered.
+func (e *PlanEntry) expand(tuples [][]*row, a *entryArray, conds []fieldCond, fs *FileStats, s *Sample, lineError func(*row, string, ...any)) (out [][]*row, origin []int) {
 	empty, filtered := 0, 0
 	prefix := a.name + arraySuffix
 	for ti, t := range tuples {
 		r := t[a.alias]
 		text, ok := r.field(a.name)
 		if !ok {
-			rejected++
+			fs.Rejected++
 			lineError(r, "%s: %s: no such field (the array of %s); skipped", e.Name, a.name, prefix)
 			continue
 		}
@@ -106,13 +109,16 @@ func (e *PlanEntry) expand(tuples [][]*row, a *entryArray, conds []fieldCond, s 
 		dec := json.NewDecoder(strings.NewReader(text))
 		dec.UseNumber()
 		if !strings.HasPrefix(strings.TrimSpace(text), "[") || dec.Decode(&elems) != nil || dec.More() {
-			rejected++
+			fs.Rejected++
 			lineError(r, "%s: %s is %q, not an array (for %s); skipped", e.Name, a.name, excerpt([]byte(text)), prefix)
 			continue
 		}
 		if len(elems) == 0 {
 			empty++
+			fs.NoValue++
+			continue
 		}
+		kept := len(out)
 		for _, el := range elems {
 			er := *r
 			er.get = elementLookup(r.get, prefix, el)
@@ -125,6 +131,9 @@ func (e *PlanEntry) expand(tuples [][]*row, a *entryArray, conds []fieldCond, s 
 			out = append(out, nt)
 			origin = append(origin, ti)
 		}
+		if len(out) == kept {
+			fs.Filtered++
+		}
 	}
 	if empty > 0 {
 		s.Notes = append(s.Notes, fmt.Sprintf("%d records had an empty %s and gave no value", empty, prefix))
@@ -132,7 +141,7 @@ func (e *PlanEntry) expand(tuples [][]*row, a *entryArray, conds []fieldCond, s 
 	if filtered > 0 {
 		s.Notes = append(s.Notes, fmt.Sprintf("%d elements of %s were excluded by the filter", filtered, prefix))
 	}
-	return out, origin, rejected
+	return out, origin
 }
 
 // elementLookup answers prefix (the element itself) and prefix.field from

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"capsim/cmd/golden"
 )
 
 // Per-element values: an upload's record lists the thumbnails rendered
@@ -21,18 +23,19 @@ const (
 	thumbSigma = 0.4
 )
 
-func TestPlanArrayPerElement(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	const n = 1500
+// writeThumbLogs writes n uploads to dir/app.jsonl and returns how many
+// thumbnails they list, how many of size m, and how many uploads have none
+// of size m.
+func writeThumbLogs(t *testing.T, dir string, n int) (elems, medium, noMedium int) {
+	t.Helper()
 	src := rand.NewPCG(21, 22)
 	rnd := rand.New(src)
 	thumb := distuv.LogNormal{Mu: thumbMu, Sigma: thumbSigma, Src: src}
 	var b strings.Builder
-	elems, medium := 0, 0
 	for i := range n {
 		k := 1 + rnd.IntN(4)
 		parts := make([]string, k)
+		had := medium
 		for j := range parts {
 			size := "s"
 			if rnd.IntN(2) == 0 {
@@ -42,6 +45,9 @@ func TestPlanArrayPerElement(t *testing.T) {
 			parts[j] = fmt.Sprintf(`{"size":"%s","ms":%.4f}`, size, thumb.Rand()*1000)
 		}
 		elems += k
+		if medium == had {
+			noMedium++
+		}
 		fmt.Fprintf(&b, `{"ts":%d,"event":"upload_done","upload_id":"u%d","thumbs":[%s]}`+"\n", 1764576000+i, i, strings.Join(parts, ","))
 	}
 	// Line n+1 has no array, line n+2 a number where the array should be,
@@ -53,6 +59,14 @@ func TestPlanArrayPerElement(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "app.jsonl"), []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return elems, medium, noMedium
+}
+
+func TestPlanArrayPerElement(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	const n = 1500
+	elems, medium, noMedium := writeThumbLogs(t, dir, n)
 	plan := filepath.Join(dir, "plan.yaml")
 	if err := os.WriteFile(plan, []byte(`sources: {app: app.jsonl}
 measured:
@@ -92,8 +106,12 @@ measured:
 		}
 	}
 	s := all.Sample
-	if got := s.Stats[0]; got.Used != n || got.Rejected != 2 || got.Filtered != 1 {
-		t.Errorf("used %d, rejected %d, filtered %d records; want %d, 2, 1", got.Used, got.Rejected, got.Filtered, n)
+	// A record counts once, however many elements it gives.
+	if got := s.Stats[0]; got.Used != n || got.Rejected != 2 || got.Filtered != 1 || got.NoValue != 1 {
+		t.Errorf("used %d, rejected %d, filtered %d, no value %d records; want %d, 2, 1, 1", got.Used, got.Rejected, got.Filtered, got.NoValue, n)
+	}
+	if got := m.Sample.Stats[0]; got.Used != n-noMedium || got.Filtered != 1+noMedium {
+		t.Errorf("size m: used %d, filtered %d records; want %d, %d", got.Used, got.Filtered, n-noMedium, 1+noMedium)
 	}
 	var lines []string
 	for _, le := range s.LineErrors {
@@ -115,23 +133,17 @@ measured:
 	}
 }
 
-// Counter differences: two processes log their running totals of CPU
-// time and requests served every 10 s. Over each interval the CPU time
-// per request is gamma(k = 3, θ = 4ms), so Δ proc_cpu_ms / Δ
-// requests_total must give that gamma back. One process restarts (both
-// counters start again from zero) and one interval serves no request:
-// both are skipped with their notes. The tolerances are four standard
-// errors, as in TestPlanJoinRecoversParameters.
-func TestPlanDifferencePerRequest(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	const (
-		intervals = 1500
-		k, θ      = 3.0, 0.004
-	)
+// procCostK and procCostθ are the gamma of the CPU time per request.
+const procCostK, procCostθ = 3.0, 0.004
+
+// writeProcLogs writes the running totals of two processes over n
+// intervals to dir/proc.jsonl and returns how many intervals served
+// requests and how many other events were written.
+func writeProcLogs(t *testing.T, dir string, intervals int) (per, gc int) {
+	t.Helper()
 	src := rand.NewPCG(31, 32)
 	rnd := rand.New(src)
-	cost := distuv.Gamma{Alpha: k, Beta: 1 / θ, Src: src}
+	cost := distuv.Gamma{Alpha: procCostK, Beta: 1 / procCostθ, Src: src}
 	var b strings.Builder
 	type proc struct {
 		cpuMS float64
@@ -145,7 +157,6 @@ func TestPlanDifferencePerRequest(t *testing.T) {
 	}
 	emit(0)
 	emit(1)
-	per := 0
 	for i := range intervals {
 		tick++
 		pid := i % 2
@@ -162,14 +173,33 @@ func TestPlanDifferencePerRequest(t *testing.T) {
 			per++
 		}
 		emit(pid)
-		// Another process's metric in the same file is filtered out.
+		// Other events in the same file are filtered out.
 		if i%100 == 0 {
+			gc++
 			fmt.Fprintf(&b, `{"ts":%d,"event":"gc","pid":"p%d","pause_ms":1.2}`+"\n", 1764576000+10*tick, pid)
 		}
 	}
 	if err := os.WriteFile(filepath.Join(dir, "proc.jsonl"), []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return per, gc
+}
+
+// Counter differences: two processes log their running totals of CPU
+// time and requests served every 10 s. Over each interval the CPU time
+// per request is gamma(k = 3, θ = 4ms), so Δ proc_cpu_ms / Δ
+// requests_total must give that gamma back. One process restarts (both
+// counters start again from zero) and one interval serves no request:
+// both are skipped with their notes. The tolerances are four standard
+// errors, as in TestPlanJoinRecoversParameters.
+func TestPlanDifferencePerRequest(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	const (
+		intervals = 1500
+		k, θ      = procCostK, procCostθ
+	)
+	per, gc := writeProcLogs(t, dir, intervals)
 	plan := filepath.Join(dir, "plan.yaml")
 	if err := os.WriteFile(plan, []byte(`sources: {proc: proc.jsonl}
 measured:
@@ -205,6 +235,11 @@ measured:
 		t.Errorf("mean %gs, want %gs ± %.3gs", got, mean, 4*seMean)
 	}
 	s := f.Sample
+	// Each record is used once though it ends one interval and starts the
+	// next; those around the skipped intervals take part in their others.
+	if got := s.Stats[0]; got.Used != intervals+2 || got.Filtered != gc {
+		t.Errorf("used %d, filtered %d records; want %d, %d", got.Used, got.Filtered, intervals+2, gc)
+	}
 	want := "1 intervals between consecutive records were skipped: proc_cpu_ms or requests_total decreased (a counter reset)\n" +
 		"1 intervals between consecutive records were skipped: requests_total did not grow"
 	if got := strings.Join(s.Notes, "\n"); got != want {
@@ -272,4 +307,39 @@ func TestPlanArrayOfNumbers(t *testing.T) {
 	if got, want := fmt.Sprint(fits[0].Sample.Values), "[0.0035 0.005 0.0025]"; got != want {
 		t.Errorf("values %s, want %s", got, want)
 	}
+}
+
+// TestPlanArrayAndDifferenceGolden holds the fragment of a plan with one
+// entry of each kind, provenance included, to the byte.
+func TestPlanArrayAndDifferenceGolden(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeThumbLogs(t, dir, 1000)
+	writeProcLogs(t, dir, 1000)
+	plan := filepath.Join(dir, "plan.yaml")
+	if err := os.WriteFile(plan, []byte(`sources:
+  app: {file: app.jsonl}
+  proc: {file: proc.jsonl}
+measured:
+  thumbnail_m:
+    from: app
+    where: [event == upload_done, "thumbs[].size == m"]
+    expr: thumbs[].ms
+  request_cpu:
+    from: proc
+    key: pid
+    where: event == process_stats
+    difference: {of: proc_cpu_ms, per: requests_total}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var entries []Entry
+	for _, f := range runPlan(t, plan) {
+		entries = append(entries, f.Entry)
+	}
+	out, err := MergeFragment(nil, entries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, "testdata/plan-arrays-difference.golden", out)
 }

@@ -129,14 +129,14 @@ func (p *Plan) sample(e *PlanEntry, files []*rowFile) (*Sample, error) {
 		}
 	}
 
-	records := len(tuples)
-	var origin []int // the tuple each expanded one comes from
+	records := tuples
+	var origin []int // the index in records each expanded tuple comes from
 	if arr != nil {
-		var rejected int
-		tuples, origin, rejected = e.expand(tuples, arr, elemConds, s, lineError)
-		stats[0].Rejected += rejected
+		tuples, origin = e.expand(tuples, arr, elemConds, stats[srcOf(arr.alias)], s, lineError)
 	}
-	used := map[int]bool{}
+	// A record is used once, however many values it is part of: the
+	// elements of its array, or two consecutive intervals.
+	used := map[*row]bool{}
 
 	// Each rounded field may be off by up to one quantum, so a value
 	// computed from k of them may be off by k quanta: a negative value
@@ -189,13 +189,13 @@ func (p *Plan) sample(e *PlanEntry, files []*rowFile) (*Sample, error) {
 				tm = r.time
 			}
 		}
-		// A record is used once however many of its elements give values.
+		base := t
 		if origin != nil {
-			ti = origin[ti]
+			base = records[origin[ti]]
 		}
-		if !used[ti] {
-			used[ti] = true
-			for i := range t {
+		for i, r := range base {
+			if !used[r] {
+				used[r] = true
 				stats[srcOf(i)].Used++
 			}
 		}
@@ -217,7 +217,7 @@ func (p *Plan) sample(e *PlanEntry, files []*rowFile) (*Sample, error) {
 		s.Notes = append(s.Notes, fmt.Sprintf("%d of %d values were negative within the rounding of their fields (%d × %ss) and were kept as 0", s.Clamped, len(s.Values), s.RoundedFields, fmtSeconds(s.Resolution)))
 	}
 	if len(s.Values) == 0 {
-		return s, fmt.Errorf("no values: %d records read, filter %s", records, s.FilterText)
+		return s, fmt.Errorf("no values: %d records read, filter %s", len(records), s.FilterText)
 	}
 	return s, nil
 }

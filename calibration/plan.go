@@ -40,6 +40,13 @@ import (
 //	    where: event == batch_saved
 //	    expr: duration_ms
 //	    per: photos
+//	  thumbnail:
+//	    from: app
+//	    expr: thumbs[].ms
+//	  request_cpu:
+//	    from: app
+//	    key: pid
+//	    difference: {of: proc_cpu_ms, per: requests_total}
 //	figures:
 //	  s3_save_originals: {mean: 0.56s, cv: 0.3, source: "FIGURES 000-30"}
 //
@@ -54,8 +61,10 @@ import (
 // in unit (inferred from the fields' names when they agree); dist: and rank:
 // choose the family as --dist and --rank do. per: names a count of items
 // (photos) and splits the value into two entries, NAME_base and
-// NAME_per_item (see SplitFit). A figures entry is what a figures file
-// holds.
+// NAME_per_item (see SplitFit). thumbs[].ms reads each element of an array
+// (see checkArrayName). difference: divides the growth of one running total
+// by another's between consecutive records of each key (see consecutive).
+// A figures entry is what a figures file holds.
 
 // Plan is a parsed calibration plan.
 type Plan struct {
