@@ -67,7 +67,8 @@ func (e *PlanEntry) array() (*entryArray, error) {
 	}
 	var found *entryArray
 	var first string
-	for _, ref := range refs {
+	inExpr := false
+	for n, ref := range refs {
 		alias, field, err := e.resolveRef(ref)
 		if err != nil {
 			continue // reported with the other references
@@ -83,6 +84,10 @@ func (e *PlanEntry) array() (*entryArray, error) {
 		case *a != *found:
 			return nil, fmt.Errorf("%s and %s read two different arrays: one value per element needs one array", first, ref)
 		}
+		inExpr = inExpr || n < len(e.Expr.Refs())
+	}
+	if found != nil && !inExpr {
+		return nil, fmt.Errorf("%s reads the array %s%s but expr: does not: each record's value would be repeated once per element", first, found.name, arraySuffix)
 	}
 	return found, nil
 }
@@ -94,7 +99,7 @@ func (e *PlanEntry) array() (*entryArray, error) {
 // records of the array's source: one without the array is rejected, one
 // whose array is empty has no value, one whose every element the
 // conditions exclude is filtered.
-func (e *PlanEntry) expand(tuples [][]*row, a *entryArray, conds []fieldCond, fs *FileStats, s *Sample, lineError func(*row, string, ...any)) (out [][]*row, origin []int) {
+func (e *PlanEntry) expand(tuples [][]*row, a *entryArray, conds []fieldCond, fs *FileStats, s *Sample, lineError func(*row, string, ...any)) (out [][]*row, origin []int, err error) {
 	empty, filtered := 0, 0
 	prefix := a.name + arraySuffix
 	for ti, t := range tuples {
@@ -126,6 +131,9 @@ func (e *PlanEntry) expand(tuples [][]*row, a *entryArray, conds []fieldCond, fs
 				filtered++
 				continue
 			}
+			if len(out) >= MaxValues {
+				return nil, nil, fmt.Errorf("%s:%d: more than %d elements of %s; fit a part of the data (a filter, or a shorter span)", r.file, r.line, MaxValues, prefix)
+			}
 			nt := slices.Clone(t)
 			nt[a.alias] = &er
 			out = append(out, nt)
@@ -141,7 +149,7 @@ func (e *PlanEntry) expand(tuples [][]*row, a *entryArray, conds []fieldCond, fs
 	if filtered > 0 {
 		s.Notes = append(s.Notes, fmt.Sprintf("%d elements of %s were excluded by the filter", filtered, prefix))
 	}
-	return out, origin
+	return out, origin, nil
 }
 
 // elementLookup answers prefix (the element itself) and prefix.field from

@@ -269,6 +269,7 @@ measured:
   i: {from: app, difference: {of: "cpu_ms - 1", per: reqs, by: x}}
   j: {from: app, difference: {of: "thumbs[].ms", per: reqs}}
   k: {from: app, difference: {of: cpu_ms, per: reqs}, per: photos}
+  l: {from: app, where: "thumbs[].size == m", expr: upload_ms}
 `
 	_, err := ReadPlan("plan.yaml", strings.NewReader(plan))
 	want := `plan.yaml:5:24: a: thumbs[].ms and pages[].ms read two different arrays: one value per element needs one array
@@ -282,7 +283,8 @@ plan.yaml:12:3: h: difference: per: time would be a rate of cpu_ms per second, n
 plan.yaml:13:35: i: difference: of: "cpu_ms - 1" is not the name of a field of the record
 plan.yaml:13:60: i: difference: unknown key "by" (want of, per)
 plan.yaml:14:3: j: difference: compares counters of whole records, not of an array's elements
-plan.yaml:15:3: k: difference: already divides by reqs; per: does not apply`
+plan.yaml:15:3: k: difference: already divides by reqs; per: does not apply
+plan.yaml:16:53: l: thumbs[].size reads the array thumbs[] but expr: does not: each record's value would be repeated once per element`
 	if err == nil || err.Error() != want {
 		t.Errorf("got\n%v\nwant\n%s", err, want)
 	}

@@ -132,7 +132,9 @@ func (p *Plan) sample(e *PlanEntry, files []*rowFile) (*Sample, error) {
 	records := tuples
 	var origin []int // the index in records each expanded tuple comes from
 	if arr != nil {
-		tuples, origin = e.expand(tuples, arr, elemConds, stats[srcOf(arr.alias)], s, lineError)
+		if tuples, origin, err = e.expand(tuples, arr, elemConds, stats[srcOf(arr.alias)], s, lineError); err != nil {
+			return nil, err
+		}
 	}
 	// A record is used once, however many values it is part of: the
 	// elements of its array, or two consecutive intervals.

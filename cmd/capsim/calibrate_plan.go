@@ -66,7 +66,7 @@ and rank: are as for calibrate. per: names a count of items and splits the
 value into NAME_base and NAME_per_item, their means and variances by least
 squares (the variance of the total growing with the count). thumbs[].ms
 reads the field ms of every element of the array thumbs, one value per
-element; a where: on thumbs[] keeps elements, and an entry reads one array.
+element; a where: on thumbs[] keeps elements; an entry reads one array, in expr:.
 difference: divides the growth of one running total by another's between
 consecutive records (of each key:, in time order); a decrease of either
 is a counter reset and an interval whose count did not grow has no cost
