@@ -13,7 +13,8 @@ import (
 // "driver.duration_ms - app.handler_ms" or "hold_ms / sleeps": numbers,
 // field references (letters, digits, _ and dots, starting with a letter or
 // _; "time" is a record's timestamp in seconds, meant for differences
-// between records), + - * /, unary minus and
+// between records; thumbs[].ms reads ms of each element of the array
+// thumbs, one value per element), + - * /, unary minus and
 // parentheses, with the usual precedence, left to right.
 //
 // Derived values are what a single log line rarely holds: a client's
@@ -164,7 +165,9 @@ func (p *exprParser) describe() string {
 }
 
 func isRefStart(c byte) bool { return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
-func isRefByte(c byte) bool  { return isRefStart(c) || c >= '0' && c <= '9' || c == '.' }
+func isRefByte(c byte) bool {
+	return isRefStart(c) || c >= '0' && c <= '9' || c == '.' || c == '[' || c == ']'
+}
 
 func (p *exprParser) next() {
 	i := p.end
@@ -273,6 +276,9 @@ func (p *exprParser) unary() (*exprNode, error) {
 	case p.tok == tokRef:
 		if strings.HasSuffix(p.text, ".") || strings.Contains(p.text, "..") {
 			return nil, p.errorf("field %q is not a name such as app.handler_ms", p.text)
+		}
+		if err := checkArrayName(p.text); err != nil {
+			return nil, p.errorf("%v", err)
 		}
 		n := &exprNode{ref: p.text}
 		p.next()

@@ -57,6 +57,10 @@ func TestExprErrors(t *testing.T) {
 		"app. - x":         `expression "app. - x", at column 1: field "app." is not a name such as app.handler_ms`,
 		"1.2.3 + a":        `expression "1.2.3 + a", at column 1: expected a number, a field or ( but found character "1.2.3"`,
 		"a * (b - c)) + d": `expression "a * (b - c)) + d", at column 12: unexpected ")"`,
+		"a[].b[].c_ms":     `expression "a[].b[].c_ms", at column 1: field "a[].b[].c_ms" reads an array within an array: one value per element needs one array`,
+		"a[]b":             `expression "a[]b", at column 1: field "a[]b": an array is written name[] followed by . or the end of the name, such as thumbs[].ms`,
+		"a.[].b":           `expression "a.[].b", at column 1: field "a.[].b": an array is written name[] followed by . or the end of the name, such as thumbs[].ms`,
+		"a] + 1":           `expression "a] + 1", at column 1: field "a]": an array is written name[] followed by . or the end of the name, such as thumbs[].ms`,
 	} {
 		_, err := ParseExpr(in)
 		if err == nil || err.Error() != want {
@@ -128,7 +132,7 @@ plan.yaml:5:13: a: from: no source named "nope" under sources:
 plan.yaml:6:3: b: no key: (the field that ties the records of one request together, e.g. request_id)
 plan.yaml:7:48: c: field "other.x" must name its record: app.other.x or ngx.other.x
 plan.yaml:8:24: d: expression "x_ms +", at column 7: expected a number, a field or ( but found end of expression
-plan.yaml:8:34: d: unknown key "colour" (want from, key, pairs, where, expr, unit, dist, rank, per)
+plan.yaml:8:34: d: unknown key "colour" (want from, key, pairs, difference, where, expr, unit, dist, rank, per)
 plan.yaml:9:36: e: dist: unknown family "pareto" (want lognormal, gamma, weibull, normal, exponential, uniform or empirical)
 plan.yaml:9:50: e: rank: want aic or ks, got "bic"`
 	if err == nil || err.Error() != want {

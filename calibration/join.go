@@ -20,7 +20,7 @@ func (p *Plan) sample(e *PlanEntry, files []*rowFile) (*Sample, error) {
 	// The source a field reference reads: a pair's from and to are both
 	// records of its one source.
 	srcOf := func(alias int) int {
-		if alias < 0 || e.Pairs != nil {
+		if alias < 0 || e.Pairs != nil || e.Difference != nil {
 			return 0
 		}
 		return alias
@@ -92,10 +92,21 @@ func (p *Plan) sample(e *PlanEntry, files []*rowFile) (*Sample, error) {
 
 	// Conditions by the alias they read; unqualified ones apply to every
 	// record read.
+	// Conditions on an array's elements keep elements, once the records
+	// are expanded into them.
+	arr, err := e.array()
+	if err != nil {
+		return nil, err
+	}
 	conds := map[int][]fieldCond{}
+	var elemConds []fieldCond
 	for i := range e.Where {
 		c := &e.Where[i]
 		alias, field, _ := e.resolveRef(c.Ref)
+		if _, _, ok := arrayOf(field); ok {
+			elemConds = append(elemConds, fieldCond{c, field})
+			continue
+		}
 		conds[alias] = append(conds[alias], fieldCond{c, field})
 	}
 
@@ -103,6 +114,8 @@ func (p *Plan) sample(e *PlanEntry, files []*rowFile) (*Sample, error) {
 	switch {
 	case e.Pairs != nil:
 		tuples = e.pairs(files[0], stats[0], conds, s)
+	case e.Difference != nil:
+		tuples = e.consecutive(files[0], stats[0], conds, s)
 	case len(e.From) > 1:
 		tuples = e.join(files, stats, conds, s)
 	default:
@@ -116,12 +129,23 @@ func (p *Plan) sample(e *PlanEntry, files []*rowFile) (*Sample, error) {
 		}
 	}
 
+	records := tuples
+	var origin []int // the index in records each expanded tuple comes from
+	if arr != nil {
+		if tuples, origin, err = e.expand(tuples, arr, elemConds, stats[srcOf(arr.alias)], s, lineError); err != nil {
+			return nil, err
+		}
+	}
+	// A record is used once, however many values it is part of: the
+	// elements of its array, or two consecutive intervals.
+	used := map[*row]bool{}
+
 	// Each rounded field may be off by up to one quantum, so a value
 	// computed from k of them may be off by k quanta: a negative value
 	// within that is a small true value, not an error.
 	tolerance := float64(s.RoundedFields) * s.Resolution
 	clampBelow := -tolerance * (1 + 1e-9)
-	for _, t := range tuples {
+	for ti, t := range tuples {
 		get := func(ref string) (float64, error) {
 			alias, field, _ := e.resolveRef(ref)
 			if alias < 0 {
@@ -167,8 +191,15 @@ func (p *Plan) sample(e *PlanEntry, files []*rowFile) (*Sample, error) {
 				tm = r.time
 			}
 		}
-		for i := range t {
-			stats[srcOf(i)].Used++
+		base := t
+		if origin != nil {
+			base = records[origin[ti]]
+		}
+		for i, r := range base {
+			if !used[r] {
+				used[r] = true
+				stats[srcOf(i)].Used++
+			}
 		}
 		status := 0
 		for _, r := range t {
@@ -188,7 +219,7 @@ func (p *Plan) sample(e *PlanEntry, files []*rowFile) (*Sample, error) {
 		s.Notes = append(s.Notes, fmt.Sprintf("%d of %d values were negative within the rounding of their fields (%d × %ss) and were kept as 0", s.Clamped, len(s.Values), s.RoundedFields, fmtSeconds(s.Resolution)))
 	}
 	if len(s.Values) == 0 {
-		return s, fmt.Errorf("no values: %d records read, filter %s", len(tuples), s.FilterText)
+		return s, fmt.Errorf("no values: %d records read, filter %s", len(records), s.FilterText)
 	}
 	return s, nil
 }
@@ -367,6 +398,11 @@ func (e *PlanEntry) describe(u Unit) string {
 	switch {
 	case e.Pairs != nil:
 		d += fmt.Sprintf(", each %s paired with the latest earlier %s of its %s", orAny(e.Pairs.To), orAny(e.Pairs.From), e.Key)
+	case e.Difference != nil:
+		d += ", between consecutive records"
+		if e.Key != "" {
+			d += " of each " + e.Key
+		}
 	case len(e.From) > 1:
 		d += " joined on " + e.Key
 	}
@@ -512,6 +548,84 @@ func (e *PlanEntry) pairs(rf *rowFile, fs *FileStats, conds map[int][]fieldCond,
 				last = r
 			}
 		}
+	}
+	return tuples
+}
+
+// consecutive pairs each record with the one before it of the same key
+// (of the whole source without a key), in time order (reading order among
+// equal times), for the growth of running totals between them. A counter
+// that decreases was reset (the process restarted): that interval is
+// skipped, as is one in which the count did not grow, whose cost per item
+// is undefined.
+func (e *PlanEntry) consecutive(rf *rowFile, fs *FileStats, conds map[int][]fieldCond, s *Sample) [][]*row {
+	groups := map[string][]*row{}
+	var order []string
+	noKey := 0
+	for j := range rf.rows {
+		r := &rf.rows[j]
+		if !keep(r, conds[-1]) {
+			fs.Filtered++
+			continue
+		}
+		k := ""
+		if e.Key != "" {
+			var ok bool
+			if k, ok = r.field(e.Key); !ok || k == "" {
+				noKey++
+				continue
+			}
+		}
+		if groups[k] == nil {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], r)
+	}
+	if noKey > 0 {
+		s.Notes = append(s.Notes, fmt.Sprintf("%d records had no %s and could not be compared", noKey, e.Key))
+	}
+	d := e.Difference
+	// grew compares a counter across an interval; a value that is not a
+	// number is left to the expression, which reports it on its line.
+	grew := func(from, to *row, field string) (float64, bool) {
+		a, errA := fieldNumber(from, field, fs.Format, field, from)
+		b, errB := fieldNumber(to, field, fs.Format, field, from)
+		return b - a, errA == nil && errB == nil
+	}
+	var tuples [][]*row
+	resets, idle := 0, 0
+	for _, k := range order {
+		g := groups[k]
+		slices.SortStableFunc(g, func(a, b *row) int {
+			if math.IsNaN(a.time) || math.IsNaN(b.time) {
+				return 0
+			}
+			return cmp.Compare(a.time, b.time)
+		})
+		for i := 1; i < len(g); i++ {
+			from, to := g[i-1], g[i]
+			dOf, okOf := grew(from, to, d.Of)
+			dPer, okPer := grew(from, to, d.Per)
+			switch {
+			case okOf && dOf < 0 || okPer && dPer < 0:
+				resets++
+				continue
+			case okPer && dPer == 0:
+				idle++
+				continue
+			}
+			if keep(from, conds[0]) && keep(to, conds[1]) {
+				tuples = append(tuples, []*row{from, to})
+			} else {
+				fs.Filtered++
+			}
+		}
+	}
+	if resets > 0 {
+		s.Notes = append(s.Notes, fmt.Sprintf("%d intervals between consecutive records were skipped: %s or %s decreased (a counter reset)", resets, d.Of, d.Per))
+	}
+	if idle > 0 {
+		s.Notes = append(s.Notes, fmt.Sprintf("%d intervals between consecutive records were skipped: %s did not grow", idle, d.Per))
 	}
 	return tuples
 }

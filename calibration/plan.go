@@ -1,6 +1,7 @@
 package calibration
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -39,6 +40,13 @@ import (
 //	    where: event == batch_saved
 //	    expr: duration_ms
 //	    per: photos
+//	  thumbnail:
+//	    from: app
+//	    expr: thumbs[].ms
+//	  request_cpu:
+//	    from: app
+//	    key: pid
+//	    difference: {of: proc_cpu_ms, per: requests_total}
 //	figures:
 //	  s3_save_originals: {mean: 0.56s, cv: 0.3, source: "FIGURES 000-30"}
 //
@@ -53,8 +61,10 @@ import (
 // in unit (inferred from the fields' names when they agree); dist: and rank:
 // choose the family as --dist and --rank do. per: names a count of items
 // (photos) and splits the value into two entries, NAME_base and
-// NAME_per_item (see SplitFit). A figures entry is what a figures file
-// holds.
+// NAME_per_item (see SplitFit). thumbs[].ms reads each element of an array
+// (see checkArrayName). difference: divides the growth of one running total
+// by another's between consecutive records of each key (see consecutive).
+// A figures entry is what a figures file holds.
 
 // Plan is a parsed calibration plan.
 type Plan struct {
@@ -94,7 +104,16 @@ type PlanEntry struct {
 	// Per names the field counting the items a value covers (photos):
 	// the value is then split into a base and a time per item.
 	Per string
+	// Difference, when set, makes the value the growth of one counter
+	// per unit of growth of another between consecutive records.
+	Difference *DifferenceSpec
 }
+
+// DifferenceSpec reads two counters a process logs as running totals,
+// such as proc_cpu_ms and requests_total: the value is Δ Of / Δ Per
+// between consecutive records (of the same key, when the entry has one),
+// the cost of one request over each interval.
+type DifferenceSpec struct{ Of, Per string }
 
 // PairSpec pairs each To event with the latest earlier From event of the
 // same key; an empty name matches any record.
@@ -132,7 +151,7 @@ func IsPlan(data []byte) bool {
 	return len(root.Content) > 0
 }
 
-var planEntryKeys = []string{"from", "key", "pairs", "where", "expr", "unit", "dist", "rank", "per"}
+var planEntryKeys = []string{"from", "key", "pairs", "difference", "where", "expr", "unit", "dist", "rank", "per"}
 
 // ReadPlan reads the plan called name from r. All problems are reported at
 // once, each prefixed with name:line:column.
@@ -300,6 +319,30 @@ func (p *Plan) readMeasured(name string, n *yaml.Node) []error {
 					}
 				}
 				e.Pairs = &ps
+			case "difference":
+				var d DifferenceSpec
+				for m := 0; m+1 < len(fv.Content); m += 2 {
+					mk, mv := fv.Content[m], fv.Content[m+1]
+					var to *string
+					switch mk.Value {
+					case "of":
+						to = &d.Of
+					case "per":
+						to = &d.Per
+					default:
+						fail(mk, "difference: unknown key %q (want of, per)", mk.Value)
+						continue
+					}
+					if x, err := ParseExpr(mv.Value); err != nil || x.root.op != 0 || x.root.ref == "" {
+						fail(mv, "difference: %s: %q is not the name of a field of the record", mk.Value, mv.Value)
+						continue
+					}
+					*to = mv.Value
+				}
+				if fv.Kind != yaml.MappingNode {
+					fail(fv, "difference: want {of: COUNTER, per: COUNT}, such as {of: proc_cpu_ms, per: requests_total}")
+				}
+				e.Difference = &d
 			case "where":
 				items := []*yaml.Node{fv}
 				if fv.Kind == yaml.SequenceNode {
@@ -344,6 +387,10 @@ func (p *Plan) readMeasured(name string, n *yaml.Node) []error {
 		switch {
 		case len(e.From) == 0:
 			fail(k, "no from: (the source, or the sources to join)")
+		case e.Difference != nil:
+			if len(errs) == nerrs {
+				e.readDifference(k, exprNode, fail)
+			}
 		case e.Expr == nil && exprNode == nil:
 			fail(k, "no expr: (a field, or arithmetic over fields)")
 		case len(e.From) > 1 && e.Pairs != nil:
@@ -361,6 +408,9 @@ func (p *Plan) readMeasured(name string, n *yaml.Node) []error {
 				if _, _, err := e.resolveRef(c.Ref); err != nil {
 					fail(k, "where %q: %v", c.Text, err)
 				}
+			}
+			if _, err := e.array(); err != nil {
+				fail(cmp.Or(exprNode, k), "%v", err)
 			}
 			if e.Per != "" {
 				if _, _, err := e.resolveRef(e.Per); err != nil {
@@ -381,7 +431,7 @@ func (p *Plan) readMeasured(name string, n *yaml.Node) []error {
 // aliases are the prefixes fields are qualified with: the sources joined,
 // or from and to of a pair.
 func (e *PlanEntry) aliases() []string {
-	if e.Pairs != nil {
+	if e.Pairs != nil || e.Difference != nil {
 		return []string{"from", "to"}
 	}
 	return e.From
@@ -433,6 +483,9 @@ func ParseCondition(s string) (Condition, error) {
 	}
 	if c.Ref == "" || !isRefStart(c.Ref[0]) || strings.IndexFunc(c.Ref, func(r rune) bool { return r > 127 || !isRefByte(byte(r)) }) >= 0 {
 		return Condition{}, fmt.Errorf("%q: %q is not a field name", s, c.Ref)
+	}
+	if err := checkArrayName(c.Ref); err != nil {
+		return Condition{}, fmt.Errorf("%q: %v", s, err)
 	}
 	if c.Op == "~" {
 		re, err := compileRoute(c.Value)
@@ -639,4 +692,30 @@ func NewPlan(sources []PlanSource, e PlanEntry) (*Plan, error) {
 	}
 	p.Measured = []PlanEntry{e}
 	return p, nil
+}
+
+// readDifference checks a difference: entry and writes its expression,
+// so that units, rounding and line errors are those of any other value.
+func (e *PlanEntry) readDifference(k, exprNode *yaml.Node, fail func(*yaml.Node, string, ...any)) {
+	d := e.Difference
+	switch {
+	case d.Of == "" || d.Per == "":
+		fail(k, "difference: wants of: and per:, such as {of: proc_cpu_ms, per: requests_total}")
+	case exprNode != nil:
+		fail(exprNode, "difference: computes the value; expr: does not apply")
+	case len(e.From) > 1 || e.Pairs != nil:
+		fail(k, "difference: compares consecutive records of one source; it does not join or pair")
+	case e.Per != "":
+		fail(k, "difference: already divides by %s; per: does not apply", d.Per)
+	case strings.Contains(d.Of+d.Per, arraySuffix):
+		fail(k, "difference: compares counters of whole records, not of an array's elements")
+	case d.Per == "time":
+		fail(k, "difference: per: time would be a rate of %s per second, not a duration", d.Of)
+	default:
+		x, err := ParseExpr(fmt.Sprintf("(to.%s - from.%s) / (to.%s - from.%s)", d.Of, d.Of, d.Per, d.Per))
+		if err != nil {
+			fail(k, "%v", err)
+		}
+		e.Expr = x
+	}
 }

@@ -46,6 +46,15 @@ family — and build the fragment from it, the same bytes on every run:
       where: event == batch_saved
       expr: duration_ms
       per: photos
+    thumbnail:                                   # one value per element of an array
+      from: app
+      where: [event == upload_done, "thumbs[].size == m"]
+      expr: thumbs[].ms
+    request_cpu:                                 # running totals: cost per request
+      from: app
+      key: pid
+      where: event == process_stats
+      difference: {of: proc_cpu_ms, per: requests_total}
   figures:                                       # as in a figures file
     s3_save: {mean: 0.56s, cv: 0.3, source: "FIGURES 000-30"}
 
@@ -55,7 +64,13 @@ over fields, "time" being a record's timestamp in seconds; unit: is the
 expression's unit, needed when its fields' names do not agree on one; dist:
 and rank: are as for calibrate. per: names a count of items and splits the
 value into NAME_base and NAME_per_item, their means and variances by least
-squares (the variance of the total growing with the count). A value computed from times logged at a
+squares (the variance of the total growing with the count). thumbs[].ms
+reads the field ms of every element of the array thumbs, one value per
+element; a where: on thumbs[] keeps elements; an entry reads one array, in expr:.
+difference: divides the growth of one running total by another's between
+consecutive records (of each key:, in time order); a decrease of either
+is a counter reset and an interval whose count did not grow has no cost
+per item: both are skipped and counted. A value computed from times logged at a
 resolution that comes out negative by less than that rounding is kept as 0,
 and the fragment records the resolution assumed. A file whose top level has
 sources:, measured: or figures: is a plan, so "capsim calibrate PLAN.yaml"
