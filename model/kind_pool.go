@@ -22,9 +22,11 @@ type PoolSpec struct {
 	Queue    *int   `yaml:"queue"`     // waiting room; unset = unbounded
 	Admit    *int   `yaml:"admit"`     // at most this many in service + waiting
 	WhenFull string `yaml:"when_full"` // reject (default) | caller_runs
-	// Schedule changes the servers over time: [{at: 1h, servers: 4}].
-	Schedule    []CapacityStep `yaml:"schedule"`
-	WaitTimeout *DistRef       `yaml:"wait_timeout"` // longest wait before failing
+	// Schedule changes the servers over time: [{at: 1h, servers: 4}];
+	// with SchedulePeriod its steps repeat every period.
+	Schedule       []CapacityStep `yaml:"schedule"`
+	SchedulePeriod *Duration      `yaml:"schedule_period"`
+	WaitTimeout    *DistRef       `yaml:"wait_timeout"` // longest wait before failing
 	// A server's memory (a thread's stack, a connection's buffers) and
 	// what the process has for them, in MB: see checkMemory.
 	MemoryPerServer *float64 `yaml:"memory_per_server_mb"`
@@ -46,11 +48,12 @@ type Balk struct {
 
 // SemaphoreSpec is a pool counted in permits.
 type SemaphoreSpec struct {
-	Permits     *int           `yaml:"permits"`
-	Schedule    []CapacityStep `yaml:"schedule"` // permits over time
-	Queue       *int           `yaml:"queue"`
-	WaitTimeout *DistRef       `yaml:"wait_timeout"`
-	Balk        *Balk          `yaml:"balk"`
+	Permits        *int           `yaml:"permits"`
+	Schedule       []CapacityStep `yaml:"schedule"` // permits over time
+	SchedulePeriod *Duration      `yaml:"schedule_period"`
+	Queue          *int           `yaml:"queue"`
+	WaitTimeout    *DistRef       `yaml:"wait_timeout"`
+	Balk           *Balk          `yaml:"balk"`
 }
 
 type poolProg struct {
@@ -58,7 +61,10 @@ type poolProg struct {
 	queue      int // sim.Unbounded or the waiting room
 	callerRuns bool
 	schedule   []capacityAt
-	balk       *balkRule // nil: every request that must wait joins the queue
+	// period repeats the schedule: step i also applies at its at + k ×
+	// period for every k; 0 applies each step once.
+	period sim.Time
+	balk   *balkRule // nil: every request that must wait joins the queue
 }
 
 // balkRule is a compiled Balk: probability[i] from queue[i] waiting on.
@@ -143,6 +149,28 @@ func (c *compiler) compileSchedule(steps []CapacityStep, at site, word string) [
 	return out
 }
 
+// schedulePeriod checks the period a schedule repeats over: it needs the
+// steps it repeats and must be longer than the last step's at, so that a
+// period's steps all fall inside it and keep their order. The decoder
+// already bounds it by MaxDuration. given is how many steps were written;
+// out, those that compiled.
+func (c *compiler) schedulePeriod(d *Duration, out []capacityAt, given int, at site) sim.Time {
+	switch {
+	case d == nil:
+		return 0
+	case given == 0:
+		c.failAt(at, "schedule_period", "schedule_period needs a schedule (the steps it repeats)")
+	case d.T <= 0:
+		c.failAt(at, "schedule_period", "schedule_period must be > 0, got %s", d.T)
+	case len(out) == given && d.T <= out[len(out)-1].at:
+		c.failAt(at, "schedule_period", "schedule_period (%s) must be longer than the last step's at (%s): the steps repeat every period",
+			d.T, out[len(out)-1].at)
+	default:
+		return d.T
+	}
+	return 0
+}
+
 func (s *PoolSpec) compile(c *compiler, cp *compProg, at site) kindProg {
 	pp := &poolProg{queue: sim.Unbounded}
 	if s.Servers == nil {
@@ -173,6 +201,7 @@ func (s *PoolSpec) compile(c *compiler, cp *compProg, at site) kindProg {
 	s.checkMemory(c, at, pp.servers)
 	cp.waitTimeout = c.patience(s.WaitTimeout, at, "wait_timeout")
 	pp.schedule = c.compileSchedule(s.Schedule, at, "servers")
+	pp.period = c.schedulePeriod(s.SchedulePeriod, pp.schedule, len(s.Schedule), at)
 	pp.balk = c.compileBalk(s.Balk, at)
 	return pp
 }
@@ -228,6 +257,7 @@ func (s *SemaphoreSpec) compile(c *compiler, cp *compProg, at site) kindProg {
 	pp.queue = c.queueSize(s.Queue, at, pp.queue)
 	cp.waitTimeout = c.patience(s.WaitTimeout, at, "wait_timeout")
 	pp.schedule = c.compileSchedule(s.Schedule, at, "permits")
+	pp.period = c.schedulePeriod(s.SchedulePeriod, pp.schedule, len(s.Schedule), at)
 	pp.balk = c.compileBalk(s.Balk, at)
 	return pp
 }
@@ -270,12 +300,19 @@ func (pp *poolProg) newRuntime(r *run, ci int32, cp *compProg, st *sim.Streams) 
 	}
 	if len(pp.schedule) > 0 {
 		c.capacityTW.Set(0, float64(pp.servers))
-		k := r.s.Handle(func(i int64) {
+		var k sim.Kind
+		k = r.s.Handle(func(i int64) {
 			now := r.s.Now()
 			step := pp.schedule[i]
 			c.capacityTW.Set(now, float64(step.n))
 			c.SetServers(now, step.n)
 			r.runReady() // waiters granted by a rise run now
+			// A repeating step comes back a period on while the run has
+			// work to do: after the arrival window with nothing in flight
+			// the run is over, and a step left pending would keep it going.
+			if pp.period > 0 && (!r.ended || r.active > 0) {
+				r.s.At(now+pp.period, k, i)
+			}
 		})
 		for i, step := range pp.schedule {
 			r.s.At(step.at, k, int64(i))

@@ -22,6 +22,7 @@ type runOptions struct {
 	Scales     []string
 	JSON       bool
 	Trace      string
+	Series     string
 	Origin     string
 	FailOnSLO  bool
 }
@@ -42,6 +43,7 @@ The same scenario, design, multiplier and seed always give the same result.`,
   capsim run trip --design v1-improved --multiplier 4 --seed 7
   capsim run my-system.yaml --set components.api.servers=16 --json
   capsim run trip --trace trace.jsonl
+  capsim run trip --series series.csv
   capsim run trip --trace trace.jsonl --trace-origin 2026-01-01T00:00:00Z`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -61,6 +63,7 @@ The same scenario, design, multiplier and seed always give the same result.`,
 	f.StringArrayVar(&opts.Scales, "scale", nil, "multiply a distribution, duration or number, path=factor (repeatable), e.g. distributions.service=1.1")
 	f.BoolVar(&opts.JSON, "json", false, "print the result as JSON instead of a summary")
 	f.StringVar(&opts.Trace, "trace", "", "write every event as a JSON line to `FILE`")
+	f.StringVar(&opts.Series, "series", "", "write the run's time series (in flight, busy, queues...) as CSV to `FILE`")
 	f.StringVar(&opts.Origin, "trace-origin", "", "give trace events a wall-clock \"time\" too, simulated time 0 being `TIME` (RFC 3339)")
 	f.BoolVar(&opts.FailOnSLO, "fail-on-slo", false, "exit with code 3 when an SLO is broken")
 	cmd.RegisterFlagCompletionFunc("design", completeDesigns)
@@ -102,11 +105,29 @@ func runRun(ctx context.Context, io *IOStreams, opts *runOptions) error {
 		}
 		origin = t
 	}
-	if opts.Trace != "" {
-		var inputs []string
-		for _, src := range l.Sources() {
-			inputs = append(inputs, src.Name)
+	var series *atomicFile
+	var inputs []string
+	for _, src := range l.Sources() {
+		inputs = append(inputs, src.Name)
+	}
+	if opts.Series != "" {
+		if err := refuseInput("--series", opts.Series, inputs); err != nil {
+			return err
 		}
+		if opts.Series == opts.Trace {
+			return usageErr("--series %s: it is the --trace file too; name another file", opts.Series)
+		}
+		ro.SeriesStep = seriesStep(l.Scenario.Duration.T)
+		// Opened before the run, so that a path that cannot be written
+		// fails at once and not after a long run.
+		f, err := createAtomic(opts.Series)
+		if err != nil {
+			return withCode(exitError, err)
+		}
+		defer f.Abort()
+		series = f
+	}
+	if opts.Trace != "" {
 		if err := refuseInput("--trace", opts.Trace, inputs); err != nil {
 			return err
 		}
@@ -152,6 +173,11 @@ func runRun(ctx context.Context, io *IOStreams, opts *runOptions) error {
 			return withCode(exitError, err)
 		}
 	}
+	if opts.Series != "" {
+		if err := writeSeries(series, res.Series); err != nil {
+			return withCode(exitError, err)
+		}
+	}
 	if opts.JSON {
 		data, jerr := res.JSON()
 		if jerr != nil {
@@ -174,4 +200,13 @@ func runRun(ctx context.Context, io *IOStreams, opts *runOptions) error {
 		}
 	}
 	return nil
+}
+
+// writeSeries writes a run's time series as CSV to f and puts it in
+// place: a failed write leaves what was there.
+func writeSeries(f *atomicFile, ts *model.TimeSeries) error {
+	if err := ts.WriteCSV(f); err != nil {
+		return fmt.Errorf("writing series: %w", err)
+	}
+	return f.Commit()
 }
