@@ -223,6 +223,7 @@ var commands = []func(*IOStreams) *cobra.Command{
 	newFitCmd,
 	newValidateCmd,
 	newScenariosCmd,
+	newServeCmd,
 	newVersionCmd,
 }
 

@@ -157,7 +157,13 @@ interrupted.`,
 		},
 		ValidArgsFunction: completeScenarios,
 	}
-	f := cmd.Flags()
+	sweepFlags(cmd.Flags(), opts)
+	return cmd
+}
+
+// sweepFlags defines capsim sweep's flags on f, bound to opts: the
+// command's and capsim serve's, which plans its runs as the command would.
+func sweepFlags(f *pflag.FlagSet, opts *sweepOptions) {
 	f.StringVar(&opts.Designs, "designs", defaultDesigns, "designs to sweep, comma-separated, each one design or several joined with + (a+b), or all: the scenario's designs (base, the scenario without a design, only when it defines none)")
 	f.StringVarP(&opts.Multipliers, "multipliers", "m", defaultMultipliers, "load multipliers: a list 1,2,4 or a range start:end:step")
 	f.IntVarP(&opts.Replications, "replications", "r", defaultReplications, "runs per design and multiplier, with seeds SEED, SEED+1, ...")
@@ -181,7 +187,6 @@ interrupted.`,
 	f.StringArrayVar(&opts.Require, "require", nil, "exit with code 3 only when `DESIGN@MULT`'s first failure is at or below MULT (repeatable); implies --fail-on-slo for the designs named")
 	f.IntVar(&opts.HindcastReps, "hindcast-replications", defaultHindcastReps, "replications per observation of the hindcast run beside the sweep when the scenario has observations (0: none)")
 	f.StringArrayVar(&opts.Merge, "merge", nil, "merge the shards in `PATH` (a shard file, or a folder of them; repeatable) instead of running the grid")
-	return cmd
 }
 
 // commandLine rebuilds the command from what cobra parsed, flags in name
@@ -251,39 +256,8 @@ func runSweep(ctx context.Context, io *IOStreams, opts *sweepOptions) error {
 	defer runsFile.Close()
 	runs := bufio.NewWriterSize(runsFile, 1<<16)
 
-	sc := plan.scenario.Scenario
-	cfg := gridConfig(plan, opts)
-	cfg.Runs = runs
-	if from != nil {
-		cfg.From = from.main
-	}
-	res, err := watch(io, "sweep", "sweep", sc.Name, cfg.Rounds(), opts.Quiet, &cfg.Progress,
-		func() (*sweep.Result, error) { return sweep.Run(ctx, cfg) })
+	res, hc, err := sweepAnswer(ctx, io, plan, opts, from, runs)
 	if err != nil {
-		return err
-	}
-	if plan.drawn != nil {
-		// The same grid and replications again, each replication with its
-		// own parameters and, paired with it, as written, both refined
-		// about every replication's own first failure: these runs feed the
-		// intervals with parameter uncertainty alone, not runs.csv or the
-		// tables.
-		dcfg := drawnConfig(plan, opts)
-		if from != nil {
-			dcfg.From = from.drawn
-		}
-		drawn, err := watch(io, "sweep --uncertainty", "sweep", sc.Name, dcfg.Rounds(), opts.Quiet, &dcfg.Progress,
-			func() (*sweep.Result, error) { return sweep.Run(ctx, dcfg) })
-		if err != nil {
-			return err
-		}
-		res.TakeParamIntervals(drawn)
-	}
-
-	var hc *hindcastVerdict
-	if from != nil {
-		hc = from.hindcast // judged by round 0's shard 0: a merge runs nothing
-	} else if hc, err = sweepHindcast(ctx, io, plan, opts); err != nil {
 		return err
 	}
 	files, err := sweepFiles(res, plan, opts, hc)
@@ -307,6 +281,7 @@ func runSweep(ctx context.Context, io *IOStreams, opts *sweepOptions) error {
 
 	if opts.JSON != "-" {
 		// With --json -, standard output is the JSON alone.
+		sc := plan.scenario.Scenario
 		sweepreport.WriteTables(io.Out, res, sc.Journeys.Names(), io.width(), seeAll)
 		fmt.Fprintln(io.Out)
 		if hc != nil {
@@ -323,6 +298,50 @@ func runSweep(ctx context.Context, io *IOStreams, opts *sweepOptions) error {
 		return err
 	}
 	return nil
+}
+
+// sweepAnswer runs a planned sweep: its grid and refinement, with
+// --uncertainty the drawn twin, and the hindcast beside it, reporting
+// progress on io's standard error. from, when set, supplies every round
+// from a split sweep's shards; runs, when set, receives runs.csv. capsim
+// sweep and capsim serve both answer through it.
+func sweepAnswer(ctx context.Context, io *IOStreams, plan *sweepPlan, opts *sweepOptions, from *merged, runs io.Writer) (*sweep.Result, *hindcastVerdict, error) {
+	sc := plan.scenario.Scenario
+	cfg := gridConfig(plan, opts)
+	cfg.Runs = runs
+	if from != nil {
+		cfg.From = from.main
+	}
+	res, err := watch(io, "sweep", "sweep", sc.Name, cfg.Rounds(), opts.Quiet, &cfg.Progress,
+		func() (*sweep.Result, error) { return sweep.Run(ctx, cfg) })
+	if err != nil {
+		return nil, nil, err
+	}
+	if plan.drawn != nil {
+		// The same grid and replications again, each replication with its
+		// own parameters and, paired with it, as written, both refined
+		// about every replication's own first failure: these runs feed the
+		// intervals with parameter uncertainty alone, not runs.csv or the
+		// tables.
+		dcfg := drawnConfig(plan, opts)
+		if from != nil {
+			dcfg.From = from.drawn
+		}
+		drawn, err := watch(io, "sweep --uncertainty", "sweep", sc.Name, dcfg.Rounds(), opts.Quiet, &dcfg.Progress,
+			func() (*sweep.Result, error) { return sweep.Run(ctx, dcfg) })
+		if err != nil {
+			return nil, nil, err
+		}
+		res.TakeParamIntervals(drawn)
+	}
+
+	var hc *hindcastVerdict
+	if from != nil {
+		hc = from.hindcast // judged by round 0's shard 0: a merge runs nothing
+	} else if hc, err = sweepHindcast(ctx, io, plan, opts); err != nil {
+		return nil, nil, err
+	}
+	return res, hc, nil
 }
 
 // gridConfig is the part of the sweep's configuration that decides its

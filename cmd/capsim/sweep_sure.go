@@ -174,19 +174,10 @@ func sweepHindcast(ctx context.Context, io *IOStreams, plan *sweepPlan, opts *sw
 // writeSweepJSON writes --json's summary (sweep.Export, with the
 // hindcast's agreement) to path, "-" for standard output.
 func writeSweepJSON(io *IOStreams, path string, res *sweep.Result, hc *hindcastVerdict) error {
-	e := res.Export()
-	if hc != nil {
-		e.Hindcast = &sweep.ExportHindcast{Summary: hc.Summary, Agree: hc.Agree, Counted: hc.Counted,
-			Disagreeing: append([]string{}, hc.Disagreeing...), Replications: hc.Replications}
-	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false) // ">=" as written, not \u003e=
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(e); err != nil {
+	data, err := sweepJSON(res, hc, "  ")
+	if err != nil {
 		return withCode(exitError, err)
 	}
-	data := b.Bytes()
 	if path == "-" {
 		_, err := io.Out.Write(data)
 		return err
@@ -220,4 +211,22 @@ func checkJSONTarget(plan *sweepPlan, opts *sweepOptions) error {
 		names = append(names, s.Name)
 	}
 	return refuseInput("--json", opts.JSON, names)
+}
+
+// sweepJSON is --json's document, indented by indent ("" for one line,
+// as capsim serve streams it).
+func sweepJSON(res *sweep.Result, hc *hindcastVerdict, indent string) ([]byte, error) {
+	e := res.Export()
+	if hc != nil {
+		e.Hindcast = &sweep.ExportHindcast{Summary: hc.Summary, Agree: hc.Agree, Counted: hc.Counted,
+			Disagreeing: append([]string{}, hc.Disagreeing...), Replications: hc.Replications}
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // ">=" as written, not \u003e=
+	enc.SetIndent("", indent)
+	if err := enc.Encode(e); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }

@@ -1,0 +1,374 @@
+package main
+
+import (
+	"context"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"capsim/model"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+//go:embed serve/index.html
+var servePage embed.FS
+
+const defaultServeAddr = "127.0.0.1:8080"
+
+type serveOptions struct {
+	Scenario    string
+	Addr        string
+	AllowRemote bool
+}
+
+func newServeCmd(io *IOStreams) *cobra.Command {
+	opts := &serveOptions{}
+	cmd := &cobra.Command{
+		Use:   "serve [SCENARIO]",
+		Short: "Serve a local what-if page: change parameters, sweep, read the verdicts",
+		Long: `Serve a page for a design review on --addr (default 127.0.0.1:8080; port 0
+picks a free one): the scenario's designs to tick, a field for every
+parameter capsim sensitivity --list shows (with its value, its range and
+whether it is an input, fitted or an assumption), the load multipliers and
+the replications. Run sweeps them in this process, planned exactly as
+capsim sweep plans them, shows the progress, then per design the first
+failure, its interval, the rank, the SLO broken and the component, and the
+capsim sweep command line that gives the same answer. Nothing is written
+to disk. One sweep runs at a time; Cancel, or closing the page, stops it.
+
+The page runs simulations for whoever reaches it, so an address other than
+the loopback (127.0.0.1, ::1, localhost) is refused unless --allow-remote
+is given. The page and its API are described in docs/serve.md.
+
+Exit codes: 0 stopped by an interrupt; 1 the address cannot be listened on;
+2 bad flags, scenario or address.`,
+		Example: `  capsim serve
+  capsim serve my-system.yaml --addr 127.0.0.1:0`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				opts.Scenario = args[0]
+			}
+			return runServe(cmd.Context(), io, opts)
+		},
+		ValidArgsFunction: completeScenarios,
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.Addr, "addr", defaultServeAddr, "`HOST:PORT` to listen on (port 0: any free port)")
+	f.BoolVar(&opts.AllowRemote, "allow-remote", false, "allow an --addr that is not the loopback: anyone who reaches it can run sweeps")
+	return cmd
+}
+
+// checkServeAddr refuses an address beyond this machine without
+// --allow-remote: every request runs simulations.
+func checkServeAddr(addr string, allowRemote bool) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return usageErr("--addr %s: expected HOST:PORT, such as %s", addr, defaultServeAddr)
+	}
+	if allowRemote || host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return usageErr("--addr %s is not a loopback address (127.0.0.1, ::1 or localhost): anyone who reaches it could run sweeps on this machine; add --allow-remote to allow that", addr)
+}
+
+func runServe(ctx context.Context, io *IOStreams, opts *serveOptions) error {
+	if err := checkServeAddr(opts.Addr, opts.AllowRemote); err != nil {
+		return err
+	}
+	h, err := newServeHandler(opts.Scenario)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", opts.Addr)
+	if err != nil {
+		return ioErr("--addr %s: %v", opts.Addr, err)
+	}
+	// Requests live under the command's context: an interrupt cancels a
+	// sweep under way as it does capsim sweep's.
+	srv := &http.Server{Handler: h, BaseContext: func(net.Listener) context.Context { return ctx },
+		ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(io.Out, "serving %s at http://%s/\n", h.name, ln.Addr())
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case err := <-served:
+		return ioErr("--addr %s: %v", opts.Addr, err)
+	case <-ctx.Done():
+	}
+	stop, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(stop); err != nil {
+		srv.Close()
+	}
+	fmt.Fprintln(io.Out, "stopped")
+	return nil
+}
+
+// serveHandler answers the page and its API for one scenario.
+type serveHandler struct {
+	arg  string // the scenario argument, as capsim sweep takes it
+	name string
+	info serveScenario
+	// running is held while a sweep runs: one at a time, a second is
+	// refused, not queued behind it.
+	running sync.Mutex
+	mux     *http.ServeMux
+}
+
+// serveScenario is GET /api/scenario's answer.
+type serveScenario struct {
+	Name         string       `json:"name"`
+	Designs      []string     `json:"designs"`
+	Multipliers  string       `json:"multipliers"`
+	Replications int          `json:"replications"`
+	Params       []serveParam `json:"params"`
+}
+
+type serveParam struct {
+	Name  string `json:"name"`
+	Path  string `json:"path"`
+	Value string `json:"value"`
+	Label string `json:"label"`
+	Lo    string `json:"lo"`
+	Hi    string `json:"hi"`
+}
+
+// serveRun is POST /api/run's request: capsim sweep's flags of the same
+// names; an empty one leaves the scenario's default, as an absent flag.
+type serveRun struct {
+	Designs      []string `json:"designs"`
+	Sets         []string `json:"sets"`
+	Multipliers  string   `json:"multipliers"`
+	Replications int      `json:"replications"`
+}
+
+// serveLine is one line of POST /api/run's answer: progress, then the
+// result and the command line, or an error.
+type serveLine struct {
+	Progress string          `json:"progress,omitempty"`
+	Result   json.RawMessage `json:"result,omitempty"`
+	Command  string          `json:"command,omitempty"`
+	Error    string          `json:"error,omitempty"`
+}
+
+func newServeHandler(arg string) (*serveHandler, error) {
+	doc, err := parseScenario(arg)
+	if err != nil {
+		return nil, scenarioErr(err)
+	}
+	l, err := loadDesign(doc, model.LoadOptions{})
+	if err != nil {
+		return nil, scenarioErr(err)
+	}
+	sc := l.Scenario
+	designs, err := chooseDesigns("all", sc.Designs.Names())
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	info := serveScenario{Name: sc.Name, Designs: designs, Multipliers: defaultMultipliers,
+		Replications: defaultReplications, Params: []serveParam{}}
+	if sc.Sweep.Multipliers != "" {
+		info.Multipliers = sc.Sweep.Multipliers
+	}
+	if sc.Sweep.Replications != nil {
+		info.Replications = *sc.Sweep.Replications
+	}
+	for _, p := range l.Params() {
+		info.Params = append(info.Params, serveParam{Name: p.Name, Path: p.Path, Value: p.Value, Label: p.Label, Lo: p.Lo, Hi: p.Hi})
+	}
+	if arg == "" {
+		arg = sc.Name
+	}
+	h := &serveHandler{arg: arg, name: sc.Name, info: info, mux: http.NewServeMux()}
+	h.mux.HandleFunc("GET /{$}", h.page)
+	h.mux.HandleFunc("GET /api/scenario", h.scenario)
+	h.mux.HandleFunc("POST /api/run", h.run)
+	return h, nil
+}
+
+func (h *serveHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
+
+func (h *serveHandler) page(w http.ResponseWriter, _ *http.Request) {
+	data, err := servePage.ReadFile("serve/index.html")
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Write(data)
+}
+
+func (h *serveHandler) scenario(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.Encode(h.info)
+}
+
+// sweepArgs is the capsim sweep command line a request stands for, after
+// "capsim sweep": the scenario, then a flag for each field given.
+func (h *serveHandler) sweepArgs(req serveRun) []string {
+	args := []string{h.arg}
+	if len(req.Designs) > 0 {
+		args = append(args, "--designs", strings.Join(req.Designs, ","))
+	}
+	for _, s := range req.Sets {
+		args = append(args, "--set", s)
+	}
+	if req.Multipliers != "" {
+		args = append(args, "-m", req.Multipliers)
+	}
+	if req.Replications != 0 {
+		args = append(args, "-r", strconv.Itoa(req.Replications))
+	}
+	return append(args, "--json", "-")
+}
+
+// planServeRun parses args as capsim sweep parses its own and plans the
+// sweep as it does: the same flags, defaults and checks.
+func planServeRun(args []string) (*sweepPlan, *sweepOptions, error) {
+	opts := &sweepOptions{}
+	fs := pflag.NewFlagSet("sweep", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	sweepFlags(fs, opts)
+	// Each value joined to its flag, so that one starting with "-" is a
+	// value, not a flag.
+	var joined []string
+	for i := 1; i < len(args); i += 2 {
+		joined = append(joined, args[i]+"="+args[i+1])
+	}
+	if err := fs.Parse(joined); err != nil {
+		return nil, nil, usageErr("%v", err)
+	}
+	opts.Scenario = args[0]
+	opts.set = map[string]bool{}
+	fs.Visit(func(f *pflag.Flag) { opts.set[f.Name] = true })
+	opts.cmdline = append([]string{"capsim", "sweep"}, args...)
+	plan, err := planSweep(opts)
+	return plan, opts, err
+}
+
+func (h *serveHandler) run(w http.ResponseWriter, r *http.Request) {
+	var req serveRun
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<20))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		writeServeError(w, http.StatusBadRequest, "the request: "+err.Error())
+		return
+	}
+	if !h.running.TryLock() {
+		writeServeError(w, http.StatusConflict, "a sweep is already running: wait for it to end, or cancel it")
+		return
+	}
+	defer h.running.Unlock()
+	args := h.sweepArgs(req)
+	plan, opts, err := planServeRun(args)
+	if err != nil {
+		status := http.StatusInternalServerError
+		var ce *codedError
+		if errors.As(err, &ce) && ce.code == exitUsage {
+			status = http.StatusBadRequest
+		}
+		writeServeError(w, status, printableLines(err.Error()))
+		return
+	}
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	w.WriteHeader(http.StatusOK)
+	lines := &serveLines{w: w}
+	// Progress comes as capsim sweep writes it to a log, one line at each
+	// tenth of a phase, each line sent as it comes.
+	sio := &IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: lines, Now: time.Now}
+	res, hc, err := sweepAnswer(r.Context(), sio, plan, opts, nil, nil)
+	if err != nil {
+		lines.send(serveLine{Error: printableLines(err.Error())})
+		return
+	}
+	data, err := sweepJSON(res, hc, "")
+	if err != nil {
+		lines.send(serveLine{Error: err.Error()})
+		return
+	}
+	lines.send(serveLine{Result: json.RawMessage(strings.TrimSpace(string(data))), Command: shellLine(opts.cmdline)})
+}
+
+// serveLines turns what a sweep writes on standard error into progress
+// lines of the answer, flushed one by one.
+type serveLines struct {
+	mu      sync.Mutex
+	w       http.ResponseWriter
+	partial []byte
+}
+
+func (s *serveLines) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	s.partial = append(s.partial, p...)
+	var done []string
+	for {
+		i := strings.IndexByte(string(s.partial), '\n')
+		if i < 0 {
+			break
+		}
+		if line := strings.TrimSpace(string(s.partial[:i])); line != "" {
+			done = append(done, line)
+		}
+		s.partial = s.partial[i+1:]
+	}
+	s.mu.Unlock()
+	for _, line := range done {
+		s.send(serveLine{Progress: line})
+	}
+	return len(p), nil
+}
+
+func (s *serveLines) send(l serveLine) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	enc := json.NewEncoder(s.w)
+	enc.SetEscapeHTML(false)
+	enc.Encode(l) // a client gone away is the request's context's to notice
+	if f, ok := s.w.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func writeServeError(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.Encode(serveLine{Error: msg})
+}
+
+// shellLine joins a command line for a POSIX shell, quoting the words
+// that need it.
+func shellLine(words []string) string {
+	quoted := make([]string, len(words))
+	for i, w := range words {
+		plain := w != ""
+		for _, c := range w {
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("-_./:=,+@%", c)) {
+				plain = false
+				break
+			}
+		}
+		if plain {
+			quoted[i] = w
+		} else {
+			quoted[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(quoted, " ")
+}

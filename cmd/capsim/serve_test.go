@@ -1,0 +1,244 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func newTestServer(t *testing.T) (*serveHandler, *httptest.Server) {
+	t.Helper()
+	h, err := newServeHandler("trip")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return h, srv
+}
+
+func postRun(t *testing.T, url, body string) (int, string) {
+	t.Helper()
+	resp, err := http.Post(url+"/api/run", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, string(data)
+}
+
+// The page and the scenario's description: trip's designs, and one of the
+// parameters capsim sensitivity --list shows, with its value and label.
+func TestServeScenario(t *testing.T) {
+	_, srv := newTestServer(t)
+	resp, err := http.Get(srv.URL + "/api/scenario")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var got serveScenario
+	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Name != "trip" || got.Multipliers != "1:5:1" || got.Replications != 5 {
+		t.Errorf("name, multipliers, replications = %q, %q, %d; want trip, 1:5:1 (trip's sweep:), 5", got.Name, got.Multipliers, got.Replications)
+	}
+	if len(got.Designs) < 2 || got.Designs[0] != "v1-original" || got.Designs[1] != "v1-improved" {
+		t.Errorf("designs = %v, want v1-original, v1-improved first", got.Designs)
+	}
+	want := serveParam{Name: "worker_cold_start", Path: "distributions.worker_cold_start", Value: "uniform(36s, 40s)", Label: "fitted"}
+	if !slices.Contains(got.Params, want) {
+		t.Errorf("params do not hold %+v: %+v", want, got.Params)
+	}
+
+	page, err := http.Get(srv.URL + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer page.Body.Close()
+	html, _ := io.ReadAll(page.Body)
+	if page.StatusCode != 200 || !bytes.Contains(html, []byte(`fetch("/api/run"`)) || bytes.Contains(html, []byte("https://")) {
+		t.Errorf("GET / = %d, a page that posts to /api/run and loads nothing from elsewhere expected:\n%.300s", page.StatusCode, html)
+	}
+}
+
+// A run from the page answers what capsim sweep --json - answers, byte for
+// byte, and gives the command line that does it.
+func TestServeRunMatchesSweep(t *testing.T) {
+	_, srv := newTestServer(t)
+	code, body := postRun(t, srv.URL, `{"designs": ["v1-original", "v1-improved"], "multipliers": "1,2,3", "replications": 2}`)
+	if code != http.StatusOK {
+		t.Fatalf("POST /api/run = %d: %s", code, body)
+	}
+	lines := strings.Split(strings.TrimSuffix(body, "\n"), "\n")
+	for _, l := range lines[:len(lines)-1] {
+		var p serveLine
+		if err := json.Unmarshal([]byte(l), &p); err != nil || p.Progress == "" {
+			t.Errorf("line %q is not a progress line", l)
+		}
+	}
+	var last serveLine
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil {
+		t.Fatal(err)
+	}
+	const command = "capsim sweep trip --designs v1-original,v1-improved -m 1,2,3 -r 2 --json -"
+	if last.Command != command {
+		t.Errorf("command = %q, want %q", last.Command, command)
+	}
+	var indented bytes.Buffer
+	if err := json.Indent(&indented, last.Result, "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	indented.WriteByte('\n')
+
+	args := append(strings.Fields(command)[1:], "--out", t.TempDir()+"/out", "--quiet")
+	cliCode, stdout, stderr := run(t, args...)
+	if cliCode != 0 {
+		t.Fatalf("capsim %s: exit %d: %s", strings.Join(args, " "), cliCode, stderr)
+	}
+	if indented.String() != stdout {
+		t.Errorf("the page's answer differs from capsim sweep --json -:\npage:\n%s\nsweep:\n%s", indented.String(), stdout)
+	}
+	var e struct {
+		Designs []struct {
+			Design       string   `json:"design"`
+			FirstFailure *float64 `json:"first_failure"`
+		} `json:"designs"`
+	}
+	if err := json.Unmarshal(last.Result, &e); err != nil || len(e.Designs) != 2 || e.Designs[0].FirstFailure == nil {
+		t.Errorf("the answer holds no first failure of v1-original: %v %s", err, last.Result)
+	}
+}
+
+// A bad --set is refused before anything runs, with the CLI's words.
+func TestServeBadSet(t *testing.T) {
+	_, srv := newTestServer(t)
+	for _, set := range []string{"noequals", "components.nope.servers=3"} {
+		code, body := postRun(t, srv.URL, `{"sets": ["`+set+`"]}`)
+		_, _, stderr := run(t, "sweep", "trip", "--set", set)
+		want, _ := json.Marshal(serveLine{Error: strings.TrimSuffix(strings.TrimPrefix(stderr, "capsim: "), "\n")})
+		if code != http.StatusBadRequest || body != string(want)+"\n" {
+			t.Errorf("--set %s: %d %s; want 400 %s", set, code, body, want)
+		}
+	}
+}
+
+// blockingWriter holds a run inside its handler: its first write is
+// signalled, and it returns only once released.
+type blockingWriter struct {
+	*httptest.ResponseRecorder
+	wrote, release chan struct{}
+	once           bool
+}
+
+func (b *blockingWriter) Write(p []byte) (int, error) {
+	if !b.once {
+		b.once = true
+		close(b.wrote)
+		<-b.release
+	}
+	return b.ResponseRecorder.Write(p)
+}
+
+// While a sweep runs, a second is refused with 409; the first, its client
+// gone, stops, and the next run is taken.
+func TestServeOneRunAtATime(t *testing.T) {
+	h, srv := newTestServer(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	first := &blockingWriter{ResponseRecorder: httptest.NewRecorder(), wrote: make(chan struct{}), release: make(chan struct{})}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		req := httptest.NewRequest("POST", "/api/run", strings.NewReader(`{"designs": ["v1-original"], "multipliers": "1:4:1"}`)).WithContext(ctx)
+		h.ServeHTTP(first, req)
+	}()
+	<-first.wrote
+	code, body := postRun(t, srv.URL, `{}`)
+	if want := `{"error":"a sweep is already running: wait for it to end, or cancel it"}` + "\n"; code != http.StatusConflict || body != want {
+		t.Errorf("second run = %d %s; want 409 %s", code, body, want)
+	}
+	cancel()
+	close(first.release)
+	<-done
+	if last := lastLine(first.Body.String()); last != `{"error":"sweep interrupted; no output written"}` {
+		t.Errorf("the cancelled run ended with %s", last)
+	}
+	if code, body := postRun(t, srv.URL, `{"sets": ["noequals"]}`); code != http.StatusBadRequest {
+		t.Errorf("after the cancelled run: %d %s; want the run taken (400 for its bad set)", code, body)
+	}
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+	return lines[len(lines)-1]
+}
+
+func TestServeRefusesRemoteAddr(t *testing.T) {
+	for _, addr := range []string{"0.0.0.0:8080", ":8080", "192.168.1.5:0"} {
+		code, _, stderr := run(t, "serve", "--addr", addr)
+		want := "capsim: --addr " + addr + " is not a loopback address (127.0.0.1, ::1 or localhost): anyone who reaches it could run sweeps on this machine; add --allow-remote to allow that\n"
+		if code != exitUsage || stderr != want {
+			t.Errorf("--addr %s: exit %d %q; want 2 %q", addr, code, stderr, want)
+		}
+	}
+	for _, addr := range []string{"127.0.0.1:0", "[::1]:8080", "localhost:80"} {
+		if err := checkServeAddr(addr, false); err != nil {
+			t.Errorf("--addr %s refused: %v", addr, err)
+		}
+	}
+	if err := checkServeAddr("0.0.0.0:0", true); err != nil {
+		t.Errorf("--allow-remote 0.0.0.0:0 refused: %v", err)
+	}
+	code, _, stderr := run(t, "serve", "--addr", "8080")
+	if want := "capsim: --addr 8080: expected HOST:PORT, such as 127.0.0.1:8080\n"; code != exitUsage || stderr != want {
+		t.Errorf("--addr 8080: exit %d %q; want 2 %q", code, stderr, want)
+	}
+}
+
+// capsim serve on port 0 says where it listens, serves the page there and
+// stops, exit 0, when interrupted.
+func TestServeListensAndStops(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	outR, outW := io.Pipe()
+	var errOut bytes.Buffer
+	exit := make(chan int, 1)
+	go func() {
+		exit <- MainContext(ctx, []string{"serve", "--addr", "127.0.0.1:0"}, &IOStreams{In: strings.NewReader(""), Out: outW, ErrOut: &errOut})
+		outW.Close()
+	}()
+	out := bufio.NewReader(outR)
+	line, err := out.ReadString('\n')
+	if err != nil {
+		t.Fatalf("%v (stderr %s)", err, errOut.String())
+	}
+	url := regexp.MustCompile(`^serving trip at (http://127\.0\.0\.1:[1-9][0-9]*/)\n$`).FindStringSubmatch(line)
+	if url == nil {
+		t.Fatalf("first line %q, want serving trip at http://127.0.0.1:PORT/", line)
+	}
+	resp, err := http.Get(url[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/html; charset=utf-8" {
+		t.Errorf("GET / = %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	cancel()
+	rest, _ := io.ReadAll(out)
+	if code := <-exit; code != exitOK || string(rest) != "stopped\n" {
+		t.Errorf("interrupted: exit %d, then %q; want 0, stopped", code, rest)
+	}
+}
