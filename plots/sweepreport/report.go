@@ -160,7 +160,7 @@ func Build(res *sweep.Result, opts Options) ([]plots.File, error) {
 			continue
 		}
 		what := fmt.Sprintf("design %s at %sx, seed %d", sr.Design, sweep.FormatMultiplier(sr.Multiplier), sr.Seed)
-		sm, flat := seriesPanels(res, sr)
+		sm, flat := seriesPanels(res, sr, opts.Graphs[sr.Design])
 		if len(flat) > 0 {
 			left = append(left, what+": "+strings.Join(flat, ", ")+" (constant over the run)")
 		}
@@ -408,9 +408,8 @@ func samePoints(a, b []plots.Point) bool {
 }
 
 // seriesPanels gives each signal of a run that moves its own panel, with
-// the component's capacity where the cell's means tell it (busy over
-// utilisation), and names the signals left out for staying constant.
-func seriesPanels(res *sweep.Result, sr sweep.SeriesRun) (plots.SmallMultiples, []string) {
+// the component's capacity where its results give one, and names the signals left out for staying constant.
+func seriesPanels(res *sweep.Result, sr sweep.SeriesRun, g model.Graph) (plots.SmallMultiples, []string) {
 	sm := plots.SmallMultiples{Cols: 2}
 	var cell *sweep.Cell
 	if d := slices.Index(res.Designs, sr.Design); d >= 0 {
@@ -431,11 +430,15 @@ func seriesPanels(res *sweep.Result, sr sweep.SeriesRun) (plots.SmallMultiples, 
 			Series: []plots.Signal{{Name: sig.Name, Values: sig.Values}}}
 		if measure == "busy" && cell != nil {
 			if k, ok := capacity(cell, comp); ok {
-				tc.Title += " (capacity " + plots.Number(k) + ")"
+				label := "capacity " + plots.Number(k)
+				if u := capacityUnit(g, comp); u != "" {
+					label = plots.Number(k) + " " + u
+				}
+				tc.Title += " (" + label + ")"
 				// A capacity the signal never comes near would only
 				// squash it flat against the axis.
 				if slices.Max(sig.Values) >= k/2 {
-					tc.Bounds = []plots.Bound{{Y: k, Label: "capacity"}}
+					tc.Bounds = []plots.Bound{{Y: k, Label: label}}
 				}
 			}
 		}
@@ -444,15 +447,25 @@ func seriesPanels(res *sweep.Result, sr sweep.SeriesRun) (plots.SmallMultiples, 
 	return sm, flat
 }
 
-// capacity is a component's servers, permits or instances: its mean
-// number busy over its utilisation, rounded, when both were measured.
+// capacity is a component's servers, permits, instances or cores as its
+// results give them (1.28 cores stays 1.28), when it has a number.
 func capacity(c *sweep.Cell, comp string) (float64, bool) {
-	busy, ok1 := c.Stat(model.MeanBusy.Of(comp))
-	util, ok2 := c.Stat(model.Utilisation.Of(comp))
-	if !ok1 || !ok2 || !(util.Mean > 0) || math.IsNaN(busy.Mean) {
+	k, ok := c.Stat(model.Capacity.Of(comp))
+	if !ok || !(k.Mean > 0) {
 		return 0, false
 	}
-	return math.Round(busy.Mean / util.Mean), true
+	return k.Mean, true
+}
+
+// capacityUnit is what the component's capacity counts, from its kind in
+// the design's graph; empty when the report was not given the graph.
+func capacityUnit(g model.Graph, comp string) string {
+	for _, c := range g.Components {
+		if c.Name == comp {
+			return model.CapacityUnit(c.Kind)
+		}
+	}
+	return ""
 }
 
 func constant(vs []float64) bool {

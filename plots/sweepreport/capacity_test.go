@@ -1,0 +1,60 @@
+package sweepreport
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"capsim/model"
+	"capsim/model/sweep"
+	"capsim/plots"
+	"capsim/scenarios"
+	"capsim/sim"
+)
+
+// tripSweep sweeps the embedded trip's first design at 2x, where it
+// fails, so the report has the run over time of its components.
+func tripSweep(t *testing.T, sets ...string) (*sweep.Result, map[string]model.Graph) {
+	t.Helper()
+	l, err := model.Load(scenarios.FS(), scenarios.File("trip"), model.LoadOptions{Design: "v1-original", Sets: sets})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := l.Compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := sweep.Run(context.Background(), sweep.Config{Scenario: "trip", Designs: []sweep.Design{{Name: "v1-original", Compiled: c}},
+		Multipliers: []float64{2}, Replications: 1, Seed: 1, Workers: 2, SeriesStep: 10 * sim.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, map[string]model.Graph{"v1-original": c.Graph()}
+}
+
+// The app's cpu is drawn against its cores as the results give them, not
+// rounded to a whole number: 1.28 cores is not 1.
+func TestCPUCapacityIsItsCores(t *testing.T) {
+	res, graphs := tripSweep(t, "components.app_cpu.cores=1.28")
+	if len(res.Series) != 1 || res.Series[0].Series == nil {
+		t.Fatalf("want one run over time, got %d", len(res.Series))
+	}
+	sm, _ := seriesPanels(res, res.Series[0], graphs["v1-original"])
+	var found bool
+	for _, p := range sm.Panels {
+		tc := p.(plots.TimeSeriesChart)
+		if !strings.HasPrefix(tc.Title, "app_cpu.busy") {
+			continue
+		}
+		found = true
+		if tc.Title != "app_cpu.busy (1.28 cores)" {
+			t.Errorf("title %q, want %q", tc.Title, "app_cpu.busy (1.28 cores)")
+		}
+		if len(tc.Bounds) != 1 || tc.Bounds[0].Y != 1.28 || tc.Bounds[0].Label != "1.28 cores" {
+			t.Errorf("bounds %+v, want one at 1.28 labelled \"1.28 cores\"", tc.Bounds)
+		}
+	}
+	if !found {
+		t.Errorf("no app_cpu.busy panel among %d", len(sm.Panels))
+	}
+}
