@@ -78,14 +78,18 @@ func (k *kindDef) reported() string {
 	return k.name
 }
 
-// CapacityUnit names what a component of the kind's Capacity counts, as
-// a reader says it ("cores" for a cpu, "servers" for a pool); empty for
-// a kind without one (a lock, a bucket) or no kind.
-func CapacityUnit(kind string) string {
-	if k := kindNamed(kind); k != nil {
-		return k.capacityUnit
+// CapacityUnit names what n of a component of the kind's Capacity
+// count, as a reader says it ("4 cores" for a cpu, "1 server" for a
+// pool); empty for a kind without one (a lock, a bucket) or no kind.
+func CapacityUnit(kind string, n float64) string {
+	k := kindNamed(kind)
+	if k == nil {
+		return ""
 	}
-	return ""
+	if n == 1 {
+		return strings.TrimSuffix(k.capacityUnit, "s") // every unit's plural ends in s
+	}
+	return k.capacityUnit
 }
 
 // kindNames lists the kinds for messages: "a, b or c".

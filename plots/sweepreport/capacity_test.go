@@ -58,3 +58,18 @@ func TestCPUCapacityIsItsCores(t *testing.T) {
 		t.Errorf("no app_cpu.busy panel among %d", len(sm.Panels))
 	}
 }
+
+// One of a kind's capacity is said in the singular, any other number in
+// the plural; a kind without a number has no word.
+func TestCapacityUnitWords(t *testing.T) {
+	for _, c := range []struct {
+		kind string
+		n    float64
+		want string
+	}{{"pool", 1, "server"}, {"pool", 2, "servers"}, {"cpu", 1.28, "cores"}, {"cpu", 1, "core"},
+		{"semaphore", 10, "permits"}, {"worker", 1, "instance"}, {"lock", 1, ""}, {"nonesuch", 3, ""}} {
+		if got := model.CapacityUnit(c.kind, c.n); got != c.want {
+			t.Errorf("CapacityUnit(%q, %g) = %q, want %q", c.kind, c.n, got, c.want)
+		}
+	}
+}

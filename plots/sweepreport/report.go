@@ -431,7 +431,7 @@ func seriesPanels(res *sweep.Result, sr sweep.SeriesRun, g model.Graph) (plots.S
 		if measure == "busy" && cell != nil {
 			if k, ok := capacity(cell, comp); ok {
 				label := "capacity " + plots.Number(k)
-				if u := capacityUnit(g, comp); u != "" {
+				if u := capacityUnit(g, comp, k); u != "" {
 					label = plots.Number(k) + " " + u
 				}
 				tc.Title += " (" + label + ")"
@@ -459,10 +459,10 @@ func capacity(c *sweep.Cell, comp string) (float64, bool) {
 
 // capacityUnit is what the component's capacity counts, from its kind in
 // the design's graph; empty when the report was not given the graph.
-func capacityUnit(g model.Graph, comp string) string {
+func capacityUnit(g model.Graph, comp string, n float64) string {
 	for _, c := range g.Components {
 		if c.Name == comp {
-			return model.CapacityUnit(c.Kind)
+			return model.CapacityUnit(c.Kind, n)
 		}
 	}
 	return ""
