@@ -73,3 +73,51 @@ func TestCapacityUnitWords(t *testing.T) {
 		}
 	}
 }
+
+// Every chart of a measure an SLO bounds draws the bound: the trip's
+// success rates and trip_view's p95, each on the chart of its measure.
+func TestSLOBoundsAreDrawn(t *testing.T) {
+	l, err := model.Load(scenarios.FS(), scenarios.File("trip"), model.LoadOptions{Design: "v1-original"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := l.Compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := sweep.Run(context.Background(), sweep.Config{Scenario: "trip", Designs: []sweep.Design{{Name: "v1-original", Compiled: c}},
+		Multipliers: []float64{1, 3}, Replications: 2, Seed: 1, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _, _ := layout(res, Options{Journeys: l.Scenario.Journeys.Names()})
+	charts := map[string]plots.LineChart{}
+	for _, sec := range r.Sections {
+		for _, f := range sec.Figures {
+			if lc, ok := f.Chart.(plots.LineChart); ok {
+				charts[f.Name] = lc
+			}
+		}
+	}
+	// The SLOs of trip.yaml, by the chart of the measure each bounds;
+	// view_session succeeds in every run, so its flat chart is left out,
+	// and no chart draws a route's failure rate.
+	for name, want := range map[string]plots.Bound{
+		"success_trip_creation": {Y: 0.99, Label: "SLO ≥ 99%"},
+		"p95_trip_view":         {Y: 1, Label: "SLO ≤ 1 s"},
+	} {
+		lc, ok := charts[name]
+		if !ok {
+			t.Errorf("no chart %s", name)
+			continue
+		}
+		if len(lc.Bounds) != 1 || lc.Bounds[0] != want {
+			t.Errorf("%s bounds %+v, want [%+v]", name, lc.Bounds, want)
+		}
+	}
+	for name, lc := range charts {
+		if strings.HasPrefix(name, "p95_") && name != "p95_trip_view" && len(lc.Bounds) > 0 {
+			t.Errorf("%s has no SLO but draws %+v", name, lc.Bounds)
+		}
+	}
+}

@@ -38,6 +38,18 @@ type Options struct {
 // contents, the method and settings folded away, and the evidence. It
 // returns the files as [plots.Report.Build] does, for the caller to write.
 func Build(res *sweep.Result, opts Options) ([]plots.File, error) {
+	r, pic, drawn := layout(res, opts)
+	prerender(r, opts.Workers)
+	files, err := r.Build()
+	if err == nil && drawn {
+		files = append(files, pic)
+	}
+	return files, err
+}
+
+// layout is the report's sections with their charts, not yet drawn, and
+// the diagram when there is one to draw.
+func layout(res *sweep.Result, opts Options) (plots.Report, plots.File, bool) {
 	names := newFigureNames()
 	r := plots.Report{Title: "capsim sweep: " + res.Scenario, ContentsAfter: 1}
 	outs := rankOutcomes(res)
@@ -67,10 +79,10 @@ func Build(res *sweep.Result, opts Options) ([]plots.File, error) {
 		for _, g := range groups {
 			success.Series = append(success.Series, g.named(res))
 		}
-		caption := "Journey success rate of " + j + " against the load multiplier: mean and 95 % interval over replications."
-		if b, ok := sloBound(res, successKey); ok {
-			success.Bounds = []plots.Bound{{Y: b.Value, Label: "SLO " + opSign(b.Op) + " " + plots.Percent(b.Value)}}
-			caption += " The dashed grey line is the SLO; a dotted line in a design's colour marks where it first fails."
+		caption := "Journey success rate of " + j + " against the load multiplier: mean and 95 % interval over replications." +
+			withSLO(res, successKey, &success)
+		if len(success.Bounds) > 0 {
+			caption += " A dotted line in a design's colour marks where it first fails."
 			for i, g := range groups {
 				ff := res.FirstFailures[g.designs[0]]
 				if st, ok := ff.FirstBroken(); ok && st.Key == successKey {
@@ -122,7 +134,8 @@ func Build(res *sweep.Result, opts Options) ([]plots.File, error) {
 		series, note := alikeSeries(res, model.RouteP95.Of(rt))
 		chart := plots.LineChart{Title: "route " + rt + ": p95 latency", XLabel: "load multiplier", YLabel: "p95 (s)",
 			Series: series, YMin: &zero}
-		rfigs, left = keepChart(rfigs, left, plots.Figure{Name: names.get("p95_" + rt), Caption: "Server-side p95 latency of route " + rt + ", per design." + note}, chart, "route "+rt+" p95")
+		caption := "Server-side p95 latency of route " + rt + ", per design." + withSLO(res, model.RouteP95.Of(rt), &chart) + note
+		rfigs, left = keepChart(rfigs, left, plots.Figure{Name: names.get("p95_" + rt), Caption: caption}, chart, "route "+rt+" p95")
 	}
 	if len(rfigs) > 0 {
 		r.Sections = append(r.Sections, plots.Section{Heading: "Routes", Figures: rfigs})
@@ -133,11 +146,13 @@ func Build(res *sweep.Result, opts Options) ([]plots.File, error) {
 		series, note := alikeSeries(res, model.Utilisation.Of(c))
 		util := plots.LineChart{Title: c + ": utilisation", XLabel: "load multiplier", YLabel: "busy / capacity",
 			Series: series, YMin: &zero, Percent: true}
-		cfigs, left = keepChart(cfigs, left, plots.Figure{Name: names.get("utilisation_" + c), Caption: "Time-average utilisation of " + c + ", per design." + note}, util, c+" utilisation")
+		caption := "Time-average utilisation of " + c + ", per design." + withSLO(res, model.Utilisation.Of(c), &util) + note
+		cfigs, left = keepChart(cfigs, left, plots.Figure{Name: names.get("utilisation_" + c), Caption: caption}, util, c+" utilisation")
 		series, note = alikeSeries(res, model.PeakQueue.Of(c))
 		queue := plots.LineChart{Title: c + ": peak queue", XLabel: "load multiplier", YLabel: "most waiting at once",
 			Series: series, YMin: &zero}
-		cfigs, left = keepChart(cfigs, left, plots.Figure{Name: names.get("queue_" + c), Caption: "Peak number of waiters at " + c + ", per design." + note}, queue, c+" peak queue")
+		caption = "Peak number of waiters at " + c + ", per design." + withSLO(res, model.PeakQueue.Of(c), &queue) + note
+		cfigs, left = keepChart(cfigs, left, plots.Figure{Name: names.get("queue_" + c), Caption: caption}, queue, c+" peak queue")
 	}
 	if len(cfigs) > 0 {
 		r.Sections = append(r.Sections, plots.Section{Heading: "Components", Figures: cfigs})
@@ -184,13 +199,7 @@ func Build(res *sweep.Result, opts Options) ([]plots.File, error) {
 		}
 		r.Sections = append(r.Sections, plots.Section{Heading: "Charts left out", Text: b.String()})
 	}
-
-	prerender(r, opts.Workers)
-	files, err := r.Build()
-	if err == nil && drawn {
-		files = append(files, pic)
-	}
-	return files, err
+	return r, pic, drawn
 }
 
 // methodSection holds what a reader needs to trust or repeat the sweep,
@@ -257,6 +266,26 @@ more replications when the parameters matter.
 
 func opSign(op string) string {
 	return map[string]string{">=": "≥", "<=": "≤", ">": ">", "<": "<"}[op]
+}
+
+// withSLO draws the bound of the scenario's SLO on metric, when it has
+// one, as the line every chart of that metric is read against, and says
+// so for the caption. Every chart of one metric calls it, so no chart of
+// a bounded measure goes without its line.
+func withSLO(res *sweep.Result, metric model.MetricKey, chart *plots.LineChart) string {
+	b, ok := sloBound(res, metric)
+	if !ok {
+		return ""
+	}
+	v := plots.Number(b.Value)
+	switch {
+	case chart.Percent:
+		v = plots.Percent(b.Value)
+	case metric.Measure.Unit() == model.UnitSeconds:
+		v += " s"
+	}
+	chart.Bounds = append(chart.Bounds, plots.Bound{Y: b.Value, Label: "SLO " + opSign(b.Op) + " " + v})
+	return " The dashed grey line is the SLO."
 }
 
 // keepChart adds fig with chart when the chart shows something, and
