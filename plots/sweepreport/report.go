@@ -68,7 +68,7 @@ func layout(res *sweep.Result, opts Options) (plots.Report, plots.File, bool) {
 	}
 	r.Sections = append(r.Sections, methodSection(res, opts))
 
-	var left []string // charts left out, and why
+	left := newLeftOut()
 	var jfigs []plots.Figure
 	zero, one := 0.0, 1.0
 	for _, j := range entities(res, model.JourneySuccessRate) {
@@ -92,7 +92,7 @@ func layout(res *sweep.Result, opts Options) (plots.Report, plots.File, bool) {
 		}
 		caption += alikeNote(res, groups)
 		// The answer's chart takes the page's width.
-		jfigs, left = keepChart(jfigs, left, plots.Figure{Name: names.get("success_" + j), Caption: caption, Wide: true}, success, j+" journey success")
+		jfigs = left.keep(jfigs, plots.Figure{Name: names.get("success_" + j), Caption: caption, Wide: true}, success, j+" journey success")
 
 		// One panel per design (alike ones together): two lines a panel
 		// read at a glance where sixteen in one chart do not.
@@ -111,9 +111,7 @@ func layout(res *sweep.Result, opts Options) (plots.Report, plots.File, bool) {
 		if len(fails.Panels) == 0 {
 			continue
 		}
-		if v, flat := flatAll(fails); flat {
-			left = append(left, fmt.Sprintf("%s journey vs HTTP failure rate (%s everywhere)", j, plots.Percent(v)))
-		} else {
+		if left.shows(fails, j+" journey vs HTTP failure rate") {
 			jfigs = append(jfigs, stacked(names, "failures_"+j,
 				"What users saw (journeys that failed) beside what an HTTP dashboard saw (requests that failed), for "+j+", per design; every panel of a figure has the same scale."+alikeNote(res, fgroups),
 				fails, 5.2)...)
@@ -135,7 +133,7 @@ func layout(res *sweep.Result, opts Options) (plots.Report, plots.File, bool) {
 		chart := plots.LineChart{Title: "route " + rt + ": p95 latency", XLabel: "load multiplier", YLabel: "p95 (s)",
 			Series: series, YMin: &zero}
 		caption := "Server-side p95 latency of route " + rt + ", per design." + withSLO(res, model.RouteP95.Of(rt), &chart) + note
-		rfigs, left = keepChart(rfigs, left, plots.Figure{Name: names.get("p95_" + rt), Caption: caption}, chart, "route "+rt+" p95")
+		rfigs = left.keep(rfigs, plots.Figure{Name: names.get("p95_" + rt), Caption: caption}, chart, "route "+rt+" p95")
 	}
 	if len(rfigs) > 0 {
 		r.Sections = append(r.Sections, plots.Section{Heading: "Routes", Figures: rfigs})
@@ -147,12 +145,12 @@ func layout(res *sweep.Result, opts Options) (plots.Report, plots.File, bool) {
 		util := plots.LineChart{Title: c + ": utilisation", XLabel: "load multiplier", YLabel: "busy / capacity",
 			Series: series, YMin: &zero, Percent: true}
 		caption := "Time-average utilisation of " + c + ", per design." + withSLO(res, model.Utilisation.Of(c), &util) + note
-		cfigs, left = keepChart(cfigs, left, plots.Figure{Name: names.get("utilisation_" + c), Caption: caption}, util, c+" utilisation")
+		cfigs = left.keep(cfigs, plots.Figure{Name: names.get("utilisation_" + c), Caption: caption}, util, c+" utilisation")
 		series, note = alikeSeries(res, model.PeakQueue.Of(c))
 		queue := plots.LineChart{Title: c + ": peak queue", XLabel: "load multiplier", YLabel: "most waiting at once",
 			Series: series, YMin: &zero}
 		caption = "Peak number of waiters at " + c + ", per design." + withSLO(res, model.PeakQueue.Of(c), &queue) + note
-		cfigs, left = keepChart(cfigs, left, plots.Figure{Name: names.get("queue_" + c), Caption: caption}, queue, c+" peak queue")
+		cfigs = left.keep(cfigs, plots.Figure{Name: names.get("queue_" + c), Caption: caption}, queue, c+" peak queue")
 	}
 	if len(cfigs) > 0 {
 		r.Sections = append(r.Sections, plots.Section{Heading: "Components", Figures: cfigs})
@@ -162,7 +160,8 @@ func layout(res *sweep.Result, opts Options) (plots.Report, plots.File, bool) {
 	for d, design := range res.Designs {
 		chart, ok := stageChart(res, d, len(opts.Journeys) > 1)
 		if ok {
-			sfigs = addFigure(sfigs, names.get("stages_"+design), "Failed journeys per run by failure_stage, design "+design+" (mean over replications).", chart)
+			sfigs = left.keep(sfigs, plots.Figure{Name: names.get("stages_" + design),
+				Caption: "Failed journeys per run by failure_stage, design " + design + " (mean over replications)."}, chart, "failure stages of "+design)
 		}
 	}
 	if len(sfigs) > 0 {
@@ -177,7 +176,7 @@ func layout(res *sweep.Result, opts Options) (plots.Report, plots.File, bool) {
 		what := fmt.Sprintf("design %s at %sx, seed %d", sr.Design, sweep.FormatMultiplier(sr.Multiplier), sr.Seed)
 		sm, flat := seriesPanels(res, sr, opts.Graphs[sr.Design])
 		if len(flat) > 0 {
-			left = append(left, what+": "+strings.Join(flat, ", ")+" (constant over the run)")
+			left.overRun = append(left.overRun, what+": "+strings.Join(flat, ", ")+" (constant over the run)")
 		}
 		if len(sm.Panels) == 0 {
 			continue
@@ -191,13 +190,8 @@ func layout(res *sweep.Result, opts Options) (plots.Report, plots.File, bool) {
 	if len(tfigs) > 0 {
 		r.Sections = append(r.Sections, plots.Section{Heading: "At the first failure", Figures: tfigs})
 	}
-	if len(left) > 0 {
-		var b strings.Builder
-		b.WriteString("Charts with nothing to show are left out: the same value at every point for every design, or nothing measured.\n\n")
-		for _, l := range left {
-			fmt.Fprintf(&b, "- %s\n", mdEscape(l))
-		}
-		r.Sections = append(r.Sections, plots.Section{Heading: "Charts left out", Text: b.String()})
+	if sec, ok := left.section(); ok {
+		r.Sections = append(r.Sections, sec)
 	}
 	return r, pic, drawn
 }
@@ -286,64 +280,6 @@ func withSLO(res *sweep.Result, metric model.MetricKey, chart *plots.LineChart) 
 	}
 	chart.Bounds = append(chart.Bounds, plots.Bound{Y: b.Value, Label: "SLO " + opSign(b.Op) + " " + v})
 	return " The dashed grey line is the SLO."
-}
-
-// keepChart adds fig with chart when the chart shows something, and
-// notes one that would be a flat line or an empty frame.
-func keepChart(figs []plots.Figure, left []string, fig plots.Figure, chart plots.LineChart, what string) ([]plots.Figure, []string) {
-	if !drawable(chart) {
-		return figs, append(left, what+" (nothing measured)")
-	}
-	if v, flat := flatLine(chart); flat {
-		return figs, append(left, what+" ("+flatValue(chart, v)+" everywhere)")
-	}
-	fig.Chart = chart
-	return append(figs, fig), left
-}
-
-func flatValue(chart plots.LineChart, v float64) string {
-	if chart.Percent {
-		return plots.Percent(v)
-	}
-	return plots.Number(v)
-}
-
-// flatLine reports whether every point of every series sits at one
-// value: such a chart says only that number, however its intervals
-// narrow as more journeys are counted.
-func flatLine(chart plots.LineChart) (float64, bool) {
-	v, seen := 0.0, false
-	for _, s := range chart.Series {
-		for _, p := range s.Points {
-			if p.Saturated {
-				return 0, false
-			}
-			if math.IsNaN(p.Y) || math.IsInf(p.Y, 0) {
-				continue
-			}
-			if seen && p.Y != v {
-				return 0, false
-			}
-			v, seen = p.Y, true
-		}
-	}
-	return v, seen
-}
-
-func flatAll(sm plots.SmallMultiples) (float64, bool) {
-	v, seen := 0.0, false
-	for _, p := range sm.Panels {
-		lc, ok := p.(plots.LineChart)
-		if !ok {
-			return 0, false
-		}
-		pv, flat := flatLine(lc)
-		if !flat || seen && pv != v {
-			return 0, false
-		}
-		v, seen = pv, true
-	}
-	return v, seen
 }
 
 // seriesGroup is designs whose series of some metrics are identical
@@ -506,8 +442,6 @@ func constant(vs []float64) bool {
 	return true
 }
 
-// addFigure adds a chart unless it has nothing to draw: a route nobody
-// called or a design that never failed leaves no empty frame behind.
 // stacked places small multiples of rowCm a row in as many full-width
 // figures as it takes to keep each within the tallest chart plots draws:
 // a scenario with 38 backends has more panels than one page holds.
@@ -535,16 +469,13 @@ func stacked(names figureNames, name, caption string, sm plots.SmallMultiples, r
 	return figs
 }
 
-func addFigure(figs []plots.Figure, name, caption string, chart plots.Renderer) []plots.Figure {
-	if !drawable(chart) {
-		return figs
-	}
-	return append(figs, plots.Figure{Name: name, Caption: caption, Chart: chart})
-}
-
+// drawable reports whether a chart has anything to draw: a route nobody
+// called leaves no empty frame behind.
 func drawable(chart plots.Renderer) bool {
 	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 	switch c := chart.(type) {
+	case plots.SmallMultiples:
+		return slices.ContainsFunc(c.Panels, func(p plots.Panel) bool { return drawable(p) })
 	case plots.LineChart:
 		for _, s := range c.Series {
 			for _, p := range s.Points {
