@@ -48,6 +48,9 @@ type kindDef struct {
 	// capacity: it has servers, instances or cores a balancer can read as
 	// its load.
 	capacity bool
+	// capacityUnit names what its result's Capacity counts (servers,
+	// cores…); empty for a kind whose capacity is not a number.
+	capacityUnit string
 	// passThrough: callers never wait in line or hold a server here (they
 	// sleep or are sent on), so its peak busy and peak queue are not
 	// defined.
@@ -73,6 +76,20 @@ func (k *kindDef) reported() string {
 		return k.reportAs
 	}
 	return k.name
+}
+
+// CapacityUnit names what n of a component of the kind's Capacity
+// count, as a reader says it ("4 cores" for a cpu, "1 server" for a
+// pool); empty for a kind without one (a lock, a bucket) or no kind.
+func CapacityUnit(kind string, n float64) string {
+	k := kindNamed(kind)
+	if k == nil {
+		return ""
+	}
+	if n == 1 {
+		return strings.TrimSuffix(k.capacityUnit, "s") // every unit's plural ends in s
+	}
+	return k.capacityUnit
 }
 
 // kindNames lists the kinds for messages: "a, b or c".

@@ -16,7 +16,7 @@ import (
 // request or any caller up its call chain. Replicas report sessions and
 // load every report_every (stale in between).
 
-var balancerKind = &kindDef{name: "balancer", newSpec: func() kindSpec { return &BalancerSpec{} }, status: 503,
+var balancerKind = &kindDef{name: "balancer", capacityUnit: "replicas", newSpec: func() kindSpec { return &BalancerSpec{} }, status: 503,
 	sessions: true, passThrough: true, measures: balancerMeasures}
 
 // BalancerSpec is a load balancer in front of replicas.

@@ -15,7 +15,7 @@ import (
 // flight: a spike of clients leaves one open connection each behind it for
 // the keep-alive time.
 
-var connectionsKind = &kindDef{name: "connections", newSpec: func() kindSpec { return &ConnectionsSpec{} }, status: 503,
+var connectionsKind = &kindDef{name: "connections", capacityUnit: "connections", newSpec: func() kindSpec { return &ConnectionsSpec{} }, status: 503,
 	capacity: true,
 	measures: []Measure{
 		// open connections, idle ones included; connections opened, and

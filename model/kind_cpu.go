@@ -21,7 +21,7 @@ import (
 // ps's at saturation. fifo and rr are sim.Cores, and take priority
 // classes.
 
-var cpuKind = &kindDef{name: "cpu", newSpec: func() kindSpec { return &CPUSpec{} }, status: 503, capacity: true, runsWork: true,
+var cpuKind = &kindDef{name: "cpu", capacityUnit: "cores", newSpec: func() kindSpec { return &CPUSpec{} }, status: 503, capacity: true, runsWork: true,
 	measures: []Measure{
 		// mean cores' worth of work done: busy less switching
 		componentMeasure("useful_busy_count", UnitCount, func(c *ComponentResult) (float64, bool) { return float64(c.UsefulBusy), true }),

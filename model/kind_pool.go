@@ -10,10 +10,10 @@ import (
 // pool and semaphore: a set of identical servers (threads, connections,
 // permits) with a FIFO waiting room in front.
 
-var poolKind = &kindDef{name: "pool", newSpec: func() kindSpec { return &PoolSpec{} }, status: 503, capacity: true, priorities: true}
+var poolKind = &kindDef{name: "pool", capacityUnit: "servers", newSpec: func() kindSpec { return &PoolSpec{} }, status: 503, capacity: true, priorities: true}
 
 // A semaphore is a pool counted in permits, and its results say pool.
-var semaphoreKind = &kindDef{name: "semaphore", newSpec: func() kindSpec { return &SemaphoreSpec{} }, status: 503, capacity: true, priorities: true,
+var semaphoreKind = &kindDef{name: "semaphore", capacityUnit: "permits", newSpec: func() kindSpec { return &SemaphoreSpec{} }, status: 503, capacity: true, priorities: true,
 	reportAs: "pool"}
 
 // PoolSpec is a thread pool, executor or connection pool.

@@ -14,7 +14,7 @@ import (
 // target-tracking rule (sim.AutoscaleConfig) sets how many instances run
 // instead.
 
-var workerKind = &kindDef{name: "worker", newSpec: func() kindSpec { return &WorkerSpec{} }, status: 503, capacity: true,
+var workerKind = &kindDef{name: "worker", capacityUnit: "instances", newSpec: func() kindSpec { return &WorkerSpec{} }, status: 503, capacity: true,
 	measures: []Measure{
 		componentMeasure("cold_starts_count", UnitCount, func(c *ComponentResult) (float64, bool) { return float64(c.ColdStarts), true }),
 		// Autoscaled workers only: syncs that raised and lowered the

@@ -418,6 +418,16 @@ var (
 	RouteOrphanedWork = define(measureDef{name: "orphaned_work_s", subject: SubjectRoute, unit: UnitSeconds, sparse: true,
 		route: func(r *RouteResult) float64 { return r.OrphanedSeconds }})
 
+	// Capacity is what utilisation divides by: servers, permits,
+	// instances, cores (not whole: 1.28 cores), the time-average of a
+	// scheduled pool's; NaN for a kind without a number (a lock).
+	Capacity = define(measureDef{name: "capacity_count", subject: SubjectComponent, unit: UnitCount,
+		component: func(c *ComponentResult) (float64, bool) {
+			if c.Capacity > 0 {
+				return c.Capacity, true
+			}
+			return math.NaN(), true
+		}})
 	Utilisation = define(measureDef{name: "utilisation_rate", subject: SubjectComponent, unit: UnitFraction, slo: "utilisation",
 		component: func(c *ComponentResult) (float64, bool) { return float64(c.Utilisation), true }})
 	MeanBusy = define(measureDef{name: "mean_busy_count", subject: SubjectComponent, unit: UnitCount,
@@ -459,7 +469,7 @@ var (
 		JourneySuccessRate, JourneyFailureRate, HTTPRequests, HTTPFailures, HTTPFailureRate,
 		JourneyMean, JourneyP50, JourneyP95, JourneyP99, FailedAt}
 	routeMeasures     = []Measure{RouteCalls, RouteFailures, RouteFailureRate, RouteMean, RouteP50, RouteP95, RouteP99, RouteOrphaned, RouteOrphanedWork}
-	componentMeasures = []Measure{Utilisation, MeanBusy, PeakBusy, MeanQueue, PeakQueue, Offered, Rejected, TimedOut,
+	componentMeasures = []Measure{Capacity, Utilisation, MeanBusy, PeakBusy, MeanQueue, PeakQueue, Offered, Rejected, TimedOut,
 		RejectionRate, MeanWait, P95Wait}
 	componentTail = []Measure{Balked, Leaked}
 )

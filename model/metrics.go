@@ -47,6 +47,8 @@ import "sort"
 //	                                      caller gave up; sparse
 //	route.<r>.orphaned_work_s             seconds they worked on after it did;
 //	                                      sparse
+//	component.<c>.capacity_count          servers, permits, instances, cores
+//	                                      or connections (NaN for a lock)
 //	component.<c>.utilisation_rate        time-average busy / capacity
 //	component.<c>.mean_busy_count         time-average servers, permits, held
 //	                                      locks, worker instances or active

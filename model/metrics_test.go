@@ -73,7 +73,7 @@ journey.visit.mean_s journey.visit.p50_s journey.visit.p95_s journey.visit.p99_s
 route.page.calls_count route.page.failures_count route.page.failure_rate
 route.page.mean_s route.page.p50_s route.page.p95_s route.page.p99_s`
 	for _, c := range []string{"app", "db", "ext", "ai"} {
-		want += "\n" + strings.ReplaceAll(`component.C.utilisation_rate component.C.mean_busy_count component.C.peak_busy_count
+		want += "\n" + strings.ReplaceAll(`component.C.capacity_count component.C.utilisation_rate component.C.mean_busy_count component.C.peak_busy_count
 component.C.mean_queue_count component.C.peak_queue_count
 component.C.offered_count component.C.rejected_count component.C.timed_out_count component.C.rejection_rate
 component.C.mean_wait_s component.C.p95_wait_s`, "C", c)
@@ -100,7 +100,10 @@ component.C.mean_wait_s component.C.p95_wait_s`, "C", c)
 	if got := values["journey.visit.journey_success_rate"] + values["journey.visit.journey_failure_rate"]; got != 1 {
 		t.Errorf("success + failure rates = %g", got)
 	}
-	for _, name := range []string{"component.db.utilisation_rate", "component.ext.peak_queue_count", "component.ext.mean_busy_count"} {
+	if got := values["component.app.capacity_count"]; got != 1 {
+		t.Errorf("component.app.capacity_count = %g; the pool has 1 server", got)
+	}
+	for _, name := range []string{"component.db.utilisation_rate", "component.db.capacity_count", "component.ext.peak_queue_count", "component.ext.mean_busy_count"} {
 		if !math.IsNaN(values[name]) {
 			t.Errorf("%s = %g; a lock has no capacity and a bucket no queue: want NaN", name, values[name])
 		}

@@ -38,6 +38,18 @@ type Options struct {
 // contents, the method and settings folded away, and the evidence. It
 // returns the files as [plots.Report.Build] does, for the caller to write.
 func Build(res *sweep.Result, opts Options) ([]plots.File, error) {
+	r, pic, drawn := layout(res, opts)
+	prerender(r, opts.Workers)
+	files, err := r.Build()
+	if err == nil && drawn {
+		files = append(files, pic)
+	}
+	return files, err
+}
+
+// layout is the report's sections with their charts, not yet drawn, and
+// the diagram when there is one to draw.
+func layout(res *sweep.Result, opts Options) (plots.Report, plots.File, bool) {
 	names := newFigureNames()
 	r := plots.Report{Title: "capsim sweep: " + res.Scenario, ContentsAfter: 1}
 	outs := rankOutcomes(res)
@@ -56,7 +68,7 @@ func Build(res *sweep.Result, opts Options) ([]plots.File, error) {
 	}
 	r.Sections = append(r.Sections, methodSection(res, opts))
 
-	var left []string // charts left out, and why
+	left := newLeftOut()
 	var jfigs []plots.Figure
 	zero, one := 0.0, 1.0
 	for _, j := range entities(res, model.JourneySuccessRate) {
@@ -67,10 +79,10 @@ func Build(res *sweep.Result, opts Options) ([]plots.File, error) {
 		for _, g := range groups {
 			success.Series = append(success.Series, g.named(res))
 		}
-		caption := "Journey success rate of " + j + " against the load multiplier: mean and 95 % interval over replications."
-		if b, ok := sloBound(res, successKey); ok {
-			success.Bounds = []plots.Bound{{Y: b.Value, Label: "SLO " + opSign(b.Op) + " " + plots.Percent(b.Value)}}
-			caption += " The dashed grey line is the SLO; a dotted line in a design's colour marks where it first fails."
+		caption := "Journey success rate of " + j + " against the load multiplier: mean and 95 % interval over replications." +
+			withSLO(res, successKey, &success)
+		if len(success.Bounds) > 0 {
+			caption += " A dotted line in a design's colour marks where it first fails."
 			for i, g := range groups {
 				ff := res.FirstFailures[g.designs[0]]
 				if st, ok := ff.FirstBroken(); ok && st.Key == successKey {
@@ -80,7 +92,7 @@ func Build(res *sweep.Result, opts Options) ([]plots.File, error) {
 		}
 		caption += alikeNote(res, groups)
 		// The answer's chart takes the page's width.
-		jfigs, left = keepChart(jfigs, left, plots.Figure{Name: names.get("success_" + j), Caption: caption, Wide: true}, success, j+" journey success")
+		jfigs = left.keep(jfigs, plots.Figure{Name: names.get("success_" + j), Caption: caption, Wide: true}, success, j+" journey success")
 
 		// One panel per design (alike ones together): two lines a panel
 		// read at a glance where sixteen in one chart do not.
@@ -99,9 +111,7 @@ func Build(res *sweep.Result, opts Options) ([]plots.File, error) {
 		if len(fails.Panels) == 0 {
 			continue
 		}
-		if v, flat := flatAll(fails); flat {
-			left = append(left, fmt.Sprintf("%s journey vs HTTP failure rate (%s everywhere)", j, plots.Percent(v)))
-		} else {
+		if left.shows(fails, j+" journey vs HTTP failure rate") {
 			jfigs = append(jfigs, stacked(names, "failures_"+j,
 				"What users saw (journeys that failed) beside what an HTTP dashboard saw (requests that failed), for "+j+", per design; every panel of a figure has the same scale."+alikeNote(res, fgroups),
 				fails, 5.2)...)
@@ -122,7 +132,8 @@ func Build(res *sweep.Result, opts Options) ([]plots.File, error) {
 		series, note := alikeSeries(res, model.RouteP95.Of(rt))
 		chart := plots.LineChart{Title: "route " + rt + ": p95 latency", XLabel: "load multiplier", YLabel: "p95 (s)",
 			Series: series, YMin: &zero}
-		rfigs, left = keepChart(rfigs, left, plots.Figure{Name: names.get("p95_" + rt), Caption: "Server-side p95 latency of route " + rt + ", per design." + note}, chart, "route "+rt+" p95")
+		caption := "Server-side p95 latency of route " + rt + ", per design." + withSLO(res, model.RouteP95.Of(rt), &chart) + note
+		rfigs = left.keep(rfigs, plots.Figure{Name: names.get("p95_" + rt), Caption: caption}, chart, "route "+rt+" p95")
 	}
 	if len(rfigs) > 0 {
 		r.Sections = append(r.Sections, plots.Section{Heading: "Routes", Figures: rfigs})
@@ -133,11 +144,13 @@ func Build(res *sweep.Result, opts Options) ([]plots.File, error) {
 		series, note := alikeSeries(res, model.Utilisation.Of(c))
 		util := plots.LineChart{Title: c + ": utilisation", XLabel: "load multiplier", YLabel: "busy / capacity",
 			Series: series, YMin: &zero, Percent: true}
-		cfigs, left = keepChart(cfigs, left, plots.Figure{Name: names.get("utilisation_" + c), Caption: "Time-average utilisation of " + c + ", per design." + note}, util, c+" utilisation")
+		caption := "Time-average utilisation of " + c + ", per design." + withSLO(res, model.Utilisation.Of(c), &util) + note
+		cfigs = left.keep(cfigs, plots.Figure{Name: names.get("utilisation_" + c), Caption: caption}, util, c+" utilisation")
 		series, note = alikeSeries(res, model.PeakQueue.Of(c))
 		queue := plots.LineChart{Title: c + ": peak queue", XLabel: "load multiplier", YLabel: "most waiting at once",
 			Series: series, YMin: &zero}
-		cfigs, left = keepChart(cfigs, left, plots.Figure{Name: names.get("queue_" + c), Caption: "Peak number of waiters at " + c + ", per design." + note}, queue, c+" peak queue")
+		caption = "Peak number of waiters at " + c + ", per design." + withSLO(res, model.PeakQueue.Of(c), &queue) + note
+		cfigs = left.keep(cfigs, plots.Figure{Name: names.get("queue_" + c), Caption: caption}, queue, c+" peak queue")
 	}
 	if len(cfigs) > 0 {
 		r.Sections = append(r.Sections, plots.Section{Heading: "Components", Figures: cfigs})
@@ -147,7 +160,8 @@ func Build(res *sweep.Result, opts Options) ([]plots.File, error) {
 	for d, design := range res.Designs {
 		chart, ok := stageChart(res, d, len(opts.Journeys) > 1)
 		if ok {
-			sfigs = addFigure(sfigs, names.get("stages_"+design), "Failed journeys per run by failure_stage, design "+design+" (mean over replications).", chart)
+			sfigs = left.keep(sfigs, plots.Figure{Name: names.get("stages_" + design),
+				Caption: "Failed journeys per run by failure_stage, design " + design + " (mean over replications)."}, chart, "failure stages of "+design)
 		}
 	}
 	if len(sfigs) > 0 {
@@ -160,9 +174,9 @@ func Build(res *sweep.Result, opts Options) ([]plots.File, error) {
 			continue
 		}
 		what := fmt.Sprintf("design %s at %sx, seed %d", sr.Design, sweep.FormatMultiplier(sr.Multiplier), sr.Seed)
-		sm, flat := seriesPanels(res, sr)
+		sm, flat := seriesPanels(res, sr, opts.Graphs[sr.Design])
 		if len(flat) > 0 {
-			left = append(left, what+": "+strings.Join(flat, ", ")+" (constant over the run)")
+			left.overRun = append(left.overRun, what+": "+strings.Join(flat, ", ")+" (constant over the run)")
 		}
 		if len(sm.Panels) == 0 {
 			continue
@@ -176,21 +190,10 @@ func Build(res *sweep.Result, opts Options) ([]plots.File, error) {
 	if len(tfigs) > 0 {
 		r.Sections = append(r.Sections, plots.Section{Heading: "At the first failure", Figures: tfigs})
 	}
-	if len(left) > 0 {
-		var b strings.Builder
-		b.WriteString("Charts with nothing to show are left out: the same value at every point for every design, or nothing measured.\n\n")
-		for _, l := range left {
-			fmt.Fprintf(&b, "- %s\n", mdEscape(l))
-		}
-		r.Sections = append(r.Sections, plots.Section{Heading: "Charts left out", Text: b.String()})
+	if sec, ok := left.section(); ok {
+		r.Sections = append(r.Sections, sec)
 	}
-
-	prerender(r, opts.Workers)
-	files, err := r.Build()
-	if err == nil && drawn {
-		files = append(files, pic)
-	}
-	return files, err
+	return r, pic, drawn
 }
 
 // methodSection holds what a reader needs to trust or repeat the sweep,
@@ -259,62 +262,24 @@ func opSign(op string) string {
 	return map[string]string{">=": "≥", "<=": "≤", ">": ">", "<": "<"}[op]
 }
 
-// keepChart adds fig with chart when the chart shows something, and
-// notes one that would be a flat line or an empty frame.
-func keepChart(figs []plots.Figure, left []string, fig plots.Figure, chart plots.LineChart, what string) ([]plots.Figure, []string) {
-	if !drawable(chart) {
-		return figs, append(left, what+" (nothing measured)")
+// withSLO draws the bound of the scenario's SLO on metric, when it has
+// one, as the line every chart of that metric is read against, and says
+// so for the caption. Every chart of one metric calls it, so no chart of
+// a bounded measure goes without its line.
+func withSLO(res *sweep.Result, metric model.MetricKey, chart *plots.LineChart) string {
+	b, ok := sloBound(res, metric)
+	if !ok {
+		return ""
 	}
-	if v, flat := flatLine(chart); flat {
-		return figs, append(left, what+" ("+flatValue(chart, v)+" everywhere)")
+	v := plots.Number(b.Value)
+	switch {
+	case chart.Percent:
+		v = plots.Percent(b.Value)
+	case metric.Measure.Unit() == model.UnitSeconds:
+		v += " s"
 	}
-	fig.Chart = chart
-	return append(figs, fig), left
-}
-
-func flatValue(chart plots.LineChart, v float64) string {
-	if chart.Percent {
-		return plots.Percent(v)
-	}
-	return plots.Number(v)
-}
-
-// flatLine reports whether every point of every series sits at one
-// value: such a chart says only that number, however its intervals
-// narrow as more journeys are counted.
-func flatLine(chart plots.LineChart) (float64, bool) {
-	v, seen := 0.0, false
-	for _, s := range chart.Series {
-		for _, p := range s.Points {
-			if p.Saturated {
-				return 0, false
-			}
-			if math.IsNaN(p.Y) || math.IsInf(p.Y, 0) {
-				continue
-			}
-			if seen && p.Y != v {
-				return 0, false
-			}
-			v, seen = p.Y, true
-		}
-	}
-	return v, seen
-}
-
-func flatAll(sm plots.SmallMultiples) (float64, bool) {
-	v, seen := 0.0, false
-	for _, p := range sm.Panels {
-		lc, ok := p.(plots.LineChart)
-		if !ok {
-			return 0, false
-		}
-		pv, flat := flatLine(lc)
-		if !flat || seen && pv != v {
-			return 0, false
-		}
-		v, seen = pv, true
-	}
-	return v, seen
+	chart.Bounds = append(chart.Bounds, plots.Bound{Y: b.Value, Label: "SLO " + opSign(b.Op) + " " + v})
+	return " The dashed grey line is the SLO."
 }
 
 // seriesGroup is designs whose series of some metrics are identical
@@ -408,9 +373,8 @@ func samePoints(a, b []plots.Point) bool {
 }
 
 // seriesPanels gives each signal of a run that moves its own panel, with
-// the component's capacity where the cell's means tell it (busy over
-// utilisation), and names the signals left out for staying constant.
-func seriesPanels(res *sweep.Result, sr sweep.SeriesRun) (plots.SmallMultiples, []string) {
+// the component's capacity where its results give one, and names the signals left out for staying constant.
+func seriesPanels(res *sweep.Result, sr sweep.SeriesRun, g model.Graph) (plots.SmallMultiples, []string) {
 	sm := plots.SmallMultiples{Cols: 2}
 	var cell *sweep.Cell
 	if d := slices.Index(res.Designs, sr.Design); d >= 0 {
@@ -431,11 +395,15 @@ func seriesPanels(res *sweep.Result, sr sweep.SeriesRun) (plots.SmallMultiples, 
 			Series: []plots.Signal{{Name: sig.Name, Values: sig.Values}}}
 		if measure == "busy" && cell != nil {
 			if k, ok := capacity(cell, comp); ok {
-				tc.Title += " (capacity " + plots.Number(k) + ")"
+				label := "capacity " + plots.Number(k)
+				if u := capacityUnit(g, comp, k); u != "" {
+					label = plots.Number(k) + " " + u
+				}
+				tc.Title += " (" + label + ")"
 				// A capacity the signal never comes near would only
 				// squash it flat against the axis.
 				if slices.Max(sig.Values) >= k/2 {
-					tc.Bounds = []plots.Bound{{Y: k, Label: "capacity"}}
+					tc.Bounds = []plots.Bound{{Y: k, Label: label}}
 				}
 			}
 		}
@@ -444,15 +412,25 @@ func seriesPanels(res *sweep.Result, sr sweep.SeriesRun) (plots.SmallMultiples, 
 	return sm, flat
 }
 
-// capacity is a component's servers, permits or instances: its mean
-// number busy over its utilisation, rounded, when both were measured.
+// capacity is a component's servers, permits, instances or cores as its
+// results give them (1.28 cores stays 1.28), when it has a number.
 func capacity(c *sweep.Cell, comp string) (float64, bool) {
-	busy, ok1 := c.Stat(model.MeanBusy.Of(comp))
-	util, ok2 := c.Stat(model.Utilisation.Of(comp))
-	if !ok1 || !ok2 || !(util.Mean > 0) || math.IsNaN(busy.Mean) {
+	k, ok := c.Stat(model.Capacity.Of(comp))
+	if !ok || !(k.Mean > 0) {
 		return 0, false
 	}
-	return math.Round(busy.Mean / util.Mean), true
+	return k.Mean, true
+}
+
+// capacityUnit is what the component's capacity counts, from its kind in
+// the design's graph; empty when the report was not given the graph.
+func capacityUnit(g model.Graph, comp string, n float64) string {
+	for _, c := range g.Components {
+		if c.Name == comp {
+			return model.CapacityUnit(c.Kind, n)
+		}
+	}
+	return ""
 }
 
 func constant(vs []float64) bool {
@@ -464,8 +442,6 @@ func constant(vs []float64) bool {
 	return true
 }
 
-// addFigure adds a chart unless it has nothing to draw: a route nobody
-// called or a design that never failed leaves no empty frame behind.
 // stacked places small multiples of rowCm a row in as many full-width
 // figures as it takes to keep each within the tallest chart plots draws:
 // a scenario with 38 backends has more panels than one page holds.
@@ -493,16 +469,13 @@ func stacked(names figureNames, name, caption string, sm plots.SmallMultiples, r
 	return figs
 }
 
-func addFigure(figs []plots.Figure, name, caption string, chart plots.Renderer) []plots.Figure {
-	if !drawable(chart) {
-		return figs
-	}
-	return append(figs, plots.Figure{Name: name, Caption: caption, Chart: chart})
-}
-
+// drawable reports whether a chart has anything to draw: a route nobody
+// called leaves no empty frame behind.
 func drawable(chart plots.Renderer) bool {
 	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 	switch c := chart.(type) {
+	case plots.SmallMultiples:
+		return slices.ContainsFunc(c.Panels, func(p plots.Panel) bool { return drawable(p) })
 	case plots.LineChart:
 		for _, s := range c.Series {
 			for _, p := range s.Points {

@@ -154,15 +154,17 @@ func TestFigureNames(t *testing.T) {
 }
 
 // A chart with nothing finite to draw leaves no figure; a saturated point
-// is something to draw.
-func TestAddFigureSkipsEmptyCharts(t *testing.T) {
+// A chart with nothing to draw is left out as nothing measured; one
+// saturated point (a run a guard stopped) is something.
+func TestEmptyChartsAreLeftOut(t *testing.T) {
 	empty := plots.LineChart{Series: []plots.Series{{Points: []plots.Point{{X: 1, Y: math.NaN()}}}}}
 	saturated := plots.LineChart{Series: []plots.Series{{Points: []plots.Point{{X: 1, Y: math.Inf(1), Saturated: true}}}}}
-	figs := addFigure(nil, "empty", "", empty)
-	figs = addFigure(figs, "saturated", "", saturated)
-	figs = addFigure(figs, "no_signal", "", plots.TimeSeriesChart{Series: []plots.Signal{{Values: []float64{math.NaN()}}}})
-	if len(figs) != 1 || figs[0].Name != "saturated" {
-		t.Fatalf("figures %+v", figs)
+	l := newLeftOut()
+	figs := l.keep(nil, plots.Figure{Name: "empty"}, empty, "e")
+	figs = l.keep(figs, plots.Figure{Name: "saturated"}, saturated, "s")
+	figs = l.keep(figs, plots.Figure{Name: "no_signal"}, plots.TimeSeriesChart{Series: []plots.Signal{{Values: []float64{math.NaN()}}}}, "n")
+	if len(figs) != 1 || figs[0].Name != "saturated" || strings.Join(l.empty, ",") != "e,n" {
+		t.Fatalf("figures %+v, nothing measured %q", figs, l.empty)
 	}
 }
 
@@ -263,15 +265,30 @@ func TestVerdictRanksAndGroups(t *testing.T) {
 	}
 }
 
-// A chart whose every point sits at one value is left out and named; one
-// that moves is kept.
-func TestKeepChartLeavesOutFlatCharts(t *testing.T) {
+// A chart whose every series is empty or constant is left out and named,
+// with its value when all series sit at one; one that moves is kept, and
+// a chart with the same data as one kept, whatever its title, is not
+// drawn again.
+func TestLeftOutFlatAndRepeatedCharts(t *testing.T) {
 	flat := plots.LineChart{Series: []plots.Series{{Points: []plots.Point{{X: 1, Y: 0, Lo: 0, Hi: 0.2}, {X: 2, Y: 0}}}}}
-	moving := plots.LineChart{Series: []plots.Series{{Points: []plots.Point{{X: 1, Y: 0}, {X: 2, Y: 1}}}}}
-	figs, left := keepChart(nil, nil, plots.Figure{Name: "flat"}, flat, "q peak queue")
-	figs, left = keepChart(figs, left, plots.Figure{Name: "moving"}, moving, "r")
-	if len(figs) != 1 || figs[0].Name != "moving" || len(left) != 1 || left[0] != "q peak queue (0 everywhere)" {
-		t.Errorf("kept %v, left out %q", figs, left)
+	twoLevels := plots.LineChart{Percent: true, Series: []plots.Series{{Points: []plots.Point{{X: 1, Y: 0.5}, {X: 2, Y: 0.5}}},
+		{Points: []plots.Point{{X: 1, Y: 1}, {X: 2, Y: math.NaN()}}}, {}}}
+	moving := plots.LineChart{Title: "r", Series: []plots.Series{{Points: []plots.Point{{X: 1, Y: 0}, {X: 2, Y: 1}}}}}
+	again := moving
+	again.Title = "r again"
+	l := newLeftOut()
+	figs := l.keep(nil, plots.Figure{Name: "flat"}, flat, "q peak queue")
+	figs = l.keep(figs, plots.Figure{Name: "two"}, twoLevels, "u utilisation")
+	figs = l.keep(figs, plots.Figure{Name: "moving"}, moving, "r")
+	figs = l.keep(figs, plots.Figure{Name: "again"}, again, "r again")
+	if len(figs) != 1 || figs[0].Name != "moving" {
+		t.Errorf("kept %v", figs)
+	}
+	sec, ok := l.section()
+	for _, want := range []string{"- flat at every load: q peak queue (0), u utilisation\n", "- drawn once: r again (the same as r)\n"} {
+		if !ok || !strings.Contains(sec.Text, want) {
+			t.Errorf("section %q lacks %q", sec.Text, want)
+		}
 	}
 }
 
