@@ -73,8 +73,9 @@ failure lowered and raised, its change, and the elasticity: ln(first
 failure raised / lowered) / ln(parameter raised / lowered), about the %
 change of the first failure per % change of the parameter. A side is
 beyond the noise when its first failure's interval does not overlap the
-base's and it moved by more than the base's interval is wide, else within
-it; the parameters are ranked beyond the noise first, then by the larger
+base's and it moved by more than the base's interval is wide (an end the
+search left open, a ? in the table, counting as the first failure itself),
+else within it; the parameters are ranked beyond the noise first, then by the larger
 |change| of their first failure (the elasticity does not rank: a count
 moved by one step may have none), the same order in the table, the CSV and
 the chart. Defaults for

@@ -126,7 +126,8 @@ func writeSensitivityTable(w io.Writer, r *sensitivity.Result, top, width int, h
 // footnote and the command's help say it.
 const noiseRule = "noise: beyond where a side's first failure moved out of the base's interval and by more " +
 	"than that interval is wide (same seeds, so what is left is the search's resolution and the " +
-	"replications' spread), else within; ranked beyond first, then by the larger |change|"
+	"replications' spread; an open end, ?, counts as the first failure itself), else within; " +
+	"ranked beyond first, then by the larger |change|"
 
 // sensitivitySide is a side's cells: the new value, the first failure
 // there and its change against the base.

@@ -216,37 +216,36 @@ const (
 
 // interval is where a first failure lies, (lo, hi]: lo the highest
 // multiplier below it that passed surely, hi the lowest that failed
-// surely. An end no multiplier settles is open (0 or +Inf); a design that
-// held over the range fails somewhere above the highest multiplier that
-// passed surely.
+// surely. An end the search left open — no multiplier passed surely
+// below it, as a rate SLO with too few events gives — counts as the first
+// failure itself: what the search did not settle does not widen the
+// interval, or every move would hide in it. A design that held over the
+// range fails above the highest multiplier tried.
 func interval(ff sweep.FirstFailure) (lo, hi float64) {
 	if !ff.Found {
 		lo = 0
 		for _, c := range ff.Tried {
-			if c.Verdict == sweep.Pass {
-				lo = max(lo, c.Multiplier)
-			}
+			lo = max(lo, c.Multiplier)
 		}
 		return lo, math.Inf(1)
 	}
 	lo, hi = ff.Lo, ff.Hi
 	if math.IsNaN(lo) || ff.BelowRange {
-		lo = 0
+		lo = ff.Multiplier
 	}
 	if math.IsNaN(hi) {
-		hi = math.Inf(1)
+		hi = ff.Multiplier
 	}
 	return lo, hi
 }
 
 // Judge says whether a perturbed first failure moved beyond the noise of
-// the base's: it is within the noise when its interval overlaps the
-// base's, or when it moved less than the base's interval is wide (the
-// search's resolution and the replications' spread together), an end the
-// search left open counting as the base's estimate itself; beyond it
-// otherwise. Both come from the same seeds, so what noise remains is the
-// search's: how finely it tried multipliers, and which it could not call
-// with the replications it had.
+// the base's: it is within the noise when it did not move, when its
+// interval overlaps the base's, or when it moved less than the base's
+// interval is wide (the search's resolution and the replications' spread
+// together); beyond it otherwise. Both come from the same seeds, so what
+// noise remains is the search's: how finely it tried multipliers, and
+// which it could not call with the replications it had.
 func Judge(base, ff sweep.FirstFailure) Noise {
 	blo, bhi := interval(base)
 	plo, phi := interval(ff)
@@ -254,20 +253,11 @@ func Judge(base, ff sweep.FirstFailure) Noise {
 		return Within
 	}
 	if comparable(base) && comparable(ff) {
-		width := settled(bhi, base.Multiplier) - settled(blo, base.Multiplier)
-		if math.Abs(ff.Multiplier-base.Multiplier) < width {
+		if d := math.Abs(ff.Multiplier - base.Multiplier); d == 0 || d < bhi-blo {
 			return Within
 		}
 	}
 	return Beyond
-}
-
-// settled is an interval's end, or the estimate m where the end is open.
-func settled(end, m float64) float64 {
-	if end == 0 || math.IsInf(end, 1) {
-		return m
-	}
-	return end
 }
 
 // Outcome is one design's analysis.
@@ -381,8 +371,8 @@ func (k Ranked) swing(base sweep.FirstFailure) float64 {
 			w = max(w, math.Abs(r.Effect))
 		case !comparable(base):
 		case !ff.Found:
-			if lo, _ := interval(ff); lo > 0 {
-				w = max(w, lo/base.Multiplier-1)
+			if top, _ := interval(ff); top > 0 {
+				w = max(w, top/base.Multiplier-1)
 			}
 		case ff.BelowRange:
 			w = max(w, 1-ff.Multiplier/base.Multiplier)

@@ -233,7 +233,8 @@ func TestPlanMovesARangedValueToItsEnds(t *testing.T) {
 
 // A perturbed first failure is within the noise when its interval
 // overlaps the base's, (0.6, 0.625] here, or when it moved less than that
-// interval is wide (0.025); an end the search left open does not widen it.
+// interval is wide (0.025); an end the search left open counts as the
+// first failure itself and does not widen it.
 func TestJudgeAgainstTheBasesInterval(t *testing.T) {
 	nan := math.NaN()
 	failed := func(m, lo, hi float64) sweep.FirstFailure {
@@ -249,25 +250,28 @@ func TestJudgeAgainstTheBasesInterval(t *testing.T) {
 		{"touching: failed surely where the base passed surely", failed(0.59, 0.58, 0.6), sensitivity.Beyond},
 		{"apart, but moved less than the base's width", failed(0.64, 0.63, 0.64), sensitivity.Within},
 		{"apart by exactly the width", failed(0.65, 0.64, 0.65), sensitivity.Beyond},
-		{"apart, its own lower end open", failed(0.7, nan, 0.7), sensitivity.Within},
-		{"held over the range, passing surely at 1", sweep.FirstFailure{Tried: []*sweep.Cell{
-			{Multiplier: 0.5, Verdict: sweep.Pass}, {Multiplier: 1, Verdict: sweep.Pass}}}, sensitivity.Beyond},
-		{"held, passing surely at nothing above 0.6", sweep.FirstFailure{Tried: []*sweep.Cell{
-			{Multiplier: 0.5, Verdict: sweep.Pass}, {Multiplier: 1, Verdict: sweep.PassUnsure}}}, sensitivity.Within},
+		{"apart, its own lower end open", failed(0.7, nan, 0.7), sensitivity.Beyond},
+		{"near, its own lower end open", failed(0.64, nan, 0.64), sensitivity.Within},
+		{"held over the range, up to 1", sweep.FirstFailure{Tried: []*sweep.Cell{
+			{Multiplier: 0.5, Verdict: sweep.Pass}, {Multiplier: 1, Verdict: sweep.PassUnsure}}}, sensitivity.Beyond},
 		{"failed at the lowest multiplier, 0.25", sweep.FirstFailure{Found: true, BelowRange: true, Multiplier: 0.25, Lo: nan, Hi: 0.25}, sensitivity.Beyond},
 	} {
 		if got := sensitivity.Judge(base, tc.ff); got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
 		}
 	}
-	// The base's upper end open: (0.6, ∞) overlaps every move up, and a
-	// move down counts from the estimate, 0.625 − 0.6 = 0.025 wide.
+	// Two designs that held over the range: the same (1, ∞).
+	held := sweep.FirstFailure{Tried: []*sweep.Cell{{Multiplier: 1, Verdict: sweep.PassUnsure}}}
+	if got := sensitivity.Judge(held, held); got != sensitivity.Within {
+		t.Errorf("both held: %q", got)
+	}
+	// The base's upper end open: (0.6, 0.625], as if it were settled.
 	open := failed(0.625, 0.6, nan)
 	for _, tc := range []struct {
 		ff   sweep.FirstFailure
 		want sensitivity.Noise
 	}{
-		{failed(2, 1.9, 2), sensitivity.Within},
+		{failed(2, 1.9, 2), sensitivity.Beyond},
 		{failed(0.59, 0.58, 0.59), sensitivity.Beyond},
 		{failed(0.61, 0.58, 0.61), sensitivity.Within},
 	} {
