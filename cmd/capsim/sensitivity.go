@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -72,7 +71,14 @@ same seeds as the base (common random numbers), so the change measures the
 parameter, not the dice. Per design and parameter it reports the first
 failure lowered and raised, its change, and the elasticity: ln(first
 failure raised / lowered) / ln(parameter raised / lowered), about the %
-change of the first failure per % change of the parameter. Defaults for
+change of the first failure per % change of the parameter. A side is
+beyond the noise when its first failure's interval does not overlap the
+base's and it moved by more than the base's interval is wide (an end the
+search left open, a ? in the table, counting as the first failure itself),
+else within it; the parameters are ranked beyond the noise first, then by the larger
+|change| of their first failure (the elasticity does not rank: a count
+moved by one step may have none), the same order in the table, the CSV and
+the chart. Defaults for
 --multipliers and --replications come from the scenario's sweep: key.
 
 The base and the perturbations run as one sweep, which splits over
@@ -342,8 +348,9 @@ func sensitivityFiles(res *sensitivity.Result) ([]outFile, error) {
 			LowName:  "parameter lowered",
 			HighName: "parameter raised",
 		}
-		// A tornado is ordered by the width of its bars, widest at the
-		// top; a parameter that moved nothing is left to the CSV.
+		// A tornado is in the table's order, beyond the noise first, then
+		// by the larger change; a parameter that moved nothing is left to
+		// the CSV.
 		var rows []plots.TornadoRow
 		for _, k := range o.Rank() {
 			row := plots.TornadoRow{Name: k.Param.Name, Low: math.NaN(), High: math.NaN()}
@@ -359,9 +366,6 @@ func sensitivityFiles(res *sensitivity.Result) ([]outFile, error) {
 				rows = append(rows, row)
 			}
 		}
-		slices.SortStableFunc(rows, func(a, b plots.TornadoRow) int {
-			return cmp.Compare(tornadoSpan(b, t.Base), tornadoSpan(a, t.Base))
-		})
 		t.Rows = rows[:min(len(rows), tornadoRows)]
 		if len(t.Rows) == 0 {
 			continue

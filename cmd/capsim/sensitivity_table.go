@@ -67,20 +67,22 @@ func meanSeconds(s float64) string {
 }
 
 // sensitivityRankColumns are the ranked table's: each side is the new
-// value, the first failure there and its change against the base. On a narrow
-// terminal the label goes first, then the changes (the first failures
-// say as much); the new values, the first failures and the elasticity,
-// the ranking, stay, the parameters' names cut from the start.
+// value, the first failure there and its change against the base; then
+// the elasticity and the noise verdict, which ranks with the changes. On
+// a narrow terminal the label goes first, then the changes (the first
+// failures say as much), then the elasticity; the new values, the first
+// failures and the verdict stay, the parameters' names cut from the start.
 var sensitivityRankColumns = []texttab.Column{
 	{Name: "parameter", Min: 11, Max: 28, KeepEnd: true},
-	{Name: "label", Drop: 3, Sep: " "},
+	{Name: "label", Drop: 4, Sep: " "},
 	{Name: "lowered", Sep: " │ "},
 	{Name: "", Align: texttab.Right, Sep: " "},
-	{Name: "", Align: texttab.Right, Sep: " ", Drop: 2, Note: "change lowered"},
+	{Name: "", Align: texttab.Right, Sep: " ", Drop: 3, Note: "change lowered"},
 	{Name: "raised", Sep: " │ "},
 	{Name: "", Align: texttab.Right, Sep: " "},
-	{Name: "", Align: texttab.Right, Sep: " ", Drop: 1, Note: "change raised"},
-	{Name: "elasticity", Align: texttab.Right, Sep: " │ "},
+	{Name: "", Align: texttab.Right, Sep: " ", Drop: 2, Note: "change raised"},
+	{Name: "elasticity", Align: texttab.Right, Sep: " │ ", Drop: 1},
+	{Name: "noise", Sep: " │ "},
 }
 
 // writeSensitivityTable writes the ranked table of each design of r, at most top
@@ -107,7 +109,7 @@ func writeSensitivityTable(w io.Writer, r *sensitivity.Result, top, width int, h
 			row := []string{k.Param.Name, orDash(k.Param.Label)}
 			row = append(row, sensitivitySide(k.Low)...)
 			row = append(row, sensitivitySide(k.High)...)
-			t.Row(append(row, fmtSigned(k.Elasticity))...)
+			t.Row(append(row, fmtSigned(k.Elasticity), string(k.Noise))...)
 		}
 		t.Write(w, width, howToSee)
 		if more > 0 {
@@ -117,7 +119,15 @@ func writeSensitivityTable(w io.Writer, r *sensitivity.Result, top, width int, h
 	fmt.Fprintln(w)
 	texttab.WriteLines(w, texttab.Hang("", "elasticity: ln(first failure raised / lowered) / ln(parameter raised / lowered), "+
 		"about the % change of the first failure per % change of the parameter; — where undefined", "  ", width))
+	texttab.WriteLines(w, texttab.Hang("", noiseRule, "  ", width))
 }
+
+// noiseRule is how a row's noise verdict is decided, as the table's
+// footnote and the command's help say it.
+const noiseRule = "noise: beyond where a side's first failure moved out of the base's interval and by more " +
+	"than that interval is wide (same seeds, so what is left is the search's resolution and the " +
+	"replications' spread; an open end, ?, counts as the first failure itself), else within; " +
+	"ranked beyond first, then by the larger |change|"
 
 // sensitivitySide is a side's cells: the new value, the first failure
 // there and its change against the base.

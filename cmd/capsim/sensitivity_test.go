@@ -128,3 +128,48 @@ sensitivity mmck: grid 6/6 runs (100%)
 		t.Fatalf("--quiet: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// Each side's noise verdict on M/M/4/6, by hand from the CSV: the base's
+// interval is (0.5195, 0.6758], 0.1562 wide. Three servers fail in
+// (0.3906, 0.5117] and five in (0.7461, 0.8672]: apart from it, and moved
+// 0.168 and 0.180, more than its width: beyond. ±3 % on the service time
+// moves it 3.2 % each way inside intervals that overlap the base's: within.
+// The rows come ranked, beyond the noise first, then by the larger change.
+func TestSensitivityJudgesEachSideAgainstTheNoise(t *testing.T) {
+	dir := t.TempDir()
+	code, stdout, stderr := run(t, "sensitivity", "mmck", "--set", "duration=1500s", "--set", "warmup=100s",
+		"-r", "3", "-q", "--delta", "3%", "--params", "customer.work,server.servers", "--out", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	wantTable := `base: first failure 0.60938x (CI 0.5195–0.6758): customer success_rate >= 0.9 at server
+parameter      label │ lowered                 │ raised                 │ elasticity │ noise
+server.servers -     │ 3       0.44141x -27.6% │ 5      0.78906x +29.5% │      +1.14 │ beyond
+customer.work  -     │ x0.97   0.62891x  +3.2% │ x1.03  0.58984x  -3.2% │      -1.07 │ within
+`
+	if !strings.Contains(stdout, wantTable) {
+		t.Errorf("stdout:\n%s\nwant it to hold:\n%s", stdout, wantTable)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "sensitivity.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if !strings.HasSuffix(lines[0], ",slo,component,failure_stage,noise") {
+		t.Errorf("header %s: want noise as a new last column", lines[0])
+	}
+	var got []string
+	for _, line := range lines[1:] {
+		f := strings.Split(line, ",")
+		got = append(got, strings.Join([]string{f[2], f[7], f[12], f[13], f[14], f[16], f[17], f[18], f[19], f[25]}, " "))
+	}
+	want := []string{
+		"server.servers - 0.609375 0.51953125 0.67578125 0.44140625 0.390625 0.51171875 -0.2756410256 beyond",
+		"server.servers + 0.609375 0.51953125 0.67578125 0.7890625 0.74609375 0.8671875 0.2948717949 beyond",
+		"customer.work - 0.609375 0.51953125 0.67578125 0.62890625 0.53515625 0.703125 0.03205128205 within",
+		"customer.work + 0.609375 0.51953125 0.67578125 0.58984375 0.50390625 0.6640625 -0.03205128205 within",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("rows (parameter side base lo hi first-failure lo hi change noise):\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

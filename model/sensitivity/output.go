@@ -34,48 +34,55 @@ func status(ff sweep.FirstFailure) string {
 
 // csvHeader is sensitivity.csv's first line: one row per design,
 // parameter and side, the base's first failure repeated on each so a
-// row stands alone.
+// row stands alone. The rows come in the table's order (Outcome.Rank),
+// a parameter's lowered side before its raised one; noise is the side's
+// verdict against the replications' noise (Judge).
 var csvHeader = []string{"scenario", "design", "parameter", "path", "kind", "label", "value", "side", "new_value",
 	"parameter_change", "override", "base_status", "base_first_failure", "base_ci_low", "base_ci_high",
 	"status", "first_failure_multiplier", "ci_low", "ci_high", "first_failure_change", "elasticity",
-	"parameter_elasticity", "slo", "component", "failure_stage"}
+	"parameter_elasticity", "slo", "component", "failure_stage", "noise"}
 
 // WriteCSV writes sensitivity.csv.
 func (r *Result) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	cw.Write(csvHeader)
 	for _, o := range r.Designs {
-		// Both sides of a parameter carry its elasticity as the table
-		// ranks it, from the two sides together.
-		combined := map[string]float64{}
 		for _, k := range o.Rank() {
-			combined[k.Param.Path] = k.Elasticity
-		}
-		for _, row := range o.Rows {
-			p := row.Param
-			side := "-"
-			if row.Side > 0 {
-				side = "+"
+			for _, row := range []*Row{k.Low, k.High} {
+				if row != nil {
+					// Both sides carry the parameter's elasticity, from
+					// the two sides together.
+					r.writeRow(cw, o, row, k.Elasticity)
+				}
 			}
-			override := "--scale " + row.Scale
-			if row.Set != "" {
-				override = "--set " + row.Set
-			}
-			ff := row.FirstFailure
-			mult := ""
-			if ff.Found {
-				mult = sweep.FormatMultiplier(ff.Multiplier)
-			}
-			base := ""
-			if o.Base.Found {
-				base = sweep.FormatMultiplier(o.Base.Multiplier)
-			}
-			cw.Write([]string{r.Scenario, o.Design, p.Name, p.Path, string(p.Kind), p.Label, p.Value, side, row.To,
-				fmtValue(row.Change), override, status(o.Base), base, fmtValue(o.Base.Lo), fmtValue(o.Base.Hi),
-				status(ff), mult, fmtValue(ff.Lo), fmtValue(ff.Hi), fmtValue(row.Effect), fmtValue(row.Elasticity),
-				fmtValue(combined[p.Path]), ff.SLO, ff.Component, ff.Stage})
 		}
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// writeRow writes one side of a parameter, combined its elasticity.
+func (r *Result) writeRow(cw *csv.Writer, o Outcome, row *Row, combined float64) {
+	p := row.Param
+	side := "-"
+	if row.Side > 0 {
+		side = "+"
+	}
+	override := "--scale " + row.Scale
+	if row.Set != "" {
+		override = "--set " + row.Set
+	}
+	ff := row.FirstFailure
+	mult := ""
+	if ff.Found {
+		mult = sweep.FormatMultiplier(ff.Multiplier)
+	}
+	base := ""
+	if o.Base.Found {
+		base = sweep.FormatMultiplier(o.Base.Multiplier)
+	}
+	cw.Write([]string{r.Scenario, o.Design, p.Name, p.Path, string(p.Kind), p.Label, p.Value, side, row.To,
+		fmtValue(row.Change), override, status(o.Base), base, fmtValue(o.Base.Lo), fmtValue(o.Base.Hi),
+		status(ff), mult, fmtValue(ff.Lo), fmtValue(ff.Hi), fmtValue(row.Effect), fmtValue(row.Elasticity),
+		fmtValue(combined), ff.SLO, ff.Component, ff.Stage, string(row.Noise)})
 }

@@ -9,7 +9,10 @@
 // The base and every perturbation run in one sweep, so replication r uses
 // seed Seed+r in all of them and sees the same traffic: the difference
 // between a perturbation and the base measures the parameter, not the
-// dice (common random numbers). The runs are spread over the sweep's
+// dice (common random numbers). What noise is left is the search's own:
+// each row says whether its first failure moved beyond it (Judge), and
+// the parameters rank by that, then by how far the first failure moved
+// (Outcome.Rank). The runs are spread over the sweep's
 // workers and consumed in a fixed order, so every byte of the result is
 // the same for any number of workers.
 //
@@ -198,6 +201,63 @@ type Row struct {
 	// NaN where either first failure was not found inside the range, or
 	// Change is NaN.
 	Effect, Elasticity float64
+	// Noise says whether the first failure moved beyond the replications'
+	// noise (see Judge).
+	Noise Noise
+}
+
+// Noise is a perturbation's verdict against the replications' noise.
+type Noise string
+
+const (
+	Beyond Noise = "beyond"
+	Within Noise = "within"
+)
+
+// interval is where a first failure lies, (lo, hi]: lo the highest
+// multiplier below it that passed surely, hi the lowest that failed
+// surely. An end the search left open — no multiplier passed surely
+// below it, as a rate SLO with too few events gives — counts as the first
+// failure itself: what the search did not settle does not widen the
+// interval, or every move would hide in it. A design that held over the
+// range fails above the highest multiplier tried.
+func interval(ff sweep.FirstFailure) (lo, hi float64) {
+	if !ff.Found {
+		lo = 0
+		for _, c := range ff.Tried {
+			lo = max(lo, c.Multiplier)
+		}
+		return lo, math.Inf(1)
+	}
+	lo, hi = ff.Lo, ff.Hi
+	if math.IsNaN(lo) || ff.BelowRange {
+		lo = ff.Multiplier
+	}
+	if math.IsNaN(hi) {
+		hi = ff.Multiplier
+	}
+	return lo, hi
+}
+
+// Judge says whether a perturbed first failure moved beyond the noise of
+// the base's: it is within the noise when it did not move, when its
+// interval overlaps the base's, or when it moved less than the base's
+// interval is wide (the search's resolution and the replications' spread
+// together); beyond it otherwise. Both come from the same seeds, so what
+// noise remains is the search's: how finely it tried multipliers, and
+// which it could not call with the replications it had.
+func Judge(base, ff sweep.FirstFailure) Noise {
+	blo, bhi := interval(base)
+	plo, phi := interval(ff)
+	if plo < bhi && blo < phi {
+		return Within
+	}
+	if comparable(base) && comparable(ff) {
+		if d := math.Abs(ff.Multiplier - base.Multiplier); d == 0 || d < bhi-blo {
+			return Within
+		}
+	}
+	return Beyond
 }
 
 // Outcome is one design's analysis.
@@ -214,6 +274,12 @@ type Ranked struct {
 	// Elasticity combines the sides, ln(ff+/ff−) / ln(p+/p−), when both
 	// have a first failure, else it is the one side's.
 	Elasticity float64
+	// Noise is Beyond when either side moved the first failure beyond
+	// the noise, else Within.
+	Noise Noise
+	// Swing is the larger |effect| of the two sides, what ranks the
+	// parameter after Noise; 0 when neither side has one.
+	Swing float64
 }
 
 // Result is the whole analysis.
@@ -274,7 +340,7 @@ func Assemble(cfg Config, res *sweep.Result) *Result {
 			ff := res.FirstFailures[i]
 			i++
 			ff.Design = d.Name
-			r := Row{Perturbation: p, FirstFailure: ff, Effect: math.NaN(), Elasticity: math.NaN()}
+			r := Row{Perturbation: p, FirstFailure: ff, Effect: math.NaN(), Elasticity: math.NaN(), Noise: Judge(o.Base, ff)}
 			if comparable(o.Base) && comparable(ff) {
 				r.Effect = ff.Multiplier/o.Base.Multiplier - 1
 				r.Elasticity = math.Log(ff.Multiplier/o.Base.Multiplier) / math.Log1p(p.Change)
@@ -291,21 +357,35 @@ func Assemble(cfg Config, res *sweep.Result) *Result {
 func comparable(ff sweep.FirstFailure) bool { return ff.Found && !ff.BelowRange }
 
 // swing is the larger |effect| of a parameter's two sides; 0 when
-// neither side has one.
-func (k Ranked) swing() float64 {
+// neither side has one. A side whose first failure is a bound (the design
+// held over the range, or failed at its lowest multiplier) counts for the
+// least its effect can be.
+func (k Ranked) swing(base sweep.FirstFailure) float64 {
 	w := 0.0
 	for _, r := range []*Row{k.Low, k.High} {
-		if r != nil && !math.IsNaN(r.Effect) {
+		if r == nil {
+			continue
+		}
+		switch ff := r.FirstFailure; {
+		case !math.IsNaN(r.Effect):
 			w = max(w, math.Abs(r.Effect))
+		case !comparable(base):
+		case !ff.Found:
+			if top, _ := interval(ff); top > 0 {
+				w = max(w, top/base.Multiplier-1)
+			}
+		case ff.BelowRange:
+			w = max(w, 1-ff.Multiplier/base.Multiplier)
 		}
 	}
 	return w
 }
 
-// Rank pairs each parameter's sides and orders the parameters by the size
-// of their elasticity, largest first; parameters without one come last,
-// by the larger move of their first failure, then in the scenario's
-// order, as ties do.
+// Rank pairs each parameter's sides and orders the parameters: those
+// that moved the first failure beyond the noise (on either side) first,
+// then by the larger |effect| of their two sides, then in the scenario's
+// order. The elasticity does not rank: a count moved by one whole step
+// or a value moved from 0 has none, yet may move the answer most.
 func (o *Outcome) Rank() []Ranked {
 	var out []Ranked
 	idx := map[string]int{}
@@ -315,12 +395,15 @@ func (o *Outcome) Rank() []Ranked {
 		if !ok {
 			j = len(out)
 			idx[r.Param.Path] = j
-			out = append(out, Ranked{Param: r.Param, Elasticity: math.NaN()})
+			out = append(out, Ranked{Param: r.Param, Elasticity: math.NaN(), Noise: Within})
 		}
 		if r.Side < 0 {
 			out[j].Low = r
 		} else {
 			out[j].High = r
+		}
+		if r.Noise == Beyond {
+			out[j].Noise = Beyond
 		}
 	}
 	for i := range out {
@@ -335,24 +418,16 @@ func (o *Outcome) Rank() []Ranked {
 		case k.Low != nil && !math.IsNaN(k.Low.Elasticity):
 			k.Elasticity = k.Low.Elasticity
 		}
+		k.Swing = k.swing(o.Base)
 	}
 	slices.SortStableFunc(out, func(a, b Ranked) int {
-		ea, eb := math.Abs(a.Elasticity), math.Abs(b.Elasticity)
-		switch {
-		case math.IsNaN(ea) && math.IsNaN(eb):
-			// Without elasticities (a value moved from 0 across its
-			// range), the larger move of the first failure first.
-			return cmp.Compare(b.swing(), a.swing())
-		case math.IsNaN(ea):
-			return 1
-		case math.IsNaN(eb):
-			return -1
-		case ea > eb:
-			return -1
-		case ea < eb:
+		if a.Noise != b.Noise {
+			if a.Noise == Beyond {
+				return -1
+			}
 			return 1
 		}
-		return 0
+		return cmp.Compare(b.Swing, a.Swing)
 	})
 	return out
 }

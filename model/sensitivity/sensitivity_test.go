@@ -10,6 +10,7 @@ import (
 	_ "capsim/cmd/golden" // for the -update flag every package accepts
 	"capsim/model"
 	"capsim/model/sensitivity"
+	"capsim/model/sweep"
 	"capsim/scenarios"
 )
 
@@ -230,22 +231,83 @@ func TestPlanMovesARangedValueToItsEnds(t *testing.T) {
 	}
 }
 
-// Parameters without an elasticity rank after those with one, the larger
-// move of the first failure first.
-func TestRankPutsTheLargerMoveFirstWithoutElasticities(t *testing.T) {
+// A perturbed first failure is within the noise when its interval
+// overlaps the base's, (0.6, 0.625] here, or when it moved less than that
+// interval is wide (0.025); an end the search left open counts as the
+// first failure itself and does not widen it.
+func TestJudgeAgainstTheBasesInterval(t *testing.T) {
+	nan := math.NaN()
+	failed := func(m, lo, hi float64) sweep.FirstFailure {
+		return sweep.FirstFailure{Found: true, Multiplier: m, Lo: lo, Hi: hi}
+	}
+	base := failed(0.625, 0.6, 0.625)
+	for _, tc := range []struct {
+		name string
+		ff   sweep.FirstFailure
+		want sensitivity.Noise
+	}{
+		{"overlapping from above", failed(0.64, 0.62, 0.64), sensitivity.Within},
+		{"touching: failed surely where the base passed surely", failed(0.59, 0.58, 0.6), sensitivity.Beyond},
+		{"apart, but moved less than the base's width", failed(0.64, 0.63, 0.64), sensitivity.Within},
+		{"apart by exactly the width", failed(0.65, 0.64, 0.65), sensitivity.Beyond},
+		{"apart, its own lower end open", failed(0.7, nan, 0.7), sensitivity.Beyond},
+		{"near, its own lower end open", failed(0.64, nan, 0.64), sensitivity.Within},
+		{"held over the range, up to 1", sweep.FirstFailure{Tried: []*sweep.Cell{
+			{Multiplier: 0.5, Verdict: sweep.Pass}, {Multiplier: 1, Verdict: sweep.PassUnsure}}}, sensitivity.Beyond},
+		{"failed at the lowest multiplier, 0.25", sweep.FirstFailure{Found: true, BelowRange: true, Multiplier: 0.25, Lo: nan, Hi: 0.25}, sensitivity.Beyond},
+	} {
+		if got := sensitivity.Judge(base, tc.ff); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+	// Two designs that held over the range: the same (1, ∞).
+	held := sweep.FirstFailure{Tried: []*sweep.Cell{{Multiplier: 1, Verdict: sweep.PassUnsure}}}
+	if got := sensitivity.Judge(held, held); got != sensitivity.Within {
+		t.Errorf("both held: %q", got)
+	}
+	// The base's upper end open: (0.6, 0.625], as if it were settled.
+	open := failed(0.625, 0.6, nan)
+	for _, tc := range []struct {
+		ff   sweep.FirstFailure
+		want sensitivity.Noise
+	}{
+		{failed(2, 1.9, 2), sensitivity.Beyond},
+		{failed(0.59, 0.58, 0.59), sensitivity.Beyond},
+		{failed(0.61, 0.58, 0.61), sensitivity.Within},
+	} {
+		if got := sensitivity.Judge(open, tc.ff); got != tc.want {
+			t.Errorf("base open above, %v: %q, want %q", tc.ff.Multiplier, got, tc.want)
+		}
+	}
+}
+
+// Parameters beyond the noise rank first, then by the larger |change| of
+// their first failure, whether or not they have an elasticity: a count
+// raised from 0 (no elasticity) that moved the answer 7.5 % ranks above
+// an elastic parameter that moved it 1 %, and a side that held over the
+// range counts for at least the top of the range.
+func TestRankPutsBeyondTheNoiseFirstThenTheLargerChange(t *testing.T) {
 	p := func(name string) model.Param { return model.Param{Name: name, Path: "p." + name} }
 	nan := math.NaN()
-	o := sensitivity.Outcome{Rows: []sensitivity.Row{
-		{Perturbation: sensitivity.Perturbation{Param: p("small"), Side: 1, Change: nan}, Effect: 0.01, Elasticity: nan},
-		{Perturbation: sensitivity.Perturbation{Param: p("none"), Side: 1, Change: nan}, Effect: nan, Elasticity: nan},
-		{Perturbation: sensitivity.Perturbation{Param: p("large"), Side: 1, Change: nan}, Effect: -0.075, Elasticity: nan},
-		{Perturbation: sensitivity.Perturbation{Param: p("elastic"), Side: 1, Change: 0.1}, Effect: 0, Elasticity: 0},
+	row := func(name string, change, effect, elasticity float64, noise sensitivity.Noise) sensitivity.Row {
+		return sensitivity.Row{Perturbation: sensitivity.Perturbation{Param: p(name), Side: 1, Change: change},
+			FirstFailure: sweep.FirstFailure{Found: true, Multiplier: 2 * (1 + effect)}, Effect: effect, Elasticity: elasticity, Noise: noise}
+	}
+	held := sensitivity.Row{Perturbation: sensitivity.Perturbation{Param: p("held"), Side: 1, Change: 0.1},
+		FirstFailure: sweep.FirstFailure{Tried: []*sweep.Cell{{Multiplier: 3, Verdict: sweep.Pass}}}, Effect: nan, Elasticity: nan, Noise: sensitivity.Beyond}
+	o := sensitivity.Outcome{Base: sweep.FirstFailure{Found: true, Multiplier: 2, Lo: 1.9, Hi: 2}, Rows: []sensitivity.Row{
+		row("noisy", 0.1, 0.3, 2.8, sensitivity.Within),
+		row("elastic", 0.1, 0.01, 0.1, sensitivity.Beyond),
+		row("none", nan, nan, nan, sensitivity.Within),
+		row("count", nan, -0.075, nan, sensitivity.Beyond),
+		held,
 	}}
 	var got []string
 	for _, k := range o.Rank() {
-		got = append(got, k.Param.Name)
+		got = append(got, k.Param.Name+" "+string(k.Noise)+" "+strconv.FormatFloat(k.Swing, 'g', 3, 64))
 	}
-	if want := []string{"elastic", "large", "small", "none"}; !slices.Equal(got, want) {
-		t.Errorf("ranked %v, want %v", got, want)
+	want := []string{"held beyond 0.5", "count beyond 0.075", "elastic beyond 0.01", "noisy within 0.3", "none within 0"}
+	if !slices.Equal(got, want) {
+		t.Errorf("ranked %q\nwant %q", got, want)
 	}
 }

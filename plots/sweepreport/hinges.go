@@ -26,6 +26,19 @@ type Hinge struct {
 	Elasticity float64
 	// Base is the first failure the sensitivity run found for the design.
 	Base float64
+	// Tried are the values the sensitivity run moved the parameter to,
+	// one per side as written (new_value: "x0.9" for a factor, the new
+	// count or value), and Factors the same as factors of the value
+	// (1 + parameter_change; NaN where the change is undefined): the
+	// range past which a move would be an extrapolation.
+	Tried   []string
+	Factors []float64
+	// Swing is the larger |first_failure_change| of the sides, NaN where
+	// no side has one; Noise is "beyond" when a side moved the first
+	// failure beyond the replications' noise, "within" when none did, ""
+	// for a file written before the noise column.
+	Swing float64
+	Noise string
 }
 
 // TopHinges is how many parameters the section lists per design.
@@ -33,7 +46,8 @@ const TopHinges = 5
 
 // ReadSensitivityCSV reads the hinges of a sensitivity.csv (capsim
 // sensitivity's output): one per design and parameter, in the file's
-// order. A malformed file is an error naming the line and the column.
+// order, gathering its sides. A malformed file is an error naming the
+// line and the column.
 func ReadSensitivityCSV(r io.Reader) ([]Hinge, error) {
 	cr := csv.NewReader(r)
 	header, err := cr.Read()
@@ -47,13 +61,15 @@ func ReadSensitivityCSV(r io.Reader) ([]Hinge, error) {
 	for i, h := range header {
 		col[h] = i
 	}
-	for _, need := range []string{"design", "parameter", "kind", "label", "value", "base_first_failure", "parameter_elasticity"} {
+	for _, need := range []string{"design", "parameter", "kind", "label", "value", "new_value", "parameter_change",
+		"base_first_failure", "first_failure_change", "parameter_elasticity"} {
 		if _, ok := col[need]; !ok {
 			return nil, fmt.Errorf("line 1: no column %q: not a sensitivity.csv of capsim sensitivity", need)
 		}
 	}
+	noiseCol, hasNoise := col["noise"]
 	var out []Hinge
-	seen := map[[2]string]bool{}
+	seen := map[[2]string]int{}
 	for line := 2; ; line++ {
 		rec, err := cr.Read()
 		if errors.Is(err, io.EOF) {
@@ -73,21 +89,66 @@ func ReadSensitivityCSV(r io.Reader) ([]Hinge, error) {
 			}
 			return v, nil
 		}
-		h := Hinge{Design: rec[col["design"]], Parameter: rec[col["parameter"]], Kind: rec[col["kind"]],
-			Label: rec[col["label"]], Value: rec[col["value"]]}
-		key := [2]string{h.Design, h.Parameter}
-		if seen[key] {
-			continue // the other side of the same parameter: the same elasticity
-		}
-		if h.Elasticity, err = num("parameter_elasticity"); err != nil {
+		change, err := num("parameter_change")
+		if err != nil {
 			return nil, err
 		}
-		if h.Base, err = num("base_first_failure"); err != nil {
+		effect, err := num("first_failure_change")
+		if err != nil {
 			return nil, err
 		}
-		seen[key] = true
-		out = append(out, h)
+		noise := ""
+		if hasNoise {
+			noise = rec[noiseCol]
+			if noise != "beyond" && noise != "within" {
+				return nil, fmt.Errorf("line %d, column noise: expected beyond or within, got %q", line, noise)
+			}
+		}
+		key := [2]string{rec[col["design"]], rec[col["parameter"]]}
+		i, ok := seen[key]
+		if !ok {
+			h := Hinge{Design: key[0], Parameter: key[1], Kind: rec[col["kind"]],
+				Label: rec[col["label"]], Value: rec[col["value"]], Swing: math.NaN(), Noise: noise}
+			// Both sides carry the parameter's elasticity and the base.
+			if h.Elasticity, err = num("parameter_elasticity"); err != nil {
+				return nil, err
+			}
+			if h.Base, err = num("base_first_failure"); err != nil {
+				return nil, err
+			}
+			i = len(out)
+			seen[key] = i
+			out = append(out, h)
+		}
+		h := &out[i]
+		h.Tried = append(h.Tried, rec[col["new_value"]])
+		h.Factors = append(h.Factors, 1+change)
+		if !math.IsNaN(effect) && !(math.Abs(effect) <= h.Swing) {
+			h.Swing = math.Abs(effect)
+		}
+		if noise == "beyond" {
+			h.Noise = noise
+		}
 	}
+}
+
+// hingeOrder ranks hinges as capsim sensitivity's table does: beyond the
+// noise first, then by the larger change of the first failure.
+func hingeOrder(a, b Hinge) int {
+	if (a.Noise == "beyond") != (b.Noise == "beyond") {
+		if a.Noise == "beyond" {
+			return -1
+		}
+		return 1
+	}
+	return cmp.Compare(swingOrZero(b), swingOrZero(a))
+}
+
+func swingOrZero(h Hinge) float64 {
+	if math.IsNaN(h.Swing) {
+		return 0
+	}
+	return h.Swing
 }
 
 // gridStep is the grid's spacing at m: the gap between the grid
@@ -114,25 +175,27 @@ func moveFor(e, m, target float64) float64 {
 }
 
 // hingesSection is "What the answer hinges on": for each design of the
-// sweep that the sensitivity run covered, the parameters with the largest
-// elasticity, and how far each would have to move for the first failure
-// to change by one grid step.
+// sweep that the sensitivity run covered, the parameters that moved its
+// first failure most, beyond the noise first, and how far each would have
+// to move for the first failure to change by one grid step — only where
+// that stays inside the values the sensitivity run tried.
 func hingesSection(res *sweep.Result, hinges []Hinge) plots.Section {
 	var b strings.Builder
 	b.WriteString("The parameters that move each design's first failure most, from the `sensitivity.csv` given with `--hinges` " +
-		"(each moved one at a time by capsim sensitivity, every other value as written), by |elasticity|: about the % change " +
+		"(each moved one at a time by capsim sensitivity, every other value as written), in its order: those that moved it beyond " +
+		"the replications' noise first, then by the larger change of the first failure. The elasticity is about the % change " +
 		"of the first failure per % change of the parameter. The last two columns say how far the parameter would have to move " +
-		"for the first failure to change by one grid step, reading the elasticity as a power law (first failure ∝ parameter^elasticity); " +
-		"beyond the ±delta it was measured over that is an extrapolation, and a count moves in whole steps. " +
+		"for the first failure to change by one grid step, reading the elasticity as a power law (first failure ∝ parameter^elasticity), " +
+		"a count in whole steps; a move past the values the sensitivity run tried is not extrapolated: it reads \"beyond the range tried\". " +
 		"A parameter labelled `assumption` or unlabelled near the top is the first thing to check.\n")
-	t := &plots.Table{Header: []string{"design", "parameter", "label", "value", "elasticity", "one step up", "one step down"}}
+	t := &plots.Table{Header: []string{"design", "parameter", "label", "value", "moved", "noise", "elasticity", "one step up", "one step down"}}
 	var still, uncovered []string
 	for _, ff := range res.FirstFailures {
 		var mine []Hinge
 		covered := false
 		for _, h := range hinges {
 			covered = covered || h.Design == ff.Design
-			if h.Design == ff.Design && !math.IsNaN(h.Elasticity) && h.Elasticity != 0 {
+			if h.Design == ff.Design && (swingOrZero(h) > 0 || h.Noise == "beyond") {
 				mine = append(mine, h)
 			}
 		}
@@ -144,7 +207,7 @@ func hingesSection(res *sweep.Result, hinges []Hinge) plots.Section {
 			still = append(still, ff.Design)
 			continue
 		}
-		slices.SortStableFunc(mine, func(a, b Hinge) int { return cmp.Compare(math.Abs(b.Elasticity), math.Abs(a.Elasticity)) })
+		slices.SortStableFunc(mine, hingeOrder)
 		m := ff.Multiplier
 		if !ff.Found || math.IsNaN(m) {
 			m = mine[0].Base
@@ -155,9 +218,17 @@ func hingesSection(res *sweep.Result, hinges []Hinge) plots.Section {
 			if i == 0 {
 				name = ff.Design
 			}
+			moved := "—"
+			if !math.IsNaN(h.Swing) {
+				moved = fmt.Sprintf("%.1f%%", 100*h.Swing)
+			}
+			elasticity := "—"
+			if !math.IsNaN(h.Elasticity) {
+				elasticity = strconv.FormatFloat(h.Elasticity, 'f', 2, 64)
+			}
 			up, down := moveFor(h.Elasticity, m, m+step), moveFor(h.Elasticity, m, m-step)
-			t.Rows = append(t.Rows, []string{name, h.Parameter, orDash(h.Label), h.Value,
-				strconv.FormatFloat(h.Elasticity, 'f', 2, 64), fmtMove(h, up, m+step), fmtMove(h, down, m-step)})
+			t.Rows = append(t.Rows, []string{name, h.Parameter, orDash(h.Label), h.Value, moved, orDash(h.Noise),
+				elasticity, fmtMove(h, up, m+step), fmtMove(h, down, m-step)})
 		}
 	}
 	fmt.Fprintf(&b, "\nA grid step is the spacing of the sweep's multipliers (%s) around the design's first failure; the arrow gives the first failure the move would bring.\n", gridText(res.Multipliers))
@@ -179,22 +250,47 @@ func gridText(grid []float64) string {
 }
 
 // fmtMove writes the factor f for a first failure of target: a count's
-// new value, or a change in %.
+// new value, or a change in %; or, where f lies past the factors the
+// sensitivity run tried, that it does, and what was tried.
 func fmtMove(h Hinge, f, target float64) string {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return "—"
 	}
 	to := " → " + sweep.FormatMultiplier(target) + "x"
 	if h.Kind == "count" {
-		if v, err := strconv.ParseFloat(h.Value, 64); err == nil {
+		if v, err := strconv.ParseFloat(h.Value, 64); err == nil && v != 0 {
 			// Whole steps, away from the value: a move that rounds back to
 			// it moves nothing.
 			n := math.Ceil(v * f)
 			if f < 1 {
 				n = math.Floor(v * f)
 			}
+			if !h.triedUpTo(n / v) {
+				return h.beyondTried()
+			}
 			return strconv.FormatFloat(n, 'f', -1, 64) + " (from " + h.Value + ")" + to
 		}
 	}
+	if !h.triedUpTo(f) {
+		return h.beyondTried()
+	}
 	return fmt.Sprintf("%+.0f%%", (f-1)*100) + to
+}
+
+// triedUpTo says the factor f lies between the value as written and the
+// farthest factor the sensitivity run tried on f's side of it.
+func (h Hinge) triedUpTo(f float64) bool {
+	lo, hi := 1.0, 1.0
+	for _, t := range h.Factors {
+		if !math.IsNaN(t) {
+			lo, hi = min(lo, t), max(hi, t)
+		}
+	}
+	// The factors went through the CSV's ten digits.
+	const slack = 1e-9
+	return f >= lo*(1-slack) && f <= hi*(1+slack)
+}
+
+func (h Hinge) beyondTried() string {
+	return "beyond the range tried (" + strings.Join(h.Tried, "–") + ")"
 }
