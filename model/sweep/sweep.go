@@ -236,14 +236,7 @@ func (s *sweeper) gridRound(ctx context.Context) (*Result, error) {
 	s.total = cfg.gridRuns()
 	var err error
 	if cfg.From != nil {
-		err = s.read(ctx, 0, s.total, cfg.gridTask, func(t task, out *outcome) error {
-			if cfg.Runs != nil {
-				var b bytes.Buffer
-				writeRunRows(&b, cfg.Scenario, cfg.Designs[t.design].Name, t.mult, t.rep, s.seed(t.rep), out.metrics, s.stages[t.design])
-				out.rows = b.Bytes()
-			}
-			return s.consumeGrid(t, out)
-		})
+		err = s.read(ctx, 0, s.total, cfg.gridTask, s.withRows(s.consumeGrid))
 	} else {
 		err = s.execute(ctx, "grid", s.total, cfg.gridTask, s.consumeGrid)
 	}
