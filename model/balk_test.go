@@ -94,7 +94,7 @@ func TestBadBalkingRulesAreRefused(t *testing.T) {
 		{"{queue: [3, 2], probability: [0.5, 1]}",
 			`r.yaml:4:50: components.server.balk.queue: queue lengths must be >= 0 and increase, got [3 2]`},
 		{"{queue: [1], probability: [1.5]}",
-			`r.yaml:4:68: components.server.balk.probability: probabilities must be between 0 and 1, got [1.5]`},
+			`r.yaml:4:68: components.server.balk.probability: probability must be between 0 and 1, got 1.5`},
 	} {
 		src := "name: r\nduration: 1h\ncomponents:\n  server: {kind: pool, servers: 1, balk: " + c.balk + "}\njourneys:\n  j: {rate: 1/s, steps: [{use: server, work: 1s}]}\n"
 		_, err := compileSrc(src)

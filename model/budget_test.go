@@ -28,7 +28,7 @@ func TestMemoryBudgetRefusesAtCompile(t *testing.T) {
 		{"autoscale period", budgetScenario("  db: {kind: worker, instances: 4, autoscale: {metric: utilisation, target: 0.5, period: 1ns}}\n", ""),
 			"s.yaml:4:90: components.db.autoscale.period: an autoscaler deciding every 1ns over a 5m0s window would need 7.2 TB of memory, more than the 1.0 GB a run may set aside"},
 		{"replicas", budgetScenario("  lb: {kind: balancer, replicas: 1000000000}\n  db: {kind: pool, servers: 4, behind: lb}\n", ""),
-			"s.yaml:4:34: components.lb.replicas: replicas: 1000000000 of db would need 144 GB of memory, more than the 1.0 GB a run may set aside"},
+			"s.yaml:4:34: components.lb.replicas: replicas: 1000000000 would need 136 GB of memory, more than the 1.0 GB a run may set aside"},
 		{"slo window", budgetScenario("  db: {kind: pool, servers: 4}\n", "slos:\n  - {journey: j, p95: \"< 1s\", window: 1ns}\n"),
 			"s.yaml:12:39: slos[0].window: window: 1ns over a 10s run would need 1.9 TB of memory, more than the 1.0 GB a run may set aside"},
 		// The budget is one for the scenario: two pools of connections

@@ -240,7 +240,25 @@ type compiler struct {
 }
 
 func (c *compiler) fail(n *yaml.Node, path, format string, args ...any) {
+	if n == nil && c.l != nil {
+		n = nodeAt(c.l.root, path)
+	}
 	c.errs = append(c.errs, c.l.pos.errAt(n, path, format, args...))
+}
+
+// nodeAt finds the value a dotted path of mapping keys names in the
+// document (recovery.window), so that a check made away from the value's
+// node still gives its line; nil when the path is not written.
+func nodeAt(root *yaml.Node, path string) *yaml.Node {
+	n := resolve(root)
+	for _, key := range strings.Split(path, ".") {
+		v := entry(n, key)
+		if v == nil {
+			return nil
+		}
+		n = resolve(v)
+	}
+	return n
 }
 
 // failKey reports a problem with the value of key in mapping n, pointing

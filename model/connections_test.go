@@ -143,7 +143,7 @@ func TestConnectionsSpecErrors(t *testing.T) {
 		{"no max", "components:\n  conns: {kind: connections, idle_timeout: 5s}\n",
 			`c.yaml:4:10: components.conns.max: connections need max (how many may be open at once, idle ones included)`},
 		{"max 0", "components:\n  conns: {kind: connections, max: 0}\n",
-			`c.yaml:4:35: components.conns.max: max must be >= 1, got 0`},
+			`c.yaml:4:35: components.conns.max: max must be at least 1, got 0`},
 		{"another kind's key", "components:\n  conns: {kind: connections, max: 10, servers: 3}\n",
 			`c.yaml:4:48: components.conns.servers: servers does not apply to a component of kind connections`},
 		{"when_full", "components:\n  conns: {kind: connections, max: 10, when_full: caller_runs}\n",

@@ -30,8 +30,8 @@ routes:
 		{"2", "0", "{repeat: 1e12, steps: [{work: 1s}]}", "journeys.j.steps[0].repeat: count 1e12 is more than 2147483647"},
 		{"2", "0", "{fanout: 4294967298, steps: [{work: 1s}]}", "journeys.j.steps[0].fanout: count 4294967298 is more than 2147483647"},
 		{"2", "0", "{call: r, poll: {call: r, every: 1s, max: 4294967298}}", "journeys.j.steps[0].poll.max: must be at most 2147483647 in size"},
-		{"2", "0", "{call: r, retry: {attempts: 2147483651}}", "journeys.j.steps[0].retry.attempts: must be at most 2147483647 in size"},
-		{"2", "0", "{work: 1s, status: 9223372036854775807}", "journeys.j.steps[0].status: must be at most 2147483647 in size"},
+		{"2", "0", "{call: r, retry: {attempts: 2147483651}}", "journeys.j.steps[0].retry.attempts: attempts must be between 1 and 1000, got 2147483651"},
+		{"2", "0", "{work: 1s, status: 9223372036854775807}", "journeys.j.steps[0].status: status must be between 400 and 599, got 9223372036854775807"},
 		{"2147483651", "0", "{use: a, work: 1s}", "components.a.servers: must be at most 2147483647 in size"},
 		{"2", "-2147483651", "{use: a, work: 1s}", "components.a.queue: must be at most 2147483647 in size"},
 	} {

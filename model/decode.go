@@ -251,7 +251,9 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string) {
 		n := len(d.errs)
 		d.decode(val, v.Field(fi), joinPath(path, k.Value))
 		if len(d.errs) == n {
-			if err := checkInt(v.Type(), k.Value, v.Field(fi)); err != nil {
+			if err := checkBound(v.Type(), fi, v.Field(fi)); err != nil {
+				d.fail(resolve(val), joinPath(path, k.Value), "%s %v", k.Value, err)
+			} else if err := checkInt(v.Type(), k.Value, v.Field(fi)); err != nil {
 				d.fail(resolve(val), joinPath(path, k.Value), "%v", err)
 			}
 		}

@@ -298,7 +298,9 @@ func (cs *Component) decodeNode(d *decoder, n *yaml.Node, path string) {
 				before := len(d.errs)
 				d.decode(val, spec.Field(fi), p)
 				if len(d.errs) == before {
-					if err := checkInt(spec.Type(), k.Value, spec.Field(fi)); err != nil {
+					if err := checkBound(spec.Type(), fi, spec.Field(fi)); err != nil {
+						d.fail(resolve(val), p, "%s %v", k.Value, err)
+					} else if err := checkInt(spec.Type(), k.Value, spec.Field(fi)); err != nil {
 						d.fail(resolve(val), p, "%v", err)
 					}
 				}

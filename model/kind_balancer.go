@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"capsim/sim"
 )
@@ -21,7 +22,7 @@ var balancerKind = &kindDef{name: "balancer", capacityUnit: "replicas", newSpec:
 
 // BalancerSpec is a load balancer in front of replicas.
 type BalancerSpec struct {
-	Replicas *int   `yaml:"replicas"`
+	Replicas *int   `yaml:"replicas" bound:"[1,count]"`
 	Policy   string `yaml:"policy"` // round_robin (default) | least_request | least_sessions | least_load | hybrid
 	// RequestPolicy, when set, places the picks that are not sessions
 	// (use, or hold without session: true) by another policy, so that
@@ -32,12 +33,12 @@ type BalancerSpec struct {
 	// hybrid need it; it also says when a pick is overloaded (the replica
 	// had no free capacity at that moment).
 	Load        string    `yaml:"load"`
-	ReportEvery *Duration `yaml:"report_every"` // report interval of sessions and load; unset = the balancer sees them live
-	TTL         *Duration `yaml:"ttl"`          // a report older than this is ignored and picks fall back to least_request
-	ReportGap   *Span     `yaml:"report_gap"`   // reports due in [from, to) are lost (a partition)
-	Target      *float64  `yaml:"target"`       // hybrid: load to fill replicas up to (default 0.7)
-	Safety      *float64  `yaml:"safety"`       // hybrid: share of the spare capacity offered per report (default 0.5)
-	MaxSessions *int      `yaml:"max_sessions"` // hybrid: static session slots per replica
+	ReportEvery *Duration `yaml:"report_every" bound:"[0,time]" zero:"live: the balancer sees the replicas' counts as they are, as when unset"` // report interval of sessions and load; unset = the balancer sees them live
+	TTL         *Duration `yaml:"ttl" bound:"(0,time]"`                                                                                         // a report older than this is ignored and picks fall back to least_request
+	ReportGap   *Span     `yaml:"report_gap"`                                                                                                   // reports due in [from, to) are lost (a partition)
+	Target      *float64  `yaml:"target" bound:"(0,1]"`                                                                                         // hybrid: load to fill replicas up to (default 0.7)
+	Safety      *float64  `yaml:"safety" bound:"(0,1]"`                                                                                         // hybrid: share of the spare capacity offered per report (default 0.5)
+	MaxSessions *int      `yaml:"max_sessions" bound:"[1,count]"`                                                                               // hybrid: static session slots per replica
 	// How a replica's session counter is decremented when a session ends
 	// by failure (a dropped or timed-out session): once (correct), never
 	// (missing_decrement) or twice (double_decrement).
@@ -70,6 +71,12 @@ func (s *BalancerSpec) compile(c *compiler, _ *compProg, at site) kindProg {
 		x.replicas = *s.Replicas
 	}
 	x.cfg = sim.BalancerConfig{Targets: x.replicas, TargetLoad: 0.7, Safety: 0.5, GapFrom: sim.Never, GapTo: sim.Never}
+	// The kernel's counts per replica, and the model's sessions and
+	// overloads beside them (newRuntime).
+	perRun := x.cfg.Bytes() + float64(x.replicas)*float64(unsafe.Sizeof(sim.TimeWeighted{})+unsafe.Sizeof(int64(0)))
+	if !c.reserve(at.node, "replicas", joinPath(at.path, "replicas"), fmt.Sprintf("replicas: %d", x.replicas), perRun) {
+		x.replicas, x.cfg.Targets = 0, 0
+	}
 	if s.Policy != "" {
 		pol, ok := policies[s.Policy]
 		if !ok {

@@ -20,10 +20,10 @@ var bucketKind = &kindDef{name: "bucket", newSpec: func() kindSpec { return &Buc
 
 // BucketSpec is a token bucket.
 type BucketSpec struct {
-	Rate    *Rate     `yaml:"rate"`     // refill rate
-	Burst   *float64  `yaml:"burst"`    // capacity in tokens
-	MaxWait *Duration `yaml:"max_wait"` // longest wait for a token
-	Adapt   *Adapt    `yaml:"adapt"`    // adaptive refill
+	Rate    *Rate     `yaml:"rate" bound:"(0,rate]"`                                                             // refill rate
+	Burst   *float64  `yaml:"burst" bound:"(0,inf)"`                                                             // capacity in tokens
+	MaxWait *Duration `yaml:"max_wait" bound:"[0,time]" zero:"a request that finds no token is refused at once"` // longest wait for a token
+	Adapt   *Adapt    `yaml:"adapt"`                                                                             // adaptive refill
 	// What a caller whose wait for a token would pass max_wait does.
 	// at_once (default): it is refused at once. after_max_wait: it waits
 	// max_wait (or what its deadline leaves) for nothing, then is refused,
@@ -33,19 +33,19 @@ type BucketSpec struct {
 	// deadline would pass before a token comes (while max_wait would
 	// not): default the bucket's status. A client that tells the two
 	// apart retries the one and not the other.
-	DeadlineStatus *int `yaml:"deadline_status" param:"-"` // a status: a name, not a quantity
+	DeadlineStatus *int `yaml:"deadline_status" param:"-" bound:"[400,599]"` // a status: a name, not a quantity
 	// RefuseCost is how long a refusal takes to reach the caller (the
 	// round trip of a rate-limited API's 429); default none.
-	RefuseCost *DistRef `yaml:"refuse_cost"`
+	RefuseCost *DistRef `yaml:"refuse_cost" bound:"[0,time]"`
 }
 
 // Adapt lowers a token bucket's refill rate on overload signals.
 type Adapt struct {
-	Rates   []Rate   `yaml:"rates"`   // lower rates, stepped through in order
-	Signals *int     `yaml:"signals"` // signals within window that trigger a step (default 1)
-	Window  Duration `yaml:"window"`
-	Recover Duration `yaml:"recover"` // quiet time before stepping back up; unset = never
-	On      []int    `yaml:"on"`      // statuses of signalled calls that count (default 429, 504)
+	Rates   []Rate   `yaml:"rates" bound:"(0,rate]"`    // lower rates, stepped through in order
+	Signals *int     `yaml:"signals" bound:"[1,count]"` // signals within window that trigger a step (default 1)
+	Window  Duration `yaml:"window" bound:"(0,time]"`
+	Recover Duration `yaml:"recover" bound:"(0,time]"` // quiet time before stepping back up; unset = never
+	On      []int    `yaml:"on" bound:"[400,599]"`     // statuses of signalled calls that count (default 429, 504)
 }
 
 type bucketProg struct {

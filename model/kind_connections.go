@@ -28,12 +28,12 @@ var connectionsKind = &kindDef{name: "connections", capacityUnit: "connections",
 
 // ConnectionsSpec is a table of keep-alive connections.
 type ConnectionsSpec struct {
-	Max         *int      `yaml:"max"`          // connections open at most, idle ones included
-	IdleTimeout *Duration `yaml:"idle_timeout"` // keep-alive; unset or 0 = closed when released
-	Connect     *DistRef  `yaml:"connect"`      // cost of opening a connection, paid by the request that opens it
-	Key         string    `yaml:"key"`          // attribute naming the client; default each journey, user for the journey's user
-	WhenFull    string    `yaml:"when_full"`    // reject (default) | wait
-	WaitTimeout *DistRef  `yaml:"wait_timeout"` // longest wait, with when_full: wait
+	Max         *int      `yaml:"max" bound:"[1,count]"`         // connections open at most, idle ones included
+	IdleTimeout *Duration `yaml:"idle_timeout" bound:"(0,time]"` // keep-alive; unset or 0 = closed when released
+	Connect     *DistRef  `yaml:"connect" bound:"[0,time]"`      // cost of opening a connection, paid by the request that opens it
+	Key         string    `yaml:"key"`                           // attribute naming the client; default each journey, user for the journey's user
+	WhenFull    string    `yaml:"when_full"`                     // reject (default) | wait
+	WaitTimeout *DistRef  `yaml:"wait_timeout" bound:"(0,time]"` // longest wait, with when_full: wait
 }
 
 type connectionsProg struct {

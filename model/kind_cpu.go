@@ -29,11 +29,11 @@ var cpuKind = &kindDef{name: "cpu", capacityUnit: "cores", newSpec: func() kindS
 
 // CPUSpec is a set of cores and the discipline that shares them.
 type CPUSpec struct {
-	Cores      *float64  `yaml:"cores"`       // may be fractional under ps
-	SwitchCost *float64  `yaml:"switch_cost"` // σ: throughput lost per job beyond the cores; default 0
-	Discipline string    `yaml:"discipline"`  // ps (default), fifo or rr
-	Quantum    *Duration `yaml:"quantum"`     // rr: the time slice
-	Priorities string    `yaml:"priorities"`  // fifo, rr: nonpreemptive or preemptive; default none
+	Cores      *float64  `yaml:"cores" bound:"(0,count]"`                                                                                                              // may be fractional under ps
+	SwitchCost *float64  `yaml:"switch_cost" bound:"[0,1]" hint:"a share of throughput per thread beyond the cores, e.g. 0.02" zero:"no throughput lost to switching"` // σ: throughput lost per job beyond the cores; default 0
+	Discipline string    `yaml:"discipline"`                                                                                                                           // ps (default), fifo or rr
+	Quantum    *Duration `yaml:"quantum" bound:"[quantum,time]"`                                                                                                       // rr: the time slice
+	Priorities string    `yaml:"priorities"`                                                                                                                           // fifo, rr: nonpreemptive or preemptive; default none
 }
 
 // cpuDiscipline is one way of sharing the cores: the only place that says

@@ -9,8 +9,8 @@ var lockKind = &kindDef{name: "lock", newSpec: func() kindSpec { return &LockSpe
 
 // LockSpec is a family of locks keyed by an attribute.
 type LockSpec struct {
-	Key         string   `yaml:"key"`          // attribute that names the key (default: the journey's user)
-	WaitTimeout *DistRef `yaml:"wait_timeout"` // longest wait before failing
+	Key         string   `yaml:"key"`                           // attribute that names the key (default: the journey's user)
+	WaitTimeout *DistRef `yaml:"wait_timeout" bound:"(0,time]"` // longest wait before failing
 }
 
 type lockProg struct {

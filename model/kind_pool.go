@@ -18,19 +18,19 @@ var semaphoreKind = &kindDef{name: "semaphore", capacityUnit: "permits", newSpec
 
 // PoolSpec is a thread pool, executor or connection pool.
 type PoolSpec struct {
-	Servers  *int   `yaml:"servers"`
-	Queue    *int   `yaml:"queue"`     // waiting room; unset = unbounded
-	Admit    *int   `yaml:"admit"`     // at most this many in service + waiting
-	WhenFull string `yaml:"when_full"` // reject (default) | caller_runs
+	Servers  *int   `yaml:"servers" bound:"[1,count]"`
+	Queue    *int   `yaml:"queue" bound:"[0,count]" zero:"no waiting room: a request that finds every server busy is refused"` // waiting room; unset = unbounded
+	Admit    *int   `yaml:"admit" bound:"[1,count]"`                                                                           // at most this many in service + waiting
+	WhenFull string `yaml:"when_full"`                                                                                         // reject (default) | caller_runs
 	// Schedule changes the servers over time: [{at: 1h, servers: 4}];
 	// with SchedulePeriod its steps repeat every period.
 	Schedule       []CapacityStep `yaml:"schedule"`
-	SchedulePeriod *Duration      `yaml:"schedule_period"`
-	WaitTimeout    *DistRef       `yaml:"wait_timeout"` // longest wait before failing
+	SchedulePeriod *Duration      `yaml:"schedule_period" bound:"(0,time]"`
+	WaitTimeout    *DistRef       `yaml:"wait_timeout" bound:"(0,time]"` // longest wait before failing
 	// A server's memory (a thread's stack, a connection's buffers) and
 	// what the process has for them, in MB: see checkMemory.
-	MemoryPerServer *float64 `yaml:"memory_per_server_mb"`
-	MemoryLimit     *float64 `yaml:"memory_limit_mb"`
+	MemoryPerServer *float64 `yaml:"memory_per_server_mb" bound:"(0,inf)"`
+	MemoryLimit     *float64 `yaml:"memory_limit_mb" bound:"(0,inf)"`
 	Balk            *Balk    `yaml:"balk"`
 }
 
@@ -42,17 +42,17 @@ type PoolSpec struct {
 // refused as before. A balked request fails with the component's status,
 // like a refusal, and is counted as balked, not rejected.
 type Balk struct {
-	Queue       []int     `yaml:"queue"`
-	Probability []float64 `yaml:"probability"`
+	Queue       []int     `yaml:"queue" bound:"[0,count]"`
+	Probability []float64 `yaml:"probability" bound:"[0,1]"`
 }
 
 // SemaphoreSpec is a pool counted in permits.
 type SemaphoreSpec struct {
-	Permits        *int           `yaml:"permits"`
+	Permits        *int           `yaml:"permits" bound:"[1,count]"`
 	Schedule       []CapacityStep `yaml:"schedule"` // permits over time
-	SchedulePeriod *Duration      `yaml:"schedule_period"`
-	Queue          *int           `yaml:"queue"`
-	WaitTimeout    *DistRef       `yaml:"wait_timeout"`
+	SchedulePeriod *Duration      `yaml:"schedule_period" bound:"(0,time]"`
+	Queue          *int           `yaml:"queue" bound:"[0,count]" zero:"no waiting room: a request that finds every permit taken is refused"`
+	WaitTimeout    *DistRef       `yaml:"wait_timeout" bound:"(0,time]"`
 	Balk           *Balk          `yaml:"balk"`
 }
 
@@ -115,9 +115,9 @@ func (c *compiler) compileBalk(b *Balk, at site) *balkRule {
 // time on. Work in service when capacity drops runs to its end; no one is
 // granted until the count in use is below the new capacity.
 type CapacityStep struct {
-	At      Duration `yaml:"at"`
-	Servers *int     `yaml:"servers"`
-	Permits *int     `yaml:"permits"`
+	At      Duration `yaml:"at" bound:"[0,time]"`
+	Servers *int     `yaml:"servers" bound:"[0,count]" zero:"closed: nothing is granted until a later step"`
+	Permits *int     `yaml:"permits" bound:"[0,count]" zero:"closed: nothing is granted until a later step"`
 }
 
 type capacityAt struct {

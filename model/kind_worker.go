@@ -37,13 +37,13 @@ func autoscaleMeasure(name string, read func(*AutoscaleResult) float64) Measure 
 
 // WorkerSpec is a pool of worker instances.
 type WorkerSpec struct {
-	Instances   *int      `yaml:"instances"` // at most
-	Min         *int      `yaml:"min_instances"`
-	ColdStart   *DistRef  `yaml:"cold_start"`
-	WarmStart   *DistRef  `yaml:"warm_start"`
-	IdleStop    *Duration `yaml:"idle_stop"`
-	Queue       *int      `yaml:"queue"`
-	WaitTimeout *DistRef  `yaml:"wait_timeout"`
+	Instances   *int      `yaml:"instances" bound:"[1,count]"` // at most
+	Min         *int      `yaml:"min_instances" bound:"[0,count]" zero:"scale to zero: the next job after an idle stop pays cold_start"`
+	ColdStart   *DistRef  `yaml:"cold_start" bound:"[0,time]"`
+	WarmStart   *DistRef  `yaml:"warm_start" bound:"[0,time]"`
+	IdleStop    *Duration `yaml:"idle_stop" bound:"(0,time]"`
+	Queue       *int      `yaml:"queue" bound:"[0,count]" zero:"no waiting room: a job that finds every instance busy is refused"`
+	WaitTimeout *DistRef  `yaml:"wait_timeout" bound:"(0,time]"`
 	// DiscardOnFailure: an instance whose holder failed (its deadline or
 	// timeout abandoned the response) is stopped, not reused, as an HTTP
 	// client closes a connection whose body it did not read: the next job
@@ -53,7 +53,7 @@ type WorkerSpec struct {
 	// statuses (an abandoned response, 504; a body that failed to parse),
 	// and keep an instance whose holder received a complete error
 	// response (a 503 with its body read leaves the connection reusable).
-	DiscardOn []int `yaml:"discard_on"`
+	DiscardOn []int `yaml:"discard_on" bound:"[400,599]"`
 	// Autoscale sets the running count by a target-tracking rule, between
 	// min_instances and instances.
 	Autoscale *AutoscaleSpec `yaml:"autoscale"`
@@ -64,13 +64,13 @@ type WorkerSpec struct {
 // sync-period (15s), tolerance (0.1) and behavior's stabilizationWindow-
 // Seconds (0 s up, 300 s down).
 type AutoscaleSpec struct {
-	Metric          string    `yaml:"metric"` // utilisation | queue | in_flight
-	Target          *float64  `yaml:"target"` // per running instance
-	Period          *Duration `yaml:"period"`
-	ScaleUpWindow   *Duration `yaml:"scale_up_window"`
-	ScaleDownWindow *Duration `yaml:"scale_down_window"`
-	Tolerance       *float64  `yaml:"tolerance"`
-	MaxStep         *int      `yaml:"max_step"` // instances added per period at most
+	Metric          string    `yaml:"metric"`                 // utilisation | queue | in_flight
+	Target          *float64  `yaml:"target" bound:"(0,inf)"` // per running instance
+	Period          *Duration `yaml:"period" bound:"(0,time]" hint:"the HPA syncs every 15s"`
+	ScaleUpWindow   *Duration `yaml:"scale_up_window" bound:"[0,time]" zero:"no stabilisation: the latest recommendation applies (the HPA's default)"`
+	ScaleDownWindow *Duration `yaml:"scale_down_window" bound:"[0,time]"`
+	Tolerance       *float64  `yaml:"tolerance" bound:"[0,1)" hint:"the HPA's is 0.1"`
+	MaxStep         *int      `yaml:"max_step" bound:"[1,count]" hint:"instances added per period at most"` // instances added per period at most
 }
 
 // AutoscaleResult is what an autoscaled worker's rule did.

@@ -28,7 +28,7 @@ type Observation struct {
 	// as on the command line); empty: the base.
 	Design string `yaml:"design"`
 	// Multiplier is the load it was measured at; default 1.
-	Multiplier *float64 `yaml:"multiplier"`
+	Multiplier *float64 `yaml:"multiplier" bound:"(0,multiplier]"`
 	// Set overrides what the measurement's test changed (its length, its
 	// window), path=value as --set takes them, after the design.
 	Set       []string `yaml:"set"`
@@ -39,18 +39,18 @@ type Observation struct {
 	Stage     string   `yaml:"stage"` // measure failed_at: the failure_stage counted
 	// Window is, for measure busiest, the length of the window whose mean
 	// is read: a dashboard's busiest minute.
-	Window *Duration `yaml:"window"`
+	Window *Duration `yaml:"window" bound:"(0,time]"`
 	// Exactly one of Count, Value and Between says what was seen.
-	Count   *ObservedCount `yaml:"count"`   // k of n events: "6/6"
-	Value   *Quantity      `yaml:"value"`   // one value: 29.43s, 0.54%, 193
-	Between []Quantity     `yaml:"between"` // a reported range: [166s, 179s]
+	Count   *ObservedCount `yaml:"count" bound:"[1,observed]"` // k of n events: "6/6"
+	Value   *Quantity      `yaml:"value" bound:"[0,inf)"`      // one value: 29.43s, 0.54%, 193
+	Between []Quantity     `yaml:"between" bound:"[0,inf)"`    // a reported range: [166s, 179s]
 	// Tolerance is how far from Value the real figure may lie: a
 	// percentage of it (20%) or an amount in its unit (5s); default 0.
-	Tolerance *Quantity `yaml:"tolerance"`
+	Tolerance *Quantity `yaml:"tolerance" bound:"[0,inf)"`
 	// Discrepancy is the model discrepancy a fit allows on this
 	// observation, in the same forms as Tolerance: what the model is
 	// known not to represent, stated rather than tuned away.
-	Discrepancy *Quantity `yaml:"discrepancy"`
+	Discrepancy *Quantity `yaml:"discrepancy" bound:"[0,inf)"`
 	// Fitted names the parameter chosen to reproduce this observation: it
 	// is then no prediction, and a hindcast says so.
 	Fitted string `yaml:"fitted"`

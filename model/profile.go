@@ -33,8 +33,8 @@ import (
 
 // Stage is one step of a load profile.
 type Stage struct {
-	Target   StageTarget `yaml:"target"`   // at the stage's end, at multiplier 1
-	Duration Duration    `yaml:"duration"` // of the linear ramp to target; 0 = a step
+	Target   StageTarget `yaml:"target" bound:"[0,rate]" zero:"arrivals stop"`                      // at the stage's end, at multiplier 1
+	Duration Duration    `yaml:"duration" bound:"[0,time]" zero:"a step to the target, not a ramp"` // of the linear ramp to target; 0 = a step
 }
 
 // StageTarget is a stage's target: a rate (80/s) for an open workload, a

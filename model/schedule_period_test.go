@@ -87,7 +87,7 @@ func TestSchedulePeriodErrors(t *testing.T) {
 		{"{kind: pool, servers: 1, schedule_period: 10s}",
 			"s.yaml:4:51: components.desk.schedule_period: schedule_period needs a schedule (the steps it repeats)"},
 		{"{kind: pool, servers: 1, schedule: [{at: 4s, servers: 0}], schedule_period: 0s}",
-			"s.yaml:4:85: components.desk.schedule_period: schedule_period must be > 0, got 0s"},
+			"s.yaml:4:85: components.desk.schedule_period: schedule_period must be > 0s, got 0s"},
 		{"{kind: pool, servers: 1, schedule: [{at: 4s, servers: 0}, {at: 10s, servers: 1}], schedule_period: 10s}",
 			"s.yaml:4:108: components.desk.schedule_period: schedule_period (10s) must be longer than the last step's at (10s): the steps repeat every period"},
 		{"{kind: semaphore, permits: 1, schedule: [{at: 1m, permits: 0}], schedule_period: 30s}",

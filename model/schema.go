@@ -10,11 +10,11 @@ type Scenario struct {
 	Name          string           `yaml:"name"`
 	Description   string           `yaml:"description"`
 	Include       []string         `yaml:"include"`
-	Duration      Duration         `yaml:"duration"` // arrivals happen in [0, duration)
-	Drain         Duration         `yaml:"drain"`    // extra time for journeys in flight; unset = until all finish
-	Warmup        Duration         `yaml:"warmup"`   // statistics start here
-	Arrivals      string           `yaml:"arrivals"` // even | poisson (default)
-	Distributions Named[DistEntry] `yaml:"distributions"`
+	Duration      Duration         `yaml:"duration" bound:"(0,time]"`                                                                                  // arrivals happen in [0, duration)
+	Drain         Duration         `yaml:"drain" bound:"[0,time]" zero:"no extra time: journeys still running when arrivals stop count as unfinished"` // extra time for journeys in flight; unset = until all finish
+	Warmup        Duration         `yaml:"warmup" bound:"[0,time]"`                                                                                    // statistics start here
+	Arrivals      string           `yaml:"arrivals"`                                                                                                   // even | poisson (default)
+	Distributions Named[DistEntry] `yaml:"distributions" bound:"[0,time]"`
 	Components    Named[Component] `yaml:"components"`
 	Journeys      Named[Journey]   `yaml:"journeys"`
 	Routes        Named[Route]     `yaml:"routes"`
@@ -38,25 +38,25 @@ type DistEntry struct {
 // Journey is what one user does, start to end: the unit of success.
 type Journey struct {
 	Description string `yaml:"description"`
-	Rate        *Rate  `yaml:"rate"` // open workload: journeys started per unit time at multiplier 1
+	Rate        *Rate  `yaml:"rate" bound:"[0,rate]" zero:"no arrivals"` // open workload: journeys started per unit time at multiplier 1
 	// Stages make the open workload's rate change over time: each ramps
 	// linearly from the rate before it (rate, default 0) to its target.
 	Stages []Stage `yaml:"stages"`
 	// RepeatEvery repeats the stages with this period, from start: a
 	// daily shape.
-	RepeatEvery *Duration `yaml:"repeat_every"`
-	Clients     *int      `yaml:"clients"`  // closed workload: concurrent users, each looping; with stages, the count they ramp from
-	Think       *DistRef  `yaml:"think"`    // closed workload: pause between a client's journeys
-	Arrivals    string    `yaml:"arrivals"` // even | poisson; default from the scenario
-	Start       *Duration `yaml:"start"`    // first arrival
-	Stop        *Duration `yaml:"stop"`     // no arrival at or after it; default the duration
-	Count       *int      `yaml:"count"`    // stop after this many journeys
-	Users       *int      `yaml:"users"`    // distinct user keys, reused in turn; unset = one per journey
+	RepeatEvery *Duration `yaml:"repeat_every" bound:"(0,time]"`
+	Clients     *int      `yaml:"clients" bound:"[0,clients]" zero:"none at the start, to ramp from with stages"` // closed workload: concurrent users, each looping; with stages, the count they ramp from
+	Think       *DistRef  `yaml:"think" bound:"[0,time]"`                                                         // closed workload: pause between a client's journeys
+	Arrivals    string    `yaml:"arrivals"`                                                                       // even | poisson; default from the scenario
+	Start       *Duration `yaml:"start" bound:"[0,time]"`                                                         // first arrival
+	Stop        *Duration `yaml:"stop" bound:"(0,time]"`                                                          // no arrival at or after it; default the duration
+	Count       *int      `yaml:"count" bound:"[1,count]"`                                                        // stop after this many journeys
+	Users       *int      `yaml:"users" bound:"[1,count]"`                                                        // distinct user keys, reused in turn; unset = one per journey
 	// Scaled false: the load multiplier leaves its rate, stages and
 	// clients as written (a health check, a background sampler).
 	Scaled     *bool            `yaml:"scaled"`
-	Priority   *int             `yaml:"priority"` // the class its waits at pools and semaphores take, unless a step says
-	Attributes Named[Attribute] `yaml:"attributes"`
+	Priority   *int             `yaml:"priority" bound:"[0,9]"` // the class its waits at pools and semaphores take, unless a step says
+	Attributes Named[Attribute] `yaml:"attributes" bound:"(-inf,inf)"`
 	Steps      []Step           `yaml:"steps"`
 
 	Node *yaml.Node `yaml:"-"`
@@ -96,20 +96,20 @@ type Route struct {
 // modify it.
 type Step struct {
 	// verbs
-	Delay  *DistRef `yaml:"delay"`  // wait, holding what is held
-	Work   *DistRef `yaml:"work"`   // service time (alone, or inside use)
-	Use    string   `yaml:"use"`    // acquire a component for work/steps, then release
-	Hold   string   `yaml:"hold"`   // acquire until the enclosing route or block ends
-	Call   string   `yaml:"call"`   // run a route as a request and wait for its status
-	Job    string   `yaml:"job"`    // run a route as a job (own job id), awaited unless async
-	Await  string   `yaml:"await"`  // await: jobs — wait until the journey's jobs are done; fails as the first unreported failed async job did
-	Repeat *Count   `yaml:"repeat"` // run steps N times
-	Fanout *Count   `yaml:"fanout"` // run steps N times concurrently and join
-	Choose []Branch `yaml:"choose"` // run one branch, picked by weight
-	Poll   *Poll    `yaml:"poll"`   // call a route every T until a condition
-	Fail   *Fail    `yaml:"fail"`   // fail with a probability (downstream errors)
-	Log    string   `yaml:"log"`    // emit a trace event (after the step when combined)
-	Stage  string   `yaml:"stage"`  // label for failure attribution
+	Delay  *DistRef `yaml:"delay" bound:"[0,time]"`                                // wait, holding what is held
+	Work   *DistRef `yaml:"work" bound:"[0,time]"`                                 // service time (alone, or inside use)
+	Use    string   `yaml:"use"`                                                   // acquire a component for work/steps, then release
+	Hold   string   `yaml:"hold"`                                                  // acquire until the enclosing route or block ends
+	Call   string   `yaml:"call"`                                                  // run a route as a request and wait for its status
+	Job    string   `yaml:"job"`                                                   // run a route as a job (own job id), awaited unless async
+	Await  string   `yaml:"await"`                                                 // await: jobs — wait until the journey's jobs are done; fails as the first unreported failed async job did
+	Repeat *Count   `yaml:"repeat" bound:"[0,count]" zero:"the steps are skipped"` // run steps N times
+	Fanout *Count   `yaml:"fanout" bound:"[1,count]"`                              // run steps N times concurrently and join
+	Choose []Branch `yaml:"choose"`                                                // run one branch, picked by weight
+	Poll   *Poll    `yaml:"poll"`                                                  // call a route every T until a condition
+	Fail   *Fail    `yaml:"fail"`                                                  // fail with a probability (downstream errors)
+	Log    string   `yaml:"log"`                                                   // emit a trace event (after the step when combined)
+	Stage  string   `yaml:"stage"`                                                 // label for failure attribution
 	// Since names the log: event, earlier in the same journey, that this
 	// step's log: event is timed from (default: the one before it in the
 	// same request or job).
@@ -117,21 +117,21 @@ type Step struct {
 
 	// modifiers
 	Steps []Step `yaml:"steps"`
-	Limit *Count `yaml:"limit"` // fanout: at most this many at once
+	Limit *Count `yaml:"limit" bound:"[1,count]"` // fanout: at most this many at once
 	// fanout: the first failed branch fails the step at once and cancels
 	// the others and those not started, as a shared context does;
 	// default: every branch runs to its end and the step then fails.
 	FailFast bool      `yaml:"fail_fast"`
-	Timeout  *DistRef  `yaml:"timeout"`  // call/job: give up waiting after this (a distribution: each caller's patience)
-	Deadline *Duration `yaml:"deadline"` // call: absolute budget passed down to every stage
-	Retry    *Retry    `yaml:"retry"`    // call: retry on failure statuses
-	Async    bool      `yaml:"async"`    // job: continue at once
-	Key      string    `yaml:"key"`      // use/hold of a lock: attribute naming the key
-	Signal   string    `yaml:"signal"`   // call: report failures to this adaptive bucket
-	Status   *int      `yaml:"status"`   // work/delay: status when the step fails by deadline
-	Per      string    `yaml:"per"`      // work/delay: the time is per unit of this attribute (work: 300ms, per: photos)
-	Priority *int      `yaml:"priority"` // use/hold of a pool or semaphore: the class it waits in; higher first
-	Optional bool      `yaml:"optional"` // a failure of this step is tolerated: the next step runs
+	Timeout  *DistRef  `yaml:"timeout" bound:"(0,time]"`  // call/job: give up waiting after this (a distribution: each caller's patience)
+	Deadline *Duration `yaml:"deadline" bound:"(0,time]"` // call: absolute budget passed down to every stage
+	Retry    *Retry    `yaml:"retry"`                     // call: retry on failure statuses
+	Async    bool      `yaml:"async"`                     // job: continue at once
+	Key      string    `yaml:"key"`                       // use/hold of a lock: attribute naming the key
+	Signal   string    `yaml:"signal"`                    // call: report failures to this adaptive bucket
+	Status   *int      `yaml:"status" bound:"[400,599]"`  // work/delay: status when the step fails by deadline
+	Per      string    `yaml:"per"`                       // work/delay: the time is per unit of this attribute (work: 300ms, per: photos)
+	Priority *int      `yaml:"priority" bound:"[0,9]"`    // use/hold of a pool or semaphore: the class it waits in; higher first
+	Optional bool      `yaml:"optional"`                  // a failure of this step is tolerated: the next step runs
 	// use/hold of a balancer: the pick is a session, counted in the
 	// replica's session counter (which least_sessions and hybrid read)
 	// from the pick until its release.
@@ -146,32 +146,32 @@ type Step struct {
 
 // Branch is one alternative of a choose step.
 type Branch struct {
-	Weight Weight `yaml:"weight"`
+	Weight Weight `yaml:"weight" bound:"[0,inf)" zero:"the branch is never taken"`
 	Steps  []Step `yaml:"steps"`
 }
 
 // Poll calls a route repeatedly.
 type Poll struct {
 	Call  string   `yaml:"call"`
-	Every Duration `yaml:"every"`
-	Until string   `yaml:"until"` // response (default when attached to a call) | jobs (fails as the first unreported failed async job did)
-	Max   *int     `yaml:"max"`   // give up (fail) after this many polls
+	Every Duration `yaml:"every" bound:"(0,time]"`
+	Until string   `yaml:"until"`                 // response (default when attached to a call) | jobs (fails as the first unreported failed async job did)
+	Max   *int     `yaml:"max" bound:"[1,count]"` // give up (fail) after this many polls
 }
 
 // Fail makes a step fail at random, as a flaky downstream does.
 type Fail struct {
-	P      float64 `yaml:"p"`
-	Status int     `yaml:"status"`
+	P      float64 `yaml:"p" bound:"[0,1]" zero:"never fails"`
+	Status int     `yaml:"status" bound:"[400,599]"`
 }
 
 // Retry repeats a failed call.
 type Retry struct {
-	Attempts   int      `yaml:"attempts"` // total tries, first included
-	Backoff    Duration `yaml:"backoff"`
-	Multiplier float64  `yaml:"multiplier"` // backoff growth per try (default 2)
-	On         []int    `yaml:"on"`         // statuses worth retrying (default 429, 503, 504)
+	Attempts   int      `yaml:"attempts" bound:"[1,attempts]"` // total tries, first included
+	Backoff    Duration `yaml:"backoff" bound:"[0,time]" zero:"the next try starts at once"`
+	Multiplier float64  `yaml:"multiplier" bound:"[1,inf)"` // backoff growth per try (default 2)
+	On         []int    `yaml:"on" bound:"[400,599]"`       // statuses worth retrying (default 429, 503, 504)
 	// MaxBackoff caps the backoff before jitter; unset = no cap.
-	MaxBackoff *Duration `yaml:"max_backoff"`
+	MaxBackoff *Duration `yaml:"max_backoff" bound:"[0,time]"`
 	// Jitter spreads backoffs so that callers refused together do not
 	// come back together: none (default), full (uniform in [0, b]), equal
 	// (b/2 plus uniform in [0, b/2]) or decorrelated (uniform in
@@ -187,8 +187,8 @@ type Retry struct {
 
 // Throttle is a retry budget.
 type Throttle struct {
-	MaxTokens  float64 `yaml:"max_tokens"`
-	TokenRatio float64 `yaml:"token_ratio"`
+	MaxTokens  float64 `yaml:"max_tokens" bound:"(0,inf)"`
+	TokenRatio float64 `yaml:"token_ratio" bound:"(0,inf)"`
 }
 
 // SLO is one objective. The subject is a journey, a route or a component;
@@ -197,18 +197,18 @@ type SLO struct {
 	Journey         string     `yaml:"journey"`
 	Route           string     `yaml:"route"`
 	Component       string     `yaml:"component"`
-	SuccessRate     *Threshold `yaml:"success_rate"`
-	HTTPFailureRate *Threshold `yaml:"http_failure_rate"`
-	FailureRate     *Threshold `yaml:"failure_rate"`
-	Mean            *Threshold `yaml:"mean"`
-	P50             *Threshold `yaml:"p50"`
-	P95             *Threshold `yaml:"p95"`
-	P99             *Threshold `yaml:"p99"`
-	RejectionRate   *Threshold `yaml:"rejection_rate"`
-	Utilisation     *Threshold `yaml:"utilisation"`
+	SuccessRate     *Threshold `yaml:"success_rate" bound:"[0,1]"`
+	HTTPFailureRate *Threshold `yaml:"http_failure_rate" bound:"[0,1]"`
+	FailureRate     *Threshold `yaml:"failure_rate" bound:"[0,1]"`
+	Mean            *Threshold `yaml:"mean" bound:"[0,time]"`
+	P50             *Threshold `yaml:"p50" bound:"[0,time]"`
+	P95             *Threshold `yaml:"p95" bound:"[0,time]"`
+	P99             *Threshold `yaml:"p99" bound:"[0,time]"`
+	RejectionRate   *Threshold `yaml:"rejection_rate" bound:"[0,1]"`
+	Utilisation     *Threshold `yaml:"utilisation" bound:"[0,1]"`
 	// Window makes a journey SLO hold in every window of this length
 	// (by the time journeys end, from the warm-up), not only over the run.
-	Window *Duration `yaml:"window"`
+	Window *Duration `yaml:"window" bound:"(0,time]"`
 	// Of says which journeys mean and percentiles count: succeeded (the
 	// default) or all, whatever their status, as a load tester reads p95.
 	Of string `yaml:"of"`
@@ -218,23 +218,23 @@ type SLO struct {
 
 // Limits are the guards that stop a run that has run away.
 type Limits struct {
-	MaxInFlight *int      `yaml:"max_in_flight"` // journeys and requests alive at once
-	MaxQueue    *int      `yaml:"max_queue"`     // waiters at one component
-	MaxEvents   *int64    `yaml:"max_events"`
-	MaxTime     *Duration `yaml:"max_time"` // simulated time
+	MaxInFlight *int      `yaml:"max_in_flight" bound:"[1,inf)"` // journeys and requests alive at once
+	MaxQueue    *int      `yaml:"max_queue" bound:"[1,inf)"`     // waiters at one component
+	MaxEvents   *int64    `yaml:"max_events" bound:"[1,inf)"`
+	MaxTime     *Duration `yaml:"max_time" bound:"(0,time]"` // simulated time
 	// ops run at one instant without simulated time passing
-	MaxStepsPerInstant *int64 `yaml:"max_steps_per_instant"`
+	MaxStepsPerInstant *int64 `yaml:"max_steps_per_instant" bound:"[1,inf)"`
 }
 
 // SweepDefaults are the grid capsim sweep uses when not told otherwise.
 type SweepDefaults struct {
 	Multipliers  string `yaml:"multipliers"` // e.g. "1:4:1" or "1,2,3,4"
-	Replications *int   `yaml:"replications"`
+	Replications *int   `yaml:"replications" bound:"[1,replications]"`
 	Designs      string `yaml:"designs"` // e.g. "all" or "v1-original,v1-improved"
 }
 
 // Span is a window of simulated time.
 type Span struct {
-	From Duration `yaml:"from"`
-	To   Duration `yaml:"to"`
+	From Duration `yaml:"from" bound:"[0,time]"`
+	To   Duration `yaml:"to" bound:"(0,time]"`
 }

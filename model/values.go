@@ -43,10 +43,19 @@ func parseDuration(s string) (sim.Time, error) {
 			return 0, fmt.Errorf("expected a duration such as 40s or 3m45s, got %q", s)
 		}
 		ns := f * float64(unit)
-		if math.IsNaN(ns) || math.Abs(ns) >= math.MaxInt64 {
+		switch {
+		case math.IsNaN(ns):
+			return 0, fmt.Errorf("expected a duration such as 40s or 3m45s, got %q", s)
+		case ns < 0:
+			return 0, fmt.Errorf("duration must not be negative, got %s", s)
+		case ns >= math.MaxInt64:
 			return 0, fmt.Errorf("duration %s is more than %s, the longest time capsim simulates", s, maxDurationText)
+		case ns > 0 && ns < 0.5:
+			// It would round to 0, a different meaning from what was
+			// written (0 often reads as "none" or "at once").
+			return 0, fmt.Errorf("duration %s is shorter than a nanosecond, the clock's resolution", s)
 		}
-		d = time.Duration(ns)
+		d = time.Duration(math.Round(ns))
 	}
 	if d < 0 {
 		return 0, fmt.Errorf("duration must not be negative, got %s", s)

@@ -1,5 +1,7 @@
 package sim
 
+import "unsafe"
+
 import "math"
 
 // BalancePolicy is how a Balancer chooses among its targets.
@@ -78,6 +80,13 @@ type Balancer struct {
 	Picks    []int64        // per target
 	InFlight []TimeWeighted // per target
 	Fallback int64          // picks made by the fallback policy (report too old)
+}
+
+// Bytes is what NewBalancer sets aside for cfg: its per-target counts.
+// A caller sizing Targets from a user's number checks it first.
+func (cfg BalancerConfig) Bytes() float64 {
+	perTarget := unsafe.Sizeof(int(0)) + unsafe.Sizeof(int64(0)) + 4*unsafe.Sizeof(float64(0)) + unsafe.Sizeof(TimeWeighted{})
+	return float64(cfg.Targets) * float64(perTarget)
 }
 
 // NewBalancer builds a balancer on s. load returns target i's current load;

@@ -93,7 +93,7 @@ observations:
 		{"  - {id: a, journey: j, measure: p95, value: 3s}\n  - {id: a, journey: j, measure: p50, value: 3s}", `o.yaml:13:10: observations[1].id: observation id "a" is used twice`},
 		{"  - {id: a, journey: k, measure: p95, value: 3s}", `o.yaml:12:22: observations[0].journey: the base scenario has no journey "k" (it has j)`},
 		{"  - {id: a, design: huge, journey: j, measure: p95, value: 3s}", `unknown design "huge"`},
-		{"  - {id: a, multiplier: 0, journey: j, measure: p95, value: 3s}", "o.yaml:12:25: observations[0].multiplier: a load multiplier must be > 0 and at most 1e+06, got 0"},
+		{"  - {id: a, multiplier: 0, journey: j, measure: p95, value: 3s}", "o.yaml:12:25: observations[0].multiplier: multiplier must be > 0 and at most 1000000, got 0"},
 	} {
 		dir := t.TempDir()
 		file := filepath.Join(dir, "o.yaml")

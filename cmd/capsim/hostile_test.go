@@ -25,19 +25,19 @@ func TestHostileScenarioValues(t *testing.T) {
 		{"unknown_distribution.yaml", `testdata/hostile/unknown_distribution.yaml:4:33: components.w.cold_start: unknown distribution "nosuch" (define it under distributions: or include a calibration file)`},
 		{"empirical_negative.yaml", `testdata/hostile/empirical_negative.yaml:9:9: journeys.visit.steps[0].work: empirical: negative.csv:3: a duration must be a finite number of seconds >= 0, got -3`},
 		{"empirical_missing.yaml", `testdata/hostile/empirical_missing.yaml:9:9: journeys.visit.steps[0].work: empirical: cannot read missing.csv: no such file`},
-		{"fanout_zero.yaml", `testdata/hostile/fanout_zero.yaml:9:17: journeys.visit.steps[0].fanout: fanout must be >= 1, got 0`},
+		{"fanout_zero.yaml", `testdata/hostile/fanout_zero.yaml:9:17: journeys.visit.steps[0].fanout: fanout must be at least 1, got 0`},
 		{"huge_duration.yaml", `testdata/hostile/huge_duration.yaml:10:15: journeys.visit.steps[0].work: expected a duration such as 40s or 3m45s, got "1e400s"`},
 		{"impossible_lognormal.yaml", `testdata/hostile/impossible_lognormal.yaml:10:15: journeys.visit.steps[0].work: lognormal: p95 must be > mean, got mean=1, p95=0.5`},
 		{"inf_servers.yaml", `testdata/hostile/inf_servers.yaml:4:30: components.app.servers: expected an integer, got the number .inf`},
 		{"nan_rate.yaml", `testdata/hostile/nan_rate.yaml:7:11: journeys.visit.rate: expected a rate such as 4/h or 3.6/s, got ".nan/h"`},
 		{"negative_mean.yaml", `testdata/hostile/negative_mean.yaml:10:15: journeys.visit.steps[0].work: exponential: mean: duration must not be negative, got -1s`},
 		{"negative_rate.yaml", `testdata/hostile/negative_rate.yaml:7:11: journeys.visit.rate: rate must not be negative, got "-3/h"`},
-		{"poll_zero.yaml", `testdata/hostile/poll_zero.yaml:9:9: journeys.visit.steps[0].poll.every: a poll needs every > 0 (e.g. every: 2s)`},
-		{"probability_above_one.yaml", `testdata/hostile/probability_above_one.yaml:9:9: journeys.visit.steps[0].fail.p: p is a probability and must be between 0 and 1, got 1.5`},
+		{"poll_zero.yaml", `testdata/hostile/poll_zero.yaml:9:37: journeys.visit.steps[0].poll.every: every must be > 0s, got 0s`},
+		{"probability_above_one.yaml", `testdata/hostile/probability_above_one.yaml:9:19: journeys.visit.steps[0].fail.p: p must be between 0 and 1, got 1.5`},
 		{"recursive_route.yaml", `testdata/hostile/recursive_route.yaml:17:13: routes.b.steps[0].call: routes call each other in a cycle (a → b → a); a request cannot recurse forever`},
 		{"reversed_uniform.yaml", `testdata/hostile/reversed_uniform.yaml:10:15: journeys.visit.steps[0].work: uniform: max must be > min, got min=2, max=1`},
 		{"self_route.yaml", `testdata/hostile/self_route.yaml:15:13: routes.self.steps[0].call: routes call each other in a cycle (self → self); a request cannot recurse forever`},
-		{"zero_servers.yaml", `testdata/hostile/zero_servers.yaml:4:30: components.app.servers: must be >= 1, got 0`},
+		{"zero_servers.yaml", `testdata/hostile/zero_servers.yaml:4:30: components.app.servers: servers must be at least 1, got 0`},
 		{"repeated_keys.yaml", "the scenario has 3 problems:\n" +
 			`testdata/hostile/repeated_keys.yaml:4:33: components.app.servers: key "servers" repeated (first at line 4, column 21)` + "\n" +
 			`testdata/hostile/repeated_keys.yaml:8:5: journeys.visit.rate: key "rate" repeated (first at line 7, column 5)` + "\n" +
@@ -85,9 +85,9 @@ func TestSizesPastTheirBoundAreRefused(t *testing.T) {
 		{"infinite_mean.yaml", "10:15: journeys.visit.steps[0].work: weibull: its mean (infinite) passes 100 years, " + century},
 		{"tiny_rate.yaml", "7:11: journeys.visit.rate: rate 1e-20/h is less than one per 100 years, " + century + " (write 0/h for no arrivals)"},
 		{"clock_rate.yaml", "7:11: journeys.visit.rate: rate 1e20/s is more than 1e+09/s, one arrival per nanosecond of the clock"},
-		{"huge_clients.yaml", "7:14: journeys.visit.clients: must be between 0 and 1000000, got 9223372036854775807"},
-		{"huge_clients_dotted.yaml", "7:14: journeys.v1.visit.clients: must be between 0 and 1000000, got 9223372036854775807"},
-		{"sweep_replications.yaml", "12:17: sweep.replications: must be between 1 and 10000, got 4611686018427387904"},
+		{"huge_clients.yaml", "7:14: journeys.visit.clients: clients must be between 0 and 1000000, got 9223372036854775807"},
+		{"huge_clients_dotted.yaml", "7:14: journeys.v1.visit.clients: clients must be between 0 and 1000000, got 9223372036854775807"},
+		{"sweep_replications.yaml", "12:17: sweep.replications: replications must be between 1 and 10000, got 4611686018427387904"},
 	}
 	for _, tc := range files {
 		t.Run(tc.file, func(t *testing.T) {
@@ -166,7 +166,7 @@ func TestMessagesArePlacedAndPrintable(t *testing.T) {
 		{"escape_stage.yaml", h + `escape_stage.yaml:9:37: journeys.visit.steps[0].stage: the text "up\x1b[2Jload" holds the control character U+001B; write it without`},
 		{"newline_stage.yaml", h + `newline_stage.yaml:9:37: journeys.visit.steps[0].stage: the text "up\nload" holds the control character U+000A; write it without`},
 		{"bidi_stage.yaml", h + `bidi_stage.yaml:9:37: journeys.visit.steps[0].stage: the text "up\u202eload" holds the invisible character U+202E; write it without`},
-		{"limits_zero.yaml", h + "limits_zero.yaml:11:18: limits.max_in_flight: must be >= 1, got 0"},
+		{"limits_zero.yaml", h + "limits_zero.yaml:11:18: limits.max_in_flight: max_in_flight must be at least 1, got 0"},
 		{"two_includes.yaml", h + "dist_b.yaml:3:3: distributions.service: defined both in " + h + "dist_a.yaml (line 2) and in " + h + "dist_b.yaml"},
 		{"replica_name.yaml", h + `replica_name.yaml:6:3: components.lb.replica.0: name "lb.replica.0" holds replica.<number>, which metric names keep for a balancer's replicas (component.<balancer>.replica.0.picks_count); rename it`},
 	}

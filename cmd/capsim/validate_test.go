@@ -99,7 +99,7 @@ func TestUnknownScenarioAndDesign(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 	code, _, stderr = run(t, "run", "mmc", "--set", "components.server.servers=0")
-	if code != exitUsage || stderr != "capsim: --set components.server.servers=0: components.server.servers: must be >= 1, got 0\n" {
+	if code != exitUsage || stderr != "capsim: --set components.server.servers=0: components.server.servers: servers must be at least 1, got 0\n" {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 	code, _, stderr = run(t, "run", "mmc", "--set", "components.server.servrs=2")
