@@ -123,7 +123,8 @@ func layout(res *sweep.Result, opts Options) (plots.Report, plots.File, bool) {
 		t := sweepTable(res, d, opts.Journeys)
 		r.Sections = append(r.Sections, plots.Section{
 			Heading: "Design " + design,
-			Table:   &plots.Table{Header: t.Header, Rows: t.Rows},
+			// A verdict may carry a guard's note, a sentence.
+			Table: &plots.Table{Header: t.Header, Rows: t.Rows, Prose: []int{slices.Index(t.Header, "verdict")}},
 		})
 	}
 
@@ -239,6 +240,7 @@ more replications when the parameters matter.
 	if drawn(res) {
 		ffTable.Header = slices.Insert(ffTable.Header, 3, "with parameter uncertainty")
 	}
+	ffTable.Prose = []int{slices.Index(ffTable.Header, "SLO broken")}
 	for _, ff := range res.FirstFailures {
 		switch {
 		case !ff.Found:

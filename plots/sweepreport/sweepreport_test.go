@@ -111,7 +111,9 @@ func TestCellFormats(t *testing.T) {
 		{fmtCountCI(sweep.Summary{N: 2, Mean: 0, Lo: -0.5, Hi: 0.5}), "0.0 ± 0.5"},
 		{fmtSecCI(sweep.Summary{N: 2, Mean: 0.25, Lo: 0.24, Hi: 0.26}), "250.0ms ± 4.0%"},
 		{fmtDiff(sweep.Summary{N: 2, Mean: 0.1, Lo: -0.1, Hi: 0.3}), "~"},
-		{fmtDiff(sweep.Summary{N: 2, Mean: 0.1, Lo: 0.05, Hi: 0.15}), "+10.00pp [+5.00, +15.00]"},
+		{fmtDiff(sweep.Summary{N: 2, Mean: 0.1, Lo: 0.05, Hi: 0.15}), "+10.0pp [+5.0, +15.0]"},
+		{fmtDiff(sweep.Summary{N: 2, Mean: -0.0125, Lo: -0.02, Hi: -0.005}), "-1.25pp [-2.00, -0.50]"},
+		{fmtDiff(sweep.Summary{N: 2, Mean: 0.14, Lo: 0.0289, Hi: 0.2511}), "+14.0pp [+2.9, +25.1]"},
 		{fmtBound(1.7734375), "1.773"},
 		{fmtBound(nan), "?"},
 	}
@@ -196,7 +198,7 @@ func TestReportLayout(t *testing.T) {
 		}
 		return i
 	}
-	verdict, best := at(`<section id="verdict">`), at(`<tr><td>=1</td><td>eight</td>`)
+	verdict, best := at(`<section id="verdict">`), at(`<tr><td>=1</td><td class="prose">eight</td>`)
 	contents, method := at(`<nav id="contents">`), at(`<details id="method-and-settings">`)
 	methodText, firstFigure := at("The first-failure multiplier is the smallest"), at("<figure")
 	if !(verdict < best && best < contents && contents < method && method < methodText && methodText < firstFigure) {
