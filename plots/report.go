@@ -72,6 +72,10 @@ type Figure struct {
 	// in report.html, where other figures sit two to a row when the page
 	// is wide enough.
 	Wide bool
+	// Summary, when set, shows the figure closed under this line (an
+	// HTML <details> element, in report.md as well): detail, such as one
+	// design's run over time, that a reader opens on purpose.
+	Summary string
 }
 
 // File is one output of [Report.Build]: a slash-separated path relative to
@@ -192,12 +196,18 @@ func (r Report) markdown() []byte {
 			if alt == "" {
 				alt = fig.Name // an image needs some alternative text
 			}
+			if fig.Summary != "" {
+				fmt.Fprintf(&b, "<details>\n<summary>%s</summary>\n\n", html.EscapeString(lineClean(fig.Summary)))
+			}
 			fmt.Fprintf(&b, "![%s](charts/%s.png)\n\n", alt, fig.Name)
 			fmt.Fprintf(&b, "*Figure %d.", n)
 			if caption != "" {
 				fmt.Fprintf(&b, " %s", caption)
 			}
 			fmt.Fprintf(&b, "* ([SVG](charts/%s.svg))\n\n", fig.Name)
+			if fig.Summary != "" {
+				b.WriteString("</details>\n\n")
+			}
 		}
 		if s.Folded {
 			b.WriteString("</details>\n\n")
@@ -374,7 +384,8 @@ details{margin:1rem 0;border:1px solid #ddd;padding:.3rem .8rem}
 summary{font-weight:600;cursor:pointer}
 .figures{display:grid;grid-template-columns:repeat(auto-fill,minmax(28rem,1fr));gap:0 1.5rem}
 figure{margin:1rem 0}
-figure.wide{grid-column:1/-1}
+figure.wide,details.wide{grid-column:1/-1}
+details.figure{margin:.3rem 0;padding:.2rem .8rem}
 figure svg{width:100%;height:auto;display:block}
 figcaption{font-size:.9rem;color:#555;margin-top:.3rem}
 </style>
@@ -400,11 +411,14 @@ figcaption{font-size:.9rem;color:#555;margin-top:.3rem}
 {{end}}</tbody>
 </table></div>
 {{end}}{{with .Figures}}<div class="figures">
-{{range .}}<figure id="fig-{{.Name}}"{{if .Wide}} class="wide"{{end}}>
+{{range .}}{{if .Summary}}<details class="figure{{if .Wide}} wide{{end}}">
+<summary>{{.Summary}}</summary>
+{{end}}<figure id="fig-{{.Name}}"{{if and .Wide (not .Summary)}} class="wide"{{end}}>
 {{.SVG}}
 <figcaption>Figure {{.Number}}.{{with .Caption}} {{.}}{{end}}</figcaption>
 </figure>
-{{end}}</div>
+{{if .Summary}}</details>
+{{end}}{{end}}</div>
 {{end}}{{if .Folded}}</details>{{else}}</section>{{end}}
 {{end}}</body>
 </html>
@@ -442,6 +456,7 @@ type pageCell struct {
 
 type pageFigure struct {
 	Wide    bool
+	Summary string
 	Name    string
 	Number  int
 	Caption string
@@ -471,6 +486,7 @@ func (r Report) html(svgs map[string][]byte) ([]byte, error) {
 			n++
 			ps.Figures = append(ps.Figures, pageFigure{
 				Wide:    fig.Wide,
+				Summary: lineClean(fig.Summary),
 				Name:    fig.Name,
 				Number:  n,
 				Caption: lineClean(fig.Caption),

@@ -37,13 +37,14 @@ func twoTripDesigns(t *testing.T) (*sweep.Result, []string) {
 }
 
 // Every table of the report fits report.html's page, 64rem (1024 px)
-// wide at a window of 1280 px or more, without a scroll bar: at the
+// wide at a window of 1280 px or more, 996 px inside a folded section's
+// border and padding, without a scroll bar: at the
 // tables' .9rem, chromium lays a character of these cells out in 7.3 px
 // on average and a cell's padding and border in 22 (fitted to the
 // narrowest layouts it gives the default sweep's design tables: 974 px
 // for 109 characters in 8 columns, 791 px for 87 in 7).
 func TestTablesFitThePage(t *testing.T) {
-	const pagePx, charPx, cellPx = 1024, 7.3, 22
+	const pagePx, foldedPx, charPx, cellPx = 1024, 996, 7.3, 22
 	res, journeys := twoTripDesigns(t)
 	r, _, _ := layout(res, Options{Journeys: journeys})
 	tables := 0
@@ -52,10 +53,14 @@ func TestTablesFitThePage(t *testing.T) {
 			continue
 		}
 		tables++
+		room := pagePx
+		if s.Folded {
+			room = foldedPx
+		}
 		chars, cols := s.Table.MinChars()
-		if px := charPx*float64(chars) + cellPx*float64(cols); px > pagePx {
-			t.Errorf("%s: %d characters in %d columns take about %.0f px, over the page's %d:\n%q\n%q",
-				s.Heading, chars, cols, px, pagePx, s.Table.Header, s.Table.Rows)
+		if px := charPx*float64(chars) + cellPx*float64(cols); px > float64(room) {
+			t.Errorf("%s: %d characters in %d columns take about %.0f px, over the %d px it has:\n%q\n%q",
+				s.Heading, chars, cols, px, room, s.Table.Header, s.Table.Rows)
 		}
 	}
 	// The verdict, the method's first failures, a design alone and one

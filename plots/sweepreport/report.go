@@ -119,10 +119,18 @@ func layout(res *sweep.Result, opts Options) (plots.Report, plots.File, bool) {
 	}
 	r.Sections = append(r.Sections, plots.Section{Heading: "Journeys", Figures: jfigs})
 
+	// The designs' tables are the numbers behind the charts above, one
+	// closed under each design's name: eight open tables were a tenth
+	// of the page.
+	r.Sections = append(r.Sections, plots.Section{Heading: "Designs",
+		Text: "Each design's table, a row per load multiplier and journey: journeys started per run, journey success, " +
+			"the HTTP failure rate and the journey's p95 duration, each the mean with its 95 % interval, and the verdict" +
+			designsCompared(res) + ". Open a design to read its table."})
 	for d, design := range res.Designs {
 		t := sweepTable(res, d, opts.Journeys)
 		r.Sections = append(r.Sections, plots.Section{
 			Heading: "Design " + design,
+			Folded:  true,
 			// A verdict may carry a guard's note, a sentence.
 			Table: &plots.Table{Header: t.Header, Rows: t.Rows, Prose: []int{slices.Index(t.Header, "verdict")}},
 		})
@@ -183,10 +191,20 @@ func layout(res *sweep.Result, opts Options) (plots.Report, plots.File, bool) {
 			continue
 		}
 		sm.Title = "Over time: " + what
-		tfigs = append(tfigs, stacked(names, "series_"+sr.Design,
+		figs := stacked(names, "series_"+sr.Design,
 			"Journeys in flight, queue lengths and resources held over simulated time, one run of "+what+
 				"; each panel has its own scale, and a dashed line is the component's capacity.",
-			sm, 4.5)...)
+			sm, 4.5)
+		// A design's run over time is detail for the reader asking why
+		// it failed: closed, every design's is on one screen.
+		for i := range figs {
+			n := figs[i].Chart.(plots.SmallMultiples).Panels
+			figs[i].Summary = fmt.Sprintf("%s: %d signals over time", what, len(n))
+			if len(figs) > 1 {
+				figs[i].Summary += fmt.Sprintf(" (part %d of %d)", i+1, len(figs))
+			}
+		}
+		tfigs = append(tfigs, figs...)
 	}
 	if len(tfigs) > 0 {
 		r.Sections = append(r.Sections, plots.Section{Heading: "At the first failure", Figures: tfigs})
@@ -195,6 +213,16 @@ func layout(res *sweep.Result, opts Options) (plots.Report, plots.File, bool) {
 		r.Sections = append(r.Sections, sec)
 	}
 	return r, pic, drawn
+}
+
+// designsCompared says, for the Designs section, what the last column
+// of every design's table but the first compares.
+func designsCompared(res *sweep.Result) string {
+	if len(res.Designs) < 2 {
+		return ""
+	}
+	return "; after the first, each design's journey success less " + res.Designs[0] + "'s on the same traffic, " +
+		"in points with its 95 % interval, ~ when the interval holds zero"
 }
 
 // methodSection holds what a reader needs to trust or repeat the sweep,

@@ -76,8 +76,9 @@ func TestBuildIsTheSameWithAnyWorkers(t *testing.T) {
 	}
 	md := string(one["report.md"])
 	for _, want := range []string{"## Verdict", "| =1 | eight |", "A short M/M/c/K sweep.", "Command: `capsim sweep mmck`",
-		"<summary>Method and settings</summary>", "## Contents", "- [Journeys](#journeys)", "## Design four",
-		"## Design eight", "success vs four", "## At the first failure"} {
+		"<summary>Method and settings</summary>", "## Contents", "- [Journeys](#journeys)", "## Designs",
+		"<summary>Design four</summary>", "<summary>Design eight</summary>", "success vs four", "## At the first failure",
+		"<summary>design four at ", " signals over time</summary>"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report.md lacks %q", want)
 		}
