@@ -28,12 +28,17 @@ func WriteTables(w io.Writer, res *sweep.Result, journeys []string, width int, h
 		}
 		texttab.WriteLines(w, texttab.Hang("", line, "  ", width))
 	}
+	// Every design's table shows the same columns, lined up: a column
+	// one design's cells crowd out is left out of all.
+	tables := make([]*texttab.Table, len(res.Designs))
+	for d := range res.Designs {
+		t := sweepTable(res, d, journeys)
+		tables[d] = &texttab.Table{Cols: sweepColumns(t.Header), Rows: t.Rows}
+	}
+	texttab.Alike(tables, width)
 	for d, design := range res.Designs {
 		fmt.Fprintf(w, "\ndesign %s\n", design)
-		t := sweepTable(res, d, journeys)
-		tt := texttab.Table{Cols: sweepColumns(t.Header)}
-		tt.Rows = t.Rows
-		tt.Write(w, width, howToSee)
+		tables[d].Write(w, width, howToSee)
 	}
 	fmt.Fprintln(w)
 	texttab.WriteLines(w, texttab.Hang("", "first failure: smallest multiplier whose replication mean breaks an SLO (95 % CI)", "  ", width))
