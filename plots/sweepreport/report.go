@@ -144,6 +144,16 @@ func layout(res *sweep.Result, opts Options) (plots.Report, plots.File, bool) {
 		caption := "Server-side p95 latency of route " + rt + ", per design." + withSLO(res, model.RouteP95.Of(rt), &chart) + note
 		rfigs = left.keep(rfigs, plots.Figure{Name: names.get("p95_" + rt), Caption: caption}, chart, "route "+rt+" p95")
 	}
+	// A route's failures, after every route's p95: most routes of a
+	// scenario never fail, and their flat charts are only listed.
+	for _, rt := range entities(res, model.RouteFailureRate) {
+		series, note := alikeSeries(res, model.RouteFailureRate.Of(rt))
+		chart := plots.LineChart{Title: "route " + rt + ": failure rate", XLabel: "load multiplier", YLabel: "calls that failed",
+			Series: series, YMin: &zero, Percent: true}
+		caption := "Share of the calls to route " + rt + " that failed, as the server logs them, per design." +
+			withSLO(res, model.RouteFailureRate.Of(rt), &chart) + note
+		rfigs = left.keep(rfigs, plots.Figure{Name: names.get("route_failures_" + rt), Caption: caption}, chart, "route "+rt+" failure rate")
+	}
 	if len(rfigs) > 0 {
 		r.Sections = append(r.Sections, plots.Section{Heading: "Routes", Figures: rfigs})
 	}

@@ -2,10 +2,13 @@ package sweepreport
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"testing"
 
 	"capsim/model"
 	"capsim/model/sweep"
+	"capsim/plots"
 	"capsim/scenarios"
 )
 
@@ -67,5 +70,39 @@ func TestTablesFitThePage(t *testing.T) {
 	// compared with the first.
 	if tables != 4 {
 		t.Errorf("%d tables, want 4", tables)
+	}
+}
+
+// A route's failure rate is charted when it moves with the load, and
+// named among the charts left out when it is 0 at every load: trip's
+// uploads fail under load, its views never do.
+func TestRouteFailureCharts(t *testing.T) {
+	res, journeys := twoTripDesigns(t)
+	r, _, _ := layout(res, Options{Journeys: journeys})
+	var routes, leftOut *plots.Section
+	for i := range r.Sections {
+		switch r.Sections[i].Heading {
+		case "Routes":
+			routes = &r.Sections[i]
+		case "Charts left out":
+			leftOut = &r.Sections[i]
+		}
+	}
+	if routes == nil || leftOut == nil {
+		t.Fatal("no Routes or no Charts left out section")
+	}
+	var drawn []string
+	for _, f := range routes.Figures {
+		if strings.HasPrefix(f.Name, "route_failures_") {
+			drawn = append(drawn, strings.TrimPrefix(f.Name, "route_failures_"))
+		}
+	}
+	if want := []string{"upload_batch", "upload_last", "derivative_create"}; !slices.Equal(drawn, want) {
+		t.Errorf("route failure charts drawn for %q, want %q", drawn, want)
+	}
+	for _, rt := range []string{"trip_view", "trip_status", "trip_analysis"} {
+		if want := `route ` + mdEscape(rt) + ` failure rate (0%)`; !strings.Contains(leftOut.Text, want) {
+			t.Errorf("charts left out do not name %q:\n%s", want, leftOut.Text)
+		}
 	}
 }
