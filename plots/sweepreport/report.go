@@ -96,7 +96,7 @@ func layout(res *sweep.Result, opts Options) (plots.Report, plots.File, bool) {
 
 		// One panel per design (alike ones together): two lines a panel
 		// read at a glance where sixteen in one chart do not.
-		fails := plots.SmallMultiples{Title: j + ": journeys vs HTTP requests that failed", Cols: 2, SharedY: true, Legend: true}
+		fails := plots.SmallMultiples{Title: j + ": journeys vs HTTP requests that failed", Cols: 3, SharedY: true, Legend: true}
 		fgroups := groupSeries(res, []model.MetricKey{model.JourneyFailureRate.Of(j), model.HTTPFailureRate.Of(j)})
 		for _, g := range fgroups {
 			if !anyFinite(g.series[0]) && !anyFinite(g.series[1]) {
