@@ -131,3 +131,25 @@ func TestWideFigures(t *testing.T) {
 		}
 	}
 }
+
+// A figure with a summary is shown closed under it, in both files, and
+// spans the grid when it is wide.
+func TestFoldedFigures(t *testing.T) {
+	r := Report{Sections: []Section{{Heading: "Over time", Figures: []Figure{
+		{Name: "a", Chart: sweepChart(), Caption: "one run", Wide: true, Summary: "design a at 2x <seed 1>"},
+		{Name: "b", Chart: sweepChart()},
+	}}}}
+	m := buildFiles(t, r)
+	md, page := string(m["report.md"]), string(m["report.html"])
+	wantMD := "<details>\n<summary>design a at 2x &lt;seed 1&gt;</summary>\n\n![one run](charts/a.png)\n\n" +
+		"*Figure 1. one run* ([SVG](charts/a.svg))\n\n</details>\n\n![b](charts/b.png)"
+	if !strings.Contains(md, wantMD) {
+		t.Errorf("report.md lacks %q:\n%s", wantMD, md)
+	}
+	for _, want := range []string{"<details class=\"figure wide\">\n<summary>design a at 2x &lt;seed 1&gt;</summary>\n<figure id=\"fig-a\">\n<svg",
+		"</figure>\n</details>\n<figure id=\"fig-b\">"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+}

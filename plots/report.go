@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Report is a document of sections, each with optional prose, a table and
@@ -50,6 +51,11 @@ type Table struct {
 	Rows   [][]string
 	// Strong marks rows to stand out, such as the best design, by index.
 	Strong []int
+	// Prose marks the columns, by index, whose cells are sentences or
+	// lists of names: in report.html they wrap and are given room to,
+	// where every other cell keeps to one line, a number and its
+	// interval together.
+	Prose []int
 }
 
 // Figure is a chart with the base name of its files and a caption.
@@ -66,6 +72,10 @@ type Figure struct {
 	// in report.html, where other figures sit two to a row when the page
 	// is wide enough.
 	Wide bool
+	// Summary, when set, shows the figure closed under this line (an
+	// HTML <details> element, in report.md as well): detail, such as one
+	// design's run over time, that a reader opens on purpose.
+	Summary string
 }
 
 // File is one output of [Report.Build]: a slash-separated path relative to
@@ -186,12 +196,18 @@ func (r Report) markdown() []byte {
 			if alt == "" {
 				alt = fig.Name // an image needs some alternative text
 			}
+			if fig.Summary != "" {
+				fmt.Fprintf(&b, "<details>\n<summary>%s</summary>\n\n", html.EscapeString(lineClean(fig.Summary)))
+			}
 			fmt.Fprintf(&b, "![%s](charts/%s.png)\n\n", alt, fig.Name)
 			fmt.Fprintf(&b, "*Figure %d.", n)
 			if caption != "" {
 				fmt.Fprintf(&b, " %s", caption)
 			}
 			fmt.Fprintf(&b, "* ([SVG](charts/%s.svg))\n\n", fig.Name)
+			if fig.Summary != "" {
+				b.WriteString("</details>\n\n")
+			}
 		}
 		if s.Folded {
 			b.WriteString("</details>\n\n")
@@ -356,10 +372,10 @@ h2{font-size:1.3rem;margin:1.2rem 0 .5rem}
 p{margin:.4rem 0}
 code{font-family:ui-monospace,Menlo,Consolas,monospace;background:#f3f3f3;padding:0 .2em}
 .scroll{overflow-x:auto}
-table{border-collapse:collapse;margin:.6rem 0;font-variant-numeric:tabular-nums}
-th,td{border:1px solid #ccc;padding:.25rem .5rem;text-align:left;vertical-align:top;white-space:nowrap}
-td:last-child,td:nth-child(2){white-space:normal}
-td:last-child{min-width:18rem}
+table{border-collapse:collapse;margin:.6rem 0;font-size:.9rem;font-variant-numeric:tabular-nums}
+th,td{border:1px solid #ccc;padding:.25rem .4rem;text-align:left;vertical-align:top}
+td{white-space:nowrap}
+td.prose{white-space:normal}
 th{background:#f0f0f0}
 tbody tr:nth-child(even){background:#fafafa}
 tr.strong td{font-weight:600;background:#eef6ee}
@@ -368,7 +384,8 @@ details{margin:1rem 0;border:1px solid #ddd;padding:.3rem .8rem}
 summary{font-weight:600;cursor:pointer}
 .figures{display:grid;grid-template-columns:repeat(auto-fill,minmax(28rem,1fr));gap:0 1.5rem}
 figure{margin:1rem 0}
-figure.wide{grid-column:1/-1}
+figure.wide,details.wide{grid-column:1/-1}
+details.figure{margin:.3rem 0;padding:.2rem .8rem}
 figure svg{width:100%;height:auto;display:block}
 figcaption{font-size:.9rem;color:#555;margin-top:.3rem}
 </style>
@@ -390,15 +407,18 @@ figcaption{font-size:.9rem;color:#555;margin-top:.3rem}
 {{with .Table}}<div class="scroll"><table>
 {{with .Header}}<thead><tr>{{range .}}<th>{{.}}</th>{{end}}</tr></thead>
 {{end}}<tbody>
-{{range .Rows}}<tr{{if .Strong}} class="strong"{{end}}>{{range .Cells}}<td>{{.}}</td>{{end}}</tr>
+{{range .Rows}}<tr{{if .Strong}} class="strong"{{end}}>{{range .Cells}}<td{{if .Prose}} class="prose"{{end}}>{{.Text}}</td>{{end}}</tr>
 {{end}}</tbody>
 </table></div>
 {{end}}{{with .Figures}}<div class="figures">
-{{range .}}<figure id="fig-{{.Name}}"{{if .Wide}} class="wide"{{end}}>
+{{range .}}{{if .Summary}}<details class="figure{{if .Wide}} wide{{end}}">
+<summary>{{.Summary}}</summary>
+{{end}}<figure id="fig-{{.Name}}"{{if and .Wide (not .Summary)}} class="wide"{{end}}>
 {{.SVG}}
 <figcaption>Figure {{.Number}}.{{with .Caption}} {{.}}{{end}}</figcaption>
 </figure>
-{{end}}</div>
+{{if .Summary}}</details>
+{{end}}{{end}}</div>
 {{end}}{{if .Folded}}</details>{{else}}</section>{{end}}
 {{end}}</body>
 </html>
@@ -425,12 +445,18 @@ type pageTable struct {
 }
 
 type pageRow struct {
-	Cells  []string
+	Cells  []pageCell
 	Strong bool
+}
+
+type pageCell struct {
+	Text  string
+	Prose bool
 }
 
 type pageFigure struct {
 	Wide    bool
+	Summary string
 	Name    string
 	Number  int
 	Caption string
@@ -449,13 +475,18 @@ func (r Report) html(svgs map[string][]byte) ([]byte, error) {
 			h, rows := s.Table.padded()
 			ps.Table = &pageTable{Header: h}
 			for k, row := range rows {
-				ps.Table.Rows = append(ps.Table.Rows, pageRow{Cells: row, Strong: slices.Contains(s.Table.Strong, k)})
+				pr := pageRow{Strong: slices.Contains(s.Table.Strong, k)}
+				for c, text := range row {
+					pr.Cells = append(pr.Cells, pageCell{Text: text, Prose: slices.Contains(s.Table.Prose, c)})
+				}
+				ps.Table.Rows = append(ps.Table.Rows, pr)
 			}
 		}
 		for _, fig := range s.Figures {
 			n++
 			ps.Figures = append(ps.Figures, pageFigure{
 				Wide:    fig.Wide,
+				Summary: lineClean(fig.Summary),
 				Name:    fig.Name,
 				Number:  n,
 				Caption: lineClean(fig.Caption),
@@ -480,4 +511,36 @@ func inlineSVG(svg []byte) template.HTML {
 		svg = svg[i:]
 	}
 	return template.HTML(bytes.TrimSpace(svg))
+}
+
+// MinChars is the narrowest a table can be laid out in report.html, in
+// characters and columns: every column as wide as its widest cell, which
+// keeps to one line, or as its longest word in a Prose column and in the
+// header, whose words wrap. It is what holds a table to a page's width
+// without a browser.
+func (t Table) MinChars() (chars, cols int) {
+	header, rows := t.padded()
+	for c := range t.width() {
+		w := 0
+		if c < len(header) {
+			w = longestWord(header[c])
+		}
+		for _, r := range rows {
+			if slices.Contains(t.Prose, c) {
+				w = max(w, longestWord(r[c]))
+			} else {
+				w = max(w, utf8.RuneCountInString(r[c]))
+			}
+		}
+		chars += w
+	}
+	return chars, t.width()
+}
+
+func longestWord(s string) int {
+	n := 0
+	for _, w := range strings.Fields(s) {
+		n = max(n, utf8.RuneCountInString(w))
+	}
+	return n
 }

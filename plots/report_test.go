@@ -209,3 +209,34 @@ func TestBuildCustomRendererAndEmptyReport(t *testing.T) {
 		t.Errorf("empty report gave %d files, want 2", len(empty))
 	}
 }
+
+// A Prose column's cells wrap in report.html, every other cell keeps to
+// one line; MinChars counts a one-line cell whole, a Prose cell and a
+// header by their longest word.
+func TestProseColumnsAndMinChars(t *testing.T) {
+	tab := Table{
+		Header: []string{"design", "first fails at (95 % CI)", "why"},
+		Rows: [][]string{
+			{"a, b", "3.3125x (?–3.563)", "success fell to 98.6%: refused at derivative_create"},
+			{"v1-original", "1.8125x"},
+		},
+		Prose: []int{0, 2},
+	}
+	// design: "v1-original" 11; first fails at: its cell, 17; why:
+	// "derivative_create" 17.
+	if chars, cols := tab.MinChars(); chars != 11+17+17 || cols != 3 {
+		t.Errorf("MinChars = %d, %d; want 45, 3", chars, cols)
+	}
+	files, err := Report{Sections: []Section{{Heading: "Verdict", Table: &tab}}}.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(files[0].Data) // report.html sorts before report.md
+	want := `<tr><td class="prose">a, b</td><td>3.3125x (?–3.563)</td><td class="prose">success fell to 98.6%: refused at derivative_create</td></tr>`
+	if !strings.Contains(page, want) {
+		t.Errorf("report.html lacks\n%s\nin\n%s", want, page)
+	}
+	if !strings.Contains(page, "td{white-space:nowrap}\ntd.prose{white-space:normal}") {
+		t.Error("report.html does not keep other cells to one line and wrap prose")
+	}
+}

@@ -8,10 +8,11 @@ import (
 	"testing"
 )
 
-// The trip's own sweep draws 39 charts: the 43 it drew once, less the
+// The trip's own sweep draws 42 charts: the 43 it drew once, less the
 // stage charts of four designs whose failures match v1-improved's to the
-// journey. None of them is drawn twice, and those left out are named on
-// their lines.
+// journey, and the failure rates of the three routes that fail (the six
+// that never do are named as flat). None of them is drawn twice, and
+// those left out are named on their lines.
 func TestTripReportDrawsEachChartOnce(t *testing.T) {
 	slowTests(t)
 	out := t.TempDir()
@@ -22,8 +23,8 @@ func TestTripReportDrawsEachChartOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(svgs) != 39 {
-		t.Errorf("%d charts, want 39", len(svgs))
+	if len(svgs) != 42 {
+		t.Errorf("%d charts, want 42", len(svgs))
 	}
 	seen := map[[32]byte]string{}
 	for _, f := range svgs {
@@ -43,6 +44,8 @@ func TestTripReportDrawsEachChartOnce(t *testing.T) {
 	}
 	for _, want := range []string{
 		"- flat at every load: view\\_session journey success (100%), view\\_session journey vs HTTP failure rate (0%), " +
+			"route trip\\_analysis failure rate (0%), route trip\\_status failure rate (0%), route trip\\_view failure rate (0%), " +
+			"route presign\\_batch failure rate (0%), route register\\_batch failure rate (0%), route finalize\\_trip failure rate (0%), " +
 			"nginx peak queue (0), app peak queue (0), user\\_stats peak queue (0)\n",
 		"- nothing measured: user\\_stats utilisation\n",
 		"- drawn once: failure stages of async-ai (the same as failure stages of v1-improved), " +

@@ -131,3 +131,43 @@ func TestOutputWidth(t *testing.T) {
 		}
 	}
 }
+
+// At 80 and 100 columns every design's table of a sweep shows the same
+// columns, lined up, and says the same columns were left out: the
+// comparison with the first design, which only the others have, no
+// longer crowds out of theirs a column the first design's shows.
+func TestSweepDesignsShowTheSameColumns(t *testing.T) {
+	out := t.TempDir()
+	want := map[int]struct{ header, footnote string }{
+		80: {"multiplier  journey        journey success      verdict",
+			"(journeys per run, HTTP failure rate, p95 left out to fit 80 columns; --wide\n shows them)"},
+		100: {"multiplier  journey        journey success      p95           verdict",
+			"(journeys per run, HTTP failure rate left out to fit 100 columns; --wide shows them)"},
+	}
+	for _, width := range []int{80, 100} {
+		code, stdout, stderr := runWidth(t, width, "sweep", "trip", "--designs", "v1-original,v1-improved,queue-wait",
+			"--multipliers", "2,5", "--replications", "2", "--refine", "0", "-q", "--out", filepath.Join(out, strconv.Itoa(width)))
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		checkWidth(t, "sweep", width, stdout)
+		for _, design := range []string{"v1-original", "v1-improved", "queue-wait"} {
+			i := strings.Index(stdout, "\ndesign "+design+"\n")
+			if i < 0 {
+				t.Fatalf("at %d columns no table of %s:\n%s", width, design, stdout)
+			}
+			table := stdout[i+len("\ndesign "+design+"\n"):]
+			table = table[:strings.Index(table, "\n\n")]
+			header := want[width].header
+			if design != "v1-original" {
+				header += "  success vs v1-original"
+			}
+			if got := table[:strings.Index(table, "\n")]; got != header {
+				t.Errorf("at %d columns %s's header is\n%q, want\n%q", width, design, got, header)
+			}
+			if !strings.HasSuffix(table, "\n"+want[width].footnote) {
+				t.Errorf("at %d columns %s's table does not end in %q:\n%s", width, design, want[width].footnote, table)
+			}
+		}
+	}
+}

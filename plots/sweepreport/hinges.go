@@ -188,7 +188,8 @@ func hingesSection(res *sweep.Result, hinges []Hinge) plots.Section {
 		"for the first failure to change by one grid step, reading the elasticity as a power law (first failure ∝ parameter^elasticity), " +
 		"a count in whole steps; a move past the values the sensitivity run tried is not extrapolated: it reads \"beyond the range tried\". " +
 		"A parameter labelled `assumption` or unlabelled near the top is the first thing to check.\n")
-	t := &plots.Table{Header: []string{"design", "parameter", "label", "value", "moved", "noise", "elasticity", "one step up", "one step down"}}
+	t := &plots.Table{Header: []string{"design", "parameter", "label", "value", "moved", "noise", "elasticity", "one step up", "one step down"},
+		Prose: []int{7, 8}} // a step can be "beyond the range tried"
 	var still, uncovered []string
 	for _, ff := range res.FirstFailures {
 		var mine []Hinge

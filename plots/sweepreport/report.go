@@ -96,7 +96,7 @@ func layout(res *sweep.Result, opts Options) (plots.Report, plots.File, bool) {
 
 		// One panel per design (alike ones together): two lines a panel
 		// read at a glance where sixteen in one chart do not.
-		fails := plots.SmallMultiples{Title: j + ": journeys vs HTTP requests that failed", Cols: 2, SharedY: true, Legend: true}
+		fails := plots.SmallMultiples{Title: j + ": journeys vs HTTP requests that failed", Cols: 3, SharedY: true, Legend: true}
 		fgroups := groupSeries(res, []model.MetricKey{model.JourneyFailureRate.Of(j), model.HTTPFailureRate.Of(j)})
 		for _, g := range fgroups {
 			if !anyFinite(g.series[0]) && !anyFinite(g.series[1]) {
@@ -119,11 +119,20 @@ func layout(res *sweep.Result, opts Options) (plots.Report, plots.File, bool) {
 	}
 	r.Sections = append(r.Sections, plots.Section{Heading: "Journeys", Figures: jfigs})
 
+	// The designs' tables are the numbers behind the charts above, one
+	// closed under each design's name: eight open tables were a tenth
+	// of the page.
+	r.Sections = append(r.Sections, plots.Section{Heading: "Designs",
+		Text: "Each design's table, a row per load multiplier and journey: journeys started per run, journey success, " +
+			"the HTTP failure rate and the journey's p95 duration, each the mean with its 95 % interval, and the verdict" +
+			designsCompared(res) + ". Open a design to read its table."})
 	for d, design := range res.Designs {
 		t := sweepTable(res, d, opts.Journeys)
 		r.Sections = append(r.Sections, plots.Section{
 			Heading: "Design " + design,
-			Table:   &plots.Table{Header: t.Header, Rows: t.Rows},
+			Folded:  true,
+			// A verdict may carry a guard's note, a sentence.
+			Table: &plots.Table{Header: t.Header, Rows: t.Rows, Prose: []int{slices.Index(t.Header, "verdict")}},
 		})
 	}
 
@@ -134,6 +143,16 @@ func layout(res *sweep.Result, opts Options) (plots.Report, plots.File, bool) {
 			Series: series, YMin: &zero}
 		caption := "Server-side p95 latency of route " + rt + ", per design." + withSLO(res, model.RouteP95.Of(rt), &chart) + note
 		rfigs = left.keep(rfigs, plots.Figure{Name: names.get("p95_" + rt), Caption: caption}, chart, "route "+rt+" p95")
+	}
+	// A route's failures, after every route's p95: most routes of a
+	// scenario never fail, and their flat charts are only listed.
+	for _, rt := range entities(res, model.RouteFailureRate) {
+		series, note := alikeSeries(res, model.RouteFailureRate.Of(rt))
+		chart := plots.LineChart{Title: "route " + rt + ": failure rate", XLabel: "load multiplier", YLabel: "calls that failed",
+			Series: series, YMin: &zero, Percent: true}
+		caption := "Share of the calls to route " + rt + " that failed, as the server logs them, per design." +
+			withSLO(res, model.RouteFailureRate.Of(rt), &chart) + note
+		rfigs = left.keep(rfigs, plots.Figure{Name: names.get("route_failures_" + rt), Caption: caption}, chart, "route "+rt+" failure rate")
 	}
 	if len(rfigs) > 0 {
 		r.Sections = append(r.Sections, plots.Section{Heading: "Routes", Figures: rfigs})
@@ -182,10 +201,20 @@ func layout(res *sweep.Result, opts Options) (plots.Report, plots.File, bool) {
 			continue
 		}
 		sm.Title = "Over time: " + what
-		tfigs = append(tfigs, stacked(names, "series_"+sr.Design,
+		figs := stacked(names, "series_"+sr.Design,
 			"Journeys in flight, queue lengths and resources held over simulated time, one run of "+what+
 				"; each panel has its own scale, and a dashed line is the component's capacity.",
-			sm, 4.5)...)
+			sm, 4.5)
+		// A design's run over time is detail for the reader asking why
+		// it failed: closed, every design's is on one screen.
+		for i := range figs {
+			n := figs[i].Chart.(plots.SmallMultiples).Panels
+			figs[i].Summary = fmt.Sprintf("%s: %d signals over time", what, len(n))
+			if len(figs) > 1 {
+				figs[i].Summary += fmt.Sprintf(" (part %d of %d)", i+1, len(figs))
+			}
+		}
+		tfigs = append(tfigs, figs...)
 	}
 	if len(tfigs) > 0 {
 		r.Sections = append(r.Sections, plots.Section{Heading: "At the first failure", Figures: tfigs})
@@ -194,6 +223,16 @@ func layout(res *sweep.Result, opts Options) (plots.Report, plots.File, bool) {
 		r.Sections = append(r.Sections, sec)
 	}
 	return r, pic, drawn
+}
+
+// designsCompared says, for the Designs section, what the last column
+// of every design's table but the first compares.
+func designsCompared(res *sweep.Result) string {
+	if len(res.Designs) < 2 {
+		return ""
+	}
+	return "; after the first, each design's journey success less " + res.Designs[0] + "'s on the same traffic, " +
+		"in points with its 95 % interval, ~ when the interval holds zero"
 }
 
 // methodSection holds what a reader needs to trust or repeat the sweep,
@@ -239,6 +278,7 @@ more replications when the parameters matter.
 	if drawn(res) {
 		ffTable.Header = slices.Insert(ffTable.Header, 3, "with parameter uncertainty")
 	}
+	ffTable.Prose = []int{slices.Index(ffTable.Header, "SLO broken")}
 	for _, ff := range res.FirstFailures {
 		switch {
 		case !ff.Found:

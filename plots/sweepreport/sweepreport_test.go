@@ -76,8 +76,9 @@ func TestBuildIsTheSameWithAnyWorkers(t *testing.T) {
 	}
 	md := string(one["report.md"])
 	for _, want := range []string{"## Verdict", "| =1 | eight |", "A short M/M/c/K sweep.", "Command: `capsim sweep mmck`",
-		"<summary>Method and settings</summary>", "## Contents", "- [Journeys](#journeys)", "## Design four",
-		"## Design eight", "success vs four", "## At the first failure"} {
+		"<summary>Method and settings</summary>", "## Contents", "- [Journeys](#journeys)", "## Designs",
+		"<summary>Design four</summary>", "<summary>Design eight</summary>", "success vs four", "## At the first failure",
+		"<summary>design four at ", " signals over time</summary>"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report.md lacks %q", want)
 		}
@@ -111,7 +112,9 @@ func TestCellFormats(t *testing.T) {
 		{fmtCountCI(sweep.Summary{N: 2, Mean: 0, Lo: -0.5, Hi: 0.5}), "0.0 ± 0.5"},
 		{fmtSecCI(sweep.Summary{N: 2, Mean: 0.25, Lo: 0.24, Hi: 0.26}), "250.0ms ± 4.0%"},
 		{fmtDiff(sweep.Summary{N: 2, Mean: 0.1, Lo: -0.1, Hi: 0.3}), "~"},
-		{fmtDiff(sweep.Summary{N: 2, Mean: 0.1, Lo: 0.05, Hi: 0.15}), "+10.00pp [+5.00, +15.00]"},
+		{fmtDiff(sweep.Summary{N: 2, Mean: 0.1, Lo: 0.05, Hi: 0.15}), "+10.0pp [+5.0, +15.0]"},
+		{fmtDiff(sweep.Summary{N: 2, Mean: -0.0125, Lo: -0.02, Hi: -0.005}), "-1.25pp [-2.00, -0.50]"},
+		{fmtDiff(sweep.Summary{N: 2, Mean: 0.14, Lo: 0.0289, Hi: 0.2511}), "+14.0pp [+2.9, +25.1]"},
 		{fmtBound(1.7734375), "1.773"},
 		{fmtBound(nan), "?"},
 	}
@@ -196,7 +199,7 @@ func TestReportLayout(t *testing.T) {
 		}
 		return i
 	}
-	verdict, best := at(`<section id="verdict">`), at(`<tr><td>=1</td><td>eight</td>`)
+	verdict, best := at(`<section id="verdict">`), at(`<tr><td>=1</td><td class="prose">eight</td>`)
 	contents, method := at(`<nav id="contents">`), at(`<details id="method-and-settings">`)
 	methodText, firstFigure := at("The first-failure multiplier is the smallest"), at("<figure")
 	if !(verdict < best && best < contents && contents < method && method < methodText && methodText < firstFigure) {

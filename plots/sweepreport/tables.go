@@ -28,12 +28,17 @@ func WriteTables(w io.Writer, res *sweep.Result, journeys []string, width int, h
 		}
 		texttab.WriteLines(w, texttab.Hang("", line, "  ", width))
 	}
+	// Every design's table shows the same columns, lined up: a column
+	// one design's cells crowd out is left out of all.
+	tables := make([]*texttab.Table, len(res.Designs))
+	for d := range res.Designs {
+		t := sweepTable(res, d, journeys)
+		tables[d] = &texttab.Table{Cols: sweepColumns(t.Header), Rows: t.Rows}
+	}
+	texttab.Alike(tables, width)
 	for d, design := range res.Designs {
 		fmt.Fprintf(w, "\ndesign %s\n", design)
-		t := sweepTable(res, d, journeys)
-		tt := texttab.Table{Cols: sweepColumns(t.Header)}
-		tt.Rows = t.Rows
-		tt.Write(w, width, howToSee)
+		tables[d].Write(w, width, howToSee)
 	}
 	fmt.Fprintln(w)
 	texttab.WriteLines(w, texttab.Hang("", "first failure: smallest multiplier whose replication mean breaks an SLO (95 % CI)", "  ", width))
@@ -230,6 +235,8 @@ func fmtSecCI(s sweep.Summary) string {
 
 // fmtDiff shows a paired difference of rates in points, or "~" when its
 // interval includes zero: the replications do not tell the designs apart.
+// It keeps the digits of the rates it compares (fmtRateCI): one decimal,
+// two when the difference and its interval lie within 10 points.
 func fmtDiff(s sweep.Summary) string {
 	if s.N == 0 {
 		return "-"
@@ -237,7 +244,18 @@ func fmtDiff(s sweep.Summary) string {
 	if math.IsNaN(s.Lo) || s.Lo <= 0 && s.Hi >= 0 {
 		return "~"
 	}
-	return fmt.Sprintf("%+.2fpp [%+.2f, %+.2f]", 100*s.Mean, 100*s.Lo, 100*s.Hi)
+	digits := 1
+	if math.Max(math.Abs(s.Lo), math.Abs(s.Hi)) < 0.1 {
+		digits = 2
+	}
+	pp := func(v float64) string { return strconv.FormatFloat(100*v, 'f', digits, 64) }
+	sign := func(v float64) string {
+		if v >= 0 {
+			return "+" + pp(v)
+		}
+		return pp(v)
+	}
+	return sign(s.Mean) + "pp [" + sign(s.Lo) + ", " + sign(s.Hi) + "]"
 }
 
 // fmtBound prints an end of a first-failure interval to 4 significant

@@ -73,6 +73,7 @@ func verdictTable(res *sweep.Result, outs []outcome) *plots.Table {
 	if drawn(res) {
 		t.Header = slices.Insert(t.Header, 3, "with parameter uncertainty (95 %)")
 	}
+	t.Prose = []int{1, len(t.Header) - 1} // the designs alike, and why
 	top := res.Multipliers[len(res.Multipliers)-1]
 	ranks := res.Ranks()
 	for i, o := range outs {

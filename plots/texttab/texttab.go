@@ -47,6 +47,13 @@ type Column struct {
 	// Note names the column in the footnote when its header is
 	// ambiguous on its own ("change when lowered"); "" is Name.
 	Note string
+	// Width, when wider than the cells, is the column's width: tables
+	// printed one under another line up (see Alike).
+	Width int
+	// Out leaves the column out whatever the width, named in the
+	// footnote as left out to fit: another table printed with this one
+	// had to (see Alike).
+	Out bool
 }
 
 // Table is a header row and rows of cells. A row with fewer cells than
@@ -102,27 +109,10 @@ func (c *Column) sep() string {
 // Note or Name, in the table's order.
 func (t *Table) Lines(width int) (lines []string, dropped []string) {
 	n := len(t.Cols)
-	w := make([]int, n)
-	for i, c := range t.Cols {
-		if !t.NoHeader {
-			w[i] = Len(c.Name)
-		}
-	}
-	for _, row := range t.Rows {
-		for i, cell := range row {
-			if i < n && (len(row) == n || i < len(row)-1) {
-				w[i] = max(w[i], Len(cell))
-			}
-		}
-	}
-	for i, c := range t.Cols {
-		if c.Max > 0 {
-			w[i] = min(w[i], c.Max)
-		}
-	}
+	w := t.widths()
 	keep := make([]bool, n)
-	for i := range keep {
-		keep[i] = true
+	for i, c := range t.Cols {
+		keep[i] = !c.Out
 	}
 	total := func() int {
 		sum, first := Len(t.Indent), true
@@ -179,6 +169,66 @@ func (t *Table) Lines(width int) (lines []string, dropped []string) {
 		lines = append(lines, t.line(row, keep, w, width)...)
 	}
 	return lines, dropped
+}
+
+// widths are the columns' widths before any is left out or cut.
+func (t *Table) widths() []int {
+	n := len(t.Cols)
+	w := make([]int, n)
+	for i, c := range t.Cols {
+		w[i] = c.Width
+		if !t.NoHeader {
+			w[i] = max(w[i], Len(c.Name))
+		}
+	}
+	for _, row := range t.Rows {
+		for i, cell := range row {
+			if i < n && (len(row) == n || i < len(row)-1) {
+				w[i] = max(w[i], Len(cell))
+			}
+		}
+	}
+	for i, c := range t.Cols {
+		if c.Max > 0 {
+			w[i] = min(w[i], c.Max)
+		}
+	}
+	return w
+}
+
+// Alike lays out tables printed one under another, such as one per
+// design, the same way within width: a column, matched by name, is as
+// wide in every table as in the widest, and one that a table leaves out
+// to fit is left out of every table, so that no table shows a column
+// another hides. A table may lack a column the others have.
+func Alike(tables []*Table, width int) {
+	widest := map[string]int{}
+	for _, t := range tables {
+		for i, w := range t.widths() {
+			widest[t.Cols[i].Name] = max(widest[t.Cols[i].Name], w)
+		}
+	}
+	for _, t := range tables {
+		for i := range t.Cols {
+			t.Cols[i].Width = widest[t.Cols[i].Name]
+		}
+	}
+	out := map[string]bool{}
+	for _, t := range tables {
+		_, dropped := t.Lines(width)
+		for _, name := range dropped {
+			out[name] = true
+		}
+	}
+	for _, t := range tables {
+		for i, c := range t.Cols {
+			name := c.Note
+			if name == "" {
+				name = c.Name
+			}
+			t.Cols[i].Out = c.Out || out[name]
+		}
+	}
 }
 
 // cutNames takes over columns off the cuttable columns, the widest first.

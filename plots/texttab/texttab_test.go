@@ -74,3 +74,42 @@ func TestHangAndFill(t *testing.T) {
 		t.Errorf("CutStart: %q", CutStart("trip_creation.batch_photos", 10))
 	}
 }
+
+// Tables laid out alike show the same columns at the same widths: the
+// second table's long note crowds out its kind, so the first leaves its
+// kind out too though it would fit; the name column is as wide in both.
+func TestAlike(t *testing.T) {
+	cols := func() []Column {
+		return []Column{{Name: "name"}, {Name: "kind", Drop: 2}, {Name: "p95", Align: Right}, {Name: "note", Drop: 1}}
+	}
+	a := &Table{Cols: cols()[:3]}
+	a.Row("app", "pool", "0s")
+	b := &Table{Cols: cols()}
+	b.Row("heic_converter", "pool", "25.62s", "a long note")
+	Alike([]*Table{a, b}, 40)
+	for _, c := range []struct {
+		t    *Table
+		want []string
+	}{
+		{a, []string{
+			"name               p95",
+			"app                 0s",
+			"(kind left out to fit 40 columns)"}},
+		{b, []string{
+			"name               p95  note",
+			"heic_converter  25.62s  a long note",
+			"(kind left out to fit 40 columns)"}},
+	} {
+		var got strings.Builder
+		c.t.Write(&got, 40, "")
+		if g := strings.Split(strings.TrimSuffix(got.String(), "\n"), "\n"); strings.Join(g, "\n") != strings.Join(c.want, "\n") {
+			t.Errorf("got\n%s\nwant\n%s", strings.Join(g, "\n"), strings.Join(c.want, "\n"))
+		}
+	}
+	// Alone, the first table keeps its kind.
+	alone := &Table{Cols: cols()[:3]}
+	alone.Row("app", "pool", "0s")
+	if lines, dropped := alone.Lines(40); len(dropped) != 0 || lines[0] != "name  kind  p95" {
+		t.Errorf("alone: %q, dropped %q", lines, dropped)
+	}
+}

@@ -1,0 +1,108 @@
+package sweepreport
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"capsim/model"
+	"capsim/model/sweep"
+	"capsim/plots"
+	"capsim/scenarios"
+)
+
+// twoTripDesigns sweeps the embedded trip's v1-original and v1-improved
+// at 2x and 5x, where the second design's success differs from the
+// first's either way: the comparison column holds its widest cells.
+func twoTripDesigns(t *testing.T) (*sweep.Result, []string) {
+	t.Helper()
+	var designs []sweep.Design
+	var journeys []string
+	for _, name := range []string{"v1-original", "v1-improved"} {
+		l, err := model.Load(scenarios.FS(), scenarios.File("trip"), model.LoadOptions{Design: name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := l.Compile()
+		if err != nil {
+			t.Fatal(err)
+		}
+		designs = append(designs, sweep.Design{Name: name, Compiled: c})
+		journeys = l.Scenario.Journeys.Names()
+	}
+	res, err := sweep.Run(context.Background(), sweep.Config{Scenario: "trip", Designs: designs,
+		Multipliers: []float64{2, 5}, Replications: 3, Seed: 1, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, journeys
+}
+
+// Every table of the report fits report.html's page, 64rem (1024 px)
+// wide at a window of 1280 px or more, 996 px inside a folded section's
+// border and padding, without a scroll bar: at the
+// tables' .9rem, chromium lays a character of these cells out in 7.3 px
+// on average and a cell's padding and border in 22 (fitted to the
+// narrowest layouts it gives the default sweep's design tables: 974 px
+// for 109 characters in 8 columns, 791 px for 87 in 7).
+func TestTablesFitThePage(t *testing.T) {
+	const pagePx, foldedPx, charPx, cellPx = 1024, 996, 7.3, 22
+	res, journeys := twoTripDesigns(t)
+	r, _, _ := layout(res, Options{Journeys: journeys})
+	tables := 0
+	for _, s := range r.Sections {
+		if s.Table == nil {
+			continue
+		}
+		tables++
+		room := pagePx
+		if s.Folded {
+			room = foldedPx
+		}
+		chars, cols := s.Table.MinChars()
+		if px := charPx*float64(chars) + cellPx*float64(cols); px > float64(room) {
+			t.Errorf("%s: %d characters in %d columns take about %.0f px, over the %d px it has:\n%q\n%q",
+				s.Heading, chars, cols, px, room, s.Table.Header, s.Table.Rows)
+		}
+	}
+	// The verdict, the method's first failures, a design alone and one
+	// compared with the first.
+	if tables != 4 {
+		t.Errorf("%d tables, want 4", tables)
+	}
+}
+
+// A route's failure rate is charted when it moves with the load, and
+// named among the charts left out when it is 0 at every load: trip's
+// uploads fail under load, its views never do.
+func TestRouteFailureCharts(t *testing.T) {
+	res, journeys := twoTripDesigns(t)
+	r, _, _ := layout(res, Options{Journeys: journeys})
+	var routes, leftOut *plots.Section
+	for i := range r.Sections {
+		switch r.Sections[i].Heading {
+		case "Routes":
+			routes = &r.Sections[i]
+		case "Charts left out":
+			leftOut = &r.Sections[i]
+		}
+	}
+	if routes == nil || leftOut == nil {
+		t.Fatal("no Routes or no Charts left out section")
+	}
+	var drawn []string
+	for _, f := range routes.Figures {
+		if strings.HasPrefix(f.Name, "route_failures_") {
+			drawn = append(drawn, strings.TrimPrefix(f.Name, "route_failures_"))
+		}
+	}
+	if want := []string{"upload_batch", "upload_last", "derivative_create"}; !slices.Equal(drawn, want) {
+		t.Errorf("route failure charts drawn for %q, want %q", drawn, want)
+	}
+	for _, rt := range []string{"trip_view", "trip_status", "trip_analysis"} {
+		if want := `route ` + mdEscape(rt) + ` failure rate (0%)`; !strings.Contains(leftOut.Text, want) {
+			t.Errorf("charts left out do not name %q:\n%s", want, leftOut.Text)
+		}
+	}
+}
