@@ -46,11 +46,15 @@ func TestServeInBrowser(t *testing.T) {
 	b := startChromium(t, chromium)
 
 	// A link with a bad key or path is refused on the page, nothing run.
-	b.navigate(t, page+"#set=components.nope.servers=3&run")
+	b.navigate(t, page+"#x=1&set=components.nope.servers=3&run")
 	b.waitFor(t, `document.getElementById("status").className === "error"`)
 	if got, want := b.eval(t, `document.getElementById("status").textContent`),
-		"the address: set=components.nope.servers: no parameter of this page has that path"; got != want {
-		t.Errorf("a link to a path the page lacks: status %q, want %q", got, want)
+		"the address: x: not a key of this page's address (designs, m, r, set, run); "+
+			"set=components.nope.servers: no parameter of this page has that path"; got != want {
+		t.Errorf("a link with an unknown key and path: status %q, want %q", got, want)
+	}
+	if ran := b.eval(t, `String(document.getElementById("run").disabled || document.querySelector("table.verdicts") !== null)`); ran != "false" {
+		t.Errorf("a bad link started a run")
 	}
 
 	b.navigate(t, page+"#designs=v1-original,v1-improved&m=1,2,3&r=2")
@@ -161,6 +165,14 @@ func TestServeInBrowser(t *testing.T) {
 		"The scenario as a diagram, "+string(caption[1])+"."; got != want {
 		t.Errorf("diagram caption %q, want the report's %q", got, want)
 	}
+	// The address is the link to the answer: opened afresh, it runs the
+	// same sweep and shows the same verdict.
+	verdict := b.eval(t, `document.getElementById("result").textContent`)
+	b.navigate(t, page+state+"&run")
+	b.waitFor(t, `document.getElementById("status").textContent === "done" || document.getElementById("status").className === "error"`)
+	if again := b.eval(t, `document.getElementById("result").textContent`); again != verdict {
+		t.Errorf("the link %s shows %q, the run it came from %q", state+"&run", again, verdict)
+	}
 	b.waitFor(t, `document.getElementById("diagramimg").complete && document.getElementById("diagramimg").naturalWidth > 0 &&
 		document.getElementById("diagramimg").src.startsWith("blob:")`)
 
@@ -248,7 +260,7 @@ func startChromium(t *testing.T, chromium string) *browser {
 	t.Helper()
 	profile := t.TempDir()
 	args := []string{"--headless", "--disable-gpu", "--hide-scrollbars", "--no-first-run", "--window-size=1280,720",
-		"--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0", "--user-data-dir=" + profile}
+		"--disable-dev-shm-usage", "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0", "--user-data-dir=" + profile}
 	if os.Geteuid() == 0 {
 		args = append(args, "--no-sandbox") // Chromium's sandbox refuses root
 	}
@@ -485,10 +497,17 @@ func (b *browser) waitFor(t *testing.T, cond string) {
 	}
 }
 
+// navigate loads to afresh, by way of a blank page: a link that differs
+// from the page shown only after # is then a new page, not a hashchange.
+// It waits for the page's load, not for its address, which the page
+// itself rewrites.
 func (b *browser) navigate(t *testing.T, to string) {
 	t.Helper()
+	b.call(t, "Page.navigate", map[string]any{"url": "about:blank"})
+	b.waitFor(t, `location.href === "about:blank" && document.readyState === "complete"`)
 	b.call(t, "Page.navigate", map[string]any{"url": to})
-	b.waitFor(t, `document.readyState === "complete" && location.href === `+strconv.Quote(to))
+	doc, _, _ := strings.Cut(to, "#")
+	b.waitFor(t, `document.readyState === "complete" && location.origin + location.pathname === `+strconv.Quote(doc))
 }
 
 // key presses and releases a key in the focused element.

@@ -44,8 +44,11 @@ whether it is an input, fitted or an assumption), the load multipliers and
 the replications. Run sweeps them in this process, planned exactly as
 capsim sweep plans them, shows the progress, then per design the first
 failure, its interval, the rank, the SLO broken and the component, and the
-capsim sweep command line that gives the same answer. Nothing is written
-to disk. One sweep runs at a time; Cancel, or closing the page, stops it.
+capsim sweep command line that gives the same answer, beside the diagram
+of the design that fails first, its failing component outlined. Nothing
+is written to disk. One sweep runs at a time; Cancel, or closing the page,
+stops it. The page's address holds its fields: a link that reopens the
+what-if, and reruns it once a sweep has answered.
 
 The page runs simulations for whoever reaches it, so an address other than
 the loopback (127.0.0.1, ::1, localhost) is refused unless --allow-remote
