@@ -59,6 +59,10 @@ func TestServeInBrowser(t *testing.T) {
 
 	b.navigate(t, page+"#designs=v1-original,v1-improved&m=1,2,3&r=2")
 	b.waitFor(t, `document.querySelectorAll("#paramrows input").length > 0 && document.getElementById("multipliers").value === "1,2,3"`)
+	if unlabelled := b.eval(t, `JSON.stringify([...document.querySelectorAll("input")].filter((i) => i.labels.length === 0)
+		.map((i) => i.id || i.value))`); unlabelled != "[]" {
+		t.Errorf("fields without a label: %s", unlabelled)
+	}
 	field := `document.querySelector('#paramrows input[data-path="components.app.servers"]')`
 	if label := b.eval(t, field+`.labels[0].textContent`); label != "app.servers" {
 		t.Errorf("the field of components.app.servers is labelled %q, want app.servers", label)
