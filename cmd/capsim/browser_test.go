@@ -409,9 +409,21 @@ func (b *browser) receive() ([]byte, error) {
 	}
 }
 
-// call sends a DevTools command and returns its result, skipping the
-// events that come before it.
+// call sends a DevTools command and returns its result.
 func (b *browser) call(t *testing.T, method string, params any) json.RawMessage {
+	t.Helper()
+	res, err := b.try(t, method, params)
+	if err != nil {
+		t.Fatalf("%s: %v", method, err)
+	}
+	return res
+}
+
+// try sends a DevTools command and returns its result or the error
+// Chromium answers (an evaluation while a page loads may find no
+// context), skipping the events that come before it; a broken connection
+// ends the test.
+func (b *browser) try(t *testing.T, method string, params any) (json.RawMessage, error) {
 	t.Helper()
 	b.id++
 	req, _ := json.Marshal(map[string]any{"id": b.id, "method": method, "params": params})
@@ -438,9 +450,9 @@ func (b *browser) call(t *testing.T, method string, params any) json.RawMessage 
 			continue
 		}
 		if reply.Error != nil {
-			t.Fatalf("%s: %s", method, reply.Error.Message)
+			return nil, fmt.Errorf("%s", reply.Error.Message)
 		}
-		return reply.Result
+		return reply.Result, nil
 	}
 }
 
@@ -459,7 +471,11 @@ func (b *browser) evaluate(t *testing.T, expr string) (string, error) {
 			} `json:"exception"`
 		} `json:"exceptionDetails"`
 	}
-	if err := json.Unmarshal(b.call(t, "Runtime.evaluate", map[string]any{"expression": expr, "returnByValue": true}), &res); err != nil {
+	reply, err := b.try(t, "Runtime.evaluate", map[string]any{"expression": expr, "returnByValue": true})
+	if err != nil {
+		return "", err
+	}
+	if err := json.Unmarshal(reply, &res); err != nil {
 		t.Fatal(err)
 	}
 	if res.Exception != nil {
