@@ -63,6 +63,9 @@ func TestServeInBrowser(t *testing.T) {
 		.map((i) => i.id || i.value))`); unlabelled != "[]" {
 		t.Errorf("fields without a label: %s", unlabelled)
 	}
+	// Before a run, the scenario as written.
+	b.waitFor(t, `document.getElementById("diagramimg").complete && document.getElementById("diagramimg").naturalWidth > 0 &&
+		document.getElementById("diagramimg").src === location.origin + "/api/diagram"`)
 	field := `document.querySelector('#paramrows input[data-path="components.app.servers"]')`
 	if label := b.eval(t, field+`.labels[0].textContent`); label != "app.servers" {
 		t.Errorf("the field of components.app.servers is labelled %q, want app.servers", label)
@@ -202,6 +205,16 @@ func TestServeInBrowser(t *testing.T) {
 	if red < 40 {
 		t.Errorf("the screenshot has %d pixels of the outline's red, want the failing component outlined", red)
 	}
+	// A run where every design holds draws no failing design: the page
+	// goes back to the scenario as written, and says so.
+	b.navigate(t, page+"#designs=v1-improved&m=1&r=2&run")
+	b.waitFor(t, `document.getElementById("status").textContent === "done" || document.getElementById("status").className === "error"`)
+	if got, want := b.eval(t, `document.querySelector("table.verdicts tr:nth-child(2)").textContent + " / " +
+		document.getElementById("diagramcaption").textContent + " / " + document.getElementById("diagramimg").src.endsWith("/api/diagram")`),
+		"v1-improvedholds in the range—1—— / The scenario as written: no design failed in the range. / true"; got != want {
+		t.Errorf("a run where v1-improved holds shows %q, want %q", got, want)
+	}
+
 	path := os.Getenv("CAPSIM_BROWSER_SCREENSHOT")
 	if path == "" {
 		path = filepath.Join(t.TempDir(), "serve.png")
