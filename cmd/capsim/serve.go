@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"capsim/model"
+	"capsim/plots/diagram"
+	"capsim/plots/sweepreport"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -42,8 +44,11 @@ whether it is an input, fitted or an assumption), the load multipliers and
 the replications. Run sweeps them in this process, planned exactly as
 capsim sweep plans them, shows the progress, then per design the first
 failure, its interval, the rank, the SLO broken and the component, and the
-capsim sweep command line that gives the same answer. Nothing is written
-to disk. One sweep runs at a time; Cancel, or closing the page, stops it.
+capsim sweep command line that gives the same answer, beside the diagram
+of the design that fails first, its failing component outlined. Nothing
+is written to disk. One sweep runs at a time; Cancel, or closing the page,
+stops it. The page's address holds its fields: a link that reopens the
+what-if, and reruns it once a sweep has answered.
 
 The page runs simulations for whoever reaches it, so an address other than
 the loopback (127.0.0.1, ::1, localhost) is refused unless --allow-remote
@@ -122,6 +127,9 @@ type serveHandler struct {
 	arg  string // the scenario argument, as capsim sweep takes it
 	name string
 	info serveScenario
+	// diagram is the scenario as written, drawn: the page's picture until
+	// a run gives the failing design's.
+	diagram []byte
 	// running is held while a sweep runs: one at a time, a second is
 	// refused, not queued behind it.
 	running sync.Mutex
@@ -156,12 +164,15 @@ type serveRun struct {
 }
 
 // serveLine is one line of POST /api/run's answer: progress, then the
-// result and the command line, or an error.
+// result, the command line and the diagram capsim sweep's report draws
+// beside its verdict (none when no design fails), or an error.
 type serveLine struct {
-	Progress string          `json:"progress,omitempty"`
-	Result   json.RawMessage `json:"result,omitempty"`
-	Command  string          `json:"command,omitempty"`
-	Error    string          `json:"error,omitempty"`
+	Progress       string          `json:"progress,omitempty"`
+	Result         json.RawMessage `json:"result,omitempty"`
+	Command        string          `json:"command,omitempty"`
+	Diagram        string          `json:"diagram,omitempty"`
+	DiagramCaption string          `json:"diagram_caption,omitempty"`
+	Error          string          `json:"error,omitempty"`
 }
 
 func newServeHandler(arg string) (*serveHandler, error) {
@@ -189,12 +200,18 @@ func newServeHandler(arg string) (*serveHandler, error) {
 	for _, p := range l.Params() {
 		info.Params = append(info.Params, serveParam{Name: p.Name, Path: p.Path, Value: p.Value, Label: p.Label, Lo: p.Lo, Hi: p.Hi})
 	}
+	c, err := l.Compile()
+	if err != nil {
+		return nil, scenarioErr(err)
+	}
 	if arg == "" {
 		arg = sc.Name
 	}
-	h := &serveHandler{arg: arg, name: sc.Name, info: info, mux: http.NewServeMux()}
+	h := &serveHandler{arg: arg, name: sc.Name, info: info, mux: http.NewServeMux(),
+		diagram: diagram.SVG(c.Graph(), diagram.Options{Caption: "the scenario as written; a run draws the design that fails first"})}
 	h.mux.HandleFunc("GET /{$}", h.page)
 	h.mux.HandleFunc("GET /api/scenario", h.scenario)
+	h.mux.HandleFunc("GET /api/diagram", h.scenarioDiagram)
 	h.mux.HandleFunc("POST /api/run", h.run)
 	return h, nil
 }
@@ -216,6 +233,11 @@ func (h *serveHandler) scenario(w http.ResponseWriter, _ *http.Request) {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	enc.Encode(h.info)
+}
+
+func (h *serveHandler) scenarioDiagram(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "image/svg+xml")
+	w.Write(h.diagram)
 }
 
 // sweepArgs is the capsim sweep command line a request stands for, after
@@ -301,7 +323,9 @@ func (h *serveHandler) run(w http.ResponseWriter, r *http.Request) {
 		lines.send(serveLine{Error: err.Error()})
 		return
 	}
-	lines.send(serveLine{Result: json.RawMessage(strings.TrimSpace(string(data))), Command: shellLine(opts.cmdline)})
+	svg, caption, _ := sweepreport.Diagram(res, plan.graphs())
+	lines.send(serveLine{Result: json.RawMessage(strings.TrimSpace(string(data))), Command: shellLine(opts.cmdline),
+		Diagram: string(svg), DiagramCaption: caption})
 }
 
 // serveLines turns what a sweep writes on standard error into progress

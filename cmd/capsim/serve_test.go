@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -63,6 +64,24 @@ func TestServeScenario(t *testing.T) {
 		t.Errorf("params do not hold %+v: %+v", want, got.Params)
 	}
 
+	// The picture before a run: capsim scenarios show trip --graph's,
+	// with a caption saying what a run draws instead.
+	pic, err := http.Get(srv.URL + "/api/diagram")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pic.Body.Close()
+	svg, _ := io.ReadAll(pic.Body)
+	graphFile := t.TempDir() + "/trip.svg"
+	if code, _, stderr := run(t, "scenarios", "show", "trip", "--graph", graphFile); code != 0 {
+		t.Fatalf("scenarios show trip --graph: exit %d %s", code, stderr)
+	}
+	graph, _ := os.ReadFile(graphFile)
+	const captionLine = `<text x="20" y="42" fill="#444">the scenario as written; a run draws the design that fails first</text>` + "\n"
+	if ct := pic.Header.Get("Content-Type"); ct != "image/svg+xml" || string(bytes.Replace(svg, []byte(captionLine), nil, 1)) != string(graph) {
+		t.Errorf("GET /api/diagram = %s, want scenarios show trip --graph's SVG with the line %q:\n%.300s", ct, captionLine, svg)
+	}
+
 	page, err := http.Get(srv.URL + "/")
 	if err != nil {
 		t.Fatal(err)
@@ -103,13 +122,27 @@ func TestServeRunMatchesSweep(t *testing.T) {
 	}
 	indented.WriteByte('\n')
 
-	args := append(strings.Fields(command)[1:], "--out", t.TempDir()+"/out", "--quiet")
+	out := t.TempDir() + "/out"
+	args := append(strings.Fields(command)[1:], "--out", out, "--quiet")
 	cliCode, stdout, stderr := run(t, args...)
 	if cliCode != 0 {
 		t.Fatalf("capsim %s: exit %d: %s", strings.Join(args, " "), cliCode, stderr)
 	}
 	if indented.String() != stdout {
 		t.Errorf("the page's answer differs from capsim sweep --json -:\npage:\n%s\nsweep:\n%s", indented.String(), stdout)
+	}
+	// The picture beside the verdict is the report's, the failing
+	// component outlined.
+	svg, err := os.ReadFile(out + "/diagram.svg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last.Diagram != string(svg) || !strings.Contains(last.Diagram, `stroke="#d62728"`) {
+		t.Errorf("the page's diagram is not the report's diagram.svg with a component outlined:\npage %.200s\nreport %.200s", last.Diagram, svg)
+	}
+	const caption = "design v1-original, first failure at "
+	if !strings.HasPrefix(last.DiagramCaption, caption) || !strings.Contains(last.DiagramCaption, "outlined in red: ") {
+		t.Errorf("diagram caption = %q, want it to begin %q and name the outlined component", last.DiagramCaption, caption)
 	}
 	var e struct {
 		Designs []struct {

@@ -608,12 +608,8 @@ func sweepFiles(res *sweep.Result, plan *sweepPlan, opts *sweepOptions, hc *hind
 	}
 	files = append(files, outFile{"manifest.json", manifest})
 	sc := plan.scenario.Scenario
-	graphs := map[string]model.Graph{}
-	for _, d := range plan.designs {
-		graphs[d.Name] = d.Compiled.Graph()
-	}
 	report, err := sweepreport.Build(res, sweepreport.Options{Description: sc.Description, Journeys: sc.Journeys.Names(),
-		CommandLine: opts.cmdline, Workers: plan.workers, Hinges: plan.hinges, Hindcast: hindcastLine(hc), Graphs: graphs})
+		CommandLine: opts.cmdline, Workers: plan.workers, Hinges: plan.hinges, Hindcast: hindcastLine(hc), Graphs: plan.graphs()})
 	if err != nil {
 		return nil, err
 	}
@@ -621,6 +617,16 @@ func sweepFiles(res *sweep.Result, plan *sweepPlan, opts *sweepOptions, hc *hind
 		files = append(files, outFile{f.Name, f.Data})
 	}
 	return files, nil
+}
+
+// graphs are the swept designs' structures by name, for the diagram
+// beside the verdict.
+func (plan *sweepPlan) graphs() map[string]model.Graph {
+	graphs := map[string]model.Graph{}
+	for _, d := range plan.designs {
+		graphs[d.Name] = d.Compiled.Graph()
+	}
+	return graphs
 }
 
 // manifestSchema is the version of manifest.json's layout and of the

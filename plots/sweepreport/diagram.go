@@ -10,11 +10,27 @@ import (
 	"capsim/plots/diagram"
 )
 
-// diagramFile draws the best-ranked design that fails, at its first
-// failure, with the component named there outlined: the picture beside
-// the verdict. ok is false when no design failed or its graph is not
+// Diagram is the picture beside the verdict, as diagram.svg holds it,
+// and its caption: the best-ranked design that fails, at its first
+// failure, with the component named there outlined. graphs are the
+// designs' by name; ok is false when no design failed or its graph is not
 // given.
+func Diagram(res *sweep.Result, graphs map[string]model.Graph) (svg []byte, caption string, ok bool) {
+	return diagramOf(res, rankOutcomes(res), graphs)
+}
+
+// diagramFile is [Diagram] as the report's file and the sentence that
+// points to it.
 func diagramFile(res *sweep.Result, outs []outcome, graphs map[string]model.Graph) (f plots.File, text string, ok bool) {
+	svg, caption, ok := diagramOf(res, outs, graphs)
+	if !ok {
+		return plots.File{}, "", false
+	}
+	return plots.File{Name: "diagram.svg", Data: svg},
+		fmt.Sprintf("\n\nThe scenario as a diagram, %s, is in `diagram.svg`.", caption), true
+}
+
+func diagramOf(res *sweep.Result, outs []outcome, graphs map[string]model.Graph) (svg []byte, caption string, ok bool) {
 	for _, o := range outs {
 		if !o.ff.Found {
 			continue
@@ -23,7 +39,7 @@ func diagramFile(res *sweep.Result, outs []outcome, graphs map[string]model.Grap
 		g, have := graphs[design]
 		i := slices.IndexFunc(o.ff.Tried, func(c *sweep.Cell) bool { return c.Multiplier == o.ff.Multiplier })
 		if !have || i < 0 {
-			return plots.File{}, "", false
+			return nil, "", false
 		}
 		// A refinement point may keep only its SLOs' figures: the loads
 		// are then the next multiplier's that measured them.
@@ -52,7 +68,7 @@ func diagramFile(res *sweep.Result, outs []outcome, graphs map[string]model.Grap
 				loads[n] = diagram.Load{Utilisation: u.Mean, MeanQueue: q.Mean, Rejected: rej.Mean}
 			}
 		}
-		caption := fmt.Sprintf("design %s, first failure at %sx; loads at %sx (mean of %d replications)", design,
+		caption = fmt.Sprintf("design %s, first failure at %sx; loads at %sx (mean of %d replications)", design,
 			sweep.FormatMultiplier(o.ff.Multiplier), sweep.FormatMultiplier(cell.Multiplier), cell.Runs)
 		highlight := o.ff.Component
 		if highlight != "" {
@@ -60,11 +76,9 @@ func diagramFile(res *sweep.Result, outs []outcome, graphs map[string]model.Grap
 		} else if highlight = busiest(g, loads); highlight != "" {
 			caption += "; outlined in red: " + highlight + ", the busiest component (no failure names one)"
 		}
-		svg := diagram.SVG(g, diagram.Options{Loads: loads, Highlight: highlight, Caption: caption})
-		return plots.File{Name: "diagram.svg", Data: svg},
-			fmt.Sprintf("\n\nThe scenario as a diagram, %s, is in `diagram.svg`.", caption), true
+		return diagram.SVG(g, diagram.Options{Loads: loads, Highlight: highlight, Caption: caption}), caption, true
 	}
-	return plots.File{}, "", false
+	return nil, "", false
 }
 
 // componentEntity is the results' name of g's first component: its first
