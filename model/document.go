@@ -80,6 +80,7 @@ func (d *Document) Load(opts LoadOptions) (*Loaded, error) {
 	rec := &reads{cache: d.files, files: append([]Source(nil), d.parsed...)}
 	designs := takeKey(root, "designs")
 	cp := &copier{pos: pos}
+	written := newOverlaid()
 	var base []Override
 	for _, o := range opts.Overrides {
 		if o.Base {
@@ -100,7 +101,7 @@ func (d *Document) Load(opts LoadOptions) (*Loaded, error) {
 		// design without a third overlay that repeats both.
 		names := strings.Split(opts.Design, "+")
 		for _, name := range names {
-			overlay, err := findDesign(pos, designs, name)
+			key, overlay, err := findDesign(pos, designs, name)
 			if err != nil {
 				return nil, err
 			}
@@ -112,7 +113,8 @@ func (d *Document) Load(opts LoadOptions) (*Loaded, error) {
 				}
 			}
 			var errs ErrorList
-			mergeOverlay(cp, root, overlay, "", "design "+strconv.Quote(name), &errs)
+			written.design = name
+			mergeOverlay(cp, root, overlay, "", "design "+strconv.Quote(name), &errs, written, []*yaml.Node{overlay, key})
 			if cp.err != nil {
 				return nil, cp.err
 			}
@@ -170,7 +172,7 @@ func (d *Document) Load(opts LoadOptions) (*Loaded, error) {
 	if len(dec.errs) > 0 {
 		return nil, dec.errs.sorted()
 	}
-	return &Loaded{Scenario: sc, Design: opts.Design, File: d.name, fsys: rec, pos: pos, read: rec, root: root, uncertain: uncertain}, nil
+	return &Loaded{Scenario: sc, Design: opts.Design, File: d.name, fsys: rec, pos: pos, read: rec, root: root, uncertain: uncertain, overlaid: written}, nil
 }
 
 // tree returns a copy of the parsed tree for one load to change, with the

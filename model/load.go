@@ -53,6 +53,8 @@ type Loaded struct {
 	// uncertain holds the ranges and fit uncertainties taken out of root
 	// (see uncertain.go).
 	uncertain []Uncertain
+	// overlaid says which values of root the designs wrote (see Params).
+	overlaid *overlaid
 }
 
 // Load reads the scenario at name from fsys, overlays the design and the
@@ -226,27 +228,29 @@ func lookup(m *yaml.Node, key string) (int, bool) {
 	return 0, false
 }
 
-func findDesign(pos *positions, designs *yaml.Node, name string) (*yaml.Node, error) {
+// findDesign returns the overlay of the design name and its key under
+// designs:.
+func findDesign(pos *positions, designs *yaml.Node, name string) (key, overlay *yaml.Node, err error) {
 	var names []string
 	if designs != nil && designs.Kind == yaml.MappingNode {
 		for i := 0; i+1 < len(designs.Content); i += 2 {
-			if designs.Content[i].Value == name {
+			if k := designs.Content[i]; k.Value == name {
 				v := resolve(designs.Content[i+1])
 				if isNull(v) {
-					return &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}, nil
+					return k, &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}, nil
 				}
 				if v.Kind != yaml.MappingNode {
-					return nil, pos.errAt(v, "designs."+name, "a design must be a mapping of keys to overlay, got %s", describe(v))
+					return nil, nil, pos.errAt(v, "designs."+name, "a design must be a mapping of keys to overlay, got %s", describe(v))
 				}
-				return v, nil
+				return k, v, nil
 			}
 			names = append(names, designs.Content[i].Value)
 		}
 	}
 	if len(names) == 0 {
-		return nil, &Error{File: pos.main, Msg: fmt.Sprintf("unknown design %q: the scenario defines no designs", name)}
+		return nil, nil, &Error{File: pos.main, Msg: fmt.Sprintf("unknown design %q: the scenario defines no designs", name)}
 	}
-	return nil, &Error{File: pos.main, Msg: fmt.Sprintf("unknown design %q (available: %s)", name, strings.Join(names, ", "))}
+	return nil, nil, &Error{File: pos.main, Msg: fmt.Sprintf("unknown design %q (available: %s)", name, strings.Join(names, ", "))}
 }
 
 // namedMaps are the mappings whose keys the author chooses: a design may add
@@ -256,7 +260,11 @@ var namedMaps = map[string]string{"components": "kind", "journeys": "steps", "ro
 
 // mergeOverlay deep-merges overlay into base: mappings merge key by key, a
 // null removes the key, anything else replaces the base value.
-func mergeOverlay(cp *copier, base, overlay *yaml.Node, path, who string, errs *ErrorList) {
+//
+// rec notes each value the overlay puts in place, with owners: the
+// overlay's mappings and keys above it, nearest first (overlay itself
+// first), whose comments label it.
+func mergeOverlay(cp *copier, base, overlay *yaml.Node, path, who string, errs *ErrorList, rec *overlaid, owners []*yaml.Node) {
 	pos := cp.pos
 	for i := 0; i+1 < len(overlay.Content); i += 2 {
 		k, v := overlay.Content[i], resolve(overlay.Content[i+1])
@@ -284,16 +292,18 @@ func mergeOverlay(cp *copier, base, overlay *yaml.Node, path, who string, errs *
 				}
 			}
 			base.Content = append(base.Content, k, v)
+			rec.place(k, v, owners)
 			continue
 		}
 		if bv := resolve(base.Content[j+1]); bv.Kind == yaml.MappingNode && v.Kind == yaml.MappingNode {
 			if bv = cp.own(&base.Content[j+1], p); bv == nil {
 				return
 			}
-			mergeOverlay(cp, bv, v, p, who, errs)
+			mergeOverlay(cp, bv, v, p, who, errs, rec, append([]*yaml.Node{v, k}, owners...))
 			continue
 		}
 		base.Content[j+1] = v
+		rec.place(k, v, owners)
 	}
 }
 

@@ -32,6 +32,13 @@ type Param struct {
 	// value ({range: …} or {triangular: …}), in scenario syntax; "" when
 	// it declares none. Sensitivity moves a ranged value to its ends.
 	Lo, Hi string
+	// Design is the design whose overlay wrote the value, "" for the
+	// base's. Such a value is labelled by the overlay's comments only: a
+	// label of the base value it replaced says nothing of it.
+	Design string
+	// File and Line are where the value is written.
+	File string
+	Line int
 }
 
 // ParamKind tells how a parameter is perturbed: a count by whole steps,
@@ -112,7 +119,11 @@ var (
 // Left out: the journeys' rates (the load multiplier scales them), the
 // run's own settings (duration, warm-up, guards) and the SLOs.
 func (l *Loaded) Params() []Param {
-	w := &paramWalker{seen: map[*yaml.Node]bool{}, names: map[string]int{}, ranges: map[string]Uncertain{}}
+	w := &paramWalker{seen: map[*yaml.Node]bool{}, names: map[string]int{}, ranges: map[string]Uncertain{},
+		overlaid: l.overlaid, pos: l.pos}
+	if w.overlaid == nil {
+		w.overlaid = newOverlaid()
+	}
 	for _, u := range l.uncertain {
 		if u.Form == "range" || u.Form == "triangular" {
 			w.ranges[u.Path] = u
@@ -132,6 +143,7 @@ func (l *Loaded) Params() []Param {
 				continue
 			}
 			text, note := v.Value, ""
+			k, _ = w.owners(k, v, nil)
 			label, cnote := commentLabel(k, v)
 			if v.Kind == yaml.MappingNode {
 				if d := entry(v, "dist"); d != nil {
@@ -160,26 +172,38 @@ func (l *Loaded) Params() []Param {
 			if kn := entry(c, "kind"); kn != nil {
 				kind = kn.Value
 			}
-			w.spec(c, "components."+k.Value, k.Value, []*yaml.Node{k, c}, specParams[kind], "")
+			lk, up := w.owners(k, c, nil)
+			w.spec(c, "components."+k.Value, k.Value, append([]*yaml.Node{lk, c}, up...), specParams[kind], "")
 		}
 	}
 	if m := entry(root, "journeys"); m != nil {
 		for i := 0; i+1 < len(m.Content); i += 2 {
 			k, j := m.Content[i], resolve(m.Content[i+1])
 			path := "journeys." + k.Value
+			lk, up := w.owners(k, j, nil)
+			owner := append([]*yaml.Node{lk}, up...)
 			if a := entry(j, "attributes"); a != nil && a.Kind == yaml.MappingNode {
+				// A comment ending a flow mapping's line speaks for the
+				// attributes in it.
+				ak, aup := w.owners(keyOf(j, "attributes"), a, nil)
+				attrs := append([]*yaml.Node{a, ak}, aup...)
+				if len(aup) == 0 {
+					attrs = []*yaml.Node{a}
+				}
 				for i := 0; i+1 < len(a.Content); i += 2 {
 					ak, av := a.Content[i], resolve(a.Content[i+1])
-					w.number(ak, av, path+".attributes."+ak.Value, k.Value+"."+ak.Value, 0, true, nil)
+					lak, aown := w.owners(ak, av, attrs)
+					w.number(lak, av, path+".attributes."+ak.Value, k.Value+"."+ak.Value, 0, true, aown)
 				}
 			}
-			w.mapping(j, path, k.Value, []*yaml.Node{k}, true)
+			w.mapping(j, path, k.Value, owner, true)
 		}
 	}
 	if m := entry(root, "routes"); m != nil {
 		for i := 0; i+1 < len(m.Content); i += 2 {
 			k, r := m.Content[i], resolve(m.Content[i+1])
-			w.mapping(r, "routes."+k.Value, k.Value, []*yaml.Node{k}, true)
+			lk, up := w.owners(k, r, nil)
+			w.mapping(r, "routes."+k.Value, k.Value, append([]*yaml.Node{lk}, up...), true)
 		}
 	}
 	// Names leave out the step numbers where no other parameter then has
@@ -220,7 +244,57 @@ type paramWalker struct {
 	names map[string]int
 	// ranges are the declared ranges by path: a ranged number is listed
 	// even where its point value is 0, which no factor could move.
-	ranges map[string]Uncertain
+	ranges   map[string]Uncertain
+	overlaid *overlaid
+	pos      *positions
+}
+
+// overlaid records the values the designs' overlays put into a loaded
+// tree. A value a design replaced keeps the base's key node, and a key a
+// design merged into keeps the base's entry: their comments label the
+// base's values, not the design's.
+type overlaid struct {
+	design string // the design being merged
+	// placed holds, for each value an overlay put in place, the overlay's
+	// key for it and the overlay's mappings and keys above it, nearest
+	// first, up to the design's own key.
+	placed map[*yaml.Node]placement
+	// by names, for every node of what an overlay put in place, the design.
+	by map[*yaml.Node]string
+}
+
+type placement struct {
+	key    *yaml.Node
+	owners []*yaml.Node
+}
+
+func newOverlaid() *overlaid {
+	return &overlaid{placed: map[*yaml.Node]placement{}, by: map[*yaml.Node]string{}}
+}
+
+func (o *overlaid) place(k, v *yaml.Node, owners []*yaml.Node) {
+	o.placed[v] = placement{key: k, owners: append([]*yaml.Node(nil), owners...)}
+	var mark func(n *yaml.Node)
+	mark = func(n *yaml.Node) {
+		n = resolve(n)
+		if n == nil || o.by[n] == o.design {
+			return
+		}
+		o.by[n] = o.design
+		for _, c := range n.Content {
+			mark(c)
+		}
+	}
+	mark(v)
+}
+
+// owners returns the key and the owners whose comments label v: for a
+// value an overlay put in place, the overlay's own; else k and owner.
+func (w *paramWalker) owners(k, v *yaml.Node, owner []*yaml.Node) (*yaml.Node, []*yaml.Node) {
+	if pl, ok := w.overlaid.placed[v]; ok {
+		return pl.key, pl.owners
+	}
+	return k, owner
 }
 
 func (w *paramWalker) add(p Param, n *yaml.Node, name string) {
@@ -239,6 +313,10 @@ func (w *paramWalker) add(p Param, n *yaml.Node, name string) {
 		p.Lo, p.Hi = u.format(u.Lo), u.format(u.Hi)
 	}
 	w.seen[n] = true
+	p.Design, p.Line, p.File = w.overlaid.by[n], n.Line, w.pos.main
+	if f, ok := w.pos.fileOf[n]; ok {
+		p.File = f
+	}
 	p.Name = name
 	w.names[name]++
 	w.out = append(w.out, p)
@@ -254,6 +332,7 @@ func (w *paramWalker) mapping(m *yaml.Node, path, name string, owner []*yaml.Nod
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := m.Content[i], resolve(m.Content[i+1])
 		p, n := path+"."+k.Value, name+"."+k.Value
+		k, owner := w.owners(k, v, owner)
 		switch {
 		case k.Value == "steps" && v.Kind == yaml.SequenceNode:
 			for s, st := range v.Content {
@@ -304,6 +383,7 @@ func (w *paramWalker) spec(m *yaml.Node, path, name string, owner []*yaml.Node, 
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := m.Content[i], resolve(m.Content[i+1])
 		p, n, key := path+"."+k.Value, name+"."+k.Value, prefix+k.Value
+		k, owner := w.owners(k, v, owner)
 		if v.Kind == yaml.MappingNode {
 			w.spec(v, p, n, append([]*yaml.Node{v}, owner...), keys, key+".")
 			continue

@@ -156,3 +156,108 @@ journeys:
 		t.Errorf("deadline_status is listed as a %s parameter: a status is a name, not a quantity", k)
 	}
 }
+
+// A value a design's overlay writes is labelled by the overlay's comments
+// alone: the base's label belongs to the value the design replaced, so a
+// design value without its own label has none, whatever the base said.
+const designParamsScenario = `name: d
+duration: 60s
+components:
+  app: {kind: pool, servers: 4, queue: 2} # 000-12
+  # assumption: a 30 s wait_timeout, the library's default
+  db:
+    kind: pool
+    servers: 2 # 000-13
+    wait_timeout: 30s
+journeys:
+  visit:
+    rate: 1/s
+    attributes:
+      photos: 10 # 000-14
+    steps:
+      - call: upload
+routes:
+  upload:
+    steps:
+      - use: app
+        steps:
+          - use: db
+            work: 5ms # 000-15
+designs:
+  bare:
+    components:
+      app: {servers: 8}
+      db: {wait_timeout: 10s}
+    journeys:
+      visit: {attributes: {photos: 20}}
+  labelled:
+    components:
+      app: {servers: 8} # assumption: twice the pool
+      cache: {kind: pool, servers: 3} # 000-40
+    journeys:
+      visit:
+        attributes:
+          photos: 20 # fitted: 000-41
+    routes:
+      upload:
+        steps:
+          - use: app
+            work: 7ms
+`
+
+func TestParamsOfADesignAreLabelledByItsOverlay(t *testing.T) {
+	fsys := fstest.MapFS{"d.yaml": {Data: []byte(designParamsScenario)}}
+	for _, c := range []struct {
+		design string
+		want   []string
+	}{
+		{"", []string{
+			"components.app.servers 4 d.yaml:4 [input] design=",
+			"components.app.queue 2 d.yaml:4 [input] design=",
+			"components.db.servers 2 d.yaml:8 [input] design=",
+			"components.db.wait_timeout 30s d.yaml:9 [assumption] design=",
+			"journeys.visit.attributes.photos 10 d.yaml:14 [input] design=",
+			"routes.upload.steps.0.steps.0.work 5ms d.yaml:23 [input] design=",
+		}},
+		{"bare", []string{
+			"components.app.servers 8 d.yaml:27 [] design=bare",
+			"components.app.queue 2 d.yaml:4 [input] design=",
+			"components.db.servers 2 d.yaml:8 [input] design=",
+			"components.db.wait_timeout 10s d.yaml:28 [] design=bare",
+			"journeys.visit.attributes.photos 20 d.yaml:30 [] design=bare",
+			"routes.upload.steps.0.steps.0.work 5ms d.yaml:23 [input] design=",
+		}},
+		{"labelled", []string{
+			"components.app.servers 8 d.yaml:33 [assumption] design=labelled",
+			"components.app.queue 2 d.yaml:4 [input] design=",
+			"components.db.servers 2 d.yaml:8 [input] design=",
+			"components.db.wait_timeout 30s d.yaml:9 [assumption] design=",
+			"components.cache.servers 3 d.yaml:34 [input] design=labelled",
+			"journeys.visit.attributes.photos 20 d.yaml:38 [fitted] design=labelled",
+			"routes.upload.steps.0.work 7ms d.yaml:43 [] design=labelled",
+		}},
+		// Designs joined with + merge copies of their overlays: the
+		// later one's value is its own, the earlier one's stays the earlier's.
+		{"labelled+bare", []string{
+			"components.app.servers 8 d.yaml:27 [] design=bare",
+			"components.app.queue 2 d.yaml:4 [input] design=",
+			"components.db.servers 2 d.yaml:8 [input] design=",
+			"components.db.wait_timeout 10s d.yaml:28 [] design=bare",
+			"components.cache.servers 3 d.yaml:34 [input] design=labelled",
+			"journeys.visit.attributes.photos 20 d.yaml:30 [] design=bare",
+			"routes.upload.steps.0.work 7ms d.yaml:43 [] design=labelled",
+		}},
+	} {
+		l, err := Load(fsys, "d.yaml", LoadOptions{Design: c.design})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, p := range l.Params() {
+			got = append(got, fmt.Sprintf("%s %s %s:%d [%s] design=%s", p.Path, p.Value, p.File, p.Line, p.Label, p.Design))
+		}
+		if strings.Join(got, "\n") != strings.Join(c.want, "\n") {
+			t.Errorf("design %q:\ngot\n%s\nwant\n%s", c.design, strings.Join(got, "\n"), strings.Join(c.want, "\n"))
+		}
+	}
+}
