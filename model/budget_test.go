@@ -76,4 +76,9 @@ func TestMemoryEstimatesMatchTheAllocations(t *testing.T) {
 	if want := wc.Bytes(); got < 0.9*want || got > 1.1*want {
 		t.Errorf("worker: allocated %.0f bytes, estimated %.0f", got, want)
 	}
+	bc := sim.BalancerConfig{Targets: 1_000_000, GapFrom: sim.Never, GapTo: sim.Never}
+	got = heap(func() any { return sim.NewBalancer(s, bc, nil) })
+	if want := bc.Bytes(); got < 0.9*want || got > 1.1*want {
+		t.Errorf("balancer: allocated %.0f bytes, estimated %.0f", got, want)
+	}
 }
