@@ -53,7 +53,6 @@ func ExampleReport_Build() {
 		fmt.Println(f.Name)
 	}
 	// Output:
-	// charts/journey_success.png
 	// charts/journey_success.svg
 	// report.html
 	// report.md

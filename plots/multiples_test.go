@@ -141,8 +141,8 @@ func TestFoldedFigures(t *testing.T) {
 	}}}}
 	m := buildFiles(t, r)
 	md, page := string(m["report.md"]), string(m["report.html"])
-	wantMD := "<details>\n<summary>design a at 2x &lt;seed 1&gt;</summary>\n\n![one run](charts/a.png)\n\n" +
-		"*Figure 1. one run* ([SVG](charts/a.svg))\n\n</details>\n\n![b](charts/b.png)"
+	wantMD := "<details>\n<summary>design a at 2x &lt;seed 1&gt;</summary>\n\n![one run](charts/a.svg)\n\n" +
+		"*Figure 1. one run*\n\n</details>\n\n![b](charts/b.svg)"
 	if !strings.Contains(md, wantMD) {
 		t.Errorf("report.md lacks %q:\n%s", wantMD, md)
 	}

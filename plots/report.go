@@ -16,8 +16,8 @@ import (
 
 // Report is a document of sections, each with optional prose, a table and
 // figures. [Report.Build] turns it into a markdown file that references
-// the charts as PNG files and a self-contained HTML page with the charts
-// inlined as SVG.
+// the charts as image files beside it and a self-contained HTML page with
+// the charts inlined as SVG.
 type Report struct {
 	Title string
 	// Preamble is markdown shown under the title, read like Section.Text.
@@ -28,6 +28,12 @@ type Report struct {
 	// stays on the first screen, and the way to the evidence just
 	// below it.
 	ContentsAfter int
+	// PNG also draws every figure as charts/<Name>.png, which report.md
+	// then shows, with a link to the SVG; without it report.md shows the
+	// SVG. Rasterising and compressing a chart costs several times what
+	// drawing its SVG does, so the PNG is drawn only for a reader who
+	// needs one (a viewer or a slide that takes no SVG).
+	PNG bool
 }
 
 // Section is one part of a report, laid out in field order.
@@ -60,8 +66,8 @@ type Table struct {
 
 // Figure is a chart with the base name of its files and a caption.
 type Figure struct {
-	// Name is the base name of the chart files, charts/<Name>.svg and
-	// charts/<Name>.png: letters, digits, '_', '-' and '.', starting with
+	// Name is the base name of the chart files, charts/<Name>.svg (and
+	// charts/<Name>.png with [Report.PNG]): letters, digits, '_', '-' and '.', starting with
 	// a letter or digit, unique within the report.
 	Name    string
 	Caption string
@@ -106,9 +112,9 @@ func (e *figureError) Error() string {
 
 func (e *figureError) Unwrap() error { return e.err }
 
-// Build renders every figure once, in SVG and PNG, and returns the files
-// sorted by name: "charts/<name>.png", "charts/<name>.svg" for each
-// figure, "report.html" and "report.md".
+// Build renders every figure once, in SVG (and PNG with r.PNG), and
+// returns the files sorted by name: "charts/<name>.png" with r.PNG,
+// "charts/<name>.svg" for each figure, "report.html" and "report.md".
 func (r Report) Build() ([]File, error) {
 	var files []File
 	svgs := map[string][]byte{}
@@ -128,14 +134,16 @@ func (r Report) Build() ([]File, error) {
 			if err != nil {
 				return nil, &figureError{fig.Name, err}
 			}
+			svgs[fig.Name] = svg
+			files = append(files, File{Name: "charts/" + fig.Name + ".svg", Data: svg})
+			if !r.PNG {
+				continue
+			}
 			png, err := fig.Chart.Render(PNG, w, h)
 			if err != nil {
 				return nil, &figureError{fig.Name, err}
 			}
-			svgs[fig.Name] = svg
-			files = append(files,
-				File{Name: "charts/" + fig.Name + ".svg", Data: svg},
-				File{Name: "charts/" + fig.Name + ".png", Data: png})
+			files = append(files, File{Name: "charts/" + fig.Name + ".png", Data: png})
 		}
 	}
 	page, err := r.html(svgs)
@@ -199,12 +207,20 @@ func (r Report) markdown() []byte {
 			if fig.Summary != "" {
 				fmt.Fprintf(&b, "<details>\n<summary>%s</summary>\n\n", html.EscapeString(lineClean(fig.Summary)))
 			}
-			fmt.Fprintf(&b, "![%s](charts/%s.png)\n\n", alt, fig.Name)
+			image := "svg"
+			if r.PNG {
+				image = "png"
+			}
+			fmt.Fprintf(&b, "![%s](charts/%s.%s)\n\n", alt, fig.Name, image)
 			fmt.Fprintf(&b, "*Figure %d.", n)
 			if caption != "" {
 				fmt.Fprintf(&b, " %s", caption)
 			}
-			fmt.Fprintf(&b, "* ([SVG](charts/%s.svg))\n\n", fig.Name)
+			b.WriteString("*")
+			if r.PNG {
+				fmt.Fprintf(&b, " ([SVG](charts/%s.svg))", fig.Name)
+			}
+			b.WriteString("\n\n")
 			if fig.Summary != "" {
 				b.WriteString("</details>\n\n")
 			}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"image/png"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -63,49 +64,92 @@ func buildFiles(t *testing.T, r Report) map[string][]byte {
 
 func TestBuildFiles(t *testing.T) {
 	t.Parallel()
+	for _, withPNG := range []bool{false, true} {
+		r := sampleReport()
+		r.PNG = withPNG
+		files := buildFiles(t, r)
+		var names []string
+		for _, s := range r.Sections {
+			for _, f := range s.Figures {
+				names = append(names, f.Name)
+			}
+		}
+		perFigure := 1
+		if withPNG {
+			perFigure = 2
+		}
+		if want := 2 + perFigure*len(names); len(files) != want {
+			t.Errorf("PNG %v: got %d files, want %d", withPNG, len(files), want)
+		}
+		md := string(files["report.md"])
+		page := string(files["report.html"])
+		for _, n := range names {
+			svg, ok := files["charts/"+n+".svg"]
+			if !ok {
+				t.Errorf("no charts/%s.svg", n)
+			}
+			svgTexts(t, svg)
+			pngData, hasPNG := files["charts/"+n+".png"]
+			shown, link := "](charts/"+n+".svg)\n", "([SVG](charts/"+n+".svg))"
+			switch {
+			case withPNG:
+				if _, err := png.Decode(bytes.NewReader(pngData)); err != nil {
+					t.Errorf("charts/%s.png: %v", n, err)
+				}
+				shown = "](charts/" + n + ".png)\n"
+			case hasPNG:
+				t.Errorf("charts/%s.png drawn without PNG", n)
+			}
+			if !strings.Contains(md, shown) {
+				t.Errorf("PNG %v: report.md does not show %s", withPNG, shown)
+			}
+			if strings.Contains(md, link) != withPNG {
+				t.Errorf("PNG %v: report.md has %q: %v", withPNG, link, !withPNG)
+			}
+			if !strings.Contains(page, `<figure id="fig-`+n+`">`+"\n<svg") {
+				t.Errorf("report.html does not inline the svg of %s", n)
+			}
+		}
+		if got, want := strings.Count(page, "<svg"), len(names); got != want {
+			t.Errorf("report.html has %d <svg elements, want %d", got, want)
+		}
+		for _, bad := range []string{`src="http`, "<?xml", "<script>", "<link", "@import"} {
+			if strings.Contains(page, bad) {
+				t.Errorf("report.html contains %q", bad)
+			}
+		}
+	}
+}
+
+// The PNGs change report.md's image links and nothing else: report.html
+// and every SVG are the same bytes with and without them.
+func TestBuildPNGLeavesPageAndSVGAlone(t *testing.T) {
+	t.Parallel()
 	r := sampleReport()
-	files := buildFiles(t, r)
-	var names []string
-	for _, s := range r.Sections {
-		for _, f := range s.Figures {
-			names = append(names, f.Name)
+	without := buildFiles(t, r)
+	r.PNG = true
+	with := buildFiles(t, r)
+	for name, data := range without {
+		if name == "report.md" {
+			continue
+		}
+		if !bytes.Equal(data, with[name]) {
+			t.Errorf("%s differs with PNG", name)
 		}
 	}
-	if want := 2 + 2*len(names); len(files) != want {
-		t.Errorf("got %d files, want %d", len(files), want)
-	}
-	md := string(files["report.md"])
-	page := string(files["report.html"])
-	for _, n := range names {
-		if !strings.Contains(md, "](charts/"+n+".png)") {
-			t.Errorf("report.md does not show charts/%s.png", n)
-		}
-		svg, ok := files["charts/"+n+".svg"]
-		if !ok {
-			t.Errorf("no charts/%s.svg", n)
-		}
-		svgTexts(t, svg)
-		if _, err := png.Decode(bytes.NewReader(files["charts/"+n+".png"])); err != nil {
-			t.Errorf("charts/%s.png: %v", n, err)
-		}
-		if !strings.Contains(page, `<figure id="fig-`+n+`">`+"\n<svg") {
-			t.Errorf("report.html does not inline the svg of %s", n)
-		}
-	}
-	if got, want := strings.Count(page, "<svg"), len(names); got != want {
-		t.Errorf("report.html has %d <svg elements, want %d", got, want)
-	}
-	for _, bad := range []string{`src="http`, "<?xml", "<script>", "<link", "@import"} {
-		if strings.Contains(page, bad) {
-			t.Errorf("report.html contains %q", bad)
-		}
+	md := strings.NewReplacer(".png)", ".svg)").Replace(string(with["report.md"]))
+	md = regexp.MustCompile(` \(\[SVG\]\(charts/[^)]*\.svg\)\)`).ReplaceAllString(md, "")
+	if md != string(without["report.md"]) {
+		t.Errorf("report.md differs in more than its images:\n%s\n---\n%s", md, without["report.md"])
 	}
 }
 
 func TestBuildDeterministic(t *testing.T) {
 	t.Parallel()
-	a := buildFiles(t, sampleReport())
-	b := buildFiles(t, sampleReport())
+	r := sampleReport()
+	r.PNG = true
+	a := buildFiles(t, r)
+	b := buildFiles(t, r)
 	for name, data := range a {
 		if strings.HasSuffix(name, ".png") {
 			continue // PNG bytes are only required to decode
@@ -126,9 +170,8 @@ func TestBuildEscapes(t *testing.T) {
 		`| v2-cache | 2.9 ± 0.2 |  |`,
 		`| \<script>alert(1)\</script> | a\|b | x y |`,
 		"| p95 < 2s |",
-		"![failure_stages](charts/failure_stages.png)",
-		`![Utilisation \<by component\>](charts/utilisation.png)`,
-		"*Figure 3.* ([SVG](charts/failure_stages.svg))",
+		"![failure_stages](charts/failure_stages.svg)\n\n*Figure 3.*\n",
+		`![Utilisation \<by component\>](charts/utilisation.svg)`,
 		"- retries hide HTTP errors",
 	} {
 		if !strings.Contains(md, want) {
@@ -170,6 +213,8 @@ func TestBuildErrors(t *testing.T) {
 			{Figures: []Figure{{Name: "x", Chart: ok}}},
 			{Figures: []Figure{{Name: "x", Chart: ok}}},
 		}}, `plots: figure name "x" is used twice`},
+		{"png", Report{PNG: true, Sections: []Section{{Figures: []Figure{{Name: "x", Chart: svgOnly{}}}}}},
+			`plots: figure "x": no PNG here`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -196,6 +241,25 @@ func (fixedSVG) Render(format string, w, h float64) ([]byte, error) {
 		return sweepChart().Render(format, w, h)
 	}
 	return []byte(fmt.Sprintf(`<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg" width="%gcm" height="%gcm"></svg>`, w, h)), nil
+}
+
+// svgOnly draws an empty SVG and fails on PNG.
+type svgOnly struct{}
+
+func (svgOnly) Render(format string, w, h float64) ([]byte, error) {
+	if format == PNG {
+		return nil, errors.New("no PNG here")
+	}
+	return fixedSVG{}.Render(format, w, h)
+}
+
+// A report without PNGs never asks a chart for one.
+func TestBuildWithoutPNGDrawsNone(t *testing.T) {
+	t.Parallel()
+	files := buildFiles(t, Report{Sections: []Section{{Figures: []Figure{{Name: "x", Chart: svgOnly{}}}}}})
+	if len(files) != 3 || files["charts/x.svg"] == nil {
+		t.Errorf("got %d files, want charts/x.svg, report.html and report.md", len(files))
+	}
 }
 
 func TestBuildCustomRendererAndEmptyReport(t *testing.T) {

@@ -59,6 +59,20 @@ func TestShardedSweepMergesToTheSameBytes(t *testing.T) {
 		sweepTo(t, merged, "--merge", shards)
 		sameTree(t, want, readTree(t, merged), strconv.Itoa(n)+" shards")
 	}
+	// --png decides only what the merge draws: shards run without it merge
+	// with it into the bytes of the single sweep run with it.
+	singlePNG := filepath.Join(dir, "single-png")
+	sweepTo(t, singlePNG, "--png")
+	wantPNG := readTree(t, singlePNG)
+	if _, ok := wantPNG["charts/series_v1-original.png"]; !ok {
+		t.Fatal("the sweep with --png wrote no charts/series_v1-original.png")
+	}
+	if _, ok := want["charts/series_v1-original.png"]; ok {
+		t.Error("the sweep without --png wrote charts/series_v1-original.png")
+	}
+	mergedPNG := filepath.Join(dir, "merged-png")
+	sweepTo(t, mergedPNG, "--png", "--merge", filepath.Join(dir, "shards3"))
+	sameTree(t, wantPNG, readTree(t, mergedPNG), "3 shards, --png")
 
 	// Merging shards of another sweep is refused.
 	shards := filepath.Join(dir, "shards3")
@@ -265,7 +279,7 @@ func TestShardedSweepWithoutRefinementIsOneRound(t *testing.T) {
 		t.Fatalf("merge: exit %d: %s", code, stderr)
 	}
 	want, got := readTree(t, single), readTree(t, merged)
-	if _, ok := want["charts/series_v1-original.png"]; !ok {
+	if _, ok := want["charts/series_v1-original.svg"]; !ok {
 		t.Fatalf("the single sweep wrote no time series: the case does not test the series round")
 	}
 	sameTree(t, want, got, "2 shards, --refine 0")

@@ -61,6 +61,7 @@ type sweepOptions struct {
 	JSON         string
 	Require      []string
 	HindcastReps int
+	PNG          bool
 
 	// set records which flags were given, so that scenario defaults fill
 	// only the others.
@@ -117,8 +118,9 @@ The output folder gets runs.csv (one row per run and metric), summary.csv
 (mean and 95 % CI per design, multiplier and metric), compare.csv (paired
 differences with the first design), first_failure.csv, verdicts.csv (every
 multiplier's verdict and what it rests on), manifest.json,
-report.md and report.html with charts/ (SVG and PNG). The folder is
-replaced whole, once every file is written: it is staged in a hidden folder
+report.md and report.html with charts/ as SVG (and as PNG with --png,
+which report.md then shows). The folder is replaced whole, once every
+file is written: it is staged in a hidden folder
 beside it, so a failed or killed sweep leaves the earlier one as it was,
 and no file of an earlier sweep stays behind. A folder holding other files
 is refused. A lock file beside it, .NAME.lock, keeps two sweeps from
@@ -186,6 +188,7 @@ func sweepFlags(f *pflag.FlagSet, opts *sweepOptions) {
 	f.StringVar(&opts.JSON, "json", "", "also write the answer as JSON to `FILE` (-: standard output, instead of the tables): per design the first failure with its interval, rank, SLO broken, component and stage, and every cell's verdict")
 	f.StringArrayVar(&opts.Require, "require", nil, "exit with code 3 only when `DESIGN@MULT`'s first failure is at or below MULT (repeatable); implies --fail-on-slo for the designs named")
 	f.IntVar(&opts.HindcastReps, "hindcast-replications", defaultHindcastReps, "replications per observation of the hindcast run beside the sweep when the scenario has observations (0: none)")
+	f.BoolVar(&opts.PNG, "png", false, "also draw every chart as charts/NAME.png, which report.md then shows instead of the SVG (report.html inlines the SVG either way)")
 	f.StringArrayVar(&opts.Merge, "merge", nil, "merge the shards in `PATH` (a shard file, or a folder of them; repeatable) instead of running the grid")
 }
 
@@ -609,7 +612,7 @@ func sweepFiles(res *sweep.Result, plan *sweepPlan, opts *sweepOptions, hc *hind
 	files = append(files, outFile{"manifest.json", manifest})
 	sc := plan.scenario.Scenario
 	report, err := sweepreport.Build(res, sweepreport.Options{Description: sc.Description, Journeys: sc.Journeys.Names(),
-		CommandLine: opts.cmdline, Workers: plan.workers, Hinges: plan.hinges, Hindcast: hindcastLine(hc), Graphs: plan.graphs()})
+		CommandLine: opts.cmdline, Workers: plan.workers, Hinges: plan.hinges, Hindcast: hindcastLine(hc), Graphs: plan.graphs(), PNG: opts.PNG})
 	if err != nil {
 		return nil, err
 	}

@@ -21,7 +21,7 @@ func TestMetricFields(t *testing.T) {
 		picks.OfReplica("lb", 0):                            "component.lb.replica.0.picks_count|component|lb.replica.0|picks_count|",
 	}
 	for key, want := range cases {
-		if got := strings.Join(metricFields(key), "|"); got != want {
+		if got := strings.Join(appendMetricFields(nil, key), "|"); got != want {
 			t.Errorf("%s: got %q, want %q", key, got, want)
 		}
 	}

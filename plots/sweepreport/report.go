@@ -30,6 +30,9 @@ type Options struct {
 	// Graphs, by design name, draw the failing design as diagram.svg
 	// beside the verdict.
 	Graphs map[string]model.Graph
+	// PNG also draws every chart as a PNG, which report.md then shows
+	// (see [plots.Report.PNG]).
+	PNG bool
 }
 
 // Build lays out report.md, report.html and their charts. The answer
@@ -51,7 +54,7 @@ func Build(res *sweep.Result, opts Options) ([]plots.File, error) {
 // the diagram when there is one to draw.
 func layout(res *sweep.Result, opts Options) (plots.Report, plots.File, bool) {
 	names := newFigureNames()
-	r := plots.Report{Title: "capsim sweep: " + res.Scenario, ContentsAfter: 1}
+	r := plots.Report{Title: "capsim sweep: " + res.Scenario, ContentsAfter: 1, PNG: opts.PNG}
 	outs := rankOutcomes(res)
 	pic, picText, drawn := diagramFile(res, outs, opts.Graphs)
 
@@ -650,8 +653,8 @@ func mdEscape(s string) string { return mdSpecial.Replace(s) }
 // Chart size in the report, in centimetres.
 const chartW, chartH = 16.0, 10.0
 
-// rendered is a chart drawn ahead of the report, in both formats, at
-// the size of its figure.
+// rendered is a chart drawn ahead of the report, as SVG and, when the
+// report has PNGs, as PNG, at the size of its figure.
 type rendered struct {
 	w, h     float64
 	svg, png []byte
@@ -666,16 +669,18 @@ func (r *rendered) Render(format string, w, h float64) ([]byte, error) {
 		return nil, fmt.Errorf("chart drawn at %gx%g cm, asked for %gx%g", r.w, r.h, w, h)
 	case format == plots.SVG:
 		return r.svg, nil
-	case format == plots.PNG:
+	case format == plots.PNG && r.png != nil:
 		return r.png, nil
+	case format == plots.PNG:
+		return nil, fmt.Errorf("chart not drawn as PNG: the report has none")
 	}
 	return nil, fmt.Errorf("unknown format %q", format)
 }
 
-// prerender draws every chart of the report on the sweep's workers:
-// drawing dozens of charts, each as SVG and PNG, takes longer than the
-// runs of a small sweep. Each chart is drawn by itself, so the bytes do
-// not depend on the order they are drawn in.
+// prerender draws every chart of the report on the sweep's workers, in
+// the formats the report has: drawing dozens of charts takes longer than
+// the runs of a small sweep. Each chart is drawn by itself, so the bytes
+// do not depend on the order they are drawn in.
 func prerender(r plots.Report, workers int) {
 	var figs []*plots.Figure
 	for i := range r.Sections {
@@ -698,7 +703,7 @@ func prerender(r plots.Report, workers int) {
 				f := figs[i]
 				rd := &rendered{w: f.WidthCm, h: f.HeightCm}
 				rd.svg, rd.err = f.Chart.Render(plots.SVG, rd.w, rd.h)
-				if rd.err == nil {
+				if rd.err == nil && r.PNG {
 					rd.png, rd.err = f.Chart.Render(plots.PNG, rd.w, rd.h)
 				}
 				out[i] = rd

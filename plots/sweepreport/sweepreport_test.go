@@ -44,12 +44,13 @@ func smallSweep(t *testing.T) (*sweep.Result, []string) {
 }
 
 // The report's files are the same bytes however many workers draw the
-// charts, and hold the sections a reader looks for.
+// charts, with PNGs or without, and hold the sections a reader looks for;
+// the PNGs add a file per chart and change report.md's images, nothing else.
 func TestBuildIsTheSameWithAnyWorkers(t *testing.T) {
 	res, journeys := smallSweep(t)
-	build := func(workers int) map[string][]byte {
+	build := func(workers int, png bool) map[string][]byte {
 		files, err := Build(res, Options{Description: "A short M/M/c/K sweep.", Journeys: journeys,
-			CommandLine: []string{"capsim", "sweep", "mmck"}, Workers: workers})
+			CommandLine: []string{"capsim", "sweep", "mmck"}, Workers: workers, PNG: png})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -59,29 +60,57 @@ func TestBuildIsTheSameWithAnyWorkers(t *testing.T) {
 		}
 		return m
 	}
-	one, three := build(1), build(3)
-	if len(one) != len(three) {
-		t.Fatalf("%d files with 1 worker, %d with 3", len(one), len(three))
-	}
-	for name, data := range one {
-		if !bytes.Equal(data, three[name]) {
-			t.Errorf("%s differs between 1 and 3 workers", name)
+	for _, png := range []bool{false, true} {
+		one, three := build(1, png), build(3, png)
+		if len(one) != len(three) {
+			t.Fatalf("PNG %v: %d files with 1 worker, %d with 3", png, len(one), len(three))
+		}
+		for name, data := range one {
+			if !bytes.Equal(data, three[name]) {
+				t.Errorf("PNG %v: %s differs between 1 and 3 workers", png, name)
+			}
 		}
 	}
+	svgOnly, withPNG := build(2, false), build(2, true)
 	for _, name := range []string{"report.md", "report.html", "charts/success_customer.svg", "charts/success_customer.png",
 		"charts/utilisation_server.svg", "charts/failures_customer.png"} {
-		if one[name] == nil {
-			t.Errorf("%s is missing", name)
+		if withPNG[name] == nil {
+			t.Errorf("with PNG: %s is missing", name)
 		}
 	}
-	md := string(one["report.md"])
+	pngs := 0
+	for name, data := range withPNG {
+		if strings.HasSuffix(name, ".png") {
+			pngs++
+			if svgOnly[name] != nil {
+				t.Errorf("%s written without PNG", name)
+			}
+			if svgOnly[strings.TrimSuffix(name, ".png")+".svg"] == nil {
+				t.Errorf("%s has no SVG beside it", name)
+			}
+			continue
+		}
+		if name != "report.md" && !bytes.Equal(data, svgOnly[name]) {
+			t.Errorf("%s differs with PNG", name)
+		}
+	}
+	if len(svgOnly)+pngs != len(withPNG) {
+		t.Errorf("%d files without PNG and %d PNGs, %d files with", len(svgOnly), pngs, len(withPNG))
+	}
+	md := string(svgOnly["report.md"])
 	for _, want := range []string{"## Verdict", "| =1 | eight |", "A short M/M/c/K sweep.", "Command: `capsim sweep mmck`",
 		"<summary>Method and settings</summary>", "## Contents", "- [Journeys](#journeys)", "## Designs",
 		"<summary>Design four</summary>", "<summary>Design eight</summary>", "success vs four", "## At the first failure",
-		"<summary>design four at ", " signals over time</summary>"} {
+		"<summary>design four at ", " signals over time</summary>", "](charts/success_customer.svg)\n"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report.md lacks %q", want)
 		}
+	}
+	if strings.Contains(md, ".png") {
+		t.Error("report.md without PNG names a .png")
+	}
+	if !strings.Contains(string(withPNG["report.md"]), "](charts/success_customer.png)\n") {
+		t.Error("report.md with PNG does not show charts/success_customer.png")
 	}
 }
 
