@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"capsim/plots/diagram"
 	"context"
 	"errors"
 	"fmt"
@@ -23,6 +24,7 @@ type runOptions struct {
 	JSON       bool
 	Trace      string
 	Series     string
+	Graph      string
 	Origin     string
 	FailOnSLO  bool
 }
@@ -63,6 +65,7 @@ The same scenario, design, multiplier and seed always give the same result.`,
 	f.StringArrayVar(&opts.Scales, "scale", nil, "multiply a distribution, duration or number, path=factor (repeatable), e.g. distributions.service=1.1")
 	f.BoolVar(&opts.JSON, "json", false, "print the result as JSON instead of a summary")
 	f.StringVar(&opts.Trace, "trace", "", "write every event as a JSON line to `FILE`")
+	f.StringVar(&opts.Graph, "graph", "", "draw the scenario as an SVG diagram with the run's utilisation, queue and refusals on each component into `FILE`")
 	f.StringVar(&opts.Series, "series", "", "write the run's time series (in flight, busy, queues...) as CSV to `FILE`")
 	f.StringVar(&opts.Origin, "trace-origin", "", "give trace events a wall-clock \"time\" too, simulated time 0 being `TIME` (RFC 3339)")
 	f.BoolVar(&opts.FailOnSLO, "fail-on-slo", false, "exit with code 3 when an SLO is broken")
@@ -127,6 +130,21 @@ func runRun(ctx context.Context, io *IOStreams, opts *runOptions) error {
 		defer f.Abort()
 		series = f
 	}
+	var graph *atomicFile
+	if opts.Graph != "" {
+		if err := refuseInput("--graph", opts.Graph, inputs); err != nil {
+			return err
+		}
+		if opts.Graph == opts.Series || opts.Graph == opts.Trace {
+			return usageErr("--graph %s: it is another output's file too; name another file", opts.Graph)
+		}
+		f, err := createAtomic(opts.Graph)
+		if err != nil {
+			return withCode(exitError, err)
+		}
+		defer f.Abort()
+		graph = f
+	}
 	if opts.Trace != "" {
 		if err := refuseInput("--trace", opts.Trace, inputs); err != nil {
 			return err
@@ -175,6 +193,16 @@ func runRun(ctx context.Context, io *IOStreams, opts *runOptions) error {
 	}
 	if opts.Series != "" {
 		if err := writeSeries(series, res.Series); err != nil {
+			return withCode(exitError, err)
+		}
+	}
+	if graph != nil {
+		svg := diagram.SVG(c.Graph(), diagram.Options{Loads: diagram.LoadsOf(res),
+			Caption: fmt.Sprintf("one run at multiplier %g, seed %d", ro.Multiplier, ro.Seed)})
+		if _, err := graph.Write(svg); err != nil {
+			return withCode(exitError, fmt.Errorf("writing graph: %w", err))
+		}
+		if err := graph.Commit(); err != nil {
 			return withCode(exitError, err)
 		}
 	}
