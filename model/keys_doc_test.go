@@ -25,7 +25,8 @@ Beyond each row's range, the bounds every value of a kind shares: a time is at m
 most 2147483647, and what a scenario's numbers size must fit the memory budget of 1 GB per run
 (see [the language's bounds](language.md#bounds-on-what-a-scenario-may-say)). A check of a
 value's context (a pool's ` + "`admit`" + ` at least its servers, a stop after the start) may
-refuse a value inside its row's range.
+refuse a value inside its row's range. The commands' numeric flags are walked the same way, each
+at the values no flag can mean (a refusal names the flag and exits 2; see docs/cli.md for each).
 
 ` + "`<name>`" + ` is a name the author chooses, ` + "`<pool>`" + ` a component of that kind,
 ` + "`[]`" + ` any item of a list. Under "0 means", – is an ordinary 0 (no time, no

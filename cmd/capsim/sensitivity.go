@@ -146,11 +146,8 @@ func runSensitivity(ctx context.Context, io *IOStreams, opts *sensitivityOptions
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	if opts.Workers < 1 {
-		return usageErr("--workers must be >= 1, got %d", opts.Workers)
-	}
-	if opts.Refine < 0 {
-		return usageErr("--refine must be >= 0, got %d", opts.Refine)
+	if err := checkGridFlags(opts.Replications, opts.Workers, opts.Refine); err != nil {
+		return err
 	}
 	doc, overrides, err := openScenario(opts.Scenario, opts.Sets, opts.Scales, opts.BaseSets)
 	if err != nil {

@@ -418,14 +418,8 @@ func planSweep(opts *sweepOptions) (*sweepPlan, error) {
 			return nil, usageErr("sweep.replications in the scenario must be >= 1, got %d", plan.reps)
 		}
 	}
-	if plan.reps < 1 || plan.reps > sweep.MaxReplications {
-		return nil, usageErr("--replications must be between 1 and %d, got %d", sweep.MaxReplications, plan.reps)
-	}
-	if plan.workers < 1 || plan.workers > sweep.MaxWorkers {
-		return nil, usageErr("--workers must be between 1 and %d, got %d", sweep.MaxWorkers, plan.workers)
-	}
-	if opts.Refine < 0 || opts.Refine > sweep.MaxRefine {
-		return nil, usageErr("--refine must be between 0 and %d, got %d", sweep.MaxRefine, opts.Refine)
+	if err := checkGridFlags(plan.reps, plan.workers, opts.Refine); err != nil {
+		return nil, err
 	}
 	if opts.Section < 1 || opts.Section > maxSection {
 		return nil, usageErr("--section must be between 1 and %d, got %d", maxSection, opts.Section)
@@ -620,6 +614,22 @@ func sweepFiles(res *sweep.Result, plan *sweepPlan, opts *sweepOptions, hc *hind
 		files = append(files, outFile{f.Name, f.Data})
 	}
 	return files, nil
+}
+
+// checkGridFlags holds the flags every command that sweeps a grid takes
+// (sweep, sensitivity) to the grid's bounds, as usage errors naming the
+// flag: past them the grid itself would refuse, as an error of the run.
+func checkGridFlags(reps, workers, refine int) error {
+	if reps < 1 || reps > sweep.MaxReplications {
+		return usageErr("--replications must be between 1 and %d, got %d", sweep.MaxReplications, reps)
+	}
+	if workers < 1 || workers > sweep.MaxWorkers {
+		return usageErr("--workers must be between 1 and %d, got %d", sweep.MaxWorkers, workers)
+	}
+	if refine < 0 || refine > sweep.MaxRefine {
+		return usageErr("--refine must be between 0 and %d, got %d", sweep.MaxRefine, refine)
+	}
+	return nil
 }
 
 // graphs are the swept designs' structures by name, for the diagram
