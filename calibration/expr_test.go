@@ -175,3 +175,20 @@ func TestExprBounds(t *testing.T) {
 		}
 	}
 }
+
+// A source's resolution is a log clock's unit: 0s (exact) to 1s. A
+// negative one, or one that makes every time the same, is refused.
+func TestPlanResolutionBounds(t *testing.T) {
+	t.Parallel()
+	for res, want := range map[string]string{
+		"0s": "", "1s": "", "1ms": "",
+		"-1ms":    `plan.yaml:2:38: source app: resolution must be between 0s (exact) and 1s, got -1ms`,
+		"876000h": `plan.yaml:2:38: source app: resolution must be between 0s (exact) and 1s, got 876000h`,
+	} {
+		plan := "sources:\n  app: {file: app.jsonl, resolution: " + res + "}\nmeasured:\n  a: {from: app, expr: x_ms}\n"
+		_, err := ReadPlan("plan.yaml", strings.NewReader(plan))
+		if got := fmt.Sprint(err); want == "" && err != nil || want != "" && got != want {
+			t.Errorf("resolution %s: got %v, want %q", res, err, want)
+		}
+	}
+}

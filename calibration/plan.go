@@ -77,6 +77,10 @@ type Plan struct {
 	FiguresFirst bool
 }
 
+// MaxResolution is the coarsest granularity, in seconds, a plan may say
+// a log writes its times in, as check's --resolution.
+const MaxResolution = 1.0
+
 // PlanSource is one input file of a plan.
 type PlanSource struct {
 	Name   string
@@ -234,8 +238,13 @@ func (p *Plan) readSources(name string, n *yaml.Node) []error {
 					src.Format = f
 				case "resolution":
 					res, err := ParseSeconds(fv.Value)
-					if err != nil {
+					switch {
+					case err != nil:
 						errs = append(errs, at(fv, "source %s: resolution: %v", k.Value, err))
+					case res < 0 || res > MaxResolution:
+						// A log's granularity is a unit of its clock: past a
+						// second every time it wrote would be the same.
+						errs = append(errs, at(fv, "source %s: resolution must be between 0s (exact) and 1s, got %s", k.Value, fv.Value))
 					}
 					src.Resolution, src.ResolutionWhy = res, "stated in the plan"
 				default:
