@@ -468,7 +468,7 @@ func planSweep(opts *sweepOptions) (*sweepPlan, error) {
 		if err != nil {
 			return nil, usageErr("--hinges %s: %v", opts.Hinges, unwrapPath(err))
 		}
-		plan.hinges, err = sweepreport.ReadSensitivityCSV(f)
+		plan.hinges, err = sweepreport.ReadSensitivityCSV(f, l.Scenario.Name)
 		f.Close()
 		if err != nil {
 			return nil, usageErr("--hinges %s: %v", opts.Hinges, err)

@@ -48,7 +48,7 @@ const TopHinges = 5
 // sensitivity's output): one per design and parameter, in the file's
 // order, gathering its sides. A malformed file is an error naming the
 // line and the column.
-func ReadSensitivityCSV(r io.Reader) ([]Hinge, error) {
+func ReadSensitivityCSV(r io.Reader, scenario string) ([]Hinge, error) {
 	cr := csv.NewReader(r)
 	header, err := cr.Read()
 	if err != nil {
@@ -103,6 +103,9 @@ func ReadSensitivityCSV(r io.Reader) ([]Hinge, error) {
 			if noise != "beyond" && noise != "within" {
 				return nil, fmt.Errorf("line %d, column noise: expected beyond or within, got %q", line, noise)
 			}
+		}
+		if i, ok := col["scenario"]; ok && scenario != "" && rec[i] != scenario {
+			return nil, fmt.Errorf("line %d: the sensitivity of scenario %q, not of %q", line, rec[i], scenario)
 		}
 		key := [2]string{rec[col["design"]], rec[col["parameter"]]}
 		i, ok := seen[key]

@@ -41,7 +41,7 @@ s,b,cores,components.cpu.cores,number,fitted,2,-,x0.9,-0.1,--scale components.cp
 // needs +50 % and −50 %, past cores' ±10 % but inside the share's 0.2–0.8;
 // with 0.5, servers' 4 × 1.5² = 9 and × 0.5² = 1 lie past the 3 tried.
 func TestHingesSection(t *testing.T) {
-	hs, err := ReadSensitivityCSV(strings.NewReader(rankedSensitivityCSV))
+	hs, err := ReadSensitivityCSV(strings.NewReader(rankedSensitivityCSV), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestHingesSection(t *testing.T) {
 // A sensitivity.csv written before the noise column still reads: the
 // parameters rank by the change alone, their verdict "-".
 func TestHingesFromAFileWithoutTheNoiseColumn(t *testing.T) {
-	hs, err := ReadSensitivityCSV(strings.NewReader(sensitivityCSV))
+	hs, err := ReadSensitivityCSV(strings.NewReader(sensitivityCSV), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,15 +95,22 @@ func checkRows(t *testing.T, got, want [][]string) {
 }
 
 func TestReadSensitivityCSVErrors(t *testing.T) {
-	if _, err := ReadSensitivityCSV(strings.NewReader("a,b\n1,2\n")); err == nil || err.Error() != `line 1: no column "design": not a sensitivity.csv of capsim sensitivity` {
+	if _, err := ReadSensitivityCSV(strings.NewReader("a,b\n1,2\n"), ""); err == nil || err.Error() != `line 1: no column "design": not a sensitivity.csv of capsim sensitivity` {
 		t.Errorf("got %v", err)
 	}
 	bad := strings.Replace(sensitivityCSV, ",-0.1,1.2,1,slo", ",-0.1,1.2,one,slo", 1)
-	if _, err := ReadSensitivityCSV(strings.NewReader(bad)); err == nil || err.Error() != `line 2, column parameter_elasticity: expected a number, got "one"` {
+	if _, err := ReadSensitivityCSV(strings.NewReader(bad), ""); err == nil || err.Error() != `line 2, column parameter_elasticity: expected a number, got "one"` {
 		t.Errorf("got %v", err)
 	}
 	bad = strings.Replace(rankedSensitivityCSV, ",x,within\ns,b", ",x,maybe\ns,b", 1)
-	if _, err := ReadSensitivityCSV(strings.NewReader(bad)); err == nil || err.Error() != `line 8, column noise: expected beyond or within, got "maybe"` {
+	if _, err := ReadSensitivityCSV(strings.NewReader(bad), ""); err == nil || err.Error() != `line 8, column noise: expected beyond or within, got "maybe"` {
 		t.Errorf("got %v", err)
+	}
+	// Another scenario's sensitivity says nothing about this one.
+	if _, err := ReadSensitivityCSV(strings.NewReader(sensitivityCSV), "checkout"); err == nil || err.Error() != `line 2: the sensitivity of scenario "s", not of "checkout"` {
+		t.Errorf("got %v", err)
+	}
+	if _, err := ReadSensitivityCSV(strings.NewReader(sensitivityCSV), "s"); err != nil {
+		t.Errorf("its own scenario: %v", err)
 	}
 }
