@@ -270,8 +270,11 @@ func (c *compiler) slos() {
 			switch {
 			case s.Journey == "":
 				c.failKey(s.Node, "window", p+".window", "window applies to a journey SLO")
-			case w.T <= 0:
-				c.failKey(s.Node, "window", p+".window", "window must be > 0")
+			case w.T > c.sc.Duration.T-c.sc.Warmup.T:
+				// Not one whole window would be measured: "in every window"
+				// would hold of none and read as met.
+				c.failKey(s.Node, "window", p+".window", "window (%s) is longer than the run measures (%s from the warm-up to the end of the arrivals)",
+					w.T, c.sc.Duration.T-c.sc.Warmup.T)
 			case s.HTTPFailureRate != nil:
 				c.failKey(s.Node, "window", p+".window", "a windowed SLO bounds success_rate, failure_rate, mean, p50, p95 or p99")
 			default:
