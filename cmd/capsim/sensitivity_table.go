@@ -112,7 +112,14 @@ func writeSensitivityTable(w io.Writer, r *sensitivity.Result, top, width int, h
 			// The runs are what --until-sure was asked for: on a narrow
 			// terminal they outlast the label.
 			t.Cols = slices.Clone(sensitivityRankColumns)
-			t.Cols[1].Drop, t.Cols[len(t.Cols)-1].Drop = 5, 4
+			for i := range t.Cols {
+				switch t.Cols[i].Name {
+				case "label":
+					t.Cols[i].Drop = 5
+				case "runs":
+					t.Cols[i].Drop = 4
+				}
+			}
 		}
 		ranked := o.Rank()
 		more := 0
