@@ -40,6 +40,8 @@ type sensitivityOptions struct {
 	Seed         uint64
 	Workers      int
 	Refine       int
+	UntilSure    bool
+	MaxReps      int
 	Sets, Scales []string
 	BaseSets     []string
 	Out          string
@@ -81,6 +83,15 @@ moved by one step may have none), the same order in the table, the CSV and
 the chart. Defaults for
 --multipliers and --replications come from the scenario's sweep: key.
 
+--until-sure gives the base's and every perturbation's search more
+replications, as capsim sweep --until-sure does: the cells whose verdict
+is unclear and could still move the first failure or an end of its
+interval, doubling at each look up to --max-replications, every verdict
+then judged at 1 − 0.05/looks. The table's runs column and the CSV's
+replications and stopped columns say how far each went: sure, or cap
+(still unclear at --max-replications); without --until-sure, sure or
+unsure at --replications.
+
 The base and the perturbations run as one sweep, which splits over
 machines as capsim sweep's does: every shard of round 0 (the grid), then
 of round 1, and so on to round --refine, each with --shard I/N --round R
@@ -115,13 +126,14 @@ not at all, and the bytes do not depend on --workers.`,
 	f.Uint64Var(&opts.Seed, "seed", 1, "seed of the first replication")
 	f.IntVar(&opts.Workers, "workers", runtime.GOMAXPROCS(0), "runs in parallel (the output does not depend on it)")
 	f.IntVar(&opts.Refine, "refine", defaultSensitivityRefine, "refinement rounds after the grid, each trying 3 multipliers in every open bracket (3 rounds: 1/64 of a grid step)")
+	addUntilSureFlags(f, &opts.UntilSure, &opts.MaxReps)
 	f.StringArrayVar(&opts.Sets, "set", nil, "override a scenario value first, path=value (repeatable)")
 	f.StringArrayVar(&opts.BaseSets, "base-set", nil, baseSetUsage)
 	f.StringArrayVar(&opts.Scales, "scale", nil, "multiply a scenario value first, path=factor (repeatable)")
 	f.StringVarP(&opts.Out, "out", "o", defaultSensitivityOut, "output folder")
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "write no progress on standard error")
 	f.StringVar(&opts.Shard, "shard", "", "run only shard `I/N` of a round's runs and write their outcomes to --out, for a later round or --merge")
-	f.IntVar(&opts.Round, "round", 0, "with --shard: the round to run (0 the grid, 1 to --refine refinement), reading the earlier rounds' shards from --out")
+	f.IntVar(&opts.Round, "round", 0, "with --shard: the round to run (0 the grid, 1 to --refine refinement, then --until-sure's looks), reading the earlier rounds' shards from --out")
 	f.StringArrayVar(&opts.Merge, "merge", nil, "merge the shards in `PATH` (a shard file, or a folder of them; repeatable) instead of running the analysis")
 	cmd.RegisterFlagCompletionFunc("design", completeDesigns)
 	return cmd
@@ -216,9 +228,13 @@ func runSensitivity(ctx context.Context, io *IOStreams, opts *sensitivityOptions
 	if reps < 1 {
 		return usageErr("--replications must be >= 1, got %d", reps)
 	}
+	until, err := untilSureCap(opts.UntilSure, opts.set["max-replications"], opts.MaxReps, reps)
+	if err != nil {
+		return err
+	}
 
 	cfg := sensitivity.Config{Scenario: sc.Name, Delta: delta, Multipliers: grid, Replications: reps,
-		Seed: opts.Seed, Workers: opts.Workers, Refine: opts.Refine}
+		Seed: opts.Seed, Workers: opts.Workers, Refine: opts.Refine, Until: until}
 	// extra is what decides the runs besides the sweep's designs, grid
 	// and overrides: the delta, and every perturbation's override.
 	extra := []string{"delta " + strconv.FormatFloat(delta, 'g', -1, 64)}
@@ -264,7 +280,7 @@ func runSensitivity(ctx context.Context, io *IOStreams, opts *sensitivityOptions
 		return err
 	}
 	defer out.Abort() // a no-op once committed
-	res, err := watch(io, "sensitivity", "sensitivity", sc.Name, opts.Refine, opts.Quiet, &cfg.Progress,
+	res, err := watch(io, "sensitivity", "sensitivity", sc.Name, sc0.Rounds(), opts.Quiet, &cfg.Progress,
 		func() (*sensitivity.Result, error) { return sensitivity.Run(ctx, cfg) })
 	if err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -68,7 +69,9 @@ func meanSeconds(s float64) string {
 
 // sensitivityRankColumns are the ranked table's: each side is the new
 // value, the first failure there and its change against the base; then
-// the elasticity and the noise verdict, which ranks with the changes. On
+// the elasticity and the noise verdict, which ranks with the changes, and
+// how many replications each side's search ran (the first to go, but
+// with --until-sure after the label). On
 // a narrow terminal the label goes first, then the changes (the first
 // failures say as much), then the elasticity; the new values, the first
 // failures and the verdict stay, the parameters' names cut from the start.
@@ -83,6 +86,7 @@ var sensitivityRankColumns = []texttab.Column{
 	{Name: "", Align: texttab.Right, Sep: " ", Drop: 2, Note: "change raised"},
 	{Name: "elasticity", Align: texttab.Right, Sep: " │ ", Drop: 1},
 	{Name: "noise", Sep: " │ "},
+	{Name: "runs", Align: texttab.Right, Sep: " │ ", Drop: 5},
 }
 
 // writeSensitivityTable writes the ranked table of each design of r, at most top
@@ -93,12 +97,30 @@ func writeSensitivityTable(w io.Writer, r *sensitivity.Result, top, width int, h
 	for i, m := range r.Multipliers {
 		ms[i] = sweep.FormatMultiplier(m)
 	}
+	reps := "replications: " + strconv.Itoa(r.Replications)
+	if r.Until > 0 {
+		reps += fmt.Sprintf(" until sure, at most %d (every verdict at %s %%)", r.Until, sweep.FormatLevel(r.VerdictLevel))
+	}
 	texttab.WriteLines(w, texttab.Fill("", "", []string{"seed: " + strconv.FormatUint(r.Seed, 10),
-		"replications: " + strconv.Itoa(r.Replications), "delta: ±" + fmtPercent(r.Delta), "multipliers: " + strings.Join(ms, ",")}, "   ", width))
+		reps, "delta: ±" + fmtPercent(r.Delta), "multipliers: " + strings.Join(ms, ",")}, "   ", width))
 	for _, o := range r.Designs {
 		fmt.Fprintln(w)
-		texttab.WriteLines(w, texttab.Hang("", o.Design+": first failure "+firstFailureText(o.Base), "  ", width))
+		texttab.WriteLines(w, texttab.Hang("", o.Design+": first failure "+firstFailureText(o.Base)+
+			"; "+settlingText(o.BaseSettling), "  ", width))
 		t := texttab.Table{Cols: sensitivityRankColumns}
+		if r.Until > 0 {
+			// The runs are what --until-sure was asked for: on a narrow
+			// terminal they outlast the label.
+			t.Cols = slices.Clone(sensitivityRankColumns)
+			for i := range t.Cols {
+				switch t.Cols[i].Name {
+				case "label":
+					t.Cols[i].Drop = 5
+				case "runs":
+					t.Cols[i].Drop = 4
+				}
+			}
+		}
 		ranked := o.Rank()
 		more := 0
 		for i, k := range ranked {
@@ -109,7 +131,7 @@ func writeSensitivityTable(w io.Writer, r *sensitivity.Result, top, width int, h
 			row := []string{k.Param.Name, orDash(k.Param.Label)}
 			row = append(row, sensitivitySide(k.Low)...)
 			row = append(row, sensitivitySide(k.High)...)
-			t.Row(append(row, fmtSigned(k.Elasticity), string(k.Noise))...)
+			t.Row(append(row, fmtSigned(k.Elasticity), string(k.Noise), sidesRuns(k))...)
 		}
 		t.Write(w, width, howToSee)
 		if more > 0 {
@@ -120,6 +142,41 @@ func writeSensitivityTable(w io.Writer, r *sensitivity.Result, top, width int, h
 	texttab.WriteLines(w, texttab.Hang("", "elasticity: ln(first failure raised / lowered) / ln(parameter raised / lowered), "+
 		"about the % change of the first failure per % change of the parameter; — where undefined", "  ", width))
 	texttab.WriteLines(w, texttab.Hang("", noiseRule, "  ", width))
+	texttab.WriteLines(w, texttab.Hang("", runsRule, "  ", width))
+}
+
+// runsRule is the runs column's footnote.
+const runsRule = "runs: the most replications given to a multiplier that could still move the side's " +
+	"first failure, lowered/raised; ? where one of those verdicts is still unclear (at --max-replications " +
+	"with --until-sure, which adds replications until none is)"
+
+// sidesRuns is a parameter's runs cell: each side's replications, ? when
+// a verdict that could move its first failure is unclear.
+func sidesRuns(k sensitivity.Ranked) string {
+	var sides []string
+	for _, r := range []*sensitivity.Row{k.Low, k.High} {
+		if r == nil {
+			sides = append(sides, "")
+			continue
+		}
+		n := strconv.Itoa(r.Settling.Replications)
+		if r.Settling.Stop != sensitivity.Sure {
+			n += "?"
+		}
+		sides = append(sides, n)
+	}
+	return strings.Join(sides, "/")
+}
+
+// settlingText says how far the base's search went, in words.
+func settlingText(s sensitivity.Settling) string {
+	switch s.Stop {
+	case sensitivity.Sure:
+		return fmt.Sprintf("%d runs, sure", s.Replications)
+	case sensitivity.Capped:
+		return fmt.Sprintf("%d runs, not sure at --max-replications", s.Replications)
+	}
+	return fmt.Sprintf("%d runs, not sure", s.Replications)
 }
 
 // noiseRule is how a row's noise verdict is decided, as the table's

@@ -142,7 +142,8 @@ func TestSensitivityJudgesEachSideAgainstTheNoise(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	wantTable := `base: first failure 0.60938x (CI 0.5195–0.6758): customer success_rate >= 0.9 at server
+	wantTable := `base: first failure 0.60938x (CI 0.5195–0.6758): customer success_rate >= 0.9 at server; 3 runs, not
+  sure
 parameter      label │ lowered                 │ raised                 │ elasticity │ noise
 server.servers -     │ 3       0.44141x -27.6% │ 5      0.78906x +29.5% │      +1.14 │ beyond
 customer.work  -     │ x0.97   0.62891x  +3.2% │ x1.03  0.58984x  -3.2% │      -1.07 │ within
@@ -155,8 +156,8 @@ customer.work  -     │ x0.97   0.62891x  +3.2% │ x1.03  0.58984x  -3.2% │ 
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
-	if !strings.HasSuffix(lines[0], ",slo,component,failure_stage,noise") {
-		t.Errorf("header %s: want noise as a new last column", lines[0])
+	if !strings.HasSuffix(lines[0], ",slo,component,failure_stage,noise,base_replications,base_stopped,replications,stopped") {
+		t.Errorf("header %s: want noise, then how far the searches went, as the last columns", lines[0])
 	}
 	var got []string
 	for _, line := range lines[1:] {

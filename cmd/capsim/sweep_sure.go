@@ -14,25 +14,41 @@ import (
 
 	"capsim/model/hindcast"
 	"capsim/model/sweep"
+	"github.com/spf13/pflag"
 )
 
 // planUntilSure checks --until-sure and --max-replications against the
 // replications settled so far.
 func planUntilSure(plan *sweepPlan, opts *sweepOptions) error {
-	if !opts.UntilSure {
-		if opts.set["max-replications"] {
-			return usageErr("--max-replications goes with --until-sure")
-		}
-		return nil
-	}
-	switch {
-	case opts.Uncertainty:
+	if opts.UntilSure && opts.Uncertainty {
 		return usageErr("--until-sure does not go with --uncertainty")
-	case opts.MaxReps < plan.reps || opts.MaxReps > sweep.MaxReplications:
-		return usageErr("--max-replications must be between the replications (%d) and %d, got %d", plan.reps, sweep.MaxReplications, opts.MaxReps)
 	}
-	plan.until = opts.MaxReps
-	return nil
+	until, err := untilSureCap(opts.UntilSure, opts.set["max-replications"], opts.MaxReps, plan.reps)
+	plan.until = until
+	return err
+}
+
+// addUntilSureFlags declares --until-sure and --max-replications, the
+// same for every command whose first-failure searches they extend.
+func addUntilSureFlags(f *pflag.FlagSet, untilSure *bool, maxReps *int) {
+	f.BoolVar(untilSure, "until-sure", false, "add replications, doubling at each look, to the cells whose verdict is unclear and could move a first failure, until it is clear or --max-replications is reached; every verdict is then judged at 1 − 0.05/looks")
+	f.IntVar(maxReps, "max-replications", defaultMaxReps, "with --until-sure: the most replications a cell gets")
+}
+
+// untilSureCap checks --until-sure and its cap against the replications
+// reps, and returns the cap sweep.Config.Until takes: 0 without
+// --until-sure.
+func untilSureCap(untilSure, capSet bool, maxReps, reps int) (int, error) {
+	if !untilSure {
+		if capSet {
+			return 0, usageErr("--max-replications goes with --until-sure")
+		}
+		return 0, nil
+	}
+	if maxReps < reps || maxReps > sweep.MaxReplications {
+		return 0, usageErr("--max-replications must be between the replications (%d) and %d, got %d", reps, sweep.MaxReplications, maxReps)
+	}
+	return maxReps, nil
 }
 
 // requirement is one --require DESIGN@MULT: the design must not break an

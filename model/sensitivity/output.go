@@ -36,11 +36,15 @@ func status(ff sweep.FirstFailure) string {
 // parameter and side, the base's first failure repeated on each so a
 // row stands alone. The rows come in the table's order (Outcome.Rank),
 // a parameter's lowered side before its raised one; noise is the side's
-// verdict against the replications' noise (Judge).
+// verdict against the replications' noise (Judge); the replications and
+// stopped columns say how far the base's search and the side's went: the
+// most replications a cell that could move the first failure got, and
+// sure, unsure (at the fixed replications) or cap (Config.Until reached).
 var csvHeader = []string{"scenario", "design", "parameter", "path", "kind", "label", "value", "side", "new_value",
 	"parameter_change", "override", "base_status", "base_first_failure", "base_ci_low", "base_ci_high",
 	"status", "first_failure_multiplier", "ci_low", "ci_high", "first_failure_change", "elasticity",
-	"parameter_elasticity", "slo", "component", "failure_stage", "noise"}
+	"parameter_elasticity", "slo", "component", "failure_stage", "noise",
+	"base_replications", "base_stopped", "replications", "stopped"}
 
 // WriteCSV writes sensitivity.csv.
 func (r *Result) WriteCSV(w io.Writer) error {
@@ -84,5 +88,7 @@ func (r *Result) writeRow(cw *csv.Writer, o Outcome, row *Row, combined float64)
 	cw.Write([]string{r.Scenario, o.Design, p.Name, p.Path, string(p.Kind), p.Label, p.Value, side, row.To,
 		fmtValue(row.Change), override, status(o.Base), base, fmtValue(o.Base.Lo), fmtValue(o.Base.Hi),
 		status(ff), mult, fmtValue(ff.Lo), fmtValue(ff.Hi), fmtValue(row.Effect), fmtValue(row.Elasticity),
-		fmtValue(combined), ff.SLO, ff.Component, ff.Stage, string(row.Noise)})
+		fmtValue(combined), ff.SLO, ff.Component, ff.Stage, string(row.Noise),
+		strconv.Itoa(o.BaseSettling.Replications), string(o.BaseSettling.Stop),
+		strconv.Itoa(row.Settling.Replications), string(row.Settling.Stop)})
 }

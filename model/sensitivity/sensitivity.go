@@ -186,7 +186,13 @@ type Config struct {
 	Seed         uint64
 	Workers      int
 	Refine       int
-	Progress     func(sweep.Progress)
+	// Until, when above Replications, gives every first failure's search
+	// replications until its verdicts are sure, up to Until, by the
+	// sweep's rule (sweep.Config.Until): the base's and each
+	// perturbation's, so that its interval, and with it the noise
+	// verdict, rests on clear verdicts or the cap.
+	Until    int
+	Progress func(sweep.Progress)
 	// From, when set, supplies the sweep's outcomes from its shards, run
 	// over machines, instead of running them (see Sweep).
 	From *sweep.Shards
@@ -204,6 +210,40 @@ type Row struct {
 	// Noise says whether the first failure moved beyond the replications'
 	// noise (see Judge).
 	Noise Noise
+	// Settling is how far its search went.
+	Settling Settling
+}
+
+// Settling is how far one first failure's search went: the most
+// replications given to a cell that could still move it, and why it
+// stopped there.
+type Settling struct {
+	Replications int
+	Stop         Stop
+}
+
+// Stop is why a first failure's search stopped adding replications.
+type Stop string
+
+const (
+	// Sure: every verdict that could move the first failure is clear.
+	Sure Stop = "sure"
+	// Unsure: one is not, at the fixed replications (no Until).
+	Unsure Stop = "unsure"
+	// Capped: one is not, with Until's replications.
+	Capped Stop = "cap"
+)
+
+// settlingOf reads how far ff's search went; until is Config.Until.
+func settlingOf(ff sweep.FirstFailure, until int) Settling {
+	runs, sure := ff.Settled()
+	switch {
+	case sure:
+		return Settling{runs, Sure}
+	case until > 0:
+		return Settling{runs, Capped}
+	}
+	return Settling{runs, Unsure}
 }
 
 // Noise is a perturbation's verdict against the replications' noise.
@@ -262,9 +302,10 @@ func Judge(base, ff sweep.FirstFailure) Noise {
 
 // Outcome is one design's analysis.
 type Outcome struct {
-	Design string
-	Base   sweep.FirstFailure
-	Rows   []Row
+	Design       string
+	Base         sweep.FirstFailure
+	BaseSettling Settling
+	Rows         []Row
 }
 
 // Ranked is one parameter's two sides, for the table and the chart.
@@ -287,6 +328,10 @@ type Result struct {
 	Scenario     string
 	Delta        float64
 	Replications int
+	// Until is Config.Until; VerdictLevel the confidence every verdict,
+	// and so every interval, is judged at (sweep.Config.VerdictLevel).
+	Until        int
+	VerdictLevel float64
 	Seed         uint64
 	Multipliers  []float64
 	Designs      []Outcome
@@ -313,7 +358,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 // machines.
 func (cfg Config) Sweep() (sweep.Config, error) {
 	sc := sweep.Config{Scenario: cfg.Scenario, Multipliers: cfg.Multipliers, Replications: cfg.Replications,
-		Seed: cfg.Seed, Workers: cfg.Workers, Refine: cfg.Refine, Progress: cfg.Progress, From: cfg.From}
+		Seed: cfg.Seed, Workers: cfg.Workers, Refine: cfg.Refine, Until: cfg.Until, Progress: cfg.Progress, From: cfg.From}
 	for _, d := range cfg.Designs {
 		if len(d.Compiled) != len(d.Perturbations) {
 			return sweep.Config{}, fmt.Errorf("sensitivity: design %s: %d compiled scenarios for %d perturbations", d.Name, len(d.Compiled), len(d.Perturbations))
@@ -330,17 +375,22 @@ func (cfg Config) Sweep() (sweep.Config, error) {
 // each design's base first failure and every perturbation's, with its
 // effect and elasticity.
 func Assemble(cfg Config, res *sweep.Result) *Result {
-	out := &Result{Scenario: cfg.Scenario, Delta: cfg.Delta, Replications: cfg.Replications, Seed: cfg.Seed, Multipliers: cfg.Multipliers}
+	out := &Result{Scenario: cfg.Scenario, Delta: cfg.Delta, Replications: cfg.Replications, Until: cfg.Until,
+		VerdictLevel: sweep.Level, Seed: cfg.Seed, Multipliers: cfg.Multipliers}
+	if res.Precision != nil {
+		out.VerdictLevel = res.Precision.Level
+	}
 	i := 0
 	for _, d := range cfg.Designs {
-		o := Outcome{Design: d.Name, Base: res.FirstFailures[i]}
+		o := Outcome{Design: d.Name, Base: res.FirstFailures[i], BaseSettling: settlingOf(res.FirstFailures[i], cfg.Until)}
 		o.Base.Design = d.Name
 		i++
 		for _, p := range d.Perturbations {
 			ff := res.FirstFailures[i]
 			i++
 			ff.Design = d.Name
-			r := Row{Perturbation: p, FirstFailure: ff, Effect: math.NaN(), Elasticity: math.NaN(), Noise: Judge(o.Base, ff)}
+			r := Row{Perturbation: p, FirstFailure: ff, Effect: math.NaN(), Elasticity: math.NaN(), Noise: Judge(o.Base, ff),
+				Settling: settlingOf(ff, cfg.Until)}
 			if comparable(o.Base) && comparable(ff) {
 				r.Effect = ff.Multiplier/o.Base.Multiplier - 1
 				r.Elasticity = math.Log(ff.Multiplier/o.Base.Multiplier) / math.Log1p(p.Change)

@@ -352,3 +352,19 @@ func FormatLevel(level float64) string {
 	}
 	return fmt.Sprintf("%.2f", math.Floor(v*100)/100)
 }
+
+// Settled says how far a first failure's search went: the most
+// replications given to a cell that could still move it (the window the
+// looks extend in), and whether every such cell's verdict is clear. It
+// reads Tried only, so it holds with or without Config.Until: without,
+// every cell has Replications and an unclear one is what a look would
+// have extended.
+func (ff *FirstFailure) Settled() (runs int, sure bool) {
+	from, to := lookWindow(ff.Tried)
+	sure = true
+	for _, c := range ff.Tried[from : to+1] {
+		runs = max(runs, c.Runs)
+		sure = sure && c.Verdict.Clear()
+	}
+	return runs, sure
+}
