@@ -405,7 +405,23 @@ func (r *run) choose(p *proc, o *op) int32 {
 }
 
 func (r *run) pushFrame(p *proc, blk int32, n int32, optional bool) {
-	p.frames = append(p.frames, frame{blk: blk, n: n, stage: p.stage, held: int32(len(p.held)), optional: optional})
+	p.pushFrame(blk, n, p.stage, optional)
+}
+
+// pushFrame starts a frame running block blk n times (0 counts as once)
+// above the holds p has now. The fields are written where the frame lives:
+// a frame literal appended whole is built on the stack in 4-byte stores
+// and copied in 16-byte loads, which the processor cannot forward from
+// those stores, a stall on every frame pushed.
+func (p *proc) pushFrame(blk, n, stage int32, optional bool) {
+	if len(p.frames) == cap(p.frames) {
+		p.frames = append(p.frames, frame{})
+	} else {
+		p.frames = p.frames[:len(p.frames)+1]
+	}
+	f := &p.frames[len(p.frames)-1]
+	f.blk, f.pc, f.iter, f.n = blk, 0, 0, n
+	f.stage, f.held, f.optional = stage, int32(len(p.held)), optional
 }
 
 // popFrame ends the top frame, releasing what was acquired inside it.

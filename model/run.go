@@ -506,7 +506,14 @@ func (r *run) startJourney(ji int32, client int32) {
 	}
 	j := &r.p.journeys[ji]
 	r.nextJrn++
-	*jr = jrec{typ: ji, id: r.nextJrn, start: r.s.Now(), counted: r.s.Now() >= r.p.warmup, active: true, client: client, slot: jr.slot}
+	// Reset in place, field by field: a literal assigned whole is built on
+	// the stack and copied in wider loads than its stores, which the
+	// processor cannot forward (a stall on every journey start).
+	slot := jr.slot
+	*jr = jrec{}
+	jr.typ, jr.id, jr.client, jr.slot = ji, r.nextJrn, client, slot
+	jr.start = r.s.Now()
+	jr.counted, jr.active = jr.start >= r.p.warmup, true
 	jr.attrs = j.attrs
 	if len(j.draws) > 0 {
 		for int(jr.slot) >= len(r.attrBufs) {
@@ -532,7 +539,7 @@ func (r *run) startJourney(ji int32, client int32) {
 	root.route = -1
 	root.deadline, root.checkAt = sim.Never, sim.Never
 	root.stage = -1
-	root.frames = append(root.frames, frame{blk: j.body, stage: -1})
+	root.pushFrame(j.body, 0, -1, false)
 	r.emitOpen(EvJourneyStart, root)
 	r.exec(root)
 }
