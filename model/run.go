@@ -556,9 +556,7 @@ func (r *run) endJourney(p *proc, status int32) {
 			js.failed++
 			js.addStage(r.stageName(p.failStage, p), r.compName(p.failComp))
 		}
-		if r.st.allOf[jr.typ] {
-			js.all.Add(d)
-		}
+		js.all.Add(d)
 		if len(r.st.windowed) > 0 {
 			r.st.journeyEnded(jr.typ, now-r.p.warmup, d, status < 400)
 		}

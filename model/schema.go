@@ -210,7 +210,9 @@ type SLO struct {
 	// (by the time journeys end, from the warm-up), not only over the run.
 	Window *Duration `yaml:"window" bound:"(0,time]"`
 	// Of says which journeys mean and percentiles count: succeeded (the
-	// default) or all, whatever their status, as a load tester reads p95.
+	// default) or all, whatever their status, each timed to when its
+	// client stopped waiting, as a load tester reads p95. On a route, all
+	// times its calls from the caller's side.
 	Of string `yaml:"of"`
 
 	Node *yaml.Node `yaml:"-"`
