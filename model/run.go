@@ -352,6 +352,12 @@ func (r *run) execute() {
 			}
 			continue
 		}
+		if j.wave.period > 0 {
+			if first, ok := r.waveNext(ji, j.start); ok {
+				r.s.At(first, r.kArrive, int64(ji))
+			}
+			continue
+		}
 		if j.rate*r.multOf(ji) > 0 {
 			// A constant arrival rate starts at once, as a load tester's
 			// does; a Poisson stream starts one random gap in.
@@ -433,6 +439,12 @@ func (r *run) onArrive(arg int64) {
 	}
 	if j.profile != nil {
 		if next, ok := r.profileNext(ji, r.s.Now()); ok {
+			r.s.At(next, r.kArrive, arg)
+		}
+		return
+	}
+	if j.wave.period > 0 {
+		if next, ok := r.waveNext(ji, r.s.Now()); ok {
 			r.s.At(next, r.kArrive, arg)
 		}
 		return
