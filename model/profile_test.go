@@ -1,6 +1,7 @@
 package model_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"sort"
@@ -245,6 +246,34 @@ slos:
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("SLOs:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// run --json holds both, each journey's and route's latency_all
+	// beside its latency.
+	js, err := res.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Journeys []struct {
+			LatencyAll struct {
+				Max float64 `json:"max_s"`
+			} `json:"latency_all"`
+		}
+		Routes []struct {
+			Latency struct {
+				Max float64 `json:"max_s"`
+			} `json:"latency"`
+			LatencyAll struct {
+				Max float64 `json:"max_s"`
+			} `json:"latency_all"`
+		}
+	}
+	if err := json.Unmarshal(js, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Journeys[0].LatencyAll.Max != 1.5 || doc.Routes[0].LatencyAll.Max != 1.5 || doc.Routes[0].Latency.Max != 3 {
+		t.Errorf("run --json: journey latency_all max %g, route latency_all max %g and latency max %g; want 1.5, 1.5, 3",
+			doc.Journeys[0].LatencyAll.Max, doc.Routes[0].LatencyAll.Max, doc.Routes[0].Latency.Max)
 	}
 	for _, m := range res.Metrics() {
 		switch m.Name() {

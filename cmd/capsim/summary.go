@@ -111,7 +111,7 @@ func writeSummary(w io.Writer, r *model.Result, width int) {
 	}
 	sameSeen := true
 	for _, j := range r.Journeys {
-		sameSeen = sameSeen && j.LatencyAll == j.Latency
+		sameSeen = sameSeen && sameLatency(j.LatencyAll, j.Latency)
 	}
 	if sameSeen {
 		leaveOut(&t, allCols)
@@ -141,7 +141,7 @@ func writeSummary(w io.Writer, r *model.Result, width int) {
 		if rt.Calls == 0 {
 			continue
 		}
-		sameSeen = sameSeen && rt.LatencyAll == rt.Latency
+		sameSeen = sameSeen && sameLatency(rt.LatencyAll, rt.Latency)
 		var st []string
 		for _, s := range rt.Statuses {
 			st = append(st, fmt.Sprintf("%d×%d", s.Status, s.Count))
@@ -194,6 +194,12 @@ func writeSummary(w io.Writer, r *model.Result, width int) {
 // timed it. Where every journey succeeded and no caller gave up on a call
 // they repeat the columns before them, and the table leaves them out.
 var allCols = []string{"all p50", "all p95", "all p99"}
+
+// sameLatency says two summaries print alike: NaN, of none, equals NaN.
+func sameLatency(a, b model.Latency) bool {
+	same := func(x, y model.Num) bool { return x == y || math.IsNaN(float64(x)) && math.IsNaN(float64(y)) }
+	return a.N == b.N && same(a.Mean, b.Mean) && same(a.P50, b.P50) && same(a.P95, b.P95) && same(a.P99, b.P99) && same(a.Max, b.Max)
+}
 
 // leaveOut removes the columns named from t and their cells from its rows.
 func leaveOut(t *texttab.Table, names []string) {
