@@ -353,7 +353,7 @@ func (r *run) execute() {
 			continue
 		}
 		if j.wave.period > 0 {
-			if first, ok := r.waveNext(ji, j.start); ok {
+			if first, ok := r.waveFirst(ji); ok {
 				r.s.At(first, r.kArrive, int64(ji))
 			}
 			continue

@@ -93,8 +93,6 @@ func TestWaveIsRefusedWhereItCannotApply(t *testing.T) {
 			`r.yaml:8:11: journeys.j.wave: give stages or wave, not both: a wave follows a sine around rate, stages ramp it`},
 		{"clients: 3\n    wave: {amplitude: 0.5, period: 1h}",
 			`r.yaml:8:11: journeys.j.wave: wave shapes an open workload's rate, and this journey is closed (clients); ramp its clients with stages instead`},
-		{"rate: 1/s\n    arrivals: even\n    wave: {amplitude: 0.5, period: 1h}",
-			`r.yaml:9:11: journeys.j.wave: a wave draws Poisson arrivals; set arrivals: poisson on the journey (the scenario's or the journey's arrivals are even)`},
 	} {
 		src := "name: r\nduration: 1h\ncomponents:\n  app: {kind: pool, servers: 1}\njourneys:\n  j:\n    " + c.journey + "\n    steps: [{use: app, work: 1s}]\n"
 		_, err := compileSrc(src)
@@ -104,6 +102,36 @@ func TestWaveIsRefusedWhereItCannotApply(t *testing.T) {
 		}
 		if got != c.want {
 			t.Errorf("got  %s\nwant %s", got, c.want)
+		}
+	}
+}
+
+// Even arrivals of 1/s with amplitude 0.5 and period 10 s come where
+// Λ(0, t) = t − 0.5·10/2π·(cos(2πt/10) − 1) crosses each whole number, the
+// first at 0 s; Λ(0, 95 s) = 95 + 10/2π ≈ 96.59, so 97 arrive in 95 s, the
+// k-th (from 0) at the t where Λ(0, t) = k, to the nanosecond.
+func TestEvenWaveArrivalsFollowTheCumulativeRate(t *testing.T) {
+	src := `name: wave
+duration: 95s
+arrivals: even
+components:
+  app: {kind: pool, servers: 10}
+journeys:
+  j:
+    rate: 1/s
+    wave: {amplitude: 0.5, period: 10s}
+    steps: [{delay: 1ms}]
+`
+	_, events := runYAML(t, src, model.RunOptions{})
+	ts := starts(events)
+	if len(ts) != 97 {
+		t.Fatalf("%d arrivals, want 97", len(ts))
+	}
+	cum := func(t float64) float64 { return t - 0.5*10/(2*math.Pi)*(math.Cos(2*math.Pi*t/10)-1) }
+	for k, at := range ts {
+		// Λ' is at least 0.5/s, so 1e-9 of Λ is at most 2 ns of time.
+		if got := cum(at); math.Abs(got-float64(k)) > 1e-8 {
+			t.Errorf("arrival %d at %.9fs, where Λ = %.9f, want %d", k, at, got, k)
 		}
 	}
 }
