@@ -142,6 +142,11 @@ func (l *Loaded) CheckMultiplier(m float64) error {
 			return fmt.Errorf("at multiplier %g, journeys.%s.rate: %s stands for %.3g/s; at most %g/s is allowed",
 				m, it.Name, j.Rate.Text, j.Rate.PerSecond*m, float64(MaxRate))
 		}
+		if w := j.Wave; j.Rate != nil && w != nil && w.Amplitude != nil && j.Rate.PerSecond*m*(1+*w.Amplitude) > MaxRate {
+			peak := j.Rate.PerSecond * m * (1 + *w.Amplitude)
+			return fmt.Errorf("at multiplier %g, journeys.%s.wave: %s at amplitude %g peaks at %.3g/s; at most %g/s is allowed",
+				m, it.Name, j.Rate.Text, *w.Amplitude, peak, float64(MaxRate))
+		}
 	}
 	return nil
 }

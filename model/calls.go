@@ -356,6 +356,9 @@ func (r *run) finish(p *proc, status int32) {
 		r.endJourney(p, status)
 	case procCall, procJob:
 		r.st.routeDone(p, r.s.Now(), status)
+		if !p.cancelled && p.orphanedAt == sim.Never {
+			r.st.callerDone(p, r.s.Now()) // else timed when its caller gave up
+		}
 		stage := p.failStage
 		if status >= 400 && stage < 0 {
 			stage = r.p.routeLabel[p.route]
@@ -418,6 +421,9 @@ func (r *run) cancelKids(p *proc, except *proc) {
 		c := k.p
 		if c == except || c.gen != k.gen || c.cancelled {
 			continue // ended, or ending now
+		}
+		if c.kind == procCall || c.kind == procJob {
+			r.st.callerDone(c, r.s.Now())
 		}
 		if c.kind == procBranch || (c.route >= 0 && r.p.routes[c.route].cancellable) {
 			r.cancel(c)

@@ -133,6 +133,7 @@ type journeyProg struct {
 	users    int64
 	profile  []segment  // stages of the rate (or clients) over time; nil = constant
 	period   float64    // seconds after which the profile repeats; 0 = never
+	wave     waveProg   // a sinusoidal rate; period 0 = none
 	priority int        // the class of its waits at pools, unless a step says
 	attrs    []float64  // by attribute index; NaN when not set
 	draws    []attrDraw // attributes drawn per journey
@@ -548,6 +549,9 @@ func (c *compiler) journey(name string, js *Journey, key *yaml.Node) {
 		c.compileProfile(&jp, js, key, p)
 	} else if js.RepeatEvery != nil {
 		c.failKey(js.Node, "repeat_every", p+".repeat_every", "repeat_every repeats the journey's stages, and it has none")
+	}
+	if js.Wave != nil {
+		c.compileWave(&jp, js, p)
 	}
 	jp.stop = c.p.duration
 	if js.Stop != nil {

@@ -260,8 +260,8 @@ func (c *compiler) slos() {
 		switch s.Of {
 		case "", "succeeded":
 		case "all":
-			if s.Journey == "" {
-				c.failKey(s.Node, "of", p+".of", "of applies to a journey SLO")
+			if s.Journey == "" && s.Route == "" {
+				c.failKey(s.Node, "of", p+".of", "of applies to a journey or route SLO")
 			}
 		default:
 			c.failKey(s.Node, "of", p+".of", "of must be succeeded or all, got %q", s.Of)

@@ -128,10 +128,11 @@ type measureDef struct {
 	route     func(*RouteResult) float64
 	component func(*ComponentResult) (float64, bool)
 	replica   func(*ReplicaResult) float64
-	// latency, for a duration of journeys or calls, reads it from a
-	// Latency, such as a journey's of every journey that ended (an SLO's
-	// of: all).
-	latency func(*Latency) Num
+	// ofAll, for a duration of succeeded journeys or of calls as the
+	// server timed them, is the same duration of every journey or call as
+	// its client saw it (JourneyResult.LatencyAll, RouteResult.LatencyAll):
+	// what an SLO with of: all bounds.
+	ofAll Measure
 }
 
 // vocabulary holds every measure, core and kinds' alike, in the order a
@@ -390,10 +391,18 @@ var (
 	HTTPFailureRate = define(measureDef{name: "http_failure_rate", subject: SubjectJourney, unit: UnitFraction,
 		slo: "http_failure_rate", k: []Measure{HTTPFailures}, n: HTTPRequests, counted: "requests",
 		journey: func(j *JourneyResult) float64 { return float64(j.HTTPFailureRate) }})
-	JourneyMean = define(latencyMeasure(SubjectJourney, "mean_s", "mean", func(l *Latency) Num { return l.Mean }))
-	JourneyP50  = define(latencyMeasure(SubjectJourney, "p50_s", "p50", func(l *Latency) Num { return l.P50 }))
-	JourneyP95  = define(latencyMeasure(SubjectJourney, "p95_s", "p95", func(l *Latency) Num { return l.P95 }))
-	JourneyP99  = define(latencyMeasure(SubjectJourney, "p99_s", "p99", func(l *Latency) Num { return l.P99 }))
+	JourneyMean = define(latencyMeasure(SubjectJourney, "mean_s", "mean", latencyMean, JourneyAllMean))
+	JourneyP50  = define(latencyMeasure(SubjectJourney, "p50_s", "p50", latencyP50, JourneyAllP50))
+	JourneyP95  = define(latencyMeasure(SubjectJourney, "p95_s", "p95", latencyP95, JourneyAllP95))
+	JourneyP99  = define(latencyMeasure(SubjectJourney, "p99_s", "p99", latencyP99, JourneyAllP99))
+	// The all_ measures are of every journey that ended, whatever its
+	// status, each timed to when it ended: to the client's timeout or
+	// deadline when it gave up, however long the service worked on. A
+	// load tester's p95 is this one.
+	JourneyAllMean = define(allLatencyMeasure(SubjectJourney, "all_mean_s", latencyMean))
+	JourneyAllP50  = define(allLatencyMeasure(SubjectJourney, "all_p50_s", latencyP50))
+	JourneyAllP95  = define(allLatencyMeasure(SubjectJourney, "all_p95_s", latencyP95))
+	JourneyAllP99  = define(allLatencyMeasure(SubjectJourney, "all_p99_s", latencyP99))
 	// FailedAt counts the journeys that ended unsuccessfully at a
 	// failure_stage ("unfinished" for those still in flight), summed over
 	// the components the stage failed at. Metrics lists each stage that
@@ -405,10 +414,18 @@ var (
 	RouteFailureRate = define(measureDef{name: "failure_rate", subject: SubjectRoute, unit: UnitFraction,
 		slo: "failure_rate", k: []Measure{RouteFailures}, n: RouteCalls, counted: "calls",
 		route: func(r *RouteResult) float64 { return float64(r.FailureRate) }})
-	RouteMean = define(latencyMeasure(SubjectRoute, "mean_s", "mean", func(l *Latency) Num { return l.Mean }))
-	RouteP50  = define(latencyMeasure(SubjectRoute, "p50_s", "p50", func(l *Latency) Num { return l.P50 }))
-	RouteP95  = define(latencyMeasure(SubjectRoute, "p95_s", "p95", func(l *Latency) Num { return l.P95 }))
-	RouteP99  = define(latencyMeasure(SubjectRoute, "p99_s", "p99", func(l *Latency) Num { return l.P99 }))
+	RouteMean = define(latencyMeasure(SubjectRoute, "mean_s", "mean", latencyMean, RouteAllMean))
+	RouteP50  = define(latencyMeasure(SubjectRoute, "p50_s", "p50", latencyP50, RouteAllP50))
+	RouteP95  = define(latencyMeasure(SubjectRoute, "p95_s", "p95", latencyP95, RouteAllP95))
+	RouteP99  = define(latencyMeasure(SubjectRoute, "p99_s", "p99", latencyP99, RouteAllP99))
+	// A route's all_ measures time every call and job from the caller's
+	// side: to its status, or to the moment its caller stopped waiting
+	// (a timeout, a deadline, a fail_fast fan-out), where the route's own
+	// measures run on to the end of its work.
+	RouteAllMean = define(allLatencyMeasure(SubjectRoute, "all_mean_s", latencyMean))
+	RouteAllP50  = define(allLatencyMeasure(SubjectRoute, "all_p50_s", latencyP50))
+	RouteAllP95  = define(allLatencyMeasure(SubjectRoute, "all_p95_s", latencyP95))
+	RouteAllP99  = define(allLatencyMeasure(SubjectRoute, "all_p99_s", latencyP99))
 	// RouteOrphaned counts calls and jobs that ended after their caller
 	// gave up.
 	RouteOrphaned = define(measureDef{name: "orphaned_count", subject: SubjectRoute, unit: UnitCount, sparse: true,
@@ -467,21 +484,42 @@ var (
 	runMeasures     = []Measure{BrokenCount, SLOsBroken, Recovered, RecoverySeconds}
 	journeyMeasures = []Measure{JourneyStarted, JourneySucceeded, JourneyFailed, JourneyUnfinished,
 		JourneySuccessRate, JourneyFailureRate, HTTPRequests, HTTPFailures, HTTPFailureRate,
-		JourneyMean, JourneyP50, JourneyP95, JourneyP99, FailedAt}
-	routeMeasures     = []Measure{RouteCalls, RouteFailures, RouteFailureRate, RouteMean, RouteP50, RouteP95, RouteP99, RouteOrphaned, RouteOrphanedWork}
+		JourneyMean, JourneyP50, JourneyP95, JourneyP99,
+		JourneyAllMean, JourneyAllP50, JourneyAllP95, JourneyAllP99, FailedAt}
+	routeMeasures = []Measure{RouteCalls, RouteFailures, RouteFailureRate, RouteMean, RouteP50, RouteP95, RouteP99,
+		RouteAllMean, RouteAllP50, RouteAllP95, RouteAllP99, RouteOrphaned, RouteOrphanedWork}
 	componentMeasures = []Measure{Capacity, Utilisation, MeanBusy, PeakBusy, MeanQueue, PeakQueue, Offered, Rejected, TimedOut,
 		RejectionRate, MeanWait, P95Wait}
 	componentTail = []Measure{Balked, Leaked}
 )
 
+func latencyMean(l *Latency) Num { return l.Mean }
+func latencyP50(l *Latency) Num  { return l.P50 }
+func latencyP95(l *Latency) Num  { return l.P95 }
+func latencyP99(l *Latency) Num  { return l.P99 }
+
 // latencyMeasure is a duration of a journey's or a route's, read from its
-// latency summary.
-func latencyMeasure(s Subject, name, slo string, of func(*Latency) Num) measureDef {
-	d := measureDef{name: name, subject: s, unit: UnitSeconds, slo: slo, latency: of}
+// latency summary; all is the same duration of every one as its client
+// saw it.
+func latencyMeasure(s Subject, name, slo string, of func(*Latency) Num, all Measure) measureDef {
+	d := measureDef{name: name, subject: s, unit: UnitSeconds, slo: slo, ofAll: all}
 	if s == SubjectJourney {
 		d.journey = func(j *JourneyResult) float64 { return float64(of(&j.Latency)) }
 	} else {
 		d.route = func(r *RouteResult) float64 { return float64(of(&r.Latency)) }
+	}
+	return d
+}
+
+// allLatencyMeasure is a duration of a journey's or a route's, read from
+// its summary of every journey or call as its client saw it. No SLO key
+// names it: an SLO bounds it with of: all.
+func allLatencyMeasure(s Subject, name string, of func(*Latency) Num) measureDef {
+	d := measureDef{name: name, subject: s, unit: UnitSeconds}
+	if s == SubjectJourney {
+		d.journey = func(j *JourneyResult) float64 { return float64(of(&j.LatencyAll)) }
+	} else {
+		d.route = func(r *RouteResult) float64 { return float64(of(&r.LatencyAll)) }
 	}
 	return d
 }

@@ -37,12 +37,19 @@ import "sort"
 //	journey.<j>.http_failure_rate         what an HTTP dashboard saw
 //	journey.<j>.mean_s, .p50_s, .p95_s, .p99_s
 //	                                      duration of the succeeded journeys
+//	journey.<j>.all_mean_s, .all_p50_s, .all_p95_s, .all_p99_s
+//	                                      duration of every journey that ended,
+//	                                      whatever its status, to when it ended
 //	journey.<j>.failed_at.<stage>_count   journeys that ended unsuccessfully at
 //	                                      failure_stage <stage> ("unfinished" for
 //	                                      those still in flight); sparse
 //	route.<r>.calls_count, .failures_count, .failure_rate
 //	route.<r>.mean_s, .p50_s, .p95_s, .p99_s
 //	                                      server-side latency of every call
+//	route.<r>.all_mean_s, .all_p50_s, .all_p95_s, .all_p99_s
+//	                                      every call and job as its caller saw
+//	                                      it: to its status, or to when the
+//	                                      caller stopped waiting (a timeout)
 //	route.<r>.orphaned_count              calls and jobs that ended after their
 //	                                      caller gave up; sparse
 //	route.<r>.orphaned_work_s             seconds they worked on after it did;

@@ -70,8 +70,10 @@ journey.visit.started_count journey.visit.succeeded_count journey.visit.failed_c
 journey.visit.journey_success_rate journey.visit.journey_failure_rate
 journey.visit.http_requests_count journey.visit.http_failures_count journey.visit.http_failure_rate
 journey.visit.mean_s journey.visit.p50_s journey.visit.p95_s journey.visit.p99_s
+journey.visit.all_mean_s journey.visit.all_p50_s journey.visit.all_p95_s journey.visit.all_p99_s
 route.page.calls_count route.page.failures_count route.page.failure_rate
-route.page.mean_s route.page.p50_s route.page.p95_s route.page.p99_s`
+route.page.mean_s route.page.p50_s route.page.p95_s route.page.p99_s
+route.page.all_mean_s route.page.all_p50_s route.page.all_p95_s route.page.all_p99_s`
 	for _, c := range []string{"app", "db", "ext", "ai"} {
 		want += "\n" + strings.ReplaceAll(`component.C.capacity_count component.C.utilisation_rate component.C.mean_busy_count component.C.peak_busy_count
 component.C.mean_queue_count component.C.peak_queue_count

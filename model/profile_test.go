@@ -1,11 +1,15 @@
 package model_test
 
 import (
+	"encoding/json"
+	"fmt"
 	"math"
 	"sort"
+	"strings"
 	"testing"
 
 	"capsim/model"
+	"capsim/sim"
 )
 
 // Load profiles against their arithmetic: even arrivals land where the
@@ -185,5 +189,102 @@ slos:
 	succeeded, all := res.SLOs[0], res.SLOs[1]
 	if float64(succeeded.Value) != 1.5 || succeeded.Met || float64(all.Value) != 0 || !all.Met || all.SLO != "j p50 of all <= 1s" {
 		t.Errorf("succeeded %+v, all %+v; want p50 1.5s (broken) and 0s (met)", succeeded, all)
+	}
+}
+
+// A load driver times every request it made, whatever its status, to the
+// moment it stopped waiting. Three calls at once to one server, each 1 s of
+// work, under a 1.5 s client timeout: the first answers at 1 s; the second
+// and third are given up at 1.5 s while the server works on to 2 s and 3 s.
+// The driver sees 1, 1.5, 1.5 s (p50 1.5 s, max 1.5 s, mean 4/3 s), the
+// server 1, 2, 3 s (p50 2 s, max 3 s, mean 2 s), and the journey, failed,
+// took 1.5 s.
+func TestPercentilesOfAllRequestsAsTheClientSawThem(t *testing.T) {
+	src := `name: client
+duration: 100s
+arrivals: even
+components:
+  desk: {kind: pool, servers: 1}
+routes:
+  api:
+    steps: [{use: desk, work: 1s}]
+journeys:
+  j:
+    rate: 6/m
+    steps: [{fanout: 3, steps: [{call: api, timeout: 1500ms}]}]
+slos:
+  - {route: api, p50: "<= 1.2s", of: all}
+  - {route: api, p99: "<= 1.8s", of: all}
+  - {route: api, p99: "<= 1.8s"}
+  - {journey: j, p99: "<= 1.8s", of: all}
+`
+	res, _ := runYAML(t, src, model.RunOptions{})
+	r, _ := res.Route("api")
+	j, _ := res.Journey("j")
+	near := func(got model.Num, want float64) bool {
+		return math.Abs(float64(got)-want) <= sim.TallyRelativeError*want
+	}
+	client, server := r.LatencyAll, r.Latency
+	if client.N != 30 || !near(client.P50, 1.5) || client.Max != 1.5 || math.Abs(float64(client.Mean)-4.0/3) > 1e-9 {
+		t.Errorf("route as the client saw it %+v; want 30 calls, p50 1.5s, max 1.5s, mean 4/3 s", client)
+	}
+	if server.N != 30 || !near(server.P50, 2) || server.Max != 3 || math.Abs(float64(server.Mean)-2) > 1e-9 {
+		t.Errorf("route as the server timed it %+v; want 30 calls, p50 2s, max 3s, mean 2s", server)
+	}
+	if j.Failed != 10 || j.Latency.N != 0 || j.LatencyAll.N != 10 || j.LatencyAll.Max != 1.5 || !near(j.LatencyAll.P50, 1.5) {
+		t.Errorf("journey %+v; want 10 failed at 1.5s", j)
+	}
+	var got []string
+	for _, s := range res.SLOs {
+		got = append(got, fmt.Sprintf("%s: %.3f %v", s.SLO, float64(s.Value), s.Met))
+	}
+	want := []string{
+		"api p50 of all <= 1.2s: 1.500 false",
+		"api p99 of all <= 1.8s: 1.500 true",
+		"api p99 <= 1.8s: 3.000 false",
+		"j p99 of all <= 1.8s: 1.500 true",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("SLOs:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// run --json holds both, each journey's and route's latency_all
+	// beside its latency.
+	js, err := res.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Journeys []struct {
+			LatencyAll struct {
+				Max float64 `json:"max_s"`
+			} `json:"latency_all"`
+		}
+		Routes []struct {
+			Latency struct {
+				Max float64 `json:"max_s"`
+			} `json:"latency"`
+			LatencyAll struct {
+				Max float64 `json:"max_s"`
+			} `json:"latency_all"`
+		}
+	}
+	if err := json.Unmarshal(js, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Journeys[0].LatencyAll.Max != 1.5 || doc.Routes[0].LatencyAll.Max != 1.5 || doc.Routes[0].Latency.Max != 3 {
+		t.Errorf("run --json: journey latency_all max %g, route latency_all max %g and latency max %g; want 1.5, 1.5, 3",
+			doc.Journeys[0].LatencyAll.Max, doc.Routes[0].LatencyAll.Max, doc.Routes[0].Latency.Max)
+	}
+	for _, m := range res.Metrics() {
+		switch m.Name() {
+		case "route.api.all_p50_s", "journey.j.all_p50_s":
+			if !near(model.Num(m.Value), 1.5) {
+				t.Errorf("%s = %g, want 1.5", m.Name(), m.Value)
+			}
+		case "route.api.p50_s":
+			if !near(model.Num(m.Value), 2) {
+				t.Errorf("%s = %g, want 2", m.Name(), m.Value)
+			}
+		}
 	}
 }

@@ -82,9 +82,10 @@ type JourneyResult struct {
 	RequestFailures int64   `json:"http_failures"`
 	HTTPFailureRate Num     `json:"http_failure_rate"`
 	Latency         Latency `json:"latency"` // of succeeded journeys
-	// LatencyAll is of every journey that ended, whatever its status, when
-	// an SLO counts all of them (of: all).
-	LatencyAll *Latency      `json:"latency_all,omitempty"`
+	// LatencyAll is of every journey that ended, whatever its status, as
+	// its user saw it: a journey that failed counts to the moment it
+	// failed (a client's timeout, not the end of the work it abandoned).
+	LatencyAll Latency       `json:"latency_all"`
 	Stages     []StageResult `json:"failure_stages"`
 }
 
@@ -97,12 +98,15 @@ type StageResult struct {
 
 // RouteResult is what a request type saw, as the server logs it.
 type RouteResult struct {
-	Name        string        `json:"name"`
-	Calls       int64         `json:"calls"`
-	Failures    int64         `json:"failures"`
-	FailureRate Num           `json:"failure_rate"`
-	Latency     Latency       `json:"latency"`
-	Statuses    []StatusCount `json:"statuses"`
+	Name        string  `json:"name"`
+	Calls       int64   `json:"calls"`
+	Failures    int64   `json:"failures"`
+	FailureRate Num     `json:"failure_rate"`
+	Latency     Latency `json:"latency"` // of every call, as the server timed it
+	// LatencyAll is of every call and job as its caller saw it: to its
+	// status, or to the moment the caller stopped waiting for it.
+	LatencyAll Latency       `json:"latency_all"`
+	Statuses   []StatusCount `json:"statuses"`
 	// Orphaned counts calls and jobs that ended after their caller had
 	// given up (a timeout): work the service did for no one.
 	Orphaned int64 `json:"orphaned,omitempty"`
@@ -268,7 +272,8 @@ func (r *run) result(c *Compiled) *Result {
 		jres := JourneyResult{Name: r.p.journeys[i].name, Started: js.started, Succeeded: js.succeeded,
 			Failed: js.failed, Unfinished: unfinished[i], SuccessRate: ratio(js.succeeded, js.started),
 			Requests: js.requests, RequestFailures: js.requestFailures,
-			HTTPFailureRate: ratio(js.requestFailures, js.requests), Latency: latencyOf(&js.latency)}
+			HTTPFailureRate: ratio(js.requestFailures, js.requests), Latency: latencyOf(&js.latency),
+			LatencyAll: latencyOf(&js.all)}
 		for _, s := range js.stages {
 			jres.Stages = append(jres.Stages, StageResult{Stage: s.stage, Component: s.component, Count: s.n})
 		}
@@ -280,7 +285,8 @@ func (r *run) result(c *Compiled) *Result {
 	for i := range r.p.routes {
 		rs := &r.st.routes[i]
 		rr := RouteResult{Name: r.p.routes[i].name, Calls: rs.calls, Failures: rs.failures,
-			FailureRate: ratio(rs.failures, rs.calls), Latency: latencyOf(&rs.latency), Orphaned: rs.orphaned,
+			FailureRate: ratio(rs.failures, rs.calls), Latency: latencyOf(&rs.latency),
+			LatencyAll: latencyOf(&rs.client), Orphaned: rs.orphaned,
 			OrphanedSeconds: rs.orphanedTime}
 		for _, s := range rs.statuses {
 			rr.Statuses = append(rr.Statuses, StatusCount{Status: s.status, Count: s.n})
@@ -289,12 +295,6 @@ func (r *run) result(c *Compiled) *Result {
 	}
 	for i := range r.p.comps {
 		res.Components = append(res.Components, r.componentResult(i, now))
-	}
-	for i := range res.Journeys {
-		if r.st.allOf[i] {
-			l := latencyOf(&r.st.journeys[i].all)
-			res.Journeys[i].LatencyAll = &l
-		}
 	}
 	res.SLOs = evaluateSLOs(r.p.slos, res, r.worstWindow)
 	if r.series != nil {

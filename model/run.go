@@ -352,6 +352,12 @@ func (r *run) execute() {
 			}
 			continue
 		}
+		if j.wave.period > 0 {
+			if first, ok := r.waveFirst(ji); ok {
+				r.s.At(first, r.kArrive, int64(ji))
+			}
+			continue
+		}
 		if j.rate*r.multOf(ji) > 0 {
 			// A constant arrival rate starts at once, as a load tester's
 			// does; a Poisson stream starts one random gap in.
@@ -433,6 +439,12 @@ func (r *run) onArrive(arg int64) {
 	}
 	if j.profile != nil {
 		if next, ok := r.profileNext(ji, r.s.Now()); ok {
+			r.s.At(next, r.kArrive, arg)
+		}
+		return
+	}
+	if j.wave.period > 0 {
+		if next, ok := r.waveNext(ji, r.s.Now()); ok {
 			r.s.At(next, r.kArrive, arg)
 		}
 		return
@@ -563,9 +575,7 @@ func (r *run) endJourney(p *proc, status int32) {
 			js.failed++
 			js.addStage(r.stageName(p.failStage, p), r.compName(p.failComp))
 		}
-		if r.st.allOf[jr.typ] {
-			js.all.Add(d)
-		}
+		js.all.Add(d)
 		if len(r.st.windowed) > 0 {
 			r.st.journeyEnded(jr.typ, now-r.p.warmup, d, status < 400)
 		}

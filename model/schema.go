@@ -45,13 +45,16 @@ type Journey struct {
 	// RepeatEvery repeats the stages with this period, from start: a
 	// daily shape.
 	RepeatEvery *Duration `yaml:"repeat_every" bound:"(0,time]"`
-	Clients     *int      `yaml:"clients" bound:"[0,clients]" zero:"none at the start, to ramp from with stages"` // closed workload: concurrent users, each looping; with stages, the count they ramp from
-	Think       *DistRef  `yaml:"think" bound:"[0,time]"`                                                         // closed workload: pause between a client's journeys
-	Arrivals    string    `yaml:"arrivals"`                                                                       // even | poisson; default from the scenario
-	Start       *Duration `yaml:"start" bound:"[0,time]"`                                                         // first arrival
-	Stop        *Duration `yaml:"stop" bound:"(0,time]"`                                                          // no arrival at or after it; default the duration
-	Count       *int      `yaml:"count" bound:"[1,count]"`                                                        // stop after this many journeys
-	Users       *int      `yaml:"users" bound:"[1,count]"`                                                        // distinct user keys, reused in turn; unset = one per journey
+	// Wave makes the open workload's rate follow a sine around rate (see
+	// wave.go).
+	Wave     *Wave     `yaml:"wave"`
+	Clients  *int      `yaml:"clients" bound:"[0,clients]" zero:"none at the start, to ramp from with stages"` // closed workload: concurrent users, each looping; with stages, the count they ramp from
+	Think    *DistRef  `yaml:"think" bound:"[0,time]"`                                                         // closed workload: pause between a client's journeys
+	Arrivals string    `yaml:"arrivals"`                                                                       // even | poisson; default from the scenario
+	Start    *Duration `yaml:"start" bound:"[0,time]"`                                                         // first arrival
+	Stop     *Duration `yaml:"stop" bound:"(0,time]"`                                                          // no arrival at or after it; default the duration
+	Count    *int      `yaml:"count" bound:"[1,count]"`                                                        // stop after this many journeys
+	Users    *int      `yaml:"users" bound:"[1,count]"`                                                        // distinct user keys, reused in turn; unset = one per journey
 	// Scaled false: the load multiplier leaves its rate, stages and
 	// clients as written (a health check, a background sampler).
 	Scaled     *bool            `yaml:"scaled"`
@@ -210,7 +213,9 @@ type SLO struct {
 	// (by the time journeys end, from the warm-up), not only over the run.
 	Window *Duration `yaml:"window" bound:"(0,time]"`
 	// Of says which journeys mean and percentiles count: succeeded (the
-	// default) or all, whatever their status, as a load tester reads p95.
+	// default) or all, whatever their status, each timed to when its
+	// client stopped waiting, as a load tester reads p95. On a route, all
+	// times its calls from the caller's side.
 	Of string `yaml:"of"`
 
 	Node *yaml.Node `yaml:"-"`

@@ -12,7 +12,6 @@ import (
 type sloMeasure struct {
 	key       string
 	journey   func(*JourneyResult) Num
-	all       func(*Latency) Num // of every journey, for of: all
 	route     func(*RouteResult) Num
 	component func(*ComponentResult) Num
 	// counts, for a rate of counted events, gives what it counts and out
@@ -43,7 +42,6 @@ func sloTable(keys []string) []sloMeasure {
 		}
 		if m, ok := sm.of[SubjectJourney]; ok {
 			sm.journey = func(j *JourneyResult) Num { v, _ := m.journeyValue(j); return Num(v) }
-			sm.all = m.d.latency
 		}
 		if m, ok := sm.of[SubjectRoute]; ok {
 			sm.route = func(r *RouteResult) Num { v, _ := m.routeValue(r); return Num(v) }
@@ -178,16 +176,21 @@ func evaluateSLOs(slos []SLO, res *Result, windowed func(i int, key string, t *T
 				continue
 			}
 			var v Num
+			measure := m.of[s.subjectOf()]
+			all := s.Of == "all" && measure.d != nil && measure.d.ofAll.d != nil
+			if all {
+				measure = measure.d.ofAll // the same duration, of every one as its client saw it
+			}
 			w, isWindowed := windowed(i, m.key, t)
 			switch {
 			case isWindowed:
 				v = w
-			case s.Journey != "" && jok && m.journey != nil && s.Of == "all" && j.LatencyAll != nil && m.all != nil:
-				v = m.all(j.LatencyAll)
 			case s.Journey != "" && jok && m.journey != nil:
-				v = m.journey(j)
+				jv, _ := measure.journeyValue(j)
+				v = Num(jv)
 			case s.Route != "" && rok && m.route != nil:
-				v = m.route(r)
+				rv, _ := measure.routeValue(r)
+				v = Num(rv)
 			case s.Component != "" && cok && m.component != nil:
 				v = m.component(c)
 			default:
@@ -195,14 +198,13 @@ func evaluateSLOs(slos []SLO, res *Result, windowed func(i int, key string, t *T
 			}
 			met := !math.IsNaN(float64(v)) && t.Holds(float64(v)) && res.Broken == nil
 			label := fmt.Sprintf("%s %s %s", name, m.key, t.Text)
-			if s.Of == "all" && m.all != nil {
+			if all {
 				label = fmt.Sprintf("%s %s of all %s", name, m.key, t.Text)
 			}
 			if s.Window != nil {
 				label += " in every " + s.Window.T.String() + " window"
 			}
-			measure := m.of[s.subjectOf()]
-			sr := SLOResult{SLO: label, Value: v, Met: met, Bound: *t, Key: measure.Of(name), All: s.Of == "all" && m.all != nil}
+			sr := SLOResult{SLO: label, Value: v, Met: met, Bound: *t, Key: measure.Of(name), All: all}
 			if rate, ok := measure.Rate(); ok && m.counts != nil && !isWindowed {
 				var jr *JourneyResult
 				var rr *RouteResult

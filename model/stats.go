@@ -5,7 +5,6 @@ import "capsim/sim"
 // stats are the per-run tallies kept outside the components.
 type stats struct {
 	windowed  []sloWindows
-	allOf     []bool // journeys whose every duration is tallied
 	journeys  []journeyStats
 	routes    []routeStats
 	tolerated int64
@@ -15,7 +14,7 @@ type journeyStats struct {
 	started, succeeded, failed int64
 	requests, requestFailures  int64
 	latency                    sim.Tally // of succeeded journeys
-	all                        sim.Tally // of every journey that ended, when an SLO asks
+	all                        sim.Tally // of every journey that ended
 	stages                     []stageCount
 }
 
@@ -74,6 +73,7 @@ type routeStats struct {
 	orphaned        int64     // calls and jobs that ended after their caller gave up
 	orphanedTime    float64   // seconds they worked on after it did
 	latency         sim.Tally // of every call, failed ones included
+	client          sim.Tally // of every call as its caller saw it
 	statuses        []statusCount
 }
 
@@ -83,15 +83,11 @@ type statusCount struct {
 }
 
 func newStats(p *program) stats {
-	s := stats{journeys: make([]journeyStats, len(p.journeys)), routes: make([]routeStats, len(p.routes)),
-		allOf: make([]bool, len(p.journeys))}
+	s := stats{journeys: make([]journeyStats, len(p.journeys)), routes: make([]routeStats, len(p.routes))}
 	for i := range p.slos {
 		ji := p.sloJourney[i]
 		if ji < 0 {
 			continue
-		}
-		if p.slos[i].Of == "all" {
-			s.allOf[ji] = true
 		}
 		if w := p.slos[i].Window; w != nil {
 			s.windowed = append(s.windowed, sloWindows{slo: i, journey: ji, size: w.T})
@@ -120,6 +116,15 @@ func (s *stats) orphanDone(p *proc, now sim.Time) {
 		if p.orphanedAt != sim.Never {
 			s.routes[p.route].orphanedTime += (now - p.orphanedAt).Seconds()
 		}
+	}
+}
+
+// callerDone times call or job p as its caller saw it: to now, when the
+// caller has its status or stops waiting for it, whichever comes first
+// (the run calls it once per call, see finish and cancelKids).
+func (s *stats) callerDone(p *proc, now sim.Time) {
+	if p.journey != nil && p.journey.counted && p.route >= 0 {
+		s.routes[p.route].client.Add((now - p.start).Seconds())
 	}
 }
 

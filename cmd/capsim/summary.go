@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -56,6 +57,11 @@ var (
 		{Name: "p50", Align: texttab.Right, Drop: 5},
 		{Name: "p95", Align: texttab.Right},
 		{Name: "p99", Align: texttab.Right, Drop: 6},
+		// Every journey that ended, timed to when it did: a load
+		// tester's figures.
+		{Name: "all p50", Align: texttab.Right, Drop: 10},
+		{Name: "all p95", Align: texttab.Right, Drop: 8},
+		{Name: "all p99", Align: texttab.Right, Drop: 9},
 	}
 	routeCols = []texttab.Column{
 		{Name: "route", Min: 10},
@@ -65,6 +71,10 @@ var (
 		{Name: "p50", Align: texttab.Right, Drop: 4},
 		{Name: "p95", Align: texttab.Right},
 		{Name: "p99", Align: texttab.Right, Drop: 3},
+		// Every call as its caller saw it: cut at a timeout.
+		{Name: "all p50", Align: texttab.Right, Drop: 9},
+		{Name: "all p95", Align: texttab.Right, Drop: 7},
+		{Name: "all p99", Align: texttab.Right, Drop: 8},
 		{Name: "statuses", Drop: 6},
 	}
 	componentCols = []texttab.Column{
@@ -96,7 +106,15 @@ func writeSummary(w io.Writer, r *model.Result, width int) {
 	t := texttab.Table{Indent: "  ", Cols: journeyCols}
 	for _, j := range r.Journeys {
 		t.Row(j.Name, itoa(j.Started), itoa(j.Succeeded), itoa(j.Failed),
-			itoa(j.Unfinished), fmtPct(j.FailureRate()), fmtPct(j.HTTPFailureRate), fmtSec(j.Latency.P50), fmtSec(j.Latency.P95), fmtSec(j.Latency.P99))
+			itoa(j.Unfinished), fmtPct(j.FailureRate()), fmtPct(j.HTTPFailureRate), fmtSec(j.Latency.P50), fmtSec(j.Latency.P95), fmtSec(j.Latency.P99),
+			fmtSec(j.LatencyAll.P50), fmtSec(j.LatencyAll.P95), fmtSec(j.LatencyAll.P99))
+	}
+	sameSeen := true
+	for _, j := range r.Journeys {
+		sameSeen = sameSeen && sameLatency(j.LatencyAll, j.Latency)
+	}
+	if sameSeen {
+		leaveOut(&t, allCols)
 	}
 	t.Write(w, width, seeAll)
 	for _, d := range r.Diagnostics() {
@@ -118,16 +136,22 @@ func writeSummary(w io.Writer, r *model.Result, width int) {
 	}
 
 	t = texttab.Table{Indent: "  ", Cols: routeCols}
+	sameSeen = true
 	for _, rt := range r.Routes {
 		if rt.Calls == 0 {
 			continue
 		}
+		sameSeen = sameSeen && sameLatency(rt.LatencyAll, rt.Latency)
 		var st []string
 		for _, s := range rt.Statuses {
 			st = append(st, fmt.Sprintf("%d×%d", s.Status, s.Count))
 		}
 		t.Row(rt.Name, itoa(rt.Calls), itoa(rt.Failures), fmtSec(rt.Latency.Mean),
-			fmtSec(rt.Latency.P50), fmtSec(rt.Latency.P95), fmtSec(rt.Latency.P99), strings.Join(st, " "))
+			fmtSec(rt.Latency.P50), fmtSec(rt.Latency.P95), fmtSec(rt.Latency.P99),
+			fmtSec(rt.LatencyAll.P50), fmtSec(rt.LatencyAll.P95), fmtSec(rt.LatencyAll.P99), strings.Join(st, " "))
+	}
+	if sameSeen {
+		leaveOut(&t, allCols)
 	}
 	if len(t.Rows) > 0 {
 		fmt.Fprintln(w, "\nRoutes (what the servers logged)")
@@ -163,5 +187,38 @@ func writeSummary(w io.Writer, r *model.Result, width int) {
 			}
 			texttab.WriteLines(w, texttab.Hang("  "+mark+" ", fmt.Sprintf("%s (measured %s)", s.SLO, fmtSLOValue(s)), "         ", width))
 		}
+	}
+}
+
+// allCols are the tables' columns of every journey or call as its client
+// timed it. Where every journey succeeded and no caller gave up on a call
+// they repeat the columns before them, and the table leaves them out.
+var allCols = []string{"all p50", "all p95", "all p99"}
+
+// sameLatency says two summaries print alike: NaN, of none, equals NaN.
+func sameLatency(a, b model.Latency) bool {
+	same := func(x, y model.Num) bool { return x == y || math.IsNaN(float64(x)) && math.IsNaN(float64(y)) }
+	return a.N == b.N && same(a.Mean, b.Mean) && same(a.P50, b.P50) && same(a.P95, b.P95) && same(a.P99, b.P99) && same(a.Max, b.Max)
+}
+
+// leaveOut removes the columns named from t and their cells from its rows.
+func leaveOut(t *texttab.Table, names []string) {
+	keep := make([]bool, len(t.Cols))
+	var cols []texttab.Column
+	for i, c := range t.Cols {
+		keep[i] = !slices.Contains(names, c.Name)
+		if keep[i] {
+			cols = append(cols, c)
+		}
+	}
+	t.Cols = cols
+	for r, row := range t.Rows {
+		var cells []string
+		for i, cell := range row {
+			if i >= len(keep) || keep[i] {
+				cells = append(cells, cell)
+			}
+		}
+		t.Rows[r] = cells
 	}
 }
