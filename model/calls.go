@@ -427,25 +427,3 @@ func (r *run) cancelKids(p *proc, except *proc) {
 	}
 	p.kids = p.kids[:0]
 }
-
-// cancel stops p: what it waits for is withdrawn, what it holds is
-// released, the children it waits for are cancelled in turn (as
-// cancelKids says), and it ends with statusCancelled, which nobody awaits.
-func (r *run) cancel(p *proc) {
-	now := r.s.Now()
-	p.cancelled = true
-	switch p.waiting {
-	case waitAcquire, waitRunning:
-		r.comps[p.waitComp].rt.abandon(now, p)
-		r.s.Cancel(p.timer)
-	case waitChild:
-		r.s.Cancel(p.timer)
-		p.toSpawn = 0
-	case waitJobs:
-		p.journey.awaiter = nil
-	}
-	p.seq++ // whatever was to wake it is stale
-	p.waiting = waitNone
-	r.cancelKids(p, nil)
-	r.failAt(p, statusCancelled, -1, r.label(p))
-}
