@@ -157,7 +157,10 @@ func (r *run) pollTick(p *proc, o *op) bool {
 	}
 	if p.attempt == 0 {
 		p.attempt = 1 // wait the gap, then call
-		r.sleep(p, waitAgain, o.every)
+		if now := r.s.Now(); p.deadline != sim.Never && now+o.every > p.deadline {
+			p.attempt = 0 // the poll fails at the deadline: a later one starts afresh
+		}
+		r.sleepCut(p, waitPollGap, o.every)
 		return false
 	}
 	if o.maxPolls > 0 && p.polls >= o.maxPolls {
@@ -283,7 +286,7 @@ func (r *run) callEnded(p *proc, o *op, status, comp, stage int32) {
 	if rt := o.retry; rt != nil && p.attempt < rt.attempts && slices.Contains(rt.on, status) && r.retryAllowed(o) {
 		backoff := r.backoff(p, rt)
 		if now+backoff < p.callDeadline && now+backoff < p.deadline {
-			r.sleep(p, waitAgain, backoff)
+			r.sleep(p, waitRetry, backoff)
 			return
 		}
 	}

@@ -218,6 +218,9 @@ ops:
 				p.seq++
 				p.waiting = waitJobs
 				p.journey.awaiter, p.journey.awaiterSeq = p, p.seq
+				if p.deadline != sim.Never {
+					p.timer = r.s.Timer(p.deadline, r.kTimeout, pack(p))
+				}
 				break ops
 			}
 			if r.reportJobFailure(p) {

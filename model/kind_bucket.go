@@ -213,8 +213,8 @@ func (c *bucketRT) signals() []string        { return []string{"rate"} }
 func (c *bucketRT) sample(put func(float64)) { put(c.CurrentRate()) }
 
 // A bucket's two states: a caller waiting out max_wait for nothing
-// (refuse: after_max_wait), its wait held short of its deadline, and a
-// refusal on its way (refuse_cost), which takes the time it takes.
+// (refuse: after_max_wait), and a refusal on its way (refuse_cost); both
+// are held short of the caller's deadline.
 func init() {
 	waitStates[waitRefused] = waitState{name: "refused", deadline: reachBounded,
 		wake: func(r *run, p *proc) {
@@ -227,7 +227,7 @@ func init() {
 			r.emit(EvTimeout, p, p.waitComp, r.p.comps[p.waitComp].status)
 			r.fail(p, r.p.comps[p.waitComp].status, p.waitComp)
 		}}
-	waitStates[waitFailing] = waitState{name: "failing", deadline: reachNextStep,
+	waitStates[waitFailing] = waitState{name: "failing", deadline: reachBounded,
 		wake: func(r *run, p *proc) {
 			p.waiting = waitNone
 			r.fail(p, p.outcome, p.waitComp)
@@ -238,5 +238,5 @@ func init() {
 // time to arrive does; comp is the component that refused.
 func (r *run) failLater(p *proc, d sim.Time, status, comp int32) {
 	p.outcome, p.waitComp = status, comp
-	r.sleep(p, waitFailing, d)
+	r.sleepCut(p, waitFailing, d)
 }

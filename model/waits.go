@@ -29,7 +29,8 @@ const (
 	waitJobs                     // the journey's jobs; pc past the op
 	waitChild                    // call, job or fan-out; pc on the op
 	waitAcquire                  // queued at a component; pc past the op
-	waitAgain                    // retry backoff or poll gap; pc on the op, which runs again
+	waitRetry                    // a retry's backoff; pc on the call, which runs again
+	waitPollGap                  // a poll's gap; pc on the poll, which runs again
 	waitDeadline                 // work cut short by the deadline: fails on wake
 	// States of one kind; their rows are in the kind's file.
 	waitRunning // kind_cpu.go: work running on shared cores; pc past the op
@@ -50,6 +51,9 @@ type waitState struct {
 	// own timeout or the deadline, whichever the wait armed it at. nil for
 	// a state that arms no timer.
 	expire func(r *run, p *proc)
+	// timeout names the wait's own timeout, as a scenario writes it; ""
+	// for a wait that has none.
+	timeout string
 	// deadline is how a deadline that reaches the proc (on_deadline: cut)
 	// ends a wait in the state.
 	deadline deadlineReach
@@ -77,18 +81,13 @@ const (
 	// deadline; wake fails the proc with a 504.
 	reachCut
 	// reachBounded: the wait is never longer than what the deadline
-	// leaves (a work that would pass it sleeps in waitDeadline instead; a
-	// token wait, a bucket's max_wait and a retry's backoff are held
-	// short of it).
+	// leaves: a work, a poll's gap or a refusal on its way that would pass
+	// it sleeps to it in waitDeadline instead (sleepCut); a token wait, a
+	// bucket's max_wait and a retry's backoff are held short of it.
 	reachBounded
-	// reachNextStep: the wait is not cut; the proc finds its deadline spent
-	// when it next waits for something that is (the call after a poll
-	// gap), or never (the await of the journey's jobs, a refusal on its way,
-	// which end when they end).
-	reachNextStep
 )
 
-var deadlineReaches = [...]string{reachNever: "never", reachTimer: "timer", reachCut: "cut", reachBounded: "bounded", reachNextStep: "next step"}
+var deadlineReaches = [...]string{reachNever: "never", reachTimer: "timer", reachCut: "cut", reachBounded: "bounded"}
 
 func (d deadlineReach) String() string { return deadlineReaches[d] }
 
@@ -106,21 +105,32 @@ func init() {
 	waitStates[waitNone] = waitState{name: "none", wake: resume}
 	waitStates[waitStart] = waitState{name: "start", wake: resume}
 	waitStates[waitSleep] = waitState{name: "sleep", wake: resume, deadline: reachBounded}
-	waitStates[waitAgain] = waitState{name: "again", wake: resume, deadline: reachNextStep}
+	waitStates[waitRetry] = waitState{name: "retry", wake: resume, deadline: reachBounded}
+	waitStates[waitPollGap] = waitState{name: "poll gap", wake: resume, deadline: reachBounded}
 	waitStates[waitDeadline] = waitState{name: "deadline", deadline: reachCut,
 		wake: func(r *run, p *proc) {
 			p.waiting = waitNone
 			r.fail(p, 504, -1)
 		}}
-	waitStates[waitJobs] = waitState{name: "jobs", deadline: reachNextStep, where: "for the journey's jobs",
+	waitStates[waitJobs] = waitState{name: "jobs", deadline: reachTimer, where: "for the journey's jobs",
 		wake: func(r *run, p *proc) {
+			r.s.Cancel(p.timer)
 			p.waiting = waitNone
 			if !r.reportJobFailure(p) {
 				r.exec(p)
 			}
 		},
-		withdraw: func(r *run, p *proc) { p.journey.awaiter = nil }}
-	waitStates[waitChild] = waitState{name: "child", deadline: reachTimer, where: "for a call, job or fan-out",
+		expire: func(r *run, p *proc) {
+			p.seq++ // the jobs' end is no longer awaited
+			p.waiting = waitNone
+			p.journey.awaiter = nil
+			r.fail(p, 504, -1)
+		},
+		withdraw: func(r *run, p *proc) {
+			r.s.Cancel(p.timer)
+			p.journey.awaiter = nil
+		}}
+	waitStates[waitChild] = waitState{name: "child", timeout: "a call's or job's timeout", deadline: reachTimer, where: "for a call, job or fan-out",
 		wake: func(r *run, p *proc) {
 			p.waiting = waitNone
 			r.childDone(p)
@@ -138,7 +148,7 @@ func init() {
 			r.s.Cancel(p.timer)
 			p.toSpawn = 0
 		}}
-	waitStates[waitAcquire] = waitState{name: "acquire", deadline: reachTimer, where: "in a queue",
+	waitStates[waitAcquire] = waitState{name: "acquire", timeout: "a component's wait_timeout", deadline: reachTimer, where: "in a queue",
 		expire: func(r *run, p *proc) {
 			now := r.s.Now()
 			c := &r.comps[p.waitComp]
@@ -198,6 +208,18 @@ func (r *run) cancel(p *proc) {
 	p.waiting = waitNone
 	r.cancelKids(p, nil)
 	r.failAt(p, statusCancelled, -1, r.label(p))
+}
+
+// sleepCut parks p in state kind for d, or, when its deadline comes
+// first, until the deadline (waitDeadline), when it fails: what a cut
+// deadline does to a wait that arms no timer. (The interpreter's work and
+// delay do the same inline, on the hot path.)
+func (r *run) sleepCut(p *proc, kind waitKind, d sim.Time) {
+	if now := r.s.Now(); p.deadline != sim.Never && now+d > p.deadline {
+		r.sleep(p, waitDeadline, p.deadline-now)
+		return
+	}
+	r.sleep(p, kind, d)
 }
 
 // sleep parks p in state kind until now+d.
