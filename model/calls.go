@@ -157,7 +157,10 @@ func (r *run) pollTick(p *proc, o *op) bool {
 	}
 	if p.attempt == 0 {
 		p.attempt = 1 // wait the gap, then call
-		r.sleep(p, waitAgain, o.every)
+		if now := r.s.Now(); p.deadline != sim.Never && now+o.every > p.deadline {
+			p.attempt = 0 // the poll fails at the deadline: a later one starts afresh
+		}
+		r.sleepCut(p, waitPollGap, o.every)
 		return false
 	}
 	if o.maxPolls > 0 && p.polls >= o.maxPolls {
@@ -283,7 +286,7 @@ func (r *run) callEnded(p *proc, o *op, status, comp, stage int32) {
 	if rt := o.retry; rt != nil && p.attempt < rt.attempts && slices.Contains(rt.on, status) && r.retryAllowed(o) {
 		backoff := r.backoff(p, rt)
 		if now+backoff < p.callDeadline && now+backoff < p.deadline {
-			r.sleep(p, waitAgain, backoff)
+			r.sleep(p, waitRetry, backoff)
 			return
 		}
 	}
@@ -432,26 +435,4 @@ func (r *run) cancelKids(p *proc, except *proc) {
 		}
 	}
 	p.kids = p.kids[:0]
-}
-
-// cancel stops p: what it waits for is withdrawn, what it holds is
-// released, the children it waits for are cancelled in turn (as
-// cancelKids says), and it ends with statusCancelled, which nobody awaits.
-func (r *run) cancel(p *proc) {
-	now := r.s.Now()
-	p.cancelled = true
-	switch p.waiting {
-	case waitAcquire, waitRunning:
-		r.comps[p.waitComp].rt.abandon(now, p)
-		r.s.Cancel(p.timer)
-	case waitChild:
-		r.s.Cancel(p.timer)
-		p.toSpawn = 0
-	case waitJobs:
-		p.journey.awaiter = nil
-	}
-	p.seq++ // whatever was to wake it is stale
-	p.waiting = waitNone
-	r.cancelKids(p, nil)
-	r.failAt(p, statusCancelled, -1, r.label(p))
 }

@@ -56,53 +56,6 @@ func (r *run) freeProc(p *proc) {
 
 func pack(p *proc) int64 { return int64(p.id) | int64(p.seq)<<32 }
 
-// sleep parks p until now+d.
-func (r *run) sleep(p *proc, kind waitKind, d sim.Time) {
-	if d > clockEnd-r.s.Now() {
-		r.clockBroke(p, d)
-		return
-	}
-	p.seq++
-	p.waiting = kind
-	r.s.After(d, r.kWake, pack(p))
-}
-
-func (r *run) onWake(arg int64) {
-	p := r.procs[int32(arg)]
-	if p.seq != uint32(arg>>32) {
-		return // stale: the proc moved on (timed out, failed or finished)
-	}
-	switch p.waiting {
-	case waitDeadline:
-		p.waiting = waitNone
-		r.fail(p, 504, -1)
-	case waitRefused:
-		p.waiting = waitNone
-		c := &r.comps[p.waitComp]
-		c.timedOut++
-		if s, ok := c.rt.(signalled); ok {
-			s.signal(r.s.Now(), 0)
-		}
-		r.emit(EvTimeout, p, p.waitComp, r.p.comps[p.waitComp].status)
-		r.fail(p, r.p.comps[p.waitComp].status, p.waitComp)
-	case waitFailing:
-		p.waiting = waitNone
-		r.fail(p, p.outcome, p.waitComp)
-	case waitChild:
-		p.waiting = waitNone
-		r.childDone(p)
-	case waitJobs:
-		p.waiting = waitNone
-		if !r.reportJobFailure(p) {
-			r.exec(p)
-		}
-	default:
-		p.waiting = waitNone
-		r.exec(p)
-	}
-	r.runReady()
-}
-
 // reportJobFailure fails p with the failure of an async job of its journey
 // that no wait has reported yet, as a client polling a job's status learns
 // that it failed, and says whether it did.
@@ -115,47 +68,6 @@ func (r *run) reportJobFailure(p *proc) bool {
 	jr.jobFailStatus = 0
 	r.failAt(p, status, comp, stage)
 	return true
-}
-
-func (r *run) onTimeout(arg int64) {
-	p := r.procs[int32(arg)]
-	if p.seq != uint32(arg>>32) {
-		return
-	}
-	now := r.s.Now()
-	switch p.waiting {
-	case waitAcquire:
-		c := &r.comps[p.waitComp]
-		c.rt.abandon(now, p)
-		c.timedOut++
-		p.waiting = waitNone
-		r.emit(EvTimeout, p, p.waitComp, 0)
-		status := r.p.comps[p.waitComp].status
-		if p.deadline <= now {
-			status = 504
-		}
-		r.fail(p, status, p.waitComp)
-	case waitChild:
-		p.seq++ // the child becomes an orphan: its end is no longer awaited
-		p.waiting = waitNone
-		r.cancelKids(p, nil) // unless it observes cancellation
-		o := &r.p.blocks[p.frames[len(p.frames)-1].blk].ops[p.frames[len(p.frames)-1].pc]
-		r.emitTimeout(p, o)
-		_, timedOut := awaitRow(o)
-		timedOut(r, p, o)
-	case waitJobs:
-		p.waiting = waitNone
-		p.journey.awaiter = nil
-		r.fail(p, 504, -1)
-	case waitRunning:
-		c := &r.comps[p.waitComp]
-		c.rt.abandon(now, p)
-		c.timedOut++
-		p.waiting = waitNone
-		r.emit(EvTimeout, p, p.waitComp, 504)
-		r.fail(p, 504, p.waitComp)
-	}
-	r.runReady()
 }
 
 // granted is called by a component when queued proc id obtains it.
@@ -192,33 +104,6 @@ func (r *run) runReady() {
 		r.exec(p)
 	}
 	r.ready = r.ready[:0]
-}
-
-// failLater makes p fail with status after d, as a refusal that takes
-// time to arrive does; comp is the component that refused.
-func (r *run) failLater(p *proc, d sim.Time, status, comp int32) {
-	p.outcome, p.waitComp = status, comp
-	r.sleep(p, waitFailing, d)
-}
-
-// runningAt parks p while its work runs at component comp (a cpu, whose
-// cores it shares); workDone wakes p when the work is done, or its deadline
-// fails it.
-func (r *run) runningAt(p *proc, comp int32) {
-	p.seq++
-	p.waiting = waitRunning
-	p.waitComp = comp
-	if p.deadline != sim.Never {
-		p.timer = r.s.Timer(p.deadline, r.kTimeout, pack(p))
-	}
-}
-
-func (r *run) workDone(id int32) {
-	p := r.procs[id]
-	r.s.Cancel(p.timer)
-	p.waiting = waitSleep
-	p.seq++
-	r.s.After(0, r.kWake, pack(p))
 }
 
 // drawTime draws a time from distribution d; 0 when d is -1 (none).
@@ -333,6 +218,9 @@ ops:
 				p.seq++
 				p.waiting = waitJobs
 				p.journey.awaiter, p.journey.awaiterSeq = p, p.seq
+				if p.deadline != sim.Never {
+					p.timer = r.s.Timer(p.deadline, r.kTimeout, pack(p))
+				}
 				break ops
 			}
 			if r.reportJobFailure(p) {

@@ -84,29 +84,19 @@ func (r *run) guardQueue(comp int32) {
 }
 
 // waitingWhere names what the procs in flight wait for, for a deadlock's
-// message: "; waiting for jobs ×2, for a call ×1".
+// message: "; waiting: 2 for the journey's jobs, 1 in a queue", in the
+// order of the states, by each state's where.
 func (r *run) waitingWhere() string {
-	var jobs, calls, queued int
+	var n [waitKinds]int
 	for _, p := range r.procs {
-		if p.journey == nil {
-			continue // free
-		}
-		switch p.waiting {
-		case waitJobs:
-			jobs++
-		case waitChild:
-			calls++
-		case waitAcquire:
-			queued++
+		if p.journey != nil { // else free
+			n[p.waiting]++
 		}
 	}
 	var parts []string
-	for _, x := range []struct {
-		n    int
-		what string
-	}{{jobs, "for the journey's jobs"}, {calls, "for a call, job or fan-out"}, {queued, "in a queue"}} {
-		if x.n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", x.n, x.what))
+	for w := range waitStates {
+		if n[w] > 0 && waitStates[w].where != "" {
+			parts = append(parts, fmt.Sprintf("%d %s", n[w], waitStates[w].where))
 		}
 	}
 	if len(parts) == 0 {

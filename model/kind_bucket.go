@@ -211,3 +211,32 @@ func (c *bucketRT) result(_ *run, cr *ComponentResult, _ sim.Time) {
 
 func (c *bucketRT) signals() []string        { return []string{"rate"} }
 func (c *bucketRT) sample(put func(float64)) { put(c.CurrentRate()) }
+
+// A bucket's two states: a caller waiting out max_wait for nothing
+// (refuse: after_max_wait), and a refusal on its way (refuse_cost); both
+// are held short of the caller's deadline.
+func init() {
+	waitStates[waitRefused] = waitState{name: "refused", deadline: reachBounded,
+		wake: func(r *run, p *proc) {
+			p.waiting = waitNone
+			c := &r.comps[p.waitComp]
+			c.timedOut++
+			if s, ok := c.rt.(signalled); ok {
+				s.signal(r.s.Now(), 0)
+			}
+			r.emit(EvTimeout, p, p.waitComp, r.p.comps[p.waitComp].status)
+			r.fail(p, r.p.comps[p.waitComp].status, p.waitComp)
+		}}
+	waitStates[waitFailing] = waitState{name: "failing", deadline: reachBounded,
+		wake: func(r *run, p *proc) {
+			p.waiting = waitNone
+			r.fail(p, p.outcome, p.waitComp)
+		}}
+}
+
+// failLater makes p fail with status after d, as a refusal that takes
+// time to arrive does; comp is the component that refused.
+func (r *run) failLater(p *proc, d sim.Time, status, comp int32) {
+	p.outcome, p.waitComp = status, comp
+	r.sleepCut(p, waitFailing, d)
+}

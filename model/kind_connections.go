@@ -134,13 +134,7 @@ func (c *connectionsRT) acquire(r *run, p *proc, o *op, _ *compRT) (acquired, in
 // connecting parks p, holding a connection, while it is opened. A deadline
 // that comes first fails p then, as a cut-short delay does; releasing the
 // connection before it is open closes it.
-func connecting(r *run, p *proc, d sim.Time) {
-	if now := r.s.Now(); p.deadline != sim.Never && now+d > p.deadline {
-		r.sleep(p, waitDeadline, p.deadline-now)
-		return
-	}
-	r.sleep(p, waitSleep, d)
-}
+func connecting(r *run, p *proc, d sim.Time) { r.sleepCut(p, waitSleep, d) }
 
 // release keeps the connection alive for its client, failed or not: an
 // error response does not close a keep-alive connection.

@@ -230,3 +230,38 @@ func (c *cpuRT) sample(put func(float64)) {
 func (c *cpuRT) busy() *sim.TimeWeighted { return &c.Busy }
 func (c *cpuRT) busyNow() float64        { return c.Busy.Value() }
 func (c *cpuRT) capacity() float64       { return c.cores }
+
+// waitRunning is the state of a proc whose work runs on the cores: the
+// cores end it (workDone), its deadline's timer fails it, and a
+// cancellation takes its work off the cores.
+func init() {
+	waitStates[waitRunning] = waitState{name: "running", deadline: reachTimer, withdraw: (*run).leaveComponent,
+		expire: func(r *run, p *proc) {
+			c := &r.comps[p.waitComp]
+			c.rt.abandon(r.s.Now(), p)
+			c.timedOut++
+			p.waiting = waitNone
+			r.emit(EvTimeout, p, p.waitComp, 504)
+			r.fail(p, 504, p.waitComp)
+		}}
+}
+
+// runningAt parks p while its work runs at component comp (a cpu, whose
+// cores it shares); workDone wakes p when the work is done, or its deadline
+// fails it.
+func (r *run) runningAt(p *proc, comp int32) {
+	p.seq++
+	p.waiting = waitRunning
+	p.waitComp = comp
+	if p.deadline != sim.Never {
+		p.timer = r.s.Timer(p.deadline, r.kTimeout, pack(p))
+	}
+}
+
+func (r *run) workDone(id int32) {
+	p := r.procs[id]
+	r.s.Cancel(p.timer)
+	p.waiting = waitSleep
+	p.seq++
+	r.s.After(0, r.kWake, pack(p))
+}

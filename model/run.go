@@ -44,22 +44,6 @@ const (
 	procPoller                 // polls while its parent's call is open
 )
 
-type waitKind uint8
-
-const (
-	waitNone     waitKind = iota
-	waitStart             // spawned, not yet run
-	waitSleep             // delay, work or token wait; pc already past the op
-	waitAcquire           // queued at a component; pc already past the op
-	waitChild             // call, job or fan-out; pc on the op
-	waitJobs              // the journey's jobs; pc already past the op
-	waitAgain             // retry backoff or poll gap; pc on the op, which runs again
-	waitDeadline          // work cut short by the deadline: fails on wake
-	waitRunning           // work running at a component (a cpu); pc already past the op
-	waitRefused           // waiting out a bucket's max_wait for nothing: fails on wake
-	waitFailing           // a refusal on its way (outcome holds its status): fails on wake
-)
-
 type frame struct {
 	blk      int32
 	pc       int32
