@@ -100,9 +100,9 @@ var boundNames = map[string]float64{
 	"-inf":         math.Inf(-1),
 }
 
-// parseBound reads a bound tag: [lo,hi], (lo,hi], … with numbers or the
+// ParseBound reads a bound tag: [lo,hi], (lo,hi], … with numbers or the
 // names above at either end.
-func parseBound(tag string) (KeyBound, error) {
+func ParseBound(tag string) (KeyBound, error) {
 	b := KeyBound{Text: tag}
 	if len(tag) < 5 || !strings.ContainsRune("[(", rune(tag[0])) || !strings.ContainsRune("])", rune(tag[len(tag)-1])) {
 		return b, fmt.Errorf("bound %q is not [lo,hi] with [ or ( and ] or )", tag)
@@ -222,7 +222,7 @@ func (w *keyWalker) field(owner reflect.Type, f reflect.StructField, prefix stri
 	if !ok {
 		keyProblems = append(keyProblems, fmt.Sprintf("%s (%s.%s) has no bound tag", k.Path, owner.Name(), f.Name))
 	} else {
-		b, err := parseBound(tag)
+		b, err := ParseBound(tag)
 		if err != nil {
 			keyProblems = append(keyProblems, fmt.Sprintf("%s: %v", k.Path, err))
 		}
@@ -246,7 +246,7 @@ func fieldBound(t reflect.Type, fi int) *KeyBound {
 	}
 	var b *KeyBound
 	if tag, ok := t.Field(fi).Tag.Lookup("bound"); ok {
-		if kb, err := parseBound(tag); err == nil {
+		if kb, err := ParseBound(tag); err == nil {
 			b = &kb
 		}
 	}

@@ -3,10 +3,18 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"math"
+	"os"
 	"path/filepath"
+	"reflect"
+	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"capsim/cmd/golden"
+	"capsim/model"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -35,6 +43,10 @@ func TestEveryNumericFlagAtItsEdges(t *testing.T) {
 		"check":       {"check", shop, "--access", nginx, "--app", app},
 	}
 	walked := 0
+	rows := map[string]bool{}
+	for k := range flagRanges {
+		rows[k] = true
+	}
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		for _, sub := range c.Commands() {
@@ -51,6 +63,14 @@ func TestEveryNumericFlagAtItsEdges(t *testing.T) {
 				t.Errorf("capsim %s --%s: the walk has no command line for %s", name, f.Name, name)
 				return
 			}
+			rng, ok := flagRanges[name+" --"+f.Name]
+			if !ok {
+				t.Errorf("capsim %s --%s: no row in flagRanges (flagranges.go)", name, f.Name)
+			}
+			delete(rows, name+" --"+f.Name)
+			if b, err := model.ParseBound(rng); err == nil {
+				values = append(append([]flagEdge(nil), values...), pastEnds(b, f.Value.Type())...)
+			}
 			for _, v := range values {
 				walked++
 				line := append(append(append([]string(nil), args...), companions[f.Name]...), "--"+f.Name+"="+v.text)
@@ -64,6 +84,9 @@ func TestEveryNumericFlagAtItsEdges(t *testing.T) {
 		})
 	}
 	walk(newRootCmd(&IOStreams{}))
+	for k := range rows {
+		t.Errorf("flagRanges has a row for %s, which no command has", k)
+	}
 	if walked < 100 {
 		t.Errorf("walked %d flag values; the commands have more numeric flags than that", walked)
 	}
@@ -80,21 +103,61 @@ var companions = map[string][]string{
 type flagEdge struct {
 	text    string
 	refused bool
+	past    bool // just outside the flag's row of flagRanges
 }
 
 var (
-	countEdges = []flagEdge{{"-1", true}, {"0", false}, {"1", false}, {"2147483651", false},
-		{"9223372036854775808", true}, {"1e308", true}, {"NaN", true}}
-	numberEdges = []flagEdge{{"-1", true}, {"0", false}, {"1e-308", false}, {"0.5", false}, {"1", false},
-		{"2147483651", false}, {"9223372036854775808", false}, {"1e308", false}, {"NaN", true}, {"+Inf", true}, {"-Inf", true}}
+	countEdges = []flagEdge{{text: "-1", refused: true}, {text: "0", refused: false}, {text: "1", refused: false}, {text: "2147483651", refused: false},
+		{text: "9223372036854775808", refused: true}, {text: "1e308", refused: true}, {text: "NaN", refused: true}}
+	numberEdges = []flagEdge{{text: "-1", refused: true}, {text: "0", refused: false}, {text: "1e-308", refused: false}, {text: "0.5", refused: false}, {text: "1", refused: false},
+		{text: "2147483651", refused: false}, {text: "9223372036854775808", refused: false}, {text: "1e308", refused: false}, {text: "NaN", refused: true}, {text: "+Inf", refused: true}, {text: "-Inf", refused: true}}
 	edgeValues = map[string][]flagEdge{
 		"int":      countEdges,
 		"int64":    countEdges,
-		"uint64":   {{"-1", true}, {"0", false}, {"18446744073709551615", false}, {"18446744073709551616", true}},
+		"uint64":   {{text: "-1", refused: true}, {text: "0", refused: false}, {text: "18446744073709551615", refused: false}, {text: "18446744073709551616", refused: true}},
 		"float64":  numberEdges,
-		"duration": {{"-1s", true}, {"0s", false}, {"1ns", false}, {"1e308s", true}, {"2562048h", true}},
+		"duration": {{text: "-1s", refused: true}, {text: "0s", refused: false}, {text: "1ns", refused: false}, {text: "1e308s", refused: true}, {text: "2562048h", refused: true}},
 	}
 )
+
+// pastEnds are the values just outside a flag's range, which it must
+// refuse: a whole step for a count, a nanosecond for a time (written in
+// seconds), the next float for a number.
+func pastEnds(b model.KeyBound, typ string) []flagEdge {
+	var out []flagEdge
+	text := func(x float64) string {
+		if typ == "duration" {
+			return strconv.FormatFloat(x, 'f', -1, 64) + "s"
+		}
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	}
+	step := func(x, dir float64) float64 {
+		switch typ {
+		case "int", "int64", "uint64":
+			return x + dir
+		case "duration":
+			return x + dir*1e-9
+		}
+		return math.Nextafter(x, dir*math.Inf(1))
+	}
+	if !math.IsInf(b.Lo, 0) {
+		lo := b.Lo
+		if !b.LoOpen {
+			lo = step(lo, -1)
+		}
+		if lo >= 0 || typ != "uint64" {
+			out = append(out, flagEdge{text: text(lo), refused: true, past: true})
+		}
+	}
+	if !math.IsInf(b.Hi, 0) {
+		hi := b.Hi
+		if !b.HiOpen {
+			hi = step(hi, 1)
+		}
+		out = append(out, flagEdge{text: text(hi), refused: true, past: true})
+	}
+	return out
+}
 
 func tryFlag(t *testing.T, args []string, flag string, v flagEdge) {
 	t.Helper()
@@ -126,6 +189,8 @@ func tryFlag(t *testing.T, args []string, flag string, v flagEdge) {
 		t.Errorf("%s: panic: %s", line, o.panicd)
 	case o.code != exitOK && o.code != exitError && o.code != exitUsage && o.code != exitSLOFailed:
 		t.Errorf("%s: exit %d, not a code of the table; stderr %q", line, o.code, o.stderr)
+	case v.past && o.code != exitUsage:
+		t.Errorf("%s: exit %d, want %d: %s is outside the flag's row of flagRanges; stderr %q", line, o.code, exitUsage, v.text, o.stderr)
 	case v.refused && o.code != exitUsage:
 		t.Errorf("%s: exit %d, want %d: no flag can mean %s; stderr %q", line, o.code, exitUsage, v.text, o.stderr)
 	case o.code == exitUsage && !strings.Contains(o.stderr, "--"+flag):
@@ -135,3 +200,42 @@ func tryFlag(t *testing.T, args []string, flag string, v flagEdge) {
 		t.Errorf("%s: exit %d for a value of --%s; want %d, naming the flag: %q", line, o.code, flag, exitUsage, o.stderr)
 	}
 }
+
+// flagsMarker starts the part of docs/keys.md this package writes (the
+// scenario keys above it are the model's).
+const flagsMarker = "\n<!-- the flags' table below is generated by cmd/capsim's TestFlagRangesAreCurrent -->\n"
+
+// TestFlagRangesAreCurrent keeps docs/keys.md's table of flags the rows
+// of flagRanges, which TestEveryNumericFlagAtItsEdges holds to the code.
+func TestFlagRangesAreCurrent(t *testing.T) {
+	page, err := os.ReadFile(keysDoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, _, ok := strings.Cut(string(page), flagsMarker)
+	if !ok {
+		t.Fatalf("%s has no line %q", keysDoc, strings.TrimSpace(flagsMarker))
+	}
+	var b strings.Builder
+	b.WriteString("\n## Flags\n\nThe numeric flags of the commands, and what each allows; a value outside is refused with\n" +
+		"exit 2 and a message naming the flag. A seed is any whole number below 2^64.\n\n| flag | allowed |\n|---|---|\n")
+	names := make([]string, 0, len(flagRanges))
+	for k := range flagRanges {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		words := flagRanges[k]
+		if bound, err := model.ParseBound(words); err == nil {
+			unit := reflect.TypeOf(0.0)
+			if strings.HasSuffix(k, "--resolution") {
+				unit = reflect.TypeOf(model.Duration{})
+			}
+			words = bound.Words(unit)
+		}
+		b.WriteString("| `capsim " + k + "` | " + words + " |\n")
+	}
+	golden.Check(t, keysDoc, []byte(keys+flagsMarker+b.String()))
+}
+
+const keysDoc = "../../docs/keys.md"
