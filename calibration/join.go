@@ -491,12 +491,14 @@ func (e *PlanEntry) join(files []*rowFile, stats []*FileStats, conds map[int][]f
 	return tuples
 }
 
-// pairs pairs each to event with the latest earlier from event of the same
-// key, in time order (reading order among equal times), so that the gap
-// between successive events of one request is a value.
-func (e *PlanEntry) pairs(rf *rowFile, fs *FileStats, conds map[int][]fieldCond, s *Sample) [][]*row {
-	groups := map[string][]*row{}
-	var order []string
+// groupInTime groups the records the entry keeps by its key (all in one
+// group without a key), groups in the order their first record was read,
+// each in time order (reading order among equal times). Records without
+// the key are counted in a note: they could not be what (paired,
+// compared).
+func (e *PlanEntry) groupInTime(rf *rowFile, fs *FileStats, conds map[int][]fieldCond, s *Sample, what string) [][]*row {
+	index := map[string]int{}
+	var groups [][]*row
 	noKey := 0
 	for j := range rf.rows {
 		r := &rf.rows[j]
@@ -504,19 +506,41 @@ func (e *PlanEntry) pairs(rf *rowFile, fs *FileStats, conds map[int][]fieldCond,
 			fs.Filtered++
 			continue
 		}
-		k, ok := r.field(e.Key)
-		if !ok || k == "" {
-			noKey++
-			continue
+		k := ""
+		if e.Key != "" {
+			var ok bool
+			if k, ok = r.field(e.Key); !ok || k == "" {
+				noKey++
+				continue
+			}
 		}
-		if groups[k] == nil {
-			order = append(order, k)
+		i, ok := index[k]
+		if !ok {
+			i = len(groups)
+			index[k] = i
+			groups = append(groups, nil)
 		}
-		groups[k] = append(groups[k], r)
+		groups[i] = append(groups[i], r)
 	}
 	if noKey > 0 {
-		s.Notes = append(s.Notes, fmt.Sprintf("%d records had no %s and could not be paired", noKey, e.Key))
+		s.Notes = append(s.Notes, fmt.Sprintf("%d records had no %s and could not be %s", noKey, e.Key, what))
 	}
+	for _, g := range groups {
+		slices.SortStableFunc(g, func(a, b *row) int {
+			if math.IsNaN(a.time) || math.IsNaN(b.time) {
+				return 0
+			}
+			return cmp.Compare(a.time, b.time)
+		})
+	}
+	return groups
+}
+
+// pairs pairs each to event with the latest earlier from event of the same
+// key, in time order (reading order among equal times), so that the gap
+// between successive events of one request is a value.
+func (e *PlanEntry) pairs(rf *rowFile, fs *FileStats, conds map[int][]fieldCond, s *Sample) [][]*row {
+	groups := e.groupInTime(rf, fs, conds, s, "paired")
 	is := func(r *row, event string) bool {
 		if event == "" {
 			return true
@@ -525,14 +549,7 @@ func (e *PlanEntry) pairs(rf *rowFile, fs *FileStats, conds map[int][]fieldCond,
 		return v == event
 	}
 	var tuples [][]*row
-	for _, k := range order {
-		g := groups[k]
-		slices.SortStableFunc(g, func(a, b *row) int {
-			if math.IsNaN(a.time) || math.IsNaN(b.time) {
-				return 0
-			}
-			return cmp.Compare(a.time, b.time)
-		})
+	for _, g := range groups {
 		var last *row
 		for _, r := range g {
 			if last != nil && is(r, e.Pairs.To) {
@@ -559,31 +576,7 @@ func (e *PlanEntry) pairs(rf *rowFile, fs *FileStats, conds map[int][]fieldCond,
 // skipped, as is one in which the count did not grow, whose cost per item
 // is undefined.
 func (e *PlanEntry) consecutive(rf *rowFile, fs *FileStats, conds map[int][]fieldCond, s *Sample) [][]*row {
-	groups := map[string][]*row{}
-	var order []string
-	noKey := 0
-	for j := range rf.rows {
-		r := &rf.rows[j]
-		if !keep(r, conds[-1]) {
-			fs.Filtered++
-			continue
-		}
-		k := ""
-		if e.Key != "" {
-			var ok bool
-			if k, ok = r.field(e.Key); !ok || k == "" {
-				noKey++
-				continue
-			}
-		}
-		if groups[k] == nil {
-			order = append(order, k)
-		}
-		groups[k] = append(groups[k], r)
-	}
-	if noKey > 0 {
-		s.Notes = append(s.Notes, fmt.Sprintf("%d records had no %s and could not be compared", noKey, e.Key))
-	}
+	groups := e.groupInTime(rf, fs, conds, s, "compared")
 	d := e.Difference
 	// grew compares a counter across an interval; a value that is not a
 	// number is left to the expression, which reports it on its line.
@@ -594,14 +587,7 @@ func (e *PlanEntry) consecutive(rf *rowFile, fs *FileStats, conds map[int][]fiel
 	}
 	var tuples [][]*row
 	resets, idle := 0, 0
-	for _, k := range order {
-		g := groups[k]
-		slices.SortStableFunc(g, func(a, b *row) int {
-			if math.IsNaN(a.time) || math.IsNaN(b.time) {
-				return 0
-			}
-			return cmp.Compare(a.time, b.time)
-		})
+	for _, g := range groups {
 		for i := 1; i < len(g); i++ {
 			from, to := g[i-1], g[i]
 			dOf, okOf := grew(from, to, d.Of)

@@ -289,16 +289,17 @@ func checkValue(b KeyBound, hint string, v reflect.Value, inList bool) error {
 	if !ok || b.Contains(x) {
 		return nil
 	}
-	if k := v.Kind(); !inList && (k == reflect.Int || k == reflect.Int64) && math.Abs(x) > MaxCount && b.Hi == MaxCount {
+	t := v.Type()
+	switch {
+	case !inList && (t.Kind() == reflect.Int || t.Kind() == reflect.Int64) && math.Abs(x) > MaxCount && b.Hi == MaxCount:
 		// Past what any count may be: checkInt says so, in those words.
 		return nil
+	case x > b.Hi && b.hiUnsaid(t):
+		// Words leaves out the cap every value of the type shares; this
+		// value passes it, so say it.
+		return fmt.Errorf("must be at most %s%s, got %s", b.endWords(t, b.Hi), hint, text)
 	}
-	if words := b.Words(v.Type()); x > b.Hi && !strings.Contains(words, b.endWords(v.Type(), b.Hi)) {
-		// The range's words leave out the cap every value of the type
-		// shares; this value passes it, so say it.
-		return fmt.Errorf("must be %s %s%s, got %s", map[bool]string{false: "at most", true: "below"}[b.HiOpen], b.endWords(v.Type(), b.Hi), hint, text)
-	}
-	return fmt.Errorf("must be %s%s, got %s", b.Words(v.Type()), hint, text)
+	return fmt.Errorf("must be %s%s, got %s", b.Words(t), hint, text)
 }
 
 // numberOf is the number a decoded value stands for, in the unit its
@@ -336,17 +337,10 @@ func numberOf(v reflect.Value) (x float64, text string, ok bool) {
 
 // Words says the range as a message does, in the unit of a value of
 // type t: "between 0 and 1", "> 0s". An upper end that every value of
-// the type has (100 years for a time, MaxCount for a count, MaxRate for
-// a rate) is left unsaid: its own message says it.
+// the type has is left unsaid (hiUnsaid): its own message says it.
 func (b KeyBound) Words(t reflect.Type) string {
-	timed := t == reflect.TypeOf(Duration{}) || t == reflect.TypeOf(DistRef{}) || t == reflect.TypeOf(DistEntry{})
-	rated := t == reflect.TypeOf(Rate{}) || t == reflect.TypeOf(StageTarget{})
 	end := func(x float64) string { return b.endWords(t, x) }
-	lo, hi := math.IsInf(b.Lo, -1), math.IsInf(b.Hi, 1)
-	if !b.HiOpen && (timed && b.Hi == MaxDuration.Seconds() || rated && b.Hi == MaxRate ||
-		!timed && !rated && b.Hi == MaxCount && b.Lo >= 0) {
-		hi = true
-	}
+	lo, hi := math.IsInf(b.Lo, -1), math.IsInf(b.Hi, 1) || b.hiUnsaid(t)
 	switch {
 	case lo && hi:
 		return "a finite number"
@@ -368,15 +362,50 @@ func (b KeyBound) Words(t reflect.Type) string {
 	return low + " and " + high
 }
 
-// endWords writes one end of a range in the unit of a value of type t.
-func (KeyBound) endWords(t reflect.Type, x float64) string {
+// keyUnit is what a value of a numeric type counts: seconds, per
+// second, or a plain number.
+type keyUnit int
+
+const (
+	unitNumber keyUnit = iota
+	unitTime
+	unitRate
+)
+
+func unitOf(t reflect.Type) keyUnit {
 	switch t {
 	case reflect.TypeOf(Duration{}), reflect.TypeOf(DistRef{}), reflect.TypeOf(DistEntry{}):
+		return unitTime
+	case reflect.TypeOf(Rate{}), reflect.TypeOf(StageTarget{}):
+		return unitRate
+	}
+	return unitNumber
+}
+
+// hiUnsaid: the upper end is the cap every value of type t has (100 years
+// for a time, MaxRate for a rate, MaxCount for a count).
+func (b KeyBound) hiUnsaid(t reflect.Type) bool {
+	if b.HiOpen {
+		return false
+	}
+	switch unitOf(t) {
+	case unitTime:
+		return b.Hi == MaxDuration.Seconds()
+	case unitRate:
+		return b.Hi == MaxRate
+	}
+	return b.Hi == MaxCount && b.Lo >= 0
+}
+
+// endWords writes one end of a range in the unit of a value of type t.
+func (KeyBound) endWords(t reflect.Type, x float64) string {
+	switch unitOf(t) {
+	case unitTime:
 		if x == MaxDuration.Seconds() {
 			return maxDurationText
 		}
 		return sim.Time(math.Round(x * 1e9)).String()
-	case reflect.TypeOf(Rate{}), reflect.TypeOf(StageTarget{}):
+	case unitRate:
 		return strconv.FormatFloat(x, 'g', -1, 64) + "/s"
 	}
 	return strconv.FormatFloat(x, 'f', -1, 64)
