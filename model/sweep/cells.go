@@ -128,8 +128,9 @@ func (v Verdict) String() string {
 // Comparison is one design's paired differences with the first design at
 // one multiplier: for each metric, the mean over replications of
 // (value of Design − value of Baseline) in the same replication, with its
-// 95 % interval. An interval that excludes 0 is a difference the
-// replications support.
+// 95 % interval (for a rate of counted events, no narrower than its
+// counts allow: see differenceInterval). An interval that excludes 0 is
+// a difference the replications support.
 type Comparison struct {
 	Design, Baseline string
 	Multiplier       float64
@@ -374,7 +375,9 @@ func (s *sweeper) finishCell(c *cellAcc) *Cell {
 	return out
 }
 
-func (s *sweeper) finishCompare(c *cellAcc) *Comparison {
+// finishCompare summarises the paired differences c of a design's cell
+// with the baseline's cell at the same multiplier.
+func (s *sweeper) finishCompare(c, cell, base *cellAcc) *Comparison {
 	var d *designAcc
 	for _, x := range s.designs {
 		if x.name == c.design {
@@ -383,10 +386,18 @@ func (s *sweeper) finishCompare(c *cellAcc) *Comparison {
 	}
 	out := &Comparison{Design: c.design, Baseline: s.cfg.Designs[0].Name, Multiplier: c.mult}
 	for i, key := range d.fixed {
-		if d.baseIndex == nil || d.baseIndex[i] < 0 || c.fixed == nil {
+		j := -1
+		if d.baseIndex != nil {
+			j = d.baseIndex[i]
+		}
+		if j < 0 || c.fixed == nil {
 			continue
 		}
-		out.Diffs = append(out.Diffs, Stat{Key: key, Summary: c.fixed[i].summary()})
+		st := Stat{Key: key, Summary: c.fixed[i].summary()}
+		if cell.counts != nil && base.counts != nil {
+			st.Summary = differenceInterval(key.Measure, st.Summary, cell.counts[i], base.counts[j])
+		}
+		out.Diffs = append(out.Diffs, st)
 	}
 	out.index = indexStats(out.Diffs)
 	return out

@@ -250,8 +250,9 @@ func (s *sweeper) gridRound(ctx context.Context) (*Result, error) {
 	for _, c := range s.grid {
 		res.Cells = append(res.Cells, s.finishCell(c))
 	}
-	for _, c := range s.compare {
-		res.Compare = append(res.Compare, s.finishCompare(c))
+	for i, c := range s.compare {
+		d, m := i/nm+1, i%nm
+		res.Compare = append(res.Compare, s.finishCompare(c, s.grid[d*nm+m], s.grid[m]))
 	}
 	for d := range cfg.Designs {
 		s.tried = append(s.tried, slices.Clone(res.Cells[d*nm:(d+1)*nm]))

@@ -80,3 +80,36 @@ func TestCellPoolsTheRunsCounts(t *testing.T) {
 		t.Errorf("a count is not a rate: %+v", st)
 	}
 }
+
+// Newcombe's hybrid score interval against his own worked example
+// (Newcombe 1998, Statistics in Medicine 17:873, table II, method 10):
+// 56 of 70 less 48 of 80 is 0.2000 in [0.0524, 0.3339].
+func TestNewcombeMatchesThePublishedExample(t *testing.T) {
+	lo, hi := newcombe(56, 70, 48, 80, zLevel)
+	if math.Abs(lo-0.0524) > 1e-4 || math.Abs(hi-0.3339) > 1e-4 {
+		t.Errorf("newcombe(56/70 − 48/80) = [%.4f, %.4f], want [0.0524, 0.3339]", lo, hi)
+	}
+}
+
+// Five replications in which the baseline lost exactly one of 8 journeys
+// and the design none differ by 12.5 points in each: the paired interval
+// is that point, but 40 of 40 against 35 of 40 leave the difference in
+// [+1.26, +26.1] points (Wilson: [0.9124, 1] and [0.7389, 0.9454]). A
+// time is no rate and keeps its paired interval, and a wide paired
+// interval is kept.
+func TestPairedRateDifferenceCannotClaimMoreThanItsCounts(t *testing.T) {
+	point := Summary{N: 5, Mean: 0.125, Lo: 0.125, Hi: 0.125}
+	s := differenceInterval(model.JourneySuccessRate, point, [2]int64{40, 40}, [2]int64{35, 40})
+	wantLo := 0.125 - math.Hypot(1-0.91240, 0.94540-0.875)
+	wantHi := 0.125 + (0.875 - 0.73887)
+	if math.Abs(s.Lo-wantLo) > 1e-4 || math.Abs(s.Hi-wantHi) > 1e-4 || s.Mean != 0.125 {
+		t.Errorf("difference %+v, want [%.4f, %.4f]", s, wantLo, wantHi)
+	}
+	wide := Summary{N: 5, Mean: 0.125, Lo: -0.5, Hi: 0.75}
+	if w := differenceInterval(model.JourneySuccessRate, wide, [2]int64{40, 40}, [2]int64{35, 40}); w.Lo != -0.5 || w.Hi != 0.75 {
+		t.Errorf("a wider paired interval was narrowed: %+v", w)
+	}
+	if p := differenceInterval(model.JourneyP95, point, [2]int64{0, 0}, [2]int64{0, 0}); p != point {
+		t.Errorf("a time is not a rate: %+v", p)
+	}
+}
