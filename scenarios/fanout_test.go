@@ -14,8 +14,8 @@ import (
 // assertions hold the fit, they do not show the model predicts them.
 
 func TestPlacesBlockingVsNonBlocking(t *testing.T) {
-	blocking := runOnce(t, "places-fanout", "threadpool", 1, nil)
-	coroutines := runOnce(t, "places-fanout", "coroutines", 1, nil)
+	blocking := runOnce(t, "places-fanout", "test-003-03+threadpool", 1, nil)
+	coroutines := runOnce(t, "places-fanout", "test-003-03+coroutines", 1, nil)
 	withinRel(t, "threadpool p95 (s)", float64(route(t, blocking, "group_search").Latency.P95), 9.76, 0.25)
 	withinRel(t, "coroutines p95 (s)", float64(route(t, coroutines, "group_search").Latency.P95), 5.95, 0.25)
 	if u := float64(component(t, blocking, "threads").Utilisation); u < 0.99 {
@@ -44,12 +44,12 @@ func TestPlacesMoreThreads(t *testing.T) {
 		return float64(route(t, r, "group_search").Latency.P95)
 	}
 	const threads200 = "components.threads.servers=200"
-	co := p95("coroutines", 1)
+	co := p95("test-003-03+coroutines", 1)
 	for _, sigma := range []string{"0", "0.05", "0.2"} {
 		withinRel(t, "200 threads p95 / coroutines p95, switch_cost "+sigma,
-			p95("threadpool", 1, threads200, "components.service_cpu.switch_cost="+sigma)/co, 1, 0.02)
+			p95("test-003-03+threadpool", 1, threads200, "components.service_cpu.switch_cost="+sigma)/co, 1, 0.02)
 	}
-	if got, co2 := p95("threadpool", 2, threads200), p95("coroutines", 2); got < 1.5*co2 {
+	if got, co2 := p95("test-003-03+threadpool", 2, threads200), p95("test-003-03+coroutines", 2); got < 1.5*co2 {
 		t.Errorf("200 users: 200 threads p95 %.2fs, coroutines %.2fs; the pool should be full again", got, co2)
 	} else {
 		t.Logf("200 users: 200 threads p95 %.2fs, coroutines %.2fs", got, co2)
@@ -58,9 +58,9 @@ func TestPlacesMoreThreads(t *testing.T) {
 	// runnable at once thrash when switching costs 20% per extra thread,
 	// while the coroutines' two dispatcher threads do not switch at all.
 	heavy := "distributions.call_cpu=exponential(mean=2ms)"
-	coHeavy := p95("coroutines", 1, heavy, "components.service_cpu.switch_cost=0.2")
+	coHeavy := p95("test-003-03+coroutines", 1, heavy, "components.service_cpu.switch_cost=0.2")
 	withinRel(t, "coroutines p95 at 2 ms per call (s)", coHeavy, 5.95, 0.1)
-	got := p95("threadpool", 1, threads200, heavy, "components.service_cpu.switch_cost=0.2")
+	got := p95("test-003-03+threadpool", 1, threads200, heavy, "components.service_cpu.switch_cost=0.2")
 	if got < 5*coHeavy {
 		t.Errorf("200 threads, 2 ms per call, switch_cost 0.2: p95 %.1fs, coroutines %.1fs; threads should thrash", got, coHeavy)
 	} else {
@@ -68,13 +68,13 @@ func TestPlacesMoreThreads(t *testing.T) {
 	}
 	// There, more threads lower throughput: 100 threads are not runnable
 	// in numbers enough to thrash, and beat 200.
-	if got100 := p95("threadpool", 1, heavy, "components.service_cpu.switch_cost=0.2"); got100 > got/5 {
+	if got100 := p95("test-003-03+threadpool", 1, heavy, "components.service_cpu.switch_cost=0.2"); got100 > got/5 {
 		t.Errorf("2 ms per call, switch_cost 0.2: 100 threads p95 %.1fs, 200 threads %.1fs; 100 should be far faster", got100, got)
 	} else {
 		t.Logf("2 ms per call, switch_cost 0.2: 100 threads p95 %.1fs, 200 threads %.1fs", got100, got)
 	}
 	withinRel(t, "200 threads p95 / coroutines, 2 ms per call, switch_cost 0",
-		p95("threadpool", 1, threads200, heavy, "components.service_cpu.switch_cost=0")/coHeavy, 1, 0.05)
+		p95("test-003-03+threadpool", 1, threads200, heavy, "components.service_cpu.switch_cost=0")/coHeavy, 1, 0.05)
 }
 
 // runSeries runs a design with its signals sampled every 2 ms.
@@ -131,8 +131,8 @@ func TestPlacesCPU(t *testing.T) {
 		}
 		return m
 	}
-	co := cpuPerWindow(t, runSeries(t, "coroutines", nil), 2, 60)
-	th := cpuPerWindow(t, runSeries(t, "threadpool", nil), 2, 60)
+	co := cpuPerWindow(t, runSeries(t, "test-003-03+coroutines", nil), 2, 60)
+	th := cpuPerWindow(t, runSeries(t, "test-003-03+threadpool", nil), 2, 60)
 	t.Logf("peak CPU over 10 s: coroutines %.1f%%, 100 threads %.1f%% (seed <5%% and ~25%%/10%%)", 100*peak(co), 100*peak(th))
 	if p := peak(co); p >= 0.05 {
 		t.Errorf("coroutines' CPU peaked at %.1f%%, seed below 5%% (003-11)", 100*p)
@@ -167,13 +167,13 @@ func TestPlacesThroughputDip(t *testing.T) {
 		}
 		return before, dip, after
 	}
-	b, d, a := tps("threadpool")
+	b, d, a := tps("test-003-03+threadpool")
 	t.Logf("100 threads: %.1f searches/s before the step, %.1f in the 8 s after it, %.1f from 200 s", b, d, a)
 	if d > 0.8*b {
 		t.Errorf("100 threads: %.1f searches/s after the step, %.1f before; want a dip below 80%%", d, b)
 	}
 	withinRel(t, "100 threads: searches/s from 200 s / before the step", a/b, 1, 0.1)
-	b, d, a = tps("coroutines")
+	b, d, a = tps("test-003-03+coroutines")
 	t.Logf("coroutines: %.1f searches/s before the step, %.1f in the 8 s after it, %.1f from 200 s", b, d, a)
 	if d < b {
 		t.Errorf("coroutines: %.1f searches/s after the step, %.1f before; they should not dip", d, b)
@@ -231,8 +231,8 @@ func sysCollect(into *[]model.TraceEvent) func(*model.TraceEvent) {
 
 func TestPlacesUnlimitedVsLimitedFanout(t *testing.T) {
 	var ue, le []model.TraceEvent
-	unlimited := runOnce(t, "places-fanout", "unlimited", 1, sysCollect(&ue))
-	limited := runOnce(t, "places-fanout", "limited", 1, sysCollect(&le))
+	unlimited := runOnce(t, "places-fanout", "test-003-22+unlimited", 1, sysCollect(&ue))
+	limited := runOnce(t, "places-fanout", "test-003-22+limited", 1, sysCollect(&le))
 	withinRel(t, "unlimited call latency (s)", float64(route(t, unlimited, "fetch").Latency.Mean), 0.613, 0.25)
 	withinRel(t, "limited call latency (s)", float64(route(t, limited, "fetch").Latency.Mean), 0.124, 0.25)
 	_, p99 := sysConcurrency(ue, "fetch")

@@ -24,10 +24,10 @@ func TestCompletion(t *testing.T) {
 		{[]string{"run", "trip", "--design", "v1"}, "v1-original v1-improved :4"},
 		{[]string{"run", "--design", "two"}, "two-workers :4"}, // the default scenario, trip
 		{[]string{"run", "trip", "--design", "v1-original+l"}, "v1-original+lock-fix :4"},
-		{[]string{"validate", "places-fanout", "--design", ""}, "fixed-refill threadpool coroutines unlimited limited :4"},
+		{[]string{"validate", "places-fanout", "--design", ""}, "fixed-refill test-003-03 threadpool coroutines test-003-22 unlimited limited :4"},
 		{[]string{"sensitivity", "mmck", "--design", ""}, "base :4"},
-		{[]string{"sweep", "places-fanout", "--designs", ""}, "all fixed-refill threadpool coroutines unlimited limited base :4"},
-		{[]string{"sweep", "places-fanout", "--designs", "threadpool,"}, "threadpool,fixed-refill threadpool,coroutines threadpool,unlimited threadpool,limited threadpool,base :4"},
+		{[]string{"sweep", "places-fanout", "--designs", ""}, "all fixed-refill test-003-03 threadpool coroutines test-003-22 unlimited limited base :4"},
+		{[]string{"sweep", "places-fanout", "--designs", "threadpool,"}, "threadpool,fixed-refill threadpool,test-003-03 threadpool,coroutines threadpool,test-003-22 threadpool,unlimited threadpool,limited threadpool,base :4"},
 		{[]string{"sweep", "places-fanout", "--designs", "limited+c"}, "limited+coroutines :4"},
 		{[]string{"sweep", "nothing-here", "--designs", ""}, ":4"},
 		{[]string{"sensitivity", "mmck", "--params", ""}, "all server.servers server.queue customer.work :4"},

@@ -115,7 +115,7 @@ func TestVersionAndUnknownFlag(t *testing.T) {
 // Shell completion offers the chosen scenario's designs for --design.
 func TestDesignCompletion(t *testing.T) {
 	code, stdout, _ := run(t, "__complete", "run", "places-fanout", "--design", "")
-	if code != 0 || !strings.HasPrefix(stdout, "fixed-refill\nthreadpool\ncoroutines\nunlimited\nlimited\n:4\n") {
+	if code != 0 || !strings.HasPrefix(stdout, "fixed-refill\ntest-003-03\nthreadpool\ncoroutines\ntest-003-22\nunlimited\nlimited\n:4\n") {
 		t.Errorf("exit %d, completions:\n%s", code, stdout)
 	}
 }
