@@ -145,21 +145,26 @@ type ObservedMeasure struct {
 	// Series says the measure reads the run's time series, which a run
 	// then samples (SeriesStep).
 	Series bool
+	// Measure is the vocabulary's measure the row reads; none for a
+	// measure of an observation's own.
+	Measure Measure
 }
 
 // Counted says whether the measure is a share of counted events.
 func (m *ObservedMeasure) Counted() bool { return m.Counts != nil }
 
 // observedMeasures is the one table of what an observation can measure.
-var observedMeasures = []ObservedMeasure{
-	{Key: "success_rate", Subject: "journey", Unit: UnitFraction, Counts: func(r *Result, o *Observation) (int64, int64) {
-		j := journeyOf(r, o)
-		return j.Succeeded, j.Started
-	}},
-	{Key: "failure_rate", Subject: "journey", Unit: UnitFraction, Counts: func(r *Result, o *Observation) (int64, int64) {
-		j := journeyOf(r, o)
-		return j.Started - j.Succeeded, j.Started
-	}},
+// Most rows are the vocabulary's measures (measure.go) of a journey, a
+// route or a component, read as a run's metrics are: each under its SLO
+// key, or else its name less its unit's suffix (success_rate, p95, calls,
+// mean_wait, cold_starts), so a measure a kind adds can be observed as
+// soon as it is defined. The rows of ownObserved are an observation's
+// alone, and come first.
+var observedMeasures = append(ownObserved, vocabularyObserved(ownObserved)...)
+
+// ownObserved are the measures no run's metrics list: a share of one
+// failure stage, the longest duration, and a window of the time series.
+var ownObserved = []ObservedMeasure{
 	// Journeys that ended unsuccessfully at one failure_stage, of those
 	// started: "4 of 8 trips at derivative_create".
 	{Key: "failed_at", Subject: "journey", Unit: UnitFraction, Counts: func(r *Result, o *Observation) (int64, int64) {
@@ -172,40 +177,71 @@ var observedMeasures = []ObservedMeasure{
 		}
 		return k, j.Started
 	}},
-	{Key: "http_failure_rate", Subject: "journey", Unit: UnitFraction, Counts: func(r *Result, o *Observation) (int64, int64) {
-		j := journeyOf(r, o)
-		return j.RequestFailures, j.Requests
-	}},
-	{Key: "started", Subject: "journey", Unit: UnitCount, Value: func(r *Result, o *Observation) float64 { return float64(journeyOf(r, o).Started) }},
-	{Key: "mean", Subject: "journey", Unit: UnitSeconds, Value: func(r *Result, o *Observation) float64 { return float64(journeyOf(r, o).Latency.Mean) }},
-	{Key: "p50", Subject: "journey", Unit: UnitSeconds, Value: func(r *Result, o *Observation) float64 { return float64(journeyOf(r, o).Latency.P50) }},
-	{Key: "p95", Subject: "journey", Unit: UnitSeconds, Value: func(r *Result, o *Observation) float64 { return float64(journeyOf(r, o).Latency.P95) }},
 	{Key: "max", Subject: "journey", Unit: UnitSeconds, Value: func(r *Result, o *Observation) float64 { return float64(journeyOf(r, o).Latency.Max) }},
-	{Key: "failure_rate", Subject: "route", Unit: UnitFraction, Counts: func(r *Result, o *Observation) (int64, int64) {
-		rt := routeOf(r, o)
-		return rt.Failures, rt.Calls
-	}},
-	{Key: "calls", Subject: "route", Unit: UnitCount, Value: func(r *Result, o *Observation) float64 { return float64(routeOf(r, o).Calls) }},
-	{Key: "mean", Subject: "route", Unit: UnitSeconds, Value: func(r *Result, o *Observation) float64 { return float64(routeOf(r, o).Latency.Mean) }},
-	{Key: "p50", Subject: "route", Unit: UnitSeconds, Value: func(r *Result, o *Observation) float64 { return float64(routeOf(r, o).Latency.P50) }},
-	{Key: "p95", Subject: "route", Unit: UnitSeconds, Value: func(r *Result, o *Observation) float64 { return float64(routeOf(r, o).Latency.P95) }},
-	{Key: "p99", Subject: "route", Unit: UnitSeconds, Value: func(r *Result, o *Observation) float64 { return float64(routeOf(r, o).Latency.P99) }},
 	{Key: "max", Subject: "route", Unit: UnitSeconds, Value: func(r *Result, o *Observation) float64 { return float64(routeOf(r, o).Latency.Max) }},
-	{Key: "utilisation", Subject: "component", Unit: UnitFraction, Value: func(r *Result, o *Observation) float64 { return float64(componentOf(r, o).Utilisation) }},
-	{Key: "mean_busy", Subject: "component", Unit: UnitCount, Value: func(r *Result, o *Observation) float64 { return float64(componentOf(r, o).MeanBusy) }},
-	{Key: "peak_busy", Subject: "component", Unit: UnitCount, Value: func(r *Result, o *Observation) float64 { return componentOf(r, o).PeakBusy }},
 	// The mean in use over the busiest window of the run: servers,
 	// permits or cores, as a dashboard's busiest minute shows them.
 	{Key: "busiest", Subject: "component", Unit: UnitCount, Series: true, Value: busiestWindow},
-	{Key: "peak_queue", Subject: "component", Unit: UnitCount, Value: func(r *Result, o *Observation) float64 { return componentOf(r, o).PeakQueue }},
-	{Key: "mean_open", Subject: "component", Unit: UnitCount, Value: func(r *Result, o *Observation) float64 { return float64(componentOf(r, o).MeanOpen) }},
-	{Key: "peak_open", Subject: "component", Unit: UnitCount, Value: func(r *Result, o *Observation) float64 { return componentOf(r, o).PeakOpen }},
-	{Key: "mean_wait", Subject: "component", Unit: UnitSeconds, Value: func(r *Result, o *Observation) float64 { return float64(componentOf(r, o).Wait.Mean) }},
-	{Key: "cold_starts", Subject: "component", Unit: UnitCount, Value: func(r *Result, o *Observation) float64 { return float64(componentOf(r, o).ColdStarts) }},
-	{Key: "rejection_rate", Subject: "component", Unit: UnitFraction, Counts: func(r *Result, o *Observation) (int64, int64) {
-		c := componentOf(r, o)
-		return c.Rejected + c.TimedOut, c.Offered
-	}},
+}
+
+// vocabularyObserved is a row for every measure of a journey, a route or
+// a component that can be read from one result, but those whose key a
+// row of own already has.
+func vocabularyObserved(own []ObservedMeasure) []ObservedMeasure {
+	var out []ObservedMeasure
+	taken := map[[2]string]bool{}
+	for _, m := range own {
+		taken[[2]string{m.Subject, m.Key}] = true
+	}
+	for _, d := range vocabulary {
+		m := Measure{d}
+		if m.PerStage() || (d.journey == nil && d.route == nil && d.component == nil) {
+			continue
+		}
+		row := ObservedMeasure{Key: ObservedKey(m), Subject: m.Subject().String(), Unit: m.Unit(), Measure: m}
+		if taken[[2]string{row.Subject, row.Key}] {
+			continue
+		}
+		taken[[2]string{row.Subject, row.Key}] = true
+		if _, ok := m.Rate(); ok {
+			row.Counts = func(r *Result, o *Observation) (int64, int64) {
+				k, n, _ := m.counts(readerOf(r, o))
+				return k, n
+			}
+		} else {
+			row.Value = func(r *Result, o *Observation) float64 {
+				if v, ok := readerOf(r, o)(m); ok {
+					return v
+				}
+				return math.NaN()
+			}
+		}
+		out = append(out, row)
+	}
+	return out
+}
+
+// ObservedKey is how an observation names measure m: its SLO key, or else
+// its name less its unit's suffix.
+func ObservedKey(m Measure) string {
+	if k := m.SLOKey(); k != "" {
+		return k
+	}
+	return strings.TrimSuffix(m.Name(), m.Unit().Suffix())
+}
+
+// readerOf reads a measure of the observation's subject in r.
+func readerOf(r *Result, o *Observation) func(Measure) (float64, bool) {
+	switch kind, _ := o.Subject(); kind {
+	case "journey":
+		j := journeyOf(r, o)
+		return func(m Measure) (float64, bool) { return m.journeyValue(j) }
+	case "route":
+		rt := routeOf(r, o)
+		return func(m Measure) (float64, bool) { return m.routeValue(rt) }
+	}
+	c := componentOf(r, o)
+	return func(m Measure) (float64, bool) { return m.componentValue(c) }
 }
 
 // ObservedMeasures lists what an observation of subject can measure.
@@ -330,6 +366,8 @@ func journeyOf(r *Result, o *Observation) *JourneyResult {
 		for _, j := range r.Journeys {
 			all.Started += j.Started
 			all.Succeeded += j.Succeeded
+			all.Failed += j.Failed
+			all.Unfinished += j.Unfinished
 			all.Requests += j.Requests
 			all.RequestFailures += j.RequestFailures
 			all.Stages = append(all.Stages, j.Stages...)
@@ -528,7 +566,33 @@ func (l *Loaded) CheckObserved(i int, variant *Loaded) error {
 		}
 		return l.pos.errAt(valueNode(o.Node, kind), p+"."+kind, "%s has no %s %q (it has %s)", in, kind, name, strings.Join(sortedCopy(names), ", "))
 	}
+	if c, ok := sc.Components.Get(name); ok && kind == "component" {
+		if m := o.MeasureOf(); m != nil && !measuredBy(m, c.Kind) {
+			return l.pos.errAt(valueNode(o.Node, "measure"), p+".measure", "measure %s is not a %s's: component %s is a %s", o.Measure, kindsMeasuring(m), name, c.Kind)
+		}
+	}
 	return nil
+}
+
+// measuredBy says whether a component of kind measures m: every
+// component measures the common measures, and a kind its own.
+func measuredBy(m *ObservedMeasure, kind string) bool {
+	if m.Measure == (Measure{}) || slices.Contains(componentMeasures, m.Measure) || slices.Contains(componentTail, m.Measure) {
+		return true
+	}
+	kd := kindNamed(kind)
+	return kd != nil && slices.ContainsFunc(kd.measures, func(x Measure) bool { return x.Name() == m.Measure.Name() })
+}
+
+// kindsMeasuring names the kinds that measure m, for a message.
+func kindsMeasuring(m *ObservedMeasure) string {
+	var names []string
+	for _, kd := range kinds {
+		if measuredBy(m, kd.name) {
+			names = append(names, kd.name)
+		}
+	}
+	return strings.Join(names, " or ")
 }
 
 // ObservationError places a problem found with observation i (its design,
