@@ -234,7 +234,7 @@ func hindcastRunsLine(rep *hindcast.Report) string {
 			capped++
 		}
 	}
-	return fmt.Sprintf("%d runs per observation, doubled while a verdict is not sure, up to %d (seeds %d onwards); "+
+	return fmt.Sprintf("%d runs per observation, doubled while a verdict is not sure up to %d, seeds %d onwards; "+
 		"sureness at %s %% over %d looks: %d sure, %d at the cap; %s runs in all",
 		rep.Replications, rep.Until, rep.Seed, sweep.FormatLevel(rep.Level), rep.Looks, sure, capped, plots.Number(float64(rep.Runs)))
 }
@@ -430,8 +430,7 @@ func writeHindcastJSON(io *IOStreams, rep *hindcast.Report) error {
 // that the page says what the model does.
 func writeHindcastMarkdown(io *IOStreams, rep *hindcast.Report) {
 	// A paragraph, wrapped as a page keeps its prose (100 columns).
-	texttab.WriteLines(io.Out, texttab.Wrap("", fmt.Sprintf("%s (%d runs per observation, seeds %d-%d).", upperFirst(rep.Summary()),
-		rep.Replications, rep.Seed, rep.Seed+uint64(rep.Replications)-1), 100))
+	texttab.WriteLines(io.Out, texttab.Wrap("", upperFirst(rep.Summary())+" ("+hindcastRunsLine(rep)+").", 100))
 	fmt.Fprintln(io.Out)
 	fmt.Fprintln(io.Out, "| id | what was measured | under | observed | simulated (95 %) | verdict |")
 	fmt.Fprintln(io.Out, "|---|---|---|---|---|---|")

@@ -20,7 +20,7 @@ func TestHindcastUntilSureStopsEachObservationWhenSure(t *testing.T) {
 	code, stdout, stderr := sweepCLI(t, false, hindcastSureArgs...)
 	want := `hindcast hindcast-mmck: the model agrees with 3 of 5 observations (disagree: served-outside,
   busy-outside)
-5 runs per observation, doubled while a verdict is not sure, up to 40 (seeds 1 onwards); sureness at
+5 runs per observation, doubled while a verdict is not sure up to 40, seeds 1 onwards; sureness at
   98.75 % over 4 looks: 4 sure, 1 at the cap; 40 runs in all
 
     id              load  measure                observed     simulated (95 %)  runs  stop
