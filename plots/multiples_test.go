@@ -5,6 +5,10 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // Every series colour stands out from white by at least 3:1, the contrast
@@ -151,5 +155,48 @@ func TestFoldedFigures(t *testing.T) {
 		if !strings.Contains(page, want) {
 			t.Errorf("report.html lacks %q", want)
 		}
+	}
+}
+
+// A shared legend names every panel's entries once, a bound only one
+// panel draws included, and wraps onto a new line before an entry that
+// would cross the figure's right edge: none is cut.
+func TestSharedLegendNamesEachOnceAndWraps(t *testing.T) {
+	pts := []Point{{X: 1, Y: 0.1}, {X: 2, Y: 0.2}}
+	a := LineChart{Title: "a", Series: []Series{{Name: "v1-original", Points: pts}}}
+	b := LineChart{Title: "b", Series: []Series{{Name: "v1-original", Points: pts}, {Name: "v1-improved and 2 alike", Points: pts}},
+		Bounds: []Bound{{Y: 0.5, Label: "SLO <= 50%"}}}
+	f, err := SmallMultiples{Panels: []Panel{a, b}, Legend: true}.figure()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range f.items {
+		names = append(names, e.name)
+	}
+	if got := strings.Join(names, "|"); got != "v1-original|v1-improved and 2 alike|SLO <= 50%" {
+		t.Errorf("legend %q", got)
+	}
+
+	var many []Series
+	for _, n := range []string{"v1-original", "v1-improved and 2 alike", "queue-wait", "async-ai", "direct-upload",
+		"warm-worker", "two-workers", "a design with a long name"} {
+		many = append(many, Series{Name: n, Points: pts})
+	}
+	f, err = SmallMultiples{Panels: []Panel{LineChart{Title: "c", Series: many}}, Legend: true}.figure()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := draw.New(vgsvg.New(12*vg.Centimeter, 6*vg.Centimeter))
+	places, bottom := f.sharedLegendPlaces(c, c.Max.Y)
+	lines := map[vg.Length]bool{}
+	for i, at := range places {
+		lines[at.Y] = true
+		if right := at.X + f.legendEntryWidth(f.items[i]); right > c.Max.X {
+			t.Errorf("%q ends at %.1f pt, past the edge at %.1f", f.items[i].name, right, c.Max.X)
+		}
+	}
+	if len(lines) < 2 || bottom >= places[len(places)-1].Y {
+		t.Errorf("8 names in 12 cm on %d lines, the panels from %.1f pt: want 2 or more lines above them", len(lines), bottom)
 	}
 }

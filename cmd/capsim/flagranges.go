@@ -19,8 +19,10 @@ var flagRanges = map[string]string{
 	"fit --seed":         "[0,inf)",
 	"fit --waves":        "[0,10]",
 
-	"hindcast --replications": "[2,replications]",
-	"hindcast --seed":         "[0,inf)",
+	"hindcast --max-replications": "at least --replications, at most 10000; with --until-sure",
+	"hindcast --replications":     "[2,replications]",
+	"hindcast --seed":             "[0,inf)",
+	"hindcast --workers":          "[1,4096]",
 
 	"run --multiplier": "(0,multiplier]",
 	"run --seed":       "[0,inf)",

@@ -6,10 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 
 	"capsim/model"
 	"capsim/model/hindcast"
+	"capsim/model/sweep"
 	"capsim/plots"
 	"capsim/plots/texttab"
 
@@ -28,6 +32,12 @@ type hindcastOptions struct {
 	JSON         bool
 	Markdown     bool
 	Quiet        bool
+	// UntilSure, MaxReps and Workers are hindcast's own: fit judges its
+	// points at fixed replications.
+	UntilSure bool
+	MaxReps   int
+	capSet    bool
+	Workers   int
 }
 
 func newHindcastCmd(io *IOStreams) *cobra.Command {
@@ -47,6 +57,15 @@ on common random numbers, and judge each by a stated rule:
                       measurement is one run, not a mean of many)
   between: [lo, hi]   "range vs runs": the same for a reported range
 
+A verdict is sure when it holds for every value the runs' sampling error
+allows: for a count, the model rate's interval lies wholly inside the
+observed count's Wilson interval or wholly outside it; for a value, the
+band of single runs meets the observed range, or misses it, for every mean
+and spread in their t and chi-square intervals. --until-sure doubles an
+observation's runs while its verdict is not sure, up to --max-replications,
+and judges sureness at 95 % shared over the looks, as sweep --until-sure
+does; each line then says sure, or cap, and the runs it took.
+
 The first line says how many observations the model agrees with. Each line
 then gives the observed and the simulated value, the implausibility
 |observed - simulated| / sqrt(observation variance + simulation variance +
@@ -58,12 +77,14 @@ Exit 0 when every counted observation agrees, 3 when one disagrees, 2 for
 bad input.`,
 		Example: `  capsim hindcast trip
   capsim hindcast trip -r 40 --only 000-116,000-120
+  capsim hindcast trip --until-sure --max-replications 160
   capsim hindcast my-system.yaml --set components.app.servers=8 --json`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				opts.Scenario = args[0]
 			}
+			opts.capSet = cmd.Flags().Changed("max-replications")
 			return runHindcast(cmd.Context(), io, opts)
 		},
 		ValidArgsFunction: completeScenarios,
@@ -72,6 +93,9 @@ bad input.`,
 	observedFlags(f, opts, 20, "simulated runs per observation", "master seed of the first replication (the others take the next seeds)", "judge")
 	f.BoolVar(&opts.JSON, "json", false, "print the judged observations as JSON")
 	f.BoolVar(&opts.Markdown, "markdown", false, "print the judged observations as a markdown table of claims, for a page")
+	f.BoolVar(&opts.UntilSure, "until-sure", false, "add runs, doubling at each look, to the observations whose verdict is not sure, until it is or --max-replications is reached; sureness is then judged at 1 − 0.05/looks")
+	f.IntVar(&opts.MaxReps, "max-replications", defaultMaxReps, "with --until-sure: the most runs an observation gets")
+	f.IntVar(&opts.Workers, "workers", runtime.GOMAXPROCS(0), "runs in parallel (the output does not depend on it)")
 	return cmd
 }
 
@@ -128,12 +152,19 @@ func runHindcast(ctx context.Context, io *IOStreams, opts *hindcastOptions) erro
 	if opts.Replications < 2 || opts.Replications > hindcast.MaxReplications {
 		return usageErr("--replications must be between 2 and %d, got %d", hindcast.MaxReplications, opts.Replications)
 	}
+	until, err := untilSureCap(opts.UntilSure, opts.capSet, opts.MaxReps, opts.Replications)
+	if err != nil {
+		return err
+	}
+	if opts.Workers < 1 || opts.Workers > sweep.MaxWorkers {
+		return usageErr("--workers must be between 1 and %d, got %d", sweep.MaxWorkers, opts.Workers)
+	}
 	doc, overrides, base, err := openObserved(opts)
 	if err != nil {
 		return err
 	}
 	cfg := hindcast.Config{Base: base, Load: variants(doc, overrides), Only: opts.Only,
-		Replications: opts.Replications, Seed: opts.Seed}
+		Replications: opts.Replications, Until: until, Seed: opts.Seed, Workers: opts.Workers}
 	cfg.Progress = func(int, int) {}
 	rep, err := watchCount(io, "hindcast", base.Scenario.Name, "runs", opts.Quiet, &cfg.Progress, func() (*hindcast.Report, error) {
 		return hindcast.Run(ctx, cfg)
@@ -184,11 +215,41 @@ var hindcastCols = []texttab.Column{{Name: ""}, {Name: "id", Min: 6}, {Name: "lo
 	{Name: "simulated (95 %)", Align: texttab.Right}, {Name: "I", Align: texttab.Right, Drop: 3, Note: "I (implausibility)"},
 	{Name: "rule", Drop: 1}}
 
+// hindcastSureCols are the columns --until-sure adds after the rule:
+// how many runs each observation took, and why it stopped there.
+var hindcastSureCols = []texttab.Column{{Name: "runs", Align: texttab.Right}, {Name: "stop"}}
+
+// hindcastRunsLine says how many runs the observations got: a fixed
+// count, or with --until-sure the schedule, its level and the runs made.
+func hindcastRunsLine(rep *hindcast.Report) string {
+	if rep.Until <= rep.Replications {
+		return fmt.Sprintf("%d runs per observation, seeds %d-%d", rep.Replications, rep.Seed, rep.Seed+uint64(rep.Replications)-1)
+	}
+	sure, capped := 0, 0
+	for i := range rep.Items {
+		switch rep.Items[i].Stop {
+		case sweep.Sure:
+			sure++
+		case sweep.Capped:
+			capped++
+		}
+	}
+	return fmt.Sprintf("%d runs per observation, doubled while a verdict is not sure up to %d, seeds %d onwards; "+
+		"sureness at %s %% over %d looks: %d sure, %d at the cap; %s runs in all",
+		rep.Replications, rep.Until, rep.Seed, sweep.FormatLevel(rep.Level), rep.Looks, sure, capped, plots.Number(float64(rep.Runs)))
+}
+
 func writeHindcast(io *IOStreams, rep *hindcast.Report) {
 	w := io.width()
 	texttab.WriteLines(io.Out, texttab.Hang("", "hindcast "+rep.Scenario+": "+rep.Summary(), "  ", w))
-	fmt.Fprintf(io.Out, "%d runs per observation, seeds %d-%d\n\n", rep.Replications, rep.Seed, rep.Seed+uint64(rep.Replications)-1)
-	t := texttab.Table{Cols: hindcastCols}
+	texttab.WriteLines(io.Out, texttab.Hang("", hindcastRunsLine(rep), "  ", w))
+	fmt.Fprintln(io.Out)
+	untilSure := rep.Until > rep.Replications
+	cols := hindcastCols
+	if untilSure {
+		cols = append(slices.Clip(cols), hindcastSureCols...)
+	}
+	t := texttab.Table{Cols: cols}
 	for i := range rep.Items {
 		it := &rep.Items[i]
 		mark := "ok"
@@ -202,8 +263,12 @@ func writeHindcast(io *IOStreams, rep *hindcast.Report) {
 		if design == "" {
 			design = "base"
 		}
-		t.Row(mark, it.Obs.ID, plots.Number(it.Obs.Load())+"x", design, measureLabel(&it.Obs), observedText(it),
-			simulatedText(it), implausibilityText(it.Implausibility), it.Rule)
+		cells := []string{mark, it.Obs.ID, plots.Number(it.Obs.Load()) + "x", design, measureLabel(&it.Obs), observedText(it),
+			simulatedText(it), implausibilityText(it.Implausibility), it.Rule}
+		if untilSure {
+			cells = append(cells, strconv.Itoa(it.Runs), string(it.Stop))
+		}
+		t.Row(cells...)
 	}
 	t.Write(io.Out, w, seeAll)
 	var notes []string
@@ -280,14 +345,26 @@ func implausibilityText(v float64) string {
 // hindcastJSON is the machine-readable hindcast: every number the table
 // prints, unrounded.
 type hindcastJSON struct {
-	Scenario     string       `json:"scenario"`
-	Replications int          `json:"replications"`
-	Seed         uint64       `json:"seed"`
-	Agree        int          `json:"agree"`
-	Counted      int          `json:"counted"`
-	Exceptions   int          `json:"exceptions"`
-	Summary      string       `json:"summary"`
-	Observations []judgedJSON `json:"observations"`
+	Scenario     string `json:"scenario"`
+	Replications int    `json:"replications"`
+	Seed         uint64 `json:"seed"`
+	Agree        int    `json:"agree"`
+	Counted      int    `json:"counted"`
+	Exceptions   int    `json:"exceptions"`
+	Summary      string `json:"summary"`
+	// UntilSure is there with --until-sure only.
+	UntilSure    *hindcastSureJSON `json:"until_sure,omitempty"`
+	Observations []judgedJSON      `json:"observations"`
+}
+
+// hindcastSureJSON is --until-sure's schedule: the cap, the looks an
+// observation could have, the level sureness was judged at, and every
+// run made.
+type hindcastSureJSON struct {
+	MaxReplications int       `json:"max_replications"`
+	Looks           int       `json:"looks"`
+	Level           model.Num `json:"level"`
+	Runs            int       `json:"runs"`
 }
 
 type judgedJSON struct {
@@ -317,6 +394,7 @@ type judgedJSON struct {
 	P              model.Num `json:"p_value"`
 	Implausibility model.Num `json:"implausibility"`
 	Agrees         bool      `json:"agrees"`
+	Stopped        string    `json:"stopped"`
 	Why            string    `json:"why,omitempty"`
 }
 
@@ -324,6 +402,9 @@ func writeHindcastJSON(io *IOStreams, rep *hindcast.Report) error {
 	agree, counted, exc := rep.Counts()
 	out := hindcastJSON{Scenario: rep.Scenario, Replications: rep.Replications, Seed: rep.Seed,
 		Agree: agree, Counted: counted, Exceptions: exc, Summary: rep.Summary(), Observations: []judgedJSON{}}
+	if rep.Until > rep.Replications {
+		out.UntilSure = &hindcastSureJSON{MaxReplications: rep.Until, Looks: rep.Looks, Level: model.Num(rep.Level), Runs: rep.Runs}
+	}
 	for i := range rep.Items {
 		it := &rep.Items[i]
 		kind, name := it.Obs.Subject()
@@ -332,7 +413,7 @@ func writeHindcastJSON(io *IOStreams, rep *hindcast.Report) error {
 			Role: it.Role(), Observed: model.Num(it.Observed), ObservedLow: model.Num(it.ObsLo), ObservedHigh: model.Num(it.ObsHi),
 			Simulated: model.Num(it.Simulated), SimulatedLow: model.Num(it.Lo), SimulatedHigh: model.Num(it.Hi),
 			Runs: it.Runs, Measured: it.Measured, Rule: it.Rule, P: model.Num(it.P),
-			Implausibility: model.Num(it.Implausibility), Agrees: it.Agrees, Why: it.Obs.Exception + it.Obs.Fitted}
+			Implausibility: model.Num(it.Implausibility), Agrees: it.Agrees, Stopped: string(it.Stop), Why: it.Obs.Exception + it.Obs.Fitted}
 		if c := it.Obs.Count; c != nil {
 			j.ObservedK, j.ObservedN = &c.K, &c.N
 			j.SimulatedK, j.SimulatedN = &it.K, &it.N
@@ -349,8 +430,7 @@ func writeHindcastJSON(io *IOStreams, rep *hindcast.Report) error {
 // that the page says what the model does.
 func writeHindcastMarkdown(io *IOStreams, rep *hindcast.Report) {
 	// A paragraph, wrapped as a page keeps its prose (100 columns).
-	texttab.WriteLines(io.Out, texttab.Wrap("", fmt.Sprintf("%s (%d runs per observation, seeds %d-%d).", upperFirst(rep.Summary()),
-		rep.Replications, rep.Seed, rep.Seed+uint64(rep.Replications)-1), 100))
+	texttab.WriteLines(io.Out, texttab.Wrap("", upperFirst(rep.Summary())+" ("+hindcastRunsLine(rep)+").", 100))
 	fmt.Fprintln(io.Out)
 	fmt.Fprintln(io.Out, "| id | what was measured | under | observed | simulated (95 %) | verdict |")
 	fmt.Fprintln(io.Out, "|---|---|---|---|---|---|")

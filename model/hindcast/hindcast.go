@@ -63,7 +63,13 @@ type Config struct {
 	Only []string
 	// Replications per observation (seeds Seed .. Seed+Replications-1).
 	Replications int
-	Seed         uint64
+	// Until, when above Replications, judges every observation by looks:
+	// at Replications runs, then doubling up to Until (the sweep's
+	// schedule, sweep.LookSchedule), each observation given more runs
+	// only while its verdict is not sure, and every verdict's sureness
+	// judged at the schedule's corrected level. 0: Replications only.
+	Until int
+	Seed  uint64
 	// Workers run replications in parallel; 0 means GOMAXPROCS. The
 	// result does not depend on it.
 	Workers int
@@ -94,6 +100,11 @@ type Judged struct {
 	// Implausibility is |observed − simulated| / √(V_obs + V_sim + V_md).
 	Implausibility float64
 	Agrees         bool
+	// Sure says the verdict holds at the report's level whatever the
+	// runs' sampling error (see sure.go); Stop says why the runs stopped
+	// at Runs: sure, unsure at the fixed replications, or cap.
+	Sure bool
+	Stop sweep.Stop
 }
 
 // Role says what the observation is to the model: a prediction it must
@@ -112,8 +123,20 @@ func (j *Judged) Role() string {
 type Report struct {
 	Scenario     string
 	Replications int
+	// Until is Config.Until (0 without); Looks how many times an
+	// observation could be judged, and Level the confidence its
+	// sureness is judged at (Level with one look). Runs counts every run
+	// made, over all groups and looks.
+	Until, Looks int
+	Level        float64
+	Runs         int
 	Seed         uint64
 	Items        []Judged
+}
+
+// Schedule is the looks the report's observations were judged at.
+func (r *Report) Schedule() sweep.LookSchedule {
+	return sweep.LookSchedule{First: r.Replications, Until: r.Until}
 }
 
 // Counts says how many observations agree, of those that count (every
@@ -185,6 +208,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if cfg.Replications < 2 || cfg.Replications > MaxReplications {
 		return nil, fmt.Errorf("replications must be between 2 and %d, got %d", MaxReplications, cfg.Replications)
 	}
+	if cfg.Until != 0 && (cfg.Until < cfg.Replications || cfg.Until > MaxReplications) {
+		return nil, fmt.Errorf("the replication cap must be between the replications (%d) and %d, got %d", cfg.Replications, MaxReplications, cfg.Until)
+	}
 	obs, err := cfg.Base.Observations()
 	if err != nil {
 		return nil, err
@@ -205,18 +231,55 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := simulate(ctx, cfg, groups); err != nil {
-		return nil, err
+	sched := sweep.LookSchedule{First: cfg.Replications, Until: cfg.Until}
+	rep := &Report{Scenario: cfg.Base.Scenario.Name, Replications: cfg.Replications, Until: cfg.Until,
+		Looks: sched.Looks(), Level: sched.Level(Level), Seed: cfg.Seed}
+	// Each look runs every group that still has an observation not sure
+	// up to the look's count, and judges those observations on the
+	// group's first runs: an observation settled at an earlier look keeps
+	// the verdict of its runs, whatever its group runs after for others.
+	pending := make([][]int, len(groups))
+	for gi, g := range groups {
+		pending[gi] = g.obs
 	}
-	rep := &Report{Scenario: cfg.Base.Scenario.Name, Replications: cfg.Replications, Seed: cfg.Seed}
-	for _, g := range groups {
-		for _, i := range g.obs {
-			rep.Items = append(rep.Items, Judge(i, obs[i], g.runs))
+	var prog progress
+	for k := range sched.Looks() {
+		target := sched.Target(k)
+		var work []*group
+		for gi, g := range groups {
+			if len(pending[gi]) > 0 {
+				work = append(work, g)
+			}
+		}
+		if len(work) == 0 {
+			break
+		}
+		if err := simulate(ctx, cfg, work, target, &prog); err != nil {
+			return nil, err
+		}
+		last := k == sched.Looks()-1
+		for gi, g := range groups {
+			var still []int
+			for _, i := range pending[gi] {
+				j := Judge(i, obs[i], g.runs, rep.Level)
+				if !j.Sure && !last {
+					still = append(still, i)
+					continue
+				}
+				j.Stop = sched.StopOf(j.Sure)
+				rep.Items = append(rep.Items, j)
+			}
+			pending[gi] = still
 		}
 	}
+	rep.Runs = prog.total
 	slices.SortFunc(rep.Items, func(a, b Judged) int { return a.Index - b.Index })
 	return rep, nil
 }
+
+// progress counts the runs across looks: the total grows as each look
+// plans its runs.
+type progress struct{ done, total int }
 
 // plan groups the observations by variant and load and builds each
 // variant once.
@@ -262,18 +325,21 @@ func plan(cfg Config, obs []model.Observation) ([]*group, error) {
 	return groups, nil
 }
 
-// simulate runs every group's replications on the workers; each run's
-// result lands in its own slot, so the outcome does not depend on the
-// order the runs finish in.
-func simulate(ctx context.Context, cfg Config, groups []*group) error {
+// simulate runs every group's replications up to target on the
+// workers, replication r on seed Seed+r, keeping the runs it has; each
+// run's result lands in its own slot, so the outcome does not depend on
+// the order the runs finish in.
+func simulate(ctx context.Context, cfg Config, groups []*group, target int, prog *progress) error {
 	type task struct{ g, rep int }
 	var tasks []task
 	for gi, g := range groups {
-		g.runs = make([]*model.Result, cfg.Replications)
-		for r := range cfg.Replications {
+		from := len(g.runs)
+		g.runs = append(g.runs, make([]*model.Result, target-from)...)
+		for r := from; r < target; r++ {
 			tasks = append(tasks, task{gi, r})
 		}
 	}
+	prog.total += len(tasks)
 	workers := cfg.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -285,7 +351,6 @@ func simulate(ctx context.Context, cfg Config, groups []*group) error {
 		wg       sync.WaitGroup
 		mu       sync.Mutex
 		firstErr error
-		done     int
 	)
 	for range min(workers, len(tasks)) {
 		wg.Add(1)
@@ -301,9 +366,9 @@ func simulate(ctx context.Context, cfg Config, groups []*group) error {
 					cancel()
 				}
 				g.runs[t.rep] = res
-				done++
+				prog.done++
 				if cfg.Progress != nil {
-					cfg.Progress(done, len(tasks))
+					cfg.Progress(prog.done, prog.total)
 				}
 				mu.Unlock()
 			}
@@ -336,22 +401,22 @@ feed:
 }
 
 // Judge simulates nothing: it judges observation o (index i) against the
-// runs of its variant.
-func Judge(i int, o model.Observation, runs []*model.Result) Judged {
+// runs of its variant, and whether the verdict is sure at level.
+func Judge(i int, o model.Observation, runs []*model.Result, level float64) Judged {
 	j := Judged{Index: i, Obs: o, Runs: len(runs), P: math.NaN()}
 	j.Observed, j.ObsLo, j.ObsHi = o.Observed()
 	m := o.MeasureOf()
 	disc := o.DiscrepancyAmount()
 	if m.Counted() && o.Count != nil {
-		judgeCount(&j, m, runs, disc)
+		judgeCount(&j, m, runs, disc, level)
 		return j
 	}
-	judgeValue(&j, m, runs, disc)
+	judgeValue(&j, m, runs, disc, level)
 	return j
 }
 
 // judgeCount compares k of n observed with K of N simulated.
-func judgeCount(j *Judged, m *model.ObservedMeasure, runs []*model.Result, disc float64) {
+func judgeCount(j *Judged, m *model.ObservedMeasure, runs []*model.Result, disc, level float64) {
 	shares := make([]float64, 0, len(runs))
 	for _, r := range runs {
 		k, n := m.Counts(r, &j.Obs)
@@ -384,11 +449,12 @@ func judgeCount(j *Judged, m *model.ObservedMeasure, runs []*model.Result, disc 
 		vSim = max(vSim, stat.Variance(shares, nil)/float64(len(shares)))
 	}
 	j.Implausibility = implausibility(j.Observed-j.Simulated, vObs+vSim+disc*disc)
+	j.Sure = countSure(j, shares, level)
 }
 
 // judgeValue compares a value, or a reported range, with the band single
 // runs fall in.
-func judgeValue(j *Judged, m *model.ObservedMeasure, runs []*model.Result, disc float64) {
+func judgeValue(j *Judged, m *model.ObservedMeasure, runs []*model.Result, disc, level float64) {
 	var xs []float64
 	for _, r := range runs {
 		var x float64
@@ -436,6 +502,7 @@ func judgeValue(j *Judged, m *model.ObservedMeasure, runs []*model.Result, disc 
 	vObs := math.Pow((j.ObsHi-j.ObsLo)/2/z, 2)
 	vSim := sd * sd * (1 + 1/nr)
 	j.Implausibility = implausibility(j.Observed-j.Simulated, vObs+vSim+disc*disc)
+	j.Sure = valueSure(j, mean, sd, len(xs), level)
 }
 
 func implausibility(d, v float64) float64 {

@@ -222,16 +222,17 @@ type Settling struct {
 	Stop         Stop
 }
 
-// Stop is why a first failure's search stopped adding replications.
-type Stop string
+// Stop is why a first failure's search stopped adding replications:
+// the sweep's words, which the hindcast's observations use too.
+type Stop = sweep.Stop
 
 const (
 	// Sure: every verdict that could move the first failure is clear.
-	Sure Stop = "sure"
+	Sure = sweep.Sure
 	// Unsure: one is not, at the fixed replications (no Until).
-	Unsure Stop = "unsure"
+	Unsure = sweep.Unsure
 	// Capped: one is not, with Until's replications.
-	Capped Stop = "cap"
+	Capped = sweep.Capped
 )
 
 // settlingOf reads how far ff's search went; until is Config.Until.

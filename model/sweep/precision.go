@@ -41,40 +41,88 @@ import (
 // metrics (summary.csv's n) and runs.csv's rows (after the other rows);
 // they do not enter compare.csv, whose pairs stay the first Replications.
 
-// Looks is how many times the sweep may judge one cell: 1 without
-// Until, else the number of distinct replication counts R, 2R, 4R, …,
-// Until.
-func (c *Config) Looks() int {
-	if c.Until <= c.Replications || c.Replications < 1 {
+// LookSchedule is when one thing judged on replications (a sweep's cell,
+// a hindcast's observation) is looked at: at First replications, then
+// doubling, 2·First, 4·First, …, up to Until, each look judged again and
+// extended only while its verdict is unclear. Every look of every thing
+// is judged at Level(level), so the looks together err no more often
+// than one look at level would (Bonferroni's inequality, see above). The
+// sweep and the hindcast share it so that their "sure" means one thing.
+type LookSchedule struct{ First, Until int }
+
+// Looks is how many times one thing may be judged: 1 with Until at or
+// below First, else the number of distinct counts First, 2·First, …, Until.
+func (s LookSchedule) Looks() int {
+	if s.Until <= s.First || s.First < 1 {
 		return 1
 	}
 	k := 1
-	for n := c.Replications; n < c.Until; n *= 2 {
+	for n := s.First; n < s.Until; n *= 2 {
 		k++
 	}
 	return k
 }
 
-// VerdictLevel is the confidence at which every verdict of the sweep is
-// judged: Level, or with Until the Bonferroni share of its error per look,
-// 1 − (1−Level)/Looks.
-func (c *Config) VerdictLevel() float64 {
-	return 1 - (1-Level)/float64(c.Looks())
+// Level is the confidence of every look's verdict: level with one look,
+// else the Bonferroni share of its error per look, 1 − (1−level)/Looks.
+func (s LookSchedule) Level(level float64) float64 {
+	return 1 - (1-level)/float64(s.Looks())
 }
 
-func (s *sweeper) level() float64 { return s.cfg.VerdictLevel() }
-
-// lookTarget is the replication count of look k (0 the first).
-func (c *Config) lookTarget(k int) int {
-	n := c.Replications
+// Target is the replication count of look k (0 the first).
+func (s LookSchedule) Target(k int) int {
+	n := s.First
 	for range k {
 		n *= 2
-		if n >= c.Until {
-			return c.Until
+		if n >= s.Until {
+			return s.Until
 		}
 	}
 	return n
 }
+
+// Stop is why a schedule stopped adding replications to one thing: its
+// verdict was sure, or it was not at the fixed replications (no cap
+// given) or at the cap.
+type Stop string
+
+const (
+	// Sure: the verdict is clear at the schedule's level.
+	Sure Stop = "sure"
+	// Unsure: it is not, at the fixed replications (no Until).
+	Unsure Stop = "unsure"
+	// Capped: it is not, with Until's replications.
+	Capped Stop = "cap"
+)
+
+// StopOf says why a verdict stopped where it did: sure, else capped when
+// the schedule has a cap, else unsure.
+func (s LookSchedule) StopOf(sure bool) Stop {
+	switch {
+	case sure:
+		return Sure
+	case s.Until > s.First:
+		return Capped
+	}
+	return Unsure
+}
+
+func (c *Config) schedule() LookSchedule { return LookSchedule{First: c.Replications, Until: c.Until} }
+
+// Looks is how many times the sweep may judge one cell: 1 without
+// Until, else the number of distinct replication counts R, 2R, 4R, …,
+// Until.
+func (c *Config) Looks() int { return c.schedule().Looks() }
+
+// VerdictLevel is the confidence at which every verdict of the sweep is
+// judged: Level, or with Until the Bonferroni share of its error per look,
+// 1 − (1−Level)/Looks.
+func (c *Config) VerdictLevel() float64 { return c.schedule().Level(Level) }
+
+func (s *sweeper) level() float64 { return s.cfg.VerdictLevel() }
+
+// lookTarget is the replication count of look k (0 the first).
+func (c *Config) lookTarget(k int) int { return c.schedule().Target(k) }
 
 func (c *Config) checkUntil() error {
 	if c.Until <= 0 {

@@ -231,3 +231,20 @@ func wilsonZ(k, n, z float64) (lo, hi float64) {
 	half := float64(z*math.Sqrt(float64(p*(1-p))/n+z2/float64(4*n*n))) / d
 	return math.Max(0, centre-half), math.Min(1, centre+half)
 }
+
+// RateIntervalAt is the interval at confidence level of a rate of
+// counted events measured run by run, as a sweep's rate gets (see
+// rateInterval): the Student t interval of the runs' shares, widened to
+// the Wilson interval of the k events in n trials pooled over them
+// where that is wider, within [0, 1]. NaN without trials.
+func RateIntervalAt(shares []float64, k, n int64, level float64) (lo, hi float64) {
+	if n <= 0 {
+		return math.NaN(), math.NaN()
+	}
+	var a acc
+	for _, x := range shares {
+		a.add(x)
+	}
+	s := widenByCountsAt(a.summaryAt(level), float64(k), float64(n), zAt(level))
+	return s.Lo, s.Hi
+}

@@ -106,3 +106,38 @@ func TestRouteFailureCharts(t *testing.T) {
 		}
 	}
 }
+
+// Each component is one row of the Components section: a figure the
+// page's width with its charts side by side, utilisation then peak
+// queue, each left out only when it shows nothing; a component none of
+// whose charts shows anything has no row.
+func TestComponentsAreOneRowEach(t *testing.T) {
+	res, journeys := twoTripDesigns(t)
+	r, _, _ := layout(res, Options{Journeys: journeys})
+	var rows []string
+	for _, s := range r.Sections {
+		if s.Heading != "Components" {
+			continue
+		}
+		for _, f := range s.Figures {
+			sm, ok := f.Chart.(plots.SmallMultiples)
+			if !ok || !f.Wide || sm.Cols != 2 || !sm.Legend || !strings.HasPrefix(f.Name, "component_") {
+				t.Errorf("%s: wide %v, chart %T, want a wide figure of two charts side by side", f.Name, f.Wide, f.Chart)
+				continue
+			}
+			c := strings.TrimPrefix(f.Name, "component_")
+			var titles []string
+			for _, p := range sm.Panels {
+				titles = append(titles, strings.TrimPrefix(p.(plots.LineChart).Title, c+": "))
+			}
+			rows = append(rows, c+" "+strings.Join(titles, "+"))
+		}
+	}
+	// At 2x and 5x only, most peak queues are one number per design
+	// (flat): only the converters' move.
+	want := "nginx utilisation, app utilisation, app_cpu utilisation, ai_worker utilisation, derivative_executor utilisation, " +
+		"heic_intake utilisation, light_intake utilisation, heic_converter utilisation+peak queue, light_converter utilisation+peak queue"
+	if got := strings.Join(rows, ", "); got != want {
+		t.Errorf("component rows:\n%s\nwant\n%s", got, want)
+	}
+}

@@ -163,16 +163,9 @@ func layout(res *sweep.Result, opts Options) (plots.Report, plots.File, bool) {
 
 	var cfigs []plots.Figure
 	for _, c := range entities(res, model.PeakQueue) {
-		series, note := alikeSeries(res, model.Utilisation.Of(c))
-		util := plots.LineChart{Title: c + ": utilisation", XLabel: "load multiplier", YLabel: "busy / capacity",
-			Series: series, YMin: &zero, Percent: true}
-		caption := "Time-average utilisation of " + c + ", per design." + withSLO(res, model.Utilisation.Of(c), &util) + note
-		cfigs = left.keep(cfigs, plots.Figure{Name: names.get("utilisation_" + c), Caption: caption}, util, c+" utilisation")
-		series, note = alikeSeries(res, model.PeakQueue.Of(c))
-		queue := plots.LineChart{Title: c + ": peak queue", XLabel: "load multiplier", YLabel: "most waiting at once",
-			Series: series, YMin: &zero}
-		caption = "Peak number of waiters at " + c + ", per design." + withSLO(res, model.PeakQueue.Of(c), &queue) + note
-		cfigs = left.keep(cfigs, plots.Figure{Name: names.get("queue_" + c), Caption: caption}, queue, c+" peak queue")
+		if fig, ok := componentFigure(res, c, names, left); ok {
+			cfigs = append(cfigs, fig)
+		}
 	}
 	if len(cfigs) > 0 {
 		r.Sections = append(r.Sections, plots.Section{Heading: "Components", Figures: cfigs})
@@ -323,6 +316,88 @@ func withSLO(res *sweep.Result, metric model.MetricKey, chart *plots.LineChart) 
 	}
 	chart.Bounds = append(chart.Bounds, plots.Bound{Y: b.Value, Label: "SLO " + opSign(b.Op) + " " + v})
 	return " The dashed grey line is the SLO."
+}
+
+// componentPanel is one chart of a component's row: its metric, title,
+// axis label, caption phrase and how the report names it when left out.
+type componentPanel struct {
+	metric           model.Measure
+	title, y, phrase string
+	what             string
+	percent          bool
+}
+
+// componentPanels are a component's charts, in the order its row draws
+// them.
+var componentPanels = []componentPanel{
+	{metric: model.Utilisation, title: "utilisation", y: "busy / capacity", phrase: "time-average utilisation", what: "utilisation", percent: true},
+	{metric: model.PeakQueue, title: "peak queue", y: "most waiting at once", phrase: "peak number of waiters", what: "peak queue"},
+}
+
+// Size of a component's row: its charts side by side across the page,
+// drawn near the size they are shown at (the page is 64rem, 27 cm at
+// 96 dpi) so that their axes read at the text's size, and short enough
+// that a row of two takes less height than the two-to-a-row grid did.
+const componentW, componentH = 24.0, 6.6
+
+// componentFigure is component c's row: one figure with its charts that
+// show something side by side, sharing one legend, the designs alike on
+// all of them drawn once; false when none does (each is then named in the
+// charts left out).
+func componentFigure(res *sweep.Result, c string, names figureNames, left *leftOut) (plots.Figure, bool) {
+	zero := 0.0
+	panel := func(p componentPanel, series []plots.Series) plots.LineChart {
+		chart := plots.LineChart{Title: c + ": " + p.title, XLabel: "load multiplier", YLabel: p.y, Series: series,
+			YMin: &zero, Percent: p.percent}
+		withSLO(res, p.metric.Of(c), &chart)
+		return chart
+	}
+	// Which charts are drawn is decided on each metric's own chart, the
+	// designs alike on it drawn once, as every other chart of the report.
+	var shown []componentPanel
+	for _, p := range componentPanels {
+		series, _ := alikeSeries(res, p.metric.Of(c))
+		if left.shows(panel(p, series), c+" "+p.what) {
+			shown = append(shown, p)
+		}
+	}
+	if len(shown) == 0 {
+		return plots.Figure{}, false
+	}
+	metrics := make([]model.MetricKey, len(shown))
+	for i, p := range shown {
+		metrics[i] = p.metric.Of(c)
+	}
+	var kept []seriesGroup
+	for _, g := range groupSeries(res, metrics) {
+		if slices.ContainsFunc(g.series, anyFinite) {
+			kept = append(kept, g)
+		}
+	}
+	sm := plots.SmallMultiples{Cols: 2, Legend: true}
+	var phrases []string
+	slo := ""
+	for i, p := range shown {
+		var series []plots.Series
+		for _, g := range kept {
+			s := g.series[i]
+			s.Name, s.Look = g.label(res), g.designs[0]+1
+			series = append(series, s)
+		}
+		chart := panel(p, series)
+		if len(chart.Bounds) > 0 {
+			slo = " The dashed grey line is the SLO."
+		}
+		sm.Panels = append(sm.Panels, chart)
+		phrases = append(phrases, p.phrase)
+	}
+	what := phrases[0]
+	if len(phrases) == 2 {
+		what += " (left) and " + phrases[1] + " (right)"
+	}
+	caption := strings.ToUpper(what[:1]) + what[1:] + " of " + c + ", per design." + slo + alikeNote(res, kept)
+	return plots.Figure{Name: names.get("component_" + c), Caption: caption, Chart: sm,
+		WidthCm: componentW, HeightCm: componentH, Wide: true}, true
 }
 
 // seriesGroup is designs whose series of some metrics are identical

@@ -73,7 +73,7 @@ func TestBuildIsTheSameWithAnyWorkers(t *testing.T) {
 	}
 	svgOnly, withPNG := build(2, false), build(2, true)
 	for _, name := range []string{"report.md", "report.html", "charts/success_customer.svg", "charts/success_customer.png",
-		"charts/utilisation_server.svg", "charts/failures_customer.png"} {
+		"charts/component_server.svg", "charts/failures_customer.png"} {
 		if withPNG[name] == nil {
 			t.Errorf("with PNG: %s is missing", name)
 		}
@@ -246,8 +246,9 @@ func TestReportLayout(t *testing.T) {
 	}
 	// One replication per design makes the M/M/4/6 queue's peak the
 	// same everywhere it is measured, or not: either way the chart is
-	// drawn or named as left out, never both.
-	drawn := strings.Contains(page, `id="fig-queue_server"`)
+	// drawn (a panel of the component's row) or named as left out, never
+	// both.
+	drawn := strings.Contains(page, `>server: peak queue</text>`)
 	left := strings.Contains(page, "server peak queue (")
 	if drawn == left {
 		t.Errorf("queue chart drawn %v, listed as left out %v", drawn, left)
