@@ -16,7 +16,7 @@ import (
 // them is faint on white (under the 3:1 contrast graphics need). Series
 // colours are picked by position so a design passed at the same index
 // keeps its colour in every chart.
-var palette = []color.NRGBA{
+var palette = [...]color.NRGBA{
 	{0x00, 0x72, 0xB2, 0xFF}, // blue
 	{0xD5, 0x5E, 0x00, 0xFF}, // vermillion
 	{0x00, 0x9E, 0x73, 0xFF}, // bluish green
@@ -27,15 +27,20 @@ var palette = []color.NRGBA{
 	{0xB2, 0x6B, 0x00, 0xFF}, // dark orange
 }
 
-// seriesGlyphs excludes the triangles: an upward triangle is the saturation
-// marker and must not be mistaken for an ordinary series.
-var seriesGlyphs = []draw.GlyphDrawer{
+// seriesGlyphs gives each colour of palette its marker. The triangles are
+// left out: an upward triangle is the saturation marker and must not be
+// mistaken for an ordinary series. The two pairs of near colours (blue and
+// dark sky blue, vermillion and dark orange) differ in their markers, one
+// filled and one open, so series 0 and 6, or 1 and 7, never look alike.
+var seriesGlyphs = [len(palette)]draw.GlyphDrawer{
 	draw.CircleGlyph{},
 	draw.BoxGlyph{},
 	draw.RingGlyph{},
 	draw.SquareGlyph{},
 	draw.CrossGlyph{},
 	draw.PlusGlyph{},
+	draw.SquareGlyph{},
+	draw.RingGlyph{},
 }
 
 // dashPatterns distinguish series once the colours have cycled, so that
@@ -67,7 +72,7 @@ func seriesLook(i int) look {
 	return look{
 		colour: c,
 		line:   draw.LineStyle{Color: c, Width: vg.Points(1.5), Dashes: dashes},
-		glyph:  draw.GlyphStyle{Color: c, Radius: vg.Points(2.5), Shape: seriesGlyphs[i%len(seriesGlyphs)]},
+		glyph:  draw.GlyphStyle{Color: c, Radius: vg.Points(2.5), Shape: seriesGlyphs[i%len(palette)]},
 	}
 }
 
