@@ -165,7 +165,7 @@ routes:
   selfish:
     steps: [{hold: w}, {await: jobs}]
 `)
-	want := "stopped by guard deadlock at 30.00s: nothing left to happen at 30.00s with 1 journeys still waiting; waiting: 1 for the journey's jobs, 1 for a call, job or fan-out"
+	want := "stopped by guard deadlock at 30.00s: nothing left to happen at 30.00s with 1 journeys still waiting; waiting: 1 for the journey's jobs, 1 for a job or fan-out"
 	if res.Broken == nil || res.Broken.String() != want {
 		t.Errorf("broken = %v\nwant %s", res.Broken, want)
 	}

@@ -1,7 +1,6 @@
 package model
 
 import (
-	"fmt"
 	"math"
 	"slices"
 
@@ -23,15 +22,18 @@ func (r *run) spawn(p *proc, kind procKind, blk int32) *proc {
 	return child
 }
 
-func (r *run) await(p *proc, timeout sim.Time) {
-	r.awaitUntil(p, r.waitUntil(p, timeout))
+// await makes p wait for its children in state kind, giving up after
+// timeout (0: none) or at its deadline.
+func (r *run) await(p *proc, kind waitKind, timeout sim.Time) {
+	r.awaitUntil(p, kind, r.waitUntil(p, timeout))
 }
 
-// awaitUntil makes p wait for its children, giving up at end.
-func (r *run) awaitUntil(p *proc, end sim.Time) {
+// awaitUntil makes p wait for its children in state kind, giving up at
+// end.
+func (r *run) awaitUntil(p *proc, kind waitKind, end sim.Time) {
 	p.kids = p.kids[:0]
 	p.seq++
-	p.waiting = waitChild
+	p.waiting = kind
 	if end != sim.Never {
 		p.timer = r.s.Timer(end, r.kTimeout, pack(p))
 	}
@@ -58,7 +60,7 @@ func (r *run) startCall(p *proc, o *op) {
 		// block runs past it): the caller gives up then.
 		end = min(end, deadline)
 	}
-	r.awaitUntil(p, end)
+	r.awaitUntil(p, waitCall, end)
 	child := r.spawn(p, procCall, route.body)
 	child.route = o.route
 	p.kids = append(p.kids, kid{child, child.gen})
@@ -92,7 +94,7 @@ func (r *run) startJob(p *proc, o *op) {
 		return
 	}
 	if !o.async {
-		r.await(p, r.drawTime(o.timeout))
+		r.await(p, waitJoin, r.drawTime(o.timeout))
 	}
 	child := r.spawn(p, procJob, r.p.routes[o.route].body)
 	child.route = o.route
@@ -116,7 +118,7 @@ func (r *run) startFanout(p *proc, o *op, n int32) {
 	if o.limit.attr >= 0 || o.limit.n > 0 {
 		limit = max(1, r.count(p, o.limit))
 	}
-	r.await(p, 0)
+	r.await(p, waitJoin, 0)
 	p.outcome, p.outStage, p.outComp = 200, -1, -1
 	p.toSpawn, p.pending, p.body = n, 0, o.body
 	p.failFast = o.failFast
@@ -145,7 +147,7 @@ func (r *run) pollTick(p *proc, o *op) bool {
 		done = p.journey.jobs == 0
 	} else {
 		parent := p.parent
-		done = parent == nil || parent.gen != p.pgen || parent.seq != p.pseq || parent.waiting != waitChild
+		done = parent == nil || parent.gen != p.pgen || parent.seq != p.pseq || !waitStates[parent.waiting].children
 	}
 	if done {
 		p.polls, p.attempt = 0, 0
@@ -170,7 +172,7 @@ func (r *run) pollTick(p *proc, o *op) bool {
 	}
 	p.attempt = 0
 	p.polls++
-	r.await(p, 0)
+	r.await(p, waitPollCall, 0)
 	child := r.spawn(p, procCall, r.p.routes[o.route].body)
 	child.route = o.route
 	child.stage = -1
@@ -180,37 +182,6 @@ func (r *run) pollTick(p *proc, o *op) bool {
 	child.reqID = r.nextReq
 	r.emitOpen(EvRequestStart, child)
 	return false
-}
-
-// awaitEnd says, for every op that waits for children (waitChild), what
-// ends its wait: its children's end, or its timeout or deadline. It is the
-// one place an awaiting op is settled; TestEveryAwaitingOpEnds runs each
-// row under both events. An op code with no row cannot wait for children
-// (startCall, startJob, startFanout and pollTick are the only callers of
-// await).
-var awaitEnd = [...]struct {
-	done     func(r *run, p *proc, o *op)
-	timedOut func(r *run, p *proc, o *op)
-}{
-	opCall: {
-		done:     func(r *run, p *proc, o *op) { r.callEnded(p, o, p.outcome, p.outComp, p.outStage) },
-		timedOut: func(r *run, p *proc, o *op) { r.callEnded(p, o, 504, -1, -1) },
-	},
-	opJob:       {done: (*run).joinEnded, timedOut: (*run).joinTimedOut},
-	opFanout:    {done: (*run).joinEnded, timedOut: (*run).joinTimedOut},
-	opPoll:      {done: (*run).pollCallEnded, timedOut: (*run).pollTimedOut},
-	opPollWhile: {done: (*run).pollCallEnded, timedOut: (*run).pollTimedOut},
-}
-
-// awaitRow is o's row of awaitEnd; an op without one waiting for children
-// is a compiler bug, reported as such rather than as an index panic.
-func awaitRow(o *op) (done, timedOut func(r *run, p *proc, o *op)) {
-	if int(o.code) < len(awaitEnd) {
-		if row := awaitEnd[o.code]; row.done != nil {
-			return row.done, row.timedOut
-		}
-	}
-	panic(fmt.Sprintf("model: op %d waits for children but has no row in awaitEnd", o.code))
 }
 
 // joinEnded moves a job or fan-out on once its children ended, or fails it
@@ -241,15 +212,6 @@ func (r *run) pollTimedOut(p *proc, o *op) {
 	r.countHTTP(p, 504)
 	p.polls, p.attempt = 0, 0
 	r.failAt(p, 504, -1, r.label(p))
-}
-
-// childDone resumes p after the child (or all children) it waited for ended.
-func (r *run) childDone(p *proc) {
-	r.s.Cancel(p.timer)
-	f := &p.frames[len(p.frames)-1]
-	o := &r.p.blocks[f.blk].ops[f.pc]
-	done, _ := awaitRow(o)
-	done(r, p, o)
 }
 
 func (r *run) countHTTP(p *proc, status int32) {
@@ -380,14 +342,14 @@ func (r *run) finish(p *proc, status int32) {
 				jr.awaiter = nil
 			}
 		}
-		if q := p.parent; q != nil && q.gen == p.pgen && q.seq == p.pseq && q.waiting == waitChild {
+		if q := p.parent; q != nil && q.gen == p.pgen && q.seq == p.pseq && waitStates[q.waiting].children {
 			q.outcome, q.outComp, q.outStage = status, p.failComp, stage
 			r.s.After(0, r.kWake, pack(q))
 		} else if p.parent != nil && !p.cancelled {
 			r.st.orphanDone(p, r.s.Now()) // worked on after its caller gave up
 		}
 	case procBranch:
-		if q := p.parent; q != nil && q.gen == p.pgen && q.seq == p.pseq && q.waiting == waitChild {
+		if q := p.parent; q != nil && q.gen == p.pgen && q.seq == p.pseq && waitStates[q.waiting].children {
 			q.pending--
 			if status >= 400 && q.outcome < 400 {
 				q.outcome, q.outComp, q.outStage = status, p.failComp, p.failStage

@@ -132,7 +132,7 @@ routes:
     steps: [{await: jobs}]
 `
 	res := runYAMLNoTrace(t, src)
-	want := "stopped by guard deadlock at 1.00s: nothing left to happen at 1.00s with 1 journeys still waiting; waiting: 1 for the journey's jobs, 1 for a call, job or fan-out"
+	want := "stopped by guard deadlock at 1.00s: nothing left to happen at 1.00s with 1 journeys still waiting; waiting: 1 for the journey's jobs, 1 for a job or fan-out"
 	if res.Broken == nil || res.Broken.String() != want {
 		t.Errorf("broken = %v\nwant %s", res.Broken, want)
 	}

@@ -27,7 +27,9 @@ const (
 	waitStart                    // spawned, not yet run
 	waitSleep                    // delay, work, token wait, or granted and about to run; pc past the op
 	waitJobs                     // the journey's jobs; pc past the op
-	waitChild                    // call, job or fan-out; pc on the op
+	waitCall                     // a call's callee; pc on the call
+	waitJoin                     // a sync job's or a fan-out's children; pc on the op
+	waitPollCall                 // a poll loop's status call; pc on the poll
 	waitAcquire                  // queued at a component; pc past the op
 	waitRetry                    // a retry's backoff; pc on the call, which runs again
 	waitPollGap                  // a poll's gap; pc on the poll, which runs again
@@ -61,6 +63,9 @@ type waitState struct {
 	// unwinds and releases what it holds; nil when there is nothing to
 	// take it out of (its pending wake-up only goes stale).
 	withdraw func(r *run, p *proc)
+	// children says the state waits for children the proc spawned: their
+	// end wakes it (see procEnded).
+	children bool
 	// where names the procs left in the state when a run stops with
 	// journeys in flight (a deadlock's message); "" leaves them out. The
 	// end of the run and a guard's stop do nothing else to any state: the
@@ -130,24 +135,35 @@ func init() {
 			r.s.Cancel(p.timer)
 			p.journey.awaiter = nil
 		}}
-	waitStates[waitChild] = waitState{name: "child", timeout: "a call's or job's timeout", deadline: reachTimer, where: "for a call, job or fan-out",
-		wake: func(r *run, p *proc) {
-			p.waiting = waitNone
-			r.childDone(p)
-		},
-		expire: func(r *run, p *proc) {
-			p.seq++ // the child becomes an orphan: its end is no longer awaited
-			p.waiting = waitNone
-			r.cancelKids(p, nil) // unless it observes cancellation
-			o := &r.p.blocks[p.frames[len(p.frames)-1].blk].ops[p.frames[len(p.frames)-1].pc]
-			r.emitTimeout(p, o)
-			_, timedOut := awaitRow(o)
-			timedOut(r, p, o)
-		},
-		withdraw: func(r *run, p *proc) {
-			r.s.Cancel(p.timer)
-			p.toSpawn = 0
-		}}
+	// The three states that wait for children differ only in how the
+	// op settles once they ended (done) or it gave up on them (timedOut).
+	children := func(name, timeout, where string, done, timedOut func(r *run, p *proc, o *op)) waitState {
+		return waitState{name: name, timeout: timeout, deadline: reachTimer, where: where, children: true,
+			wake: func(r *run, p *proc) {
+				p.waiting = waitNone
+				r.s.Cancel(p.timer)
+				f := &p.frames[len(p.frames)-1]
+				done(r, p, &r.p.blocks[f.blk].ops[f.pc])
+			},
+			expire: func(r *run, p *proc) {
+				p.seq++ // the child becomes an orphan: its end is no longer awaited
+				p.waiting = waitNone
+				r.cancelKids(p, nil) // unless it observes cancellation
+				f := &p.frames[len(p.frames)-1]
+				o := &r.p.blocks[f.blk].ops[f.pc]
+				r.emitTimeout(p, o)
+				timedOut(r, p, o)
+			},
+			withdraw: func(r *run, p *proc) {
+				r.s.Cancel(p.timer)
+				p.toSpawn = 0
+			}}
+	}
+	waitStates[waitCall] = children("call", "a call's timeout", "for a call",
+		func(r *run, p *proc, o *op) { r.callEnded(p, o, p.outcome, p.outComp, p.outStage) },
+		func(r *run, p *proc, o *op) { r.callEnded(p, o, 504, -1, -1) })
+	waitStates[waitJoin] = children("join", "a job's timeout", "for a job or fan-out", (*run).joinEnded, (*run).joinTimedOut)
+	waitStates[waitPollCall] = children("poll call", "", "for a poll's status call", (*run).pollCallEnded, (*run).pollTimedOut)
 	waitStates[waitAcquire] = waitState{name: "acquire", timeout: "a component's wait_timeout", deadline: reachTimer, where: "in a queue",
 		expire: func(r *run, p *proc) {
 			now := r.s.Now()

@@ -87,13 +87,29 @@ var waitCases = []struct {
 			evCancel:   {call: "timeout: 100ms", route: "      - job: slow\n        async: true\n      - await: jobs\n", probe: waitJobs, noted: true, j: ended{504, 0.1}, r: ended{499, 0.1}},
 		},
 		cannot: map[waitEvent]string{evTimeout: "await: jobs has no timeout"}},
-	{state: waitChild,
+	{state: waitCall,
 		pairs: map[waitEvent]waitPair{
-			evWake:     {route: "      - call: slow\n", probe: waitChild, noted: true, j: ended{200, 0.2}, r: ended{200, 0.2}},
-			evTimeout:  {route: "      - call: slow\n        timeout: 100ms\n", probe: waitChild, noted: true, j: ended{504, 0.1}, r: ended{504, 0.1}},
-			evDeadline: {call: "deadline: 100ms", route: "      - call: slow\n", probe: waitChild, noted: true, j: ended{504, 0.1}, r: ended{504, 0.1}},
-			evCancel:   {call: "timeout: 100ms", route: "      - call: slow\n", probe: waitChild, noted: true, j: ended{504, 0.1}, r: ended{499, 0.1}},
+			evWake:     {route: "      - call: slow\n", probe: waitCall, noted: true, j: ended{200, 0.2}, r: ended{200, 0.2}},
+			evTimeout:  {route: "      - call: slow\n        timeout: 100ms\n", probe: waitCall, noted: true, j: ended{504, 0.1}, r: ended{504, 0.1}},
+			evDeadline: {call: "deadline: 100ms", route: "      - call: slow\n", probe: waitCall, noted: true, j: ended{504, 0.1}, r: ended{504, 0.1}},
+			evCancel:   {call: "timeout: 100ms", route: "      - call: slow\n", probe: waitCall, noted: true, j: ended{504, 0.1}, r: ended{499, 0.1}},
 		}},
+	{state: waitJoin,
+		pairs: map[waitEvent]waitPair{
+			evWake:     {route: "      - job: slow\n", probe: waitJoin, noted: true, j: ended{200, 0.2}, r: ended{200, 0.2}},
+			evTimeout:  {route: "      - job: slow\n        timeout: 100ms\n", probe: waitJoin, noted: true, j: ended{504, 0.1}, r: ended{504, 0.1}},
+			evDeadline: {call: "deadline: 100ms", route: "      - fanout: 2\n        steps: [{call: slow}]\n", probe: waitJoin, noted: true, j: ended{504, 0.1}, r: ended{504, 0.1}},
+			evCancel:   {call: "timeout: 100ms", route: "      - fanout: 2\n        steps: [{call: slow}]\n", probe: waitJoin, noted: true, j: ended{504, 0.1}, r: ended{499, 0.1}},
+		}},
+	{state: waitPollCall,
+		// The job runs to 200 ms; the poll's first gap ends at 10 ms, and
+		// its status call, from 10 to 210 ms, finds the job done.
+		pairs: map[waitEvent]waitPair{
+			evWake:     {route: "      - job: slow\n        async: true\n      - poll: {call: slow, every: 10ms, until: jobs}\n", probe: waitPollCall, noted: true, j: ended{200, 0.21}, r: ended{200, 0.21}},
+			evDeadline: {call: "deadline: 100ms", route: "      - job: slow\n        async: true\n      - poll: {call: slow, every: 10ms, until: jobs}\n", probe: waitPollCall, noted: true, j: ended{504, 0.1}, r: ended{504, 0.1}},
+			evCancel:   {call: "timeout: 100ms", route: "      - job: slow\n        async: true\n      - poll: {call: slow, every: 10ms, until: jobs}\n", probe: waitPollCall, noted: true, j: ended{504, 0.1}, r: ended{499, 0.1}},
+		},
+		cannot: map[waitEvent]string{evTimeout: "a poll's status call has no timeout of its own"}},
 	{state: waitAcquire,
 		// The journey `first` holds the pool from 0 to 200 ms; r queues
 		// behind it, then works 100 ms.
