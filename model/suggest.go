@@ -15,11 +15,14 @@ func Nearest(typed string, known []string, limit int) string {
 	return best
 }
 
-// EditDistance is the Levenshtein distance between a and b: the fewest
-// insertions, deletions and substitutions of characters (runes, not
-// bytes) that turn a into b.
+// EditDistance counts the insertions, deletions, substitutions and swaps
+// of adjacent characters (runes, not bytes) that turn a into b: the
+// optimal string alignment distance, in which a swap is one typing slip
+// and costs one edit (Levenshtein's would count it as two). Every "did you
+// mean" of capsim, the model's and the command line's, measures by it.
 func EditDistance(a, b string) int {
 	ra, rb := []rune(a), []rune(b)
+	prev2 := make([]int, len(rb)+1)
 	prev := make([]int, len(rb)+1)
 	cur := make([]int, len(rb)+1)
 	for j := range prev {
@@ -33,8 +36,11 @@ func EditDistance(a, b string) int {
 				cost = 0
 			}
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
 		}
-		prev, cur = cur, prev
+		prev2, prev, cur = prev, cur, prev2
 	}
 	return prev[len(rb)]
 }
