@@ -142,6 +142,10 @@ func ReadClientLog(name string, in io.Reader, f ClientFields) ([]ClientRequest, 
 		if tooLong {
 			return nil, fail("line longer than %d bytes", MaxLineBytes)
 		}
+		if num > MaxLines || len(reqs) >= MaxValues {
+			// As every reader: a small gzip can stand for gigabytes.
+			return nil, fail("more than %d lines or %d requests; check a part of the run (a shorter span)", MaxLines, MaxValues)
+		}
 		line = bytes.TrimSpace(line)
 		if len(line) == 0 || line[0] == '#' {
 			continue
