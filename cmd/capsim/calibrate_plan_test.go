@@ -240,3 +240,22 @@ func TestCalibrateWarningsRanked(t *testing.T) {
 		}
 	}
 }
+
+// The ranked warnings docs/modelling.md shows are those of
+// testdata/calibrate/two_groups_plan.yaml.
+func TestModellingRankedWarningsExample(t *testing.T) {
+	_, stderr, err := calibrate(t, "", planData+"two_groups_plan.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, line := range strings.Split(stderr, "\n") {
+		if strings.HasPrefix(line, "warning: ") {
+			got = append(got, line)
+		}
+	}
+	shown := docBlock(t, "docs/modelling.md", "## Calibration", "text")
+	if want := strings.Join(got, "\n") + "\n"; shown != want {
+		t.Errorf("docs/modelling.md shows\n%s\ncapsim prints\n%s", shown, want)
+	}
+}
