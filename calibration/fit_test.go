@@ -284,8 +284,8 @@ func TestFitWarnings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if k := kinds(r.Warnings); !k[WarnZeros] || !k[WarnRounded] {
-		t.Errorf("rounded values with zeros: want zeros and rounded warnings, got %v", r.Warnings)
+	if k := kinds(r.Warnings); !k[WarnZeros] || !k[WarnQuantised] {
+		t.Errorf("rounded values with zeros: want zeros and quantised warnings, got %v", r.Warnings)
 	}
 }
 

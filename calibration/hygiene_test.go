@@ -2,8 +2,13 @@ package calibration
 
 import (
 	"bufio"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -123,7 +128,7 @@ func TestNoHygieneWarningsOnCleanData(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, w := range res.Warnings {
-			if w.Kind == WarnBimodal || w.Kind == WarnTruncated || w.Kind == WarnRounded || w.Kind == WarnMixed {
+			if w.Kind == WarnBimodal || w.Kind == WarnTruncated || w.Kind == WarnRounded || w.Kind == WarnQuantised || w.Kind == WarnMixed {
 				t.Errorf("%s: %s", name, w.Msg)
 			}
 		}
@@ -140,8 +145,8 @@ func TestWarnQuantisedNamesTheQuantum(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "only 10 distinct values among 400, all multiples of 0.001s: the timer's resolution shows, and ties inflate the KS distance"
-	if got := warningOf(t, res.Warnings, WarnRounded); got != want {
+	want := "only 10 distinct values among 400: values are quantised to 1ms; goodness-of-fit tests are not meaningful at this resolution"
+	if got := warningOf(t, res.Warnings, WarnQuantised); got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 	// 1, 2 and 3 ms: on logarithms the first step stands apart from the
@@ -156,8 +161,8 @@ func TestWarnQuantisedNamesTheQuantum(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want = "only 3 distinct values among 400, all multiples of 0.001s: the timer's resolution shows, and ties inflate the KS distance"
-	if got := warningOf(t, res.Warnings, WarnRounded); got != want {
+	want = "only 3 distinct values among 400: values are quantised to 1ms; goodness-of-fit tests are not meaningful at this resolution"
+	if got := warningOf(t, res.Warnings, WarnQuantised); got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 	for _, w := range res.Warnings {
@@ -204,5 +209,79 @@ func TestK6SubmetricAsMetric(t *testing.T) {
 	}
 	if len(s.Values) != 2 || s.Values[0] != 0.05 || s.Values[1] != 0.07 || s.Filter.String() != "tag:expected_response=true" {
 		t.Errorf("values %v, filter %s", s.Values, s.Filter.String())
+	}
+}
+
+// The lattice KS distance worked by hand: values 1, 1, 2, 3 ms against a
+// uniform on (0.5 ms, 3.5 ms), whose rounding puts a third on each step.
+// Up to 1 ms: 1/2 of the values, 1/3 of the rounded fit; up to 2 ms: 3/4
+// and 2/3. The widest gap is 1/6.
+func TestLatticeKSByHand(t *testing.T) {
+	cdf := func(x float64) float64 { return math.Min(1, math.Max(0, (x-0.0005)/0.003)) }
+	d, ok := latticeKS([]float64{0.001, 0.001, 0.002, 0.003}, 0.001, cdf)
+	if !ok || math.Abs(d-1.0/6) > 1e-12 {
+		t.Errorf("D = %g, %v; want 1/6", d, ok)
+	}
+	// Two values on a cell, one on 0: spread evenly across their cells.
+	got := spreadOnLattice([]float64{0.002, 0, 0.002}, 0.001)
+	want := []float64{0.00025, 0.00175, 0.00225}
+	for i := range want {
+		if math.Abs(got[i]-want[i]) > 1e-15 {
+			t.Errorf("spread %v, want %v", got, want)
+			break
+		}
+	}
+}
+
+// Ranked: what changes a fit first (entry by entry), then what qualifies
+// one, the lattice's notes folded per step; a step of one entry names it.
+func TestRankWarnings(t *testing.T) {
+	q := func(entry string, step float64) EntryWarning {
+		w := warnf(WarnQuantised, "only 9 distinct values among 400: %s", quantisedText(step))
+		w.Quantum = step
+		return EntryWarning{entry, w}
+	}
+	got := RankWarnings([]EntryWarning{
+		{"a", warnf(WarnPoorFit, "poor")}, q("a", 0.001),
+		{"b", warnf(WarnHeavyTail, "tail")}, {"b", warnf(WarnSmallSample, "few")}, q("b", 0.001),
+		{"c", warnf(WarnSaturation, "climbs")}, {"c", warnf(WarnBimodal, "groups")}, q("c", 0.001), q("d", 1e-4),
+	})
+	want := []string{"b: few", "c: groups", "c: climbs", "a: poor", "b: tail",
+		"3 entries: values are quantised to 1ms; goodness-of-fit tests are not meaningful at this resolution",
+		"d: values are quantised to 100µs; goodness-of-fit tests are not meaningful at this resolution"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// Every kind of warning has its place in warningOrder, so that a new kind
+// is ranked by decision, not by falling to the end.
+func TestEveryWarningKindIsRanked(t *testing.T) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "warn.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ranked := map[WarningKind]bool{}
+	for _, o := range warningOrder {
+		ranked[o.kind] = true
+	}
+	n := 0
+	ast.Inspect(f, func(node ast.Node) bool {
+		spec, ok := node.(*ast.ValueSpec)
+		if !ok || spec.Type == nil || fmt.Sprint(spec.Type) != "WarningKind" {
+			return true
+		}
+		for _, v := range spec.Values {
+			n++
+			kind, _ := strconv.Unquote(v.(*ast.BasicLit).Value)
+			if !ranked[WarningKind(kind)] {
+				t.Errorf("warning kind %q has no place in warningOrder", kind)
+			}
+		}
+		return true
+	})
+	if n != len(warningOrder) {
+		t.Errorf("%d kinds declared, %d ranked", n, len(warningOrder))
 	}
 }

@@ -91,6 +91,9 @@ type PlanSource struct {
 	Resolution float64
 	// ResolutionWhy says where Resolution comes from, for provenance.
 	ResolutionWhy string
+	// Fields, in the sources capsim check reads (ReadSources), make the
+	// file a load driver's JSON lines with these fields.
+	Fields *ClientFields
 }
 
 // PlanEntry is one measured distribution of a plan.
@@ -171,7 +174,7 @@ func ReadPlan(name string, r io.Reader) (*Plan, error) {
 		k, v := root.Content[i], root.Content[i+1]
 		switch k.Value {
 		case "sources":
-			errs = append(errs, p.readSources(name, v)...)
+			errs = append(errs, p.readSources(name, v, false)...)
 		case "measured":
 			measured = v
 		case "figures":
@@ -203,7 +206,9 @@ func (p *Plan) source(name string) *PlanSource {
 	return nil
 }
 
-func (p *Plan) readSources(name string, n *yaml.Node) []error {
+// readSources reads sources:; fields: is allowed only where the sources are
+// a check's (clients), since calibrate's expr: names the fields it reads.
+func (p *Plan) readSources(name string, n *yaml.Node, clients bool) []error {
 	at := func(n *yaml.Node, format string, args ...any) error {
 		return fmt.Errorf("%s:%d:%d: %s", name, n.Line, n.Column, fmt.Sprintf(format, args...))
 	}
@@ -222,6 +227,7 @@ func (p *Plan) readSources(name string, n *yaml.Node) []error {
 			continue
 		}
 		src := PlanSource{Name: k.Value, Format: FormatAuto}
+		var formatNode, resolutionNode *yaml.Node
 		if v.Kind == yaml.ScalarNode {
 			src.File = v.Value
 		} else if v.Kind == yaml.MappingNode {
@@ -231,12 +237,14 @@ func (p *Plan) readSources(name string, n *yaml.Node) []error {
 				case "file":
 					src.File = fv.Value
 				case "format":
+					formatNode = fv
 					f, err := ParseFormat(fv.Value)
 					if err != nil {
 						errs = append(errs, at(fv, "source %s: %v", k.Value, err))
 					}
 					src.Format = f
 				case "resolution":
+					resolutionNode = fk
 					res, err := ParseSeconds(fv.Value)
 					switch {
 					case err != nil:
@@ -247,9 +255,29 @@ func (p *Plan) readSources(name string, n *yaml.Node) []error {
 						errs = append(errs, at(fv, "source %s: resolution must be between 0s (exact) and 1s, got %s", k.Value, fv.Value))
 					}
 					src.Resolution, src.ResolutionWhy = res, "stated in the plan"
+				case "fields":
+					if !clients {
+						errs = append(errs, at(fk, "source %s: fields: names a client log's parts for capsim check; here expr: and where: name the fields they read", k.Value))
+						continue
+					}
+					f, ferrs := readClientFields(fv, func(n *yaml.Node, format string, args ...any) error {
+						return at(n, "source %s: %s", k.Value, fmt.Sprintf(format, args...))
+					})
+					src.Fields, errs = f, append(errs, ferrs...)
 				default:
-					errs = append(errs, at(fk, "source %s: unknown key %q (want file, format, resolution)", k.Value, fk.Value))
+					want := "file, format, resolution"
+					if clients {
+						want = "file, format, fields"
+					}
+					errs = append(errs, at(fk, "source %s: unknown key %q (want %s)", k.Value, fk.Value, want))
 				}
+			}
+			switch {
+			case clients && resolutionNode != nil:
+				// check rounds every time alike, by its --resolution.
+				errs = append(errs, at(resolutionNode, "source %s: resolution: a check takes it from --resolution", k.Value))
+			case src.Fields != nil && formatNode != nil && src.Format != FormatAuto && src.Format != FormatAppLog:
+				errs = append(errs, at(formatNode, "source %s: fields: reads JSON lines, not %s", k.Value, src.Format))
 			}
 		} else {
 			errs = append(errs, at(v, "source %s must be a file name or {file: ...}", k.Value))

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"gonum.org/v1/gonum/stat"
 )
@@ -29,6 +30,9 @@ const (
 	WarnMixed       WarningKind = "mixed-statuses"
 	WarnTruncated   WarningKind = "timeout-cluster"
 	WarnBimodal     WarningKind = "bimodal"
+	// WarnQuantised: values on a timer's lattice that the chosen fit
+	// describes there; the warning changes nothing one should do.
+	WarnQuantised WarningKind = "quantised"
 )
 
 // Warning is a doubt about a result that does not prevent it: the caller
@@ -37,6 +41,8 @@ const (
 type Warning struct {
 	Kind WarningKind
 	Msg  string
+	// Quantum is the step of the values, in seconds, for WarnQuantised.
+	Quantum float64
 }
 
 func (w Warning) Error() string { return w.Msg }
@@ -86,8 +92,34 @@ func diagnose(res *Result, times, values []float64) []Warning {
 		ws = append(ws, warnf(WarnSmallSample,
 			"only %d values: parameters are uncertain and the ranking of families is weak (want at least %d)", n, minSample))
 	}
+	distinct := 1
+	for i := 1; i < len(res.Sorted); i++ {
+		if res.Sorted[i] != res.Sorted[i-1] {
+			distinct++
+		}
+	}
+	// Few distinct values, all multiples of one step: a timer's lattice.
+	few := n >= minSample && float64(distinct) < roundedShare*float64(n)
+	step, onLattice := 0.0, false
+	if few {
+		step, onLattice = quantum(values)
+	}
 	if c := res.Chosen; c != nil && c.model != nil && c.Family != FamilyEmpirical && n >= 5 && !byMoments {
-		if crit := ksCritical05(n); c.KS > crit {
+		crit := ksCritical05(n)
+		// The ties of a lattice make any continuous fit look far off; set
+		// against the fit rounded to the same lattice, a right family is
+		// close again, and only a wrong one stays far.
+		d, onGrid := 0.0, false
+		if onLattice && c.KS > crit {
+			d, onGrid = latticeKS(values, step, c.model.CDF)
+		}
+		switch {
+		case c.KS <= crit:
+		case onGrid && d > crit:
+			ws = append(ws, warnf(WarnPoorFit,
+				"the chosen %s is %s from the data even rounded to their %s lattice (KS), above the 5%% critical value %s for %d values: no family fits well; consider the empirical distribution",
+				c.Family, fmtNum(d, 3), quantumText(step), fmtNum(crit, 3), n))
+		case !onGrid:
 			ws = append(ws, warnf(WarnPoorFit,
 				"the chosen %s is %s from the data (KS), above the 5%% critical value %s for %d values: no family fits well; consider the empirical distribution",
 				c.Family, fmtNum(c.KS, 3), fmtNum(crit, 3), n))
@@ -113,32 +145,98 @@ func diagnose(res *Result, times, values []float64) []Warning {
 	if w, ok := saturation(values, times); ok {
 		ws = append(ws, w)
 	}
-	distinct := 1
-	for i := 1; i < len(res.Sorted); i++ {
-		if res.Sorted[i] != res.Sorted[i-1] {
-			distinct++
-		}
-	}
-	if n >= minSample && float64(distinct) < roundedShare*float64(n) {
-		if q, ok := quantum(values); ok {
-			ws = append(ws, warnf(WarnRounded,
-				"only %d distinct values among %d, all multiples of %ss: the timer's resolution shows, and ties inflate the KS distance", distinct, n, fmtSeconds(q)))
-		} else {
-			ws = append(ws, warnf(WarnRounded,
-				"only %d distinct values among %d: the timer's resolution shows, and ties inflate the KS distance", distinct, n))
-		}
+	switch {
+	case onLattice:
+		w := warnf(WarnQuantised, "only %d distinct values among %d: %s", distinct, n, quantisedText(step))
+		w.Quantum = step
+		ws = append(ws, w)
+	case few:
+		ws = append(ws, warnf(WarnRounded,
+			"only %d distinct values among %d: the timer's resolution shows, and ties inflate the KS distance", distinct, n))
 	}
 	if w, ok := timeoutCluster(res.Sorted, values, o); ok {
 		ws = append(ws, w)
 	}
 	// On a timer's lattice (1, 2, 3 ms) the steps themselves look like
-	// groups; the lattice warning says what there is to say.
-	if float64(distinct) >= roundedShare*float64(n) {
+	// groups: the values are spread over their cells first, which leaves
+	// groups only where there are some. Few distinct values on no lattice
+	// cannot be spread.
+	switch {
+	case onLattice:
+		if w, ok := bimodal(spreadOnLattice(values, step)); ok {
+			ws = append(ws, w)
+		}
+	case !few:
 		if w, ok := bimodal(values); ok {
 			ws = append(ws, w)
 		}
 	}
 	return ws
+}
+
+// quantisedText says what a lattice means for a fit, the same words for
+// one entry and for many folded into one line.
+func quantisedText(step float64) string {
+	return "values are quantised to " + quantumText(step) + "; goodness-of-fit tests are not meaningful at this resolution"
+}
+
+// quantumText writes a step as scenarios write durations: 1ms, 100µs.
+func quantumText(step float64) string {
+	return time.Duration(math.Round(step * 1e9)).String()
+}
+
+// maxLatticeCells bounds the cells latticeKS walks: the values span at
+// most this many steps before the test is given up.
+const maxLatticeCells = 1_000_000
+
+// latticeKS is the Kolmogorov–Smirnov distance between values, multiples
+// of step, and the distribution cdf rounded to the same multiples: at each
+// multiple k·step of the span, the share of values up to it against
+// cdf(k·step + step/2), the chance a drawn value rounds to it or below.
+// ok is false when the values span more than maxLatticeCells steps.
+func latticeKS(values []float64, step float64, cdf func(float64) float64) (float64, bool) {
+	x := slices.Clone(values)
+	slices.Sort(x)
+	lo, hi := math.Round(x[0]/step), math.Round(x[len(x)-1]/step)
+	if hi-lo > maxLatticeCells {
+		return 0, false
+	}
+	n := float64(len(x))
+	d, i := 0.0, 0
+	for k := lo - 1; k <= hi; k++ {
+		for i < len(x) && math.Round(x[i]/step) <= k {
+			i++
+		}
+		d = math.Max(d, math.Abs(float64(i)/n-cdf((k+0.5)*step)))
+	}
+	return d, true
+}
+
+// spreadOnLattice replaces the m values on each multiple k·step by m
+// points evenly spaced across its cell, ((k−½)·step, (k+½)·step), or
+// (0, step/2) for 0: a deterministic undoing of the rounding, which keeps
+// every value in its cell and removes the steps between cells.
+func spreadOnLattice(values []float64, step float64) []float64 {
+	x := slices.Clone(values)
+	slices.Sort(x)
+	out := make([]float64, 0, len(x))
+	for i := 0; i < len(x); {
+		k := math.Round(x[i] / step)
+		j := i
+		for j < len(x) && math.Round(x[j]/step) == k {
+			j++
+		}
+		m := float64(j - i)
+		lo, width := (k-0.5)*step, step
+		if k <= 0 {
+			lo, width = 0, step/2
+		}
+		for p := range j - i {
+			out = append(out, lo+(float64(p)+0.5)/m*width)
+		}
+		i = j
+	}
+	return out
 }
 
 // quantum returns the step all values are whole multiples of, when there
@@ -395,3 +493,95 @@ func fmtNum(v float64, digits int) string {
 // fmtSeconds formats a duration in seconds with four significant digits,
 // for messages and tables (the fragment uses sim's six).
 func fmtSeconds(v float64) string { return fmtNum(v, 4) }
+
+// warningOrder lists the kinds in the order a reader meets them. First
+// those that change what one should fit: two groups (fit each), latency
+// climbing over the recording (narrow the window), values cut off at a
+// limit (model the timeout), failures among the values (filter them), too
+// few values, figures that contradict each other. Then those that qualify
+// the fit chosen. WarnQuantised changes nothing and comes last, folded.
+var warningOrder = []struct {
+	kind       WarningKind
+	changesFit bool
+}{
+	{WarnBimodal, true}, {WarnSaturation, true}, {WarnTruncated, true}, {WarnMixed, true},
+	{WarnSmallSample, true}, {WarnDisagree, true},
+	{WarnPoorFit, false}, {WarnHeavyTail, false}, {WarnZeros, false}, {WarnResolution, false},
+	{WarnNoSpread, false}, {WarnFewFigures, false}, {WarnRounded, false},
+	{WarnQuantised, false},
+}
+
+// rank is the kind's place in warningOrder, and whether it changes a fit.
+func (w Warning) rank() (int, bool) {
+	for i, o := range warningOrder {
+		if o.kind == w.Kind {
+			return i, o.changesFit
+		}
+	}
+	return len(warningOrder), false
+}
+
+// EntryWarning is a warning about one entry of a calibration.
+type EntryWarning struct {
+	Entry string
+	Warning
+}
+
+// RankWarnings orders the warnings of a calibration's entries for a
+// reader, as lines "ENTRY: message": first those that change what one
+// should fit, then those that qualify a fit, each part entry by entry in
+// the order given and, within an entry, by warningOrder. The quantised
+// ones come last, folded into one line per step ("3 entries: values are
+// quantised to 1ms; ..."): a note on every entry of tightly logged data
+// would bury the warnings that matter.
+func RankWarnings(ws []EntryWarning) []string {
+	entryAt := map[string]int{}
+	type ranked struct {
+		w                 EntryWarning
+		tier, entry, kind int
+	}
+	var rs []ranked
+	var steps []float64
+	folded := map[float64][]string{}
+	for _, w := range ws {
+		if _, ok := entryAt[w.Entry]; !ok {
+			entryAt[w.Entry] = len(entryAt)
+		}
+		if w.Kind == WarnQuantised {
+			if _, ok := folded[w.Quantum]; !ok {
+				steps = append(steps, w.Quantum)
+			}
+			if !slices.Contains(folded[w.Quantum], w.Entry) {
+				folded[w.Quantum] = append(folded[w.Quantum], w.Entry)
+			}
+			continue
+		}
+		kind, changes := w.rank()
+		tier := 1
+		if changes {
+			tier = 0
+		}
+		rs = append(rs, ranked{w, tier, entryAt[w.Entry], kind})
+	}
+	slices.SortStableFunc(rs, func(a, b ranked) int {
+		if a.tier != b.tier {
+			return a.tier - b.tier
+		}
+		if a.entry != b.entry {
+			return a.entry - b.entry
+		}
+		return a.kind - b.kind
+	})
+	var lines []string
+	for _, r := range rs {
+		lines = append(lines, r.w.Entry+": "+r.w.Msg)
+	}
+	for _, q := range steps {
+		who := folded[q][0]
+		if n := len(folded[q]); n > 1 {
+			who = fmt.Sprintf("%d entries", n)
+		}
+		lines = append(lines, who+": "+quantisedText(q))
+	}
+	return lines
+}

@@ -22,6 +22,10 @@ type Inputs struct {
 	// (JSON or combined) or k6 CSV output, whose request_time or
 	// http_req_duration are a route's times and whose statuses its failures.
 	Access []string
+	// Clients are load drivers' own JSON lines of their requests, read
+	// with the fields their plan source names: the route field selects a
+	// route's requests as a k6 name tag does.
+	Clients []Client
 	// App holds application JSON-lines logs: stage events with a duration
 	// field, and one event per journey named after it with result and
 	// failure_stage fields, as the application logs an outcome.
@@ -38,10 +42,26 @@ type Inputs struct {
 	FailureStages map[string][]string
 }
 
+// Client is a load driver's log, as a plan source names it.
+type Client struct {
+	Name, File string
+	Fields     calibration.ClientFields
+}
+
+// Files lists every log the inputs name, access logs, clients' and
+// application logs, in that order.
+func (in Inputs) Files() []string {
+	files := slices.Clone(in.Access)
+	for _, c := range in.Clients {
+		files = append(files, c.File)
+	}
+	return append(files, in.App...)
+}
+
 // Stat reports the first log that cannot be read: a caller checks before
 // simulating, to answer a mistyped name at once.
 func (in Inputs) Stat() error {
-	for _, f := range append(append([]string(nil), in.Access...), in.App...) {
+	for _, f := range in.Files() {
 		if _, err := os.Stat(f); err != nil {
 			var pe *fs.PathError
 			if errors.As(err, &pe) {
@@ -64,27 +84,53 @@ func Read(in Inputs) (*Run, error) {
 	if field == "" {
 		field = "since_s"
 	}
+	clients := make([][]calibration.ClientRequest, len(in.Clients))
+	for i, c := range in.Clients {
+		var err error
+		if clients[i], err = readClient(c); err != nil {
+			return nil, err
+		}
+		run.Source = c.Name
+	}
 	for _, name := range slices.Sorted(maps.Keys(in.Routes)) {
 		pattern := in.Routes[name]
-		if len(in.Access) == 0 {
-			break
+		t := run.Route(name)
+		if len(in.Access) > 0 {
+			s, err := sample(calibration.Options{Filter: calibration.Filter{Route: pattern}}, in.Access)
+			if err != nil {
+				return nil, err
+			}
+			for _, fs := range s.Stats {
+				run.Source = "nginx"
+				if fs.Format == calibration.FormatK6CSV || fs.Format == calibration.FormatK6JSON {
+					run.Source = "k6"
+				}
+			}
+			t.Values = s.Values
+			for _, st := range s.Statuses {
+				if st > 0 {
+					t.Total++
+					if st >= 400 {
+						t.Failed++
+					}
+				}
+			}
 		}
-		s, err := sample(calibration.Options{Filter: calibration.Filter{Route: pattern}}, in.Access)
+		if len(in.Clients) == 0 {
+			continue
+		}
+		match, err := calibration.RouteMatcher(pattern)
 		if err != nil {
 			return nil, err
 		}
-		for _, fs := range s.Stats {
-			run.Source = "nginx"
-			if fs.Format == calibration.FormatK6CSV || fs.Format == calibration.FormatK6JSON {
-				run.Source = "k6"
-			}
-		}
-		t := run.Route(name)
-		t.Values = s.Values
-		for _, st := range s.Statuses {
-			if st > 0 {
+		for _, reqs := range clients {
+			for _, rq := range reqs {
+				if rq.Route != name && !match(rq.Route) {
+					continue
+				}
+				t.Values = append(t.Values, rq.Latency)
 				t.Total++
-				if st >= 400 {
+				if rq.Failed {
 					t.Failed++
 				}
 			}
@@ -141,6 +187,15 @@ func Read(in Inputs) (*Run, error) {
 		}
 	}
 	return run, nil
+}
+
+func readClient(c Client) ([]calibration.ClientRequest, error) {
+	r, closeFile, err := openLog(c.File)
+	if err != nil {
+		return nil, err
+	}
+	defer closeFile()
+	return calibration.ReadClientLog(c.File, r, c.Fields)
 }
 
 // sample reads files with opts. Unlike calibrate, a line that cannot be

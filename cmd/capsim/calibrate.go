@@ -247,9 +247,7 @@ func calibrateRun(io *IOStreams, o *calibrateOptions, rerun string) error {
 	if err := writeFitTable(io.ErrOut, name, s, res, io.errWidth(), seeAll); err != nil {
 		return err
 	}
-	for _, w := range res.Warnings {
-		fmt.Fprintf(io.ErrOut, "warning: %s: %s\n", name, w.Msg)
-	}
+	printWarnings(io, entryWarnings(name, res.Warnings))
 	entry := calibration.EntryFromFit(name, s, res, rerun)
 	if o.PlotDir != "" {
 		if err := os.MkdirAll(o.PlotDir, 0o755); err != nil {
@@ -376,9 +374,7 @@ func calibrateSummary(io *IOStreams, o *calibrateOptions, opts calibration.Optio
 	if err := writeFiguresTable(io.ErrOut, name, fit, io.errWidth(), seeAll); err != nil {
 		return err
 	}
-	for _, w := range fit.Warnings {
-		fmt.Fprintf(io.ErrOut, "warning: %s: %s\n", name, w.Msg)
-	}
+	printWarnings(io, entryWarnings(name, fit.Warnings))
 	return writeFragmentRemoving(io, o.Out, []calibration.Entry{calibration.EntryFromFigures(name, o.Files, fit, rerun)}, o.Remove)
 }
 
@@ -397,6 +393,7 @@ func calibrateFiguresRun(io *IOStreams, file, out, rerun string) error {
 		return usageErr("%v", err)
 	}
 	var entries []calibration.Entry
+	var warned []calibration.EntryWarning
 	for i, nf := range nfs {
 		fit, err := calibration.FitFigures(nf.Figures)
 		if err != nil {
@@ -408,10 +405,12 @@ func calibrateFiguresRun(io *IOStreams, file, out, rerun string) error {
 		if err := writeFiguresTable(io.ErrOut, nf.Name, fit, io.errWidth(), seeAll); err != nil {
 			return err
 		}
-		for _, w := range fit.Warnings {
-			fmt.Fprintf(io.ErrOut, "warning: %s: %s\n", nf.Name, w.Msg)
-		}
+		warned = append(warned, entryWarnings(nf.Name, fit.Warnings)...)
 		entries = append(entries, calibration.EntryFromFigures(nf.Name, []string{file}, fit, rerun))
+	}
+	if len(warned) > 0 {
+		fmt.Fprintln(io.ErrOut)
+		printWarnings(io, warned)
 	}
 	return writeFragment(io, out, entries)
 }

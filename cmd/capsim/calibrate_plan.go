@@ -76,7 +76,9 @@ and the fragment records the resolution assumed. A file whose top level has
 sources:, measured: or figures: is a plan, so "capsim calibrate PLAN.yaml"
 does the same.
 
-The fit tables and warnings go to standard error; the fragment is written to
+The fit tables go to standard error, then the warnings of every entry,
+those that change what to fit first and a timer's lattice folded into one
+line for all the entries on it; the fragment is written to
 --out FILE, which the plan's fragment replaces whole (an entry taken out of
 the plan leaves the fragment), or to standard output with --out -.`,
 		Example: `  capsim calibrate plan calibration-plan.yaml --out calibration.yaml
@@ -217,6 +219,7 @@ func runPlan(io *IOStreams, p *calibration.Plan, out string, remove []string, wh
 		return err
 	}
 	var entries []calibration.Entry
+	var warned []calibration.EntryWarning
 	for i, fit := range fits {
 		entries = append(entries, fit.Entry)
 		if fit.Split != nil && i > 0 && fits[i-1].Split == fit.Split {
@@ -231,21 +234,27 @@ func runPlan(io *IOStreams, p *calibration.Plan, out string, remove []string, wh
 			if err := writeSplitTable(io.ErrOut, strings.TrimSuffix(fit.Name, "_base"), fit.Sample, fit.Split, io.errWidth(), seeAll); err != nil {
 				return err
 			}
-			printWarnings(io, strings.TrimSuffix(fit.Name, "_base"), fit.Split.Warnings)
+			warned = append(warned, entryWarnings(strings.TrimSuffix(fit.Name, "_base"), fit.Split.Warnings)...)
 			continue
 		}
 		if fit.Figures != nil {
 			if err := writeFiguresTable(io.ErrOut, fit.Name, fit.Figures, io.errWidth(), seeAll); err != nil {
 				return err
 			}
-			printWarnings(io, fit.Name, fit.Figures.Warnings)
+			warned = append(warned, entryWarnings(fit.Name, fit.Figures.Warnings)...)
 		} else {
 			reportReading(io, fit.Sample)
 			if err := writeFitTable(io.ErrOut, fit.Name, fit.Sample, fit.Result, io.errWidth(), seeAll); err != nil {
 				return err
 			}
-			printWarnings(io, fit.Name, fit.Result.Warnings)
+			warned = append(warned, entryWarnings(fit.Name, fit.Result.Warnings)...)
 		}
+	}
+	// Ranked across the entries, after their tables: what changes a fit
+	// first, the lattice's notes folded last.
+	if len(warned) > 0 {
+		fmt.Fprintln(io.ErrOut)
+		printWarnings(io, warned)
 	}
 	if whole && out != "" && out != "-" {
 		data, err := calibration.MergeFragment(nil, entries)
@@ -261,10 +270,21 @@ func runPlan(io *IOStreams, p *calibration.Plan, out string, remove []string, wh
 	return writeFragmentRemoving(io, out, entries, remove)
 }
 
-func printWarnings(io *IOStreams, name string, ws []calibration.Warning) {
-	for _, w := range ws {
-		fmt.Fprintf(io.ErrOut, "warning: %s: %s\n", name, w.Msg)
+// printWarnings writes the warnings of a calibration's entries in the
+// order calibration.RankWarnings gives them.
+func printWarnings(io *IOStreams, ws []calibration.EntryWarning) {
+	for _, line := range calibration.RankWarnings(ws) {
+		fmt.Fprintf(io.ErrOut, "warning: %s\n", line)
 	}
+}
+
+// entryWarnings tags an entry's warnings with its name.
+func entryWarnings(name string, ws []calibration.Warning) []calibration.EntryWarning {
+	out := make([]calibration.EntryWarning, len(ws))
+	for i, w := range ws {
+		out[i] = calibration.EntryWarning{Entry: name, Warning: w}
+	}
+	return out
 }
 
 // planOpener opens a plan's sources, named relative to the plan, as the

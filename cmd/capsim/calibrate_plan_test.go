@@ -204,3 +204,58 @@ func TestCalibratePlanRefusesToWriteOverItsInputs(t *testing.T) {
 		}
 	}
 }
+
+// Warnings come ranked, after the tables: what changes a fit first, the
+// lattice of whole milliseconds folded into one line for all the entries
+// on it. testdata/calibrate/quantised.csv holds 600 requests drawn from
+// known families and rounded to 1 ms; its step column mixes two groups.
+func TestCalibrateWarningsRanked(t *testing.T) {
+	t.Parallel()
+	const folded = "values are quantised to 1ms; goodness-of-fit tests are not meaningful at this resolution"
+	for plan, want := range map[string][]string{
+		// Each family is right on the lattice: one line, where there were a
+		// poor fit and a lattice note per entry.
+		"quantised_plan.yaml": {"warning: 3 entries: " + folded},
+		"two_groups_plan.yaml": {
+			"warning: step: the values form two groups, 450 around 0.004955s and 150 around 0.04468s (Ashman's D = 10.7 on their logarithms): no single family describes both; split them by a field (route, status, size) and fit each",
+			"warning: step: the chosen lognormal is 0.266 from the data even rounded to their 1ms lattice (KS), above the 5% critical value 0.0554 for 600 values: no family fits well; consider the empirical distribution",
+			"warning: 2 entries: " + folded,
+		},
+	} {
+		_, stderr, err := calibrate(t, "", planData+plan)
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", plan, err, stderr)
+		}
+		tables, warnings, _ := strings.Cut(stderr, "\nwarning: ")
+		if strings.Contains(tables, "warning: ") || !strings.HasSuffix(tables, "\n") {
+			t.Errorf("%s: a warning before the tables' end, or no blank line before the warnings:\n%s", plan, stderr)
+		}
+		got := strings.Split(strings.TrimSpace("warning: "+warnings), "\n")
+		if last := got[len(got)-1]; !strings.HasPrefix(last, "no fragment written") {
+			t.Errorf("%s: the warnings end with %q, not the note that no fragment was written", plan, last)
+		}
+		got = got[:len(got)-1]
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("%s: warnings\n%s\nwant\n%s", plan, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
+}
+
+// The ranked warnings docs/modelling.md shows are those of
+// testdata/calibrate/two_groups_plan.yaml.
+func TestModellingRankedWarningsExample(t *testing.T) {
+	_, stderr, err := calibrate(t, "", planData+"two_groups_plan.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, line := range strings.Split(stderr, "\n") {
+		if strings.HasPrefix(line, "warning: ") {
+			got = append(got, line)
+		}
+	}
+	shown := docBlock(t, "docs/modelling.md", "## Calibration", "text")
+	if want := strings.Join(got, "\n") + "\n"; shown != want {
+		t.Errorf("docs/modelling.md shows\n%s\ncapsim prints\n%s", shown, want)
+	}
+}

@@ -1,16 +1,20 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"maps"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"capsim/calibration"
 	"capsim/calibration/check"
 	"capsim/model"
 	"capsim/plots"
@@ -51,7 +55,8 @@ func newCheckCmd(io *IOStreams) *cobra.Command {
 		Long: `Run the scenario with one design at one multiplier, the load schedule the
 recorded run followed, and compare what the model predicts with what the
 logs of the recorded run say: per route, the times of the requests a
-journey's client made (nginx request_time or k6 http_req_duration, --access)
+journey's client made (nginx request_time, k6 http_req_duration, or a load
+driver's JSON lines read with the fields a sources file names, --access)
 and their HTTP failure rate; per log: event, its time since the event before
 it (the application log's since_s field, --app); per journey, the success
 rate and the share failing at each stage (the application's outcome event,
@@ -60,7 +65,8 @@ named after the journey, with result and failure_stage).
 Each line gets a verdict with its rule. The exit code is 0 when every line
 passes and 3 when one fails: the model does not match.`,
 		Example: `  capsim check trip --design v1-original --access nginx.log --app app.jsonl
-  capsim check trip --access k6.csv --route trip_view='/api/trips/*' --out check/`,
+  capsim check trip --access k6.csv --route trip_view='/api/trips/*' --out check/
+  capsim check trip --access driver.yaml --app app.jsonl`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
@@ -77,7 +83,7 @@ passes and 3 when one fails: the model does not match.`,
 	f.IntVarP(&opts.Replications, "replications", "r", 5, "simulated runs pooled against the recording")
 	f.StringArrayVar(&opts.Sets, "set", nil, "override a scenario value, path=value (repeatable)")
 	f.StringArrayVar(&opts.Scales, "scale", nil, "multiply a distribution, duration or number, path=factor (repeatable)")
-	f.StringArrayVar(&opts.Access, "access", nil, "recorded access log: nginx (JSON or combined) or k6 CSV `FILE` (repeatable)")
+	f.StringArrayVar(&opts.Access, "access", nil, "recorded access log: nginx (JSON or combined), k6 CSV, or a YAML `FILE` of sources: with fields: (repeatable)")
 	f.StringArrayVar(&opts.App, "app", nil, "recorded application JSON-lines log `FILE` (repeatable)")
 	f.StringArrayVar(&opts.Routes, "route", nil, "the path pattern of a route's requests, `ROUTE=PATTERN` (repeatable; default /ROUTE)")
 	f.StringVar(&opts.StageField, "stage-field", "since_s", "application-log `FIELD` holding a log event's time since the one before")
@@ -129,14 +135,19 @@ func runCheck(ctx context.Context, io *IOStreams, opts *checkOptions) error {
 	if len(opts.Access) == 0 && len(opts.App) == 0 {
 		return usageErr("give the recorded run's logs: --access FILE (nginx or k6) and/or --app FILE (application log)")
 	}
-	if err := (check.Inputs{Access: opts.Access, App: opts.App}).Stat(); err != nil {
+	access, clients, err := accessLogs(opts.Access)
+	if err != nil {
+		return err
+	}
+	logs := check.Inputs{Access: access, Clients: clients, App: opts.App}
+	if err := logs.Stat(); err != nil {
 		return usageErr("%v", err)
 	}
-	if err := sameFileTwice(append(slices.Clone(opts.Access), opts.App...)); err != nil {
+	if err := sameFileTwice(logs.Files()); err != nil {
 		return err
 	}
 	// Before simulating: a doubled log is refused at once.
-	if err := check.Duplicates(append(slices.Clone(opts.Access), opts.App...)); err != nil {
+	if err := check.Duplicates(logs.Files()); err != nil {
 		return usageErr("%v", err)
 	}
 	patterns := map[string]string{}
@@ -189,7 +200,7 @@ func runCheck(ctx context.Context, io *IOStreams, opts *checkOptions) error {
 			return usageErr("--route %s: the scenario has no route %s that a journey calls", name, name)
 		}
 	}
-	in := check.Inputs{Access: opts.Access, App: opts.App, Routes: patterns, StageField: opts.StageField, FailureStages: failStages}
+	in := check.Inputs{Access: access, Clients: clients, App: opts.App, Routes: patterns, StageField: opts.StageField, FailureStages: failStages}
 	if len(opts.Access) == 0 {
 		in.Routes = nil
 	}
@@ -312,6 +323,40 @@ func recordedStarts(l *model.Loaded, app []string) (map[string][]sim.Time, error
 		}
 	}
 	return replay, nil
+}
+
+// accessLogs splits --access into the access logs it names and the load
+// drivers' logs of the sources files among them: a YAML file of sources:,
+// each a file relative to it, those with fields: a driver's JSON lines.
+func accessLogs(files []string) ([]string, []check.Client, error) {
+	var access []string
+	var clients []check.Client
+	for _, f := range files {
+		if !isPlanFile(f) {
+			access = append(access, f)
+			continue
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return nil, nil, usageErr("%s: %v", f, unwrapPath(err))
+		}
+		srcs, err := calibration.ReadSources(f, bytes.NewReader(data))
+		if err != nil {
+			return nil, nil, usageErr("%v", err)
+		}
+		for _, src := range srcs {
+			path := src.File
+			if !filepath.IsAbs(path) {
+				path = filepath.Join(filepath.Dir(f), path)
+			}
+			if src.Fields == nil {
+				access = append(access, path)
+				continue
+			}
+			clients = append(clients, check.Client{Name: src.Name, File: path, Fields: *src.Fields})
+		}
+	}
+	return access, clients, nil
 }
 
 // exitMismatch is check's verdict that the model does not match: the same

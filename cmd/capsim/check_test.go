@@ -258,3 +258,92 @@ func TestCheckReportGolden(t *testing.T) {
 	}
 	golden.Check(t, filepath.Join("testdata", "check_recorded_report.md.golden"), md)
 }
+
+// A load driver's own JSON lines, read with the fields a sources file
+// names, give the same report as k6's CSV of the same requests
+// (testdata/check/client: driver.jsonl is k6.csv line by line, with its
+// times and latencies written in the other forms a driver may use).
+func TestCheckReadsADriversJSONLines(t *testing.T) {
+	args := []string{"check", shop, "--design", "flaky-payment", "--set", "duration=60s", "--access"}
+	code, fromK6, stderr := run(t, append(args, "testdata/check/client/k6.csv")...)
+	if code != exitOK || stderr != "" {
+		t.Fatalf("k6.csv: exit %d, stderr %q\n%s", code, stderr, fromK6)
+	}
+	// Both routes with all their requests, and order's three 502s.
+	for _, want := range []string{"pass  route browse (k6)     69", "pass  route order (k6)      69",
+		"pass  route order       http_failure_rate     69    304      4.3%"} {
+		if !strings.Contains(fromK6, want) {
+			t.Errorf("k6.csv: no %q in\n%s", want, fromK6)
+		}
+	}
+	code, fromDriver, stderr := run(t, append(args, "testdata/check/client/driver.yaml")...)
+	if code != exitOK || stderr != "" || fromDriver != fromK6 {
+		t.Errorf("driver.yaml: exit %d, stderr %q\n%s\nwant the report of k6.csv:\n%s", code, stderr, fromDriver, fromK6)
+	}
+}
+
+// A driver's log or its sources file that cannot be read: exit 2 and the
+// file, line and field.
+func TestCheckDriverLogBadInput(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, data string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	const good = `{"t":1767225600,"journey":"browse","status":200,"latency_ms":34.8}` + "\n"
+	fields := "{time: t, route: journey, status: status, latency: latency_ms, timeout: timed_out}"
+	sources := func(name, log, fields string) string {
+		return write(name, "sources:\n  driver:\n    file: "+write(log+".jsonl", good+log2[log])+"\n    fields: "+fields+"\n")
+	}
+	cases := []struct{ file, want string }{
+		{sources("missing.yaml", "missing", fields), dir + `/missing.jsonl:2: no field latency_ms (the request's latency)`},
+		{sources("word.yaml", "word", fields), dir + `/word.jsonl:2: latency_ms: "fast" is not a number or a duration such as 812ms`},
+		{sources("unit.yaml", "unit", fields), dir + `/unit.jsonl:2: latency_ms: "812xs" has an unknown unit "xs" (want ns, us, ms, s, m or h)`},
+		{write("bare.yaml", "sources:\n  driver:\n    file: "+write("bare.jsonl", log2["bare"])+"\n    fields: {time: t, route: journey, status: status, latency: took}\n"),
+			dir + `/bare.jsonl:1: took: 812 is a number without a unit: give unit: under fields: (ms, s, ...)`},
+		{sources("flag.yaml", "flag", fields), dir + `/flag.jsonl:2: timed_out: "maybe" is not true or false`},
+		{sources("nostatus.yaml", "nostatus", fields),
+			dir + `/nostatus.jsonl:2: no status in field status: a request without a response counts as failed only when told (its timed_out field must say it failed)`},
+		{sources("badstatus.yaml", "badstatus", fields), dir + `/badstatus.jsonl:2: status: status "OK" is not an HTTP status (a whole number)`},
+		{sources("time.yaml", "time", fields), dir + `/time.jsonl:2: t: timestamp "yesterday" is in no known format`},
+		{sources("parsec.yaml", "missing", "{time: t, route: journey, status: status, latency: latency_ms, unit: parsec}"),
+			dir + `/parsec.yaml:4:82: source driver: fields: unit: unknown unit "parsec" (want ns, us, ms, s, m or h)`},
+		{sources("nolatency.yaml", "missing", "{time: t, route: journey, status: status}"),
+			dir + `/nolatency.yaml:4:13: source driver: fields: no latency: (the field holding the request's latency)`},
+		{sources("typo.yaml", "missing", "{time: t, route: journey, status: status, latency: latency_ms, timout: x}"),
+			dir + `/typo.yaml:4:76: source driver: fields: unknown key "timout" (want time, route, status, latency, unit, timeout, error)`},
+		{write("measured.yaml", "sources:\n  driver: {file: x.jsonl, fields: "+fields+"}\nmeasured:\n  x: {from: driver, expr: latency_ms}\n"),
+			dir + `/measured.yaml:3:1: measured: a check reads the logs under sources: only (measured: and figures: are calibrate's)`},
+		{write("resolution.yaml", "sources:\n  driver: {file: x.jsonl, resolution: 1ms, fields: "+fields+"}\n"),
+			dir + `/resolution.yaml:2:27: source driver: resolution: a check takes it from --resolution`},
+	}
+	for _, c := range cases {
+		code, stdout, stderr := run(t, "check", shop, "--access", c.file)
+		first, _, _ := strings.Cut(stderr, "\n")
+		if code != exitUsage || first != "capsim: "+c.want || stdout != "" {
+			t.Errorf("%s: exit %d, stdout %q\nstderr %q\nwant   %q", filepath.Base(c.file), code, stdout, first, "capsim: "+c.want)
+		}
+	}
+	// calibrate's plans name their fields in expr: and where:.
+	plan := write("plan.yaml", "sources:\n  driver: {file: x.jsonl, fields: "+fields+"}\nmeasured:\n  x: {from: driver, expr: latency_ms}\n")
+	code, _, stderr := run(t, "calibrate", plan)
+	if want := "capsim: " + plan + ":2:27: source driver: fields: names a client log's parts for capsim check; here expr: and where: name the fields they read\n"; code != exitUsage || stderr != want {
+		t.Errorf("calibrate with fields: exit %d, stderr %q, want %q", code, stderr, want)
+	}
+}
+
+// log2 holds the second line of each bad driver log of
+// TestCheckDriverLogBadInput, after a good one.
+var log2 = map[string]string{
+	"missing":   `{"t":1767225601,"journey":"browse","status":200}`,
+	"word":      `{"t":1767225601,"journey":"browse","status":200,"latency_ms":"fast"}`,
+	"unit":      `{"t":1767225601,"journey":"browse","status":200,"latency_ms":"812xs"}`,
+	"bare":      `{"t":1767225601,"journey":"browse","status":200,"took":812}`,
+	"flag":      `{"t":1767225601,"journey":"browse","status":200,"latency_ms":81,"timed_out":"maybe"}`,
+	"nostatus":  `{"t":1767225601,"journey":"browse","latency_ms":81}`,
+	"badstatus": `{"t":1767225601,"journey":"browse","status":"OK","latency_ms":81}`,
+	"time":      `{"t":"yesterday","journey":"browse","status":200,"latency_ms":81}`,
+}

@@ -378,3 +378,24 @@ func TestModellingCheckExamplePasses(t *testing.T) {
 		t.Errorf("%d lines pass, want all 10:\n%s", got, stdout)
 	}
 }
+
+// The driver's-log example of docs/modelling.md runs as shown and prints
+// the report the page shows.
+func TestModellingDriverLogExample(t *testing.T) {
+	const heading = "### A load driver's own log"
+	line := strings.ReplaceAll(strings.TrimSpace(docBlock(t, "docs/modelling.md", heading, "sh")), "\\\n", "")
+	want := docBlock(t, "docs/modelling.md", heading, "text")
+	dir, cmd, ok := strings.Cut(line, " && ")
+	if !ok || !strings.HasPrefix(dir, "cd ") {
+		t.Fatalf("the example is not `cd DIR && capsim check …`: %q", line)
+	}
+	t.Chdir(filepath.Join(repoRoot, strings.TrimPrefix(dir, "cd ")))
+	args := shellWords(cmd)
+	if len(args) < 2 || args[0] != "capsim" || args[1] != "check" {
+		t.Fatalf("the example runs %q, not capsim check", cmd)
+	}
+	code, stdout, stderr := run(t, args[1:]...)
+	if code != exitOK || stdout != want {
+		t.Errorf("capsim %s: exit %d, stderr %q\n%s\nthe page shows:\n%s", strings.Join(args[1:], " "), code, stderr, stdout, want)
+	}
+}
