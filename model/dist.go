@@ -12,10 +12,26 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// decodeNode accepts either a bare distribution or {dist: ..., source: ...}.
+// decodeNode accepts a bare distribution, {dist: ..., source: ...}, or a
+// family with its parameters as keys, {family: ..., source: ...} (distfamily.go).
 func (e *DistEntry) decodeNode(d *decoder, n *yaml.Node, path string) {
 	if n.Kind == yaml.ScalarNode {
 		d.decode(n, reflect.ValueOf(&e.Dist).Elem(), path)
+		return
+	}
+	if isFamilyForm(n) {
+		text, at, msg := familyText(n)
+		if msg != "" {
+			d.fail(at, path+pathOfKey(n, at), "%s", msg)
+			return
+		}
+		if err := e.Dist.parseScalar(text); err != nil {
+			d.fail(n, path, "%v", err)
+			return
+		}
+		if src := entry(n, "source"); src != nil {
+			d.decode(src, reflect.ValueOf(&e.Source).Elem(), path+".source")
+		}
 		return
 	}
 	var full struct {
@@ -179,6 +195,17 @@ func formsOf(family string) [][]string {
 	return sets
 }
 
+func unknownFamily(family string) error {
+	var fams []string
+	for _, f := range distForms {
+		if !slices.Contains(fams, f.family) {
+			fams = append(fams, f.family)
+		}
+	}
+	sort.Strings(fams)
+	return fmt.Errorf("unknown distribution %q (expected one of: %s)", family, strings.Join(fams, ", "))
+}
+
 // timeParams are the parameters measured in seconds (written with a unit).
 var timeParams = map[string]bool{"value": true, "min": true, "max": true, "mean": true, "sd": true,
 	"p50": true, "p95": true, "scale": true, "shift": true}
@@ -204,14 +231,7 @@ func parseDist(s string) (sim.Dist, string, error) {
 	}
 	sets := formsOf(a.family)
 	if sets == nil {
-		var fams []string
-		for _, f := range distForms {
-			if !slices.Contains(fams, f.family) {
-				fams = append(fams, f.family)
-			}
-		}
-		sort.Strings(fams)
-		return sim.Dist{}, "", fmt.Errorf("unknown distribution %q (expected one of: %s)", a.family, strings.Join(fams, ", "))
+		return sim.Dist{}, "", unknownFamily(a.family)
 	}
 	shift, shifted := a.named[shiftParam]
 	if shifted {

@@ -150,6 +150,9 @@ func (l *Loaded) Params() []Param {
 				if d := entry(v, "dist"); d != nil {
 					text = d.Value
 				}
+				if isFamilyForm(v) {
+					text, _, _ = familyText(v)
+				}
 				if src := entry(v, "source"); src != nil && label == "" {
 					label = "fitted"
 					for _, key := range []string{"ref", "figures"} {
@@ -167,6 +170,9 @@ func (l *Loaded) Params() []Param {
 				note = cnote
 			}
 			w.add(Param{Name: k.Value, Path: "distributions." + k.Value, Kind: ParamDistribution, Value: text, Label: label, Note: note}, v, k.Value)
+			if isFamilyForm(v) {
+				w.familyRanges(k, v, up)
+			}
 		}
 	}
 	if m := entry(root, "components"); m != nil {
@@ -224,6 +230,29 @@ func (l *Loaded) Params() []Param {
 		}
 	}
 	return w.out
+}
+
+// familyRanges lists the parameters of a named distribution written as a
+// family with its parameters as keys that the scenario gives a range:
+// each is moved to its ends like any other ranged value, besides the
+// distribution's own scaling. up are the entry's owners.
+func (w *paramWalker) familyRanges(k, v *yaml.Node, up []*yaml.Node) {
+	keys, values := familyParams(v)
+	for i, pk := range keys {
+		path := "distributions." + k.Value + "." + pk.Value
+		if _, ranged := w.ranges[path]; !ranged {
+			continue
+		}
+		kind := ParamNumber
+		if timeParams[pk.Value] {
+			kind = ParamTime
+		}
+		label, note := commentLabel(pk, values[i])
+		if label == "" {
+			label, note = ownerLabel(append([]*yaml.Node{v, k}, up...))
+		}
+		w.add(Param{Path: path, Kind: kind, Value: values[i].Value, Label: label, Note: note}, values[i], k.Value+"."+pk.Value)
+	}
 }
 
 // compactName drops the step numbers of a name (the numbers not after
