@@ -181,3 +181,29 @@ func TestFamilyFormErrors(t *testing.T) {
 		}
 	}
 }
+
+// --set distributions.A=distributions.B makes A a copy of B as it stands:
+// its uncertain parameters become A's own, and a later set of B leaves A.
+func TestSetPointsOneDistributionAtAnother(t *testing.T) {
+	l := loadFamily(t, model.LoadOptions{Sets: []string{"distributions.fixed=distributions.svc", "distributions.svc.mean=2s"}})
+	fixed, _ := l.Scenario.Distributions.Get("fixed")
+	if fixed.Dist.Text != "exponential(mean=0.6s, shift=100ms)" || svcOf(t, l).Text != "exponential(mean=2s, shift=100ms)" {
+		t.Errorf("fixed = %s, svc = %s; want fixed the copy of svc before svc was set", fixed.Dist.Text, svcOf(t, l).Text)
+	}
+	if us := l.Uncertain(); len(us) != 1 || us[0].Path != "distributions.fixed.mean" {
+		t.Errorf("uncertain values %+v, want the copy's distributions.fixed.mean alone", us)
+	}
+	for _, tc := range []struct{ set, want string }{
+		{"distributions.fixed=distributions.sv",
+			`--set distributions.fixed=distributions.sv: no distribution "sv" in the scenario or its includes; did you mean "svc"?`},
+		{"distributions.fixed=distributions.nothing",
+			`--set distributions.fixed=distributions.nothing: no distribution "nothing" in the scenario or its includes (defined: svc, fixed)`},
+		{"distributions.fixd=distributions.svc",
+			`--set distributions.fixd=distributions.svc: no distribution "fixd" in the scenario or its includes; did you mean "fixed"?`},
+	} {
+		_, err := model.LoadBytes(fstest.MapFS{}, "f.yaml", []byte(familyScenario), model.LoadOptions{Sets: []string{tc.set}})
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("--set %s:\n got %v\nwant %s", tc.set, err, tc.want)
+		}
+	}
+}
