@@ -67,7 +67,10 @@ Inputs (told apart by content unless --format says):
 Gzipped files are read as they are; FILE "-" reads standard input.
 
 Candidates are lognormal, gamma, Weibull, normal (truncated at 0) and
-exponential; --dist uniform fits the observed range, and --dist empirical
+exponential, and, when the values pile up above a clear floor far from 0
+and trail off above it, a floor plus a lognormal or an exponential
+(lognormal+shift, exponential+shift, written with shift=); --dist uniform
+fits the observed range, and --dist empirical
 keeps the values themselves, written inline in the fragment. The table
 comparing the candidates, warnings about the data and the fit, and every
 malformed line skipped go to standard error. The fragment is written only
