@@ -170,12 +170,12 @@ func Fit(values, times []float64, opts FitOptions) (*Result, error) {
 		families = Families
 	}
 	for _, f := range families {
-		if !slices.Contains(Families, f) && f != FamilyUniform {
+		if !slices.Contains(Choosable, f) || f == FamilyEmpirical {
 			return nil, fmt.Errorf("unknown family %q (want one of %v)", f, Families)
 		}
 	}
-	if opts.Choose == FamilyUniform && !slices.Contains(families, FamilyUniform) {
-		families = append(slices.Clone(families), FamilyUniform)
+	if (opts.Choose == FamilyUniform || slices.Contains(ShiftedFamilies, opts.Choose)) && !slices.Contains(families, opts.Choose) {
+		families = append(slices.Clone(families), opts.Choose)
 	}
 	if opts.Choose != "" && opts.Choose != FamilyEmpirical && !slices.Contains(families, opts.Choose) {
 		return nil, fmt.Errorf("cannot choose %q: not among the families fitted %v", opts.Choose, families)
@@ -203,7 +203,11 @@ func Fit(values, times []float64, opts FitOptions) (*Result, error) {
 		res.Warnings = append(res.Warnings, replaceZeros(x))
 	}
 	if opts.Families == nil && hasFloor(x) {
-		families = append(slices.Clone(families), ShiftedFamilies...)
+		for _, f := range ShiftedFamilies {
+			if !slices.Contains(families, f) {
+				families = append(slices.Clone(families), f)
+			}
+		}
 	}
 	for _, f := range families {
 		res.Candidates = append(res.Candidates, fitFamily(f, x))

@@ -1,11 +1,25 @@
 package calibration
 
-import "math"
+import (
+	"math"
+	"slices"
+	"strings"
+)
 
 // ShiftedFamilies are fitted beside Families when the values have a clear
 // floor (hasFloor) and no families were asked for: a floor and a lognormal
 // or an exponential above it, written lognormal(…, shift=…).
 var ShiftedFamilies = []string{FamilyShiftedLogNormal, FamilyShiftedExponential}
+
+// Choosable lists the families a fit may be told to choose (FitOptions.
+// Choose, calibrate --dist, a plan's dist:), in the order messages list them.
+var Choosable = slices.Concat(Families, ShiftedFamilies, []string{FamilyUniform, FamilyEmpirical})
+
+// ChoosableText is Choosable for a message: "lognormal, …, uniform or
+// empirical".
+func ChoosableText() string {
+	return strings.Join(Choosable[:len(Choosable)-1], ", ") + " or " + Choosable[len(Choosable)-1]
+}
 
 // A floor is clear when the values pile up just above a smallest value far
 // from 0 and trail off above: the smallest at least floorRatio times above

@@ -92,3 +92,24 @@ func minOf(x []float64) float64 {
 	}
 	return m
 }
+
+// A shifted family may be chosen by name, and is refused with the reason
+// where the values show no floor.
+func TestChooseAShiftedFamily(t *testing.T) {
+	t.Parallel()
+	x := draw(200, 12, func(r *rand.Rand) float64 { return 0.5 + 0.1*r.ExpFloat64() })
+	res, err := Fit(x, nil, FitOptions{Choose: FamilyShiftedExponential, Families: []string{FamilyLogNormal}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Chosen.Family != FamilyShiftedExponential || res.RunnerUp.Family != FamilyLogNormal || !(res.Chosen.Dist.Shift() > 0.49) {
+		t.Errorf("chosen %s %v, runner-up %s; want exponential+shift with a floor near 0.5 s over lognormal", res.Chosen.Family, res.Chosen.Dist, res.RunnerUp.Family)
+	}
+	// The smallest value, 10 ms, is less than the excess mean over it
+	// (2.49 s) over n − 1 = 5: the floor estimate falls below 0.
+	x = []float64{0.01, 1, 2, 3, 4, 5}
+	_, err = Fit(x, nil, FitOptions{Choose: FamilyShiftedExponential})
+	if want := "exponential+shift cannot be fitted to these values: the values show no floor above 0"; err == nil || err.Error() != want {
+		t.Errorf("got %v, want %s", err, want)
+	}
+}

@@ -152,7 +152,7 @@ distributions, see capsim calibrate figures.`,
 	f.StringVar(&opts.Per, "per", "", "with --expr, split the value into NAME_base and NAME_per_item by the count in `FIELD` (photos)")
 	f.StringArrayVar(&opts.Remove, "remove", nil, "remove the entry `NAME` from the --out fragment (repeatable; alone, or with files to fit)")
 	f.StringVar(&opts.PlotDir, "plot", "", "write a histogram with the fitted density and a QQ plot (SVG) into `DIR`")
-	f.StringVar(&opts.Dist, "dist", "", "use this `FAMILY` instead of the best ranked: lognormal, gamma, weibull, normal, exponential, uniform or empirical (values inline)")
+	f.StringVar(&opts.Dist, "dist", "", "use this `FAMILY` instead of the best ranked: lognormal, gamma, weibull, normal, exponential, lognormal+shift, exponential+shift, uniform or empirical (values inline)")
 	f.StringVar(&opts.Rank, "rank", string(calibration.RankAIC), "rank candidates by `aic|ks`")
 	cmd.AddCommand(newCalibrateFiguresCmd(io), newCalibratePlanCmd(io))
 	return cmd
@@ -205,8 +205,8 @@ func calibrateRun(io *IOStreams, o *calibrateOptions, rerun string) error {
 	if rank != calibration.RankAIC && rank != calibration.RankKS {
 		return usageErr("--rank must be aic or ks, got %q", o.Rank)
 	}
-	if o.Dist != "" && o.Dist != calibration.FamilyEmpirical && o.Dist != calibration.FamilyUniform && !slices.Contains(calibration.Families, o.Dist) {
-		return usageErr("--dist must be one of %s, uniform or empirical, got %q", strings.Join(calibration.Families, ", "), o.Dist)
+	if o.Dist != "" && !slices.Contains(calibration.Choosable, o.Dist) {
+		return usageErr("--dist must be one of %s, got %q", calibration.ChoosableText(), o.Dist)
 	}
 	if len(o.Remove) > 0 && (o.Out == "" || o.Out == "-") {
 		return usageErr("--remove takes entries out of the fragment --out FILE names: give --out FILE")

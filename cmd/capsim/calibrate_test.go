@@ -279,7 +279,7 @@ func TestCalibrateErrors(t *testing.T) {
 	}{
 		{nil, "give the files to read, e.g. capsim calibrate k6-out.csv (see calibrate --help)", exitUsage},
 		{[]string{"x.csv", "--rank", "bic"}, `--rank must be aic or ks, got "bic"`, exitUsage},
-		{[]string{"x.csv", "--dist", "pareto"}, `--dist must be one of lognormal, gamma, weibull, normal, exponential, uniform or empirical, got "pareto"`, exitUsage},
+		{[]string{"x.csv", "--dist", "pareto"}, `--dist must be one of lognormal, gamma, weibull, normal, exponential, lognormal+shift, exponential+shift, uniform or empirical, got "pareto"`, exitUsage},
 		{[]string{"x.csv", "--remove", "a"}, "--remove takes entries out of the fragment --out FILE names: give --out FILE", exitUsage},
 		{[]string{"--remove", "a", "--out", "-"}, "--remove takes entries out of the fragment --out FILE names: give --out FILE", exitUsage},
 		{[]string{"x.csv", "--format", "har"}, `--format: unknown format "har" (want auto, k6-csv, k6-json, k6-summary, nginx-json, nginx-combined, applog, csv)`, exitUsage},
