@@ -352,7 +352,7 @@ func calibrateSummary(io *IOStreams, o *calibrateOptions, opts calibration.Optio
 		return usageErr("%s is a k6 end-of-test summary: --column, --from-event and --to-event do not apply", o.Files[0])
 	case o.PlotDir != "":
 		return usageErr("%s is a k6 end-of-test summary: it holds figures, not values, so there is nothing to plot", o.Files[0])
-	case o.Dist == calibration.FamilyEmpirical || o.Dist == calibration.FamilyWeibull:
+	case o.Dist == calibration.FamilyEmpirical || o.Dist == calibration.FamilyWeibull || slices.Contains(calibration.ShiftedFamilies, o.Dist):
 		return usageErr("%s is a k6 end-of-test summary: figures cannot give a %s distribution", o.Files[0], o.Dist)
 	}
 	in, closeFn, err := openInput(io, o.Files[0])
