@@ -133,7 +133,7 @@ plan.yaml:6:3: b: no key: (the field that ties the records of one request togeth
 plan.yaml:7:48: c: field "other.x" must name its record: app.other.x or ngx.other.x
 plan.yaml:8:24: d: expression "x_ms +", at column 7: expected a number, a field or ( but found end of expression
 plan.yaml:8:34: d: unknown key "colour" (want from, key, pairs, difference, where, expr, unit, dist, rank, per)
-plan.yaml:9:36: e: dist: unknown family "pareto" (want lognormal, gamma, weibull, normal, exponential, uniform or empirical)
+plan.yaml:9:36: e: dist: unknown family "pareto" (want lognormal, gamma, weibull, normal, exponential, lognormal+shift, exponential+shift, uniform or empirical)
 plan.yaml:9:50: e: rank: want aic or ks, got "bic"`
 	if err == nil || err.Error() != want {
 		t.Errorf("got\n%v\nwant\n%s", err, want)

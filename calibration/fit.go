@@ -23,6 +23,10 @@ const (
 	FamilyEmpirical   = "empirical"
 	FamilyConstant    = "constant"
 	FamilyUniform     = "uniform"
+
+	// The shifted families, a floor plus the family (shifted.go).
+	FamilyShiftedLogNormal   = "lognormal+shift"
+	FamilyShiftedExponential = "exponential+shift"
 )
 
 // Families lists the parametric families fitted by maximum likelihood.
@@ -166,12 +170,12 @@ func Fit(values, times []float64, opts FitOptions) (*Result, error) {
 		families = Families
 	}
 	for _, f := range families {
-		if !slices.Contains(Families, f) && f != FamilyUniform {
+		if !slices.Contains(Choosable, f) || f == FamilyEmpirical {
 			return nil, fmt.Errorf("unknown family %q (want one of %v)", f, Families)
 		}
 	}
-	if opts.Choose == FamilyUniform && !slices.Contains(families, FamilyUniform) {
-		families = append(slices.Clone(families), FamilyUniform)
+	if (opts.Choose == FamilyUniform || slices.Contains(ShiftedFamilies, opts.Choose)) && !slices.Contains(families, opts.Choose) {
+		families = append(slices.Clone(families), opts.Choose)
 	}
 	if opts.Choose != "" && opts.Choose != FamilyEmpirical && !slices.Contains(families, opts.Choose) {
 		return nil, fmt.Errorf("cannot choose %q: not among the families fitted %v", opts.Choose, families)
@@ -197,6 +201,13 @@ func Fit(values, times []float64, opts FitOptions) (*Result, error) {
 	orig := slices.Clone(x)
 	if x[0] == 0 {
 		res.Warnings = append(res.Warnings, replaceZeros(x))
+	}
+	if opts.Families == nil && hasFloor(x) {
+		for _, f := range ShiftedFamilies {
+			if !slices.Contains(families, f) {
+				families = append(slices.Clone(families), f)
+			}
+		}
 	}
 	for _, f := range families {
 		res.Candidates = append(res.Candidates, fitFamily(f, x))
@@ -382,6 +393,27 @@ func fitFamily(family string, sorted []float64) Candidate {
 		lo, hi := roundOut(sorted[0], -1), roundOut(sorted[len(sorted)-1], 1)
 		c.model, c.K = distuv.Uniform{Min: lo, Max: hi}, 2
 		c.Dist, err = sim.Uniform(lo, hi)
+	case FamilyShiftedExponential:
+		var e distuv.Exponential
+		var shift float64
+		if shift, e, err = FitShiftedExponential(sorted); err == nil {
+			// Rounded down, so that no value falls below the floor.
+			shift, mean := roundOut(shift, -1), round6(1/e.Rate)
+			c.model, c.K = shifted{distuv.Exponential{Rate: 1 / mean}, shift}, 2
+			if c.Dist, err = sim.Exponential(mean); err == nil {
+				c.Dist, err = c.Dist.Shifted(shift)
+			}
+		}
+	case FamilyShiftedLogNormal:
+		var l distuv.LogNormal
+		var shift float64
+		if shift, l, err = FitShiftedLogNormal(sorted); err == nil {
+			shift, l = roundOut(shift, -1), distuv.LogNormal{Mu: round6(l.Mu), Sigma: round6(l.Sigma)}
+			c.model, c.K = shifted{l, shift}, 3
+			if c.Dist, err = sim.LogNormal(l.Mu, l.Sigma); err == nil {
+				c.Dist, err = c.Dist.Shifted(shift)
+			}
+		}
 	case FamilyWeibull:
 		var w distuv.Weibull
 		if w, err = FitWeibull(sorted); err == nil {

@@ -3,6 +3,7 @@ package calibration
 import (
 	"errors"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/mathext"
 	"gonum.org/v1/gonum/stat"
@@ -325,4 +326,96 @@ func FitNormal(x []float64) (TruncatedNormal, error) {
 	alpha := (lo + hi) / 2
 	sigma := plain.Mu / (mills(alpha) - alpha)
 	return TruncatedNormal{Mu: -alpha * sigma, Sigma: sigma}, nil
+}
+
+// Shifted families: a floor θ under which no value falls (a fixed round
+// trip, a minimum amount of work) plus a variable part. θ is estimated
+// slightly below the smallest value, as is standard for a threshold: the
+// smallest of n values overshoots the floor by about one n-th of the
+// variable part's mean.
+
+// FitShiftedExponential returns the floor and the exponential above it of
+// the unbiased estimators: with m = x̄ − x₍₁₎, θ = x₍₁₎ − m/(n−1) and mean
+// m·n/(n−1) (the maximum-likelihood θ = x₍₁₎ and mean m, each corrected for
+// its bias). An error when θ would be negative: the values show no floor.
+func FitShiftedExponential(x []float64) (float64, distuv.Exponential, error) {
+	if err := checkValues(x, false); err != nil {
+		return 0, distuv.Exponential{}, err
+	}
+	lo := slices.Min(x)
+	n := float64(len(x))
+	m := stat.Mean(x, nil) - lo
+	if !(m > 0) {
+		return 0, distuv.Exponential{}, errNoSpread
+	}
+	shift := lo - m/(n-1)
+	if !(shift > 0) {
+		return 0, distuv.Exponential{}, errNoFloor
+	}
+	return shift, distuv.Exponential{Rate: (n - 1) / (n * m)}, nil
+}
+
+var errNoFloor = errors.New("the values show no floor above 0")
+
+// FitShiftedLogNormal returns the floor θ and the lognormal of x − θ of
+// greatest likelihood, θ kept at most one expected spacing, (x̄ − x₍₁₎)/n,
+// below the smallest value. For a given θ the lognormal's mu and sigma are
+// the mean and population sd of ln(x − θ), so the log-likelihood is, up to
+// a constant, the profile ℓ(θ) = −n·(μ(θ) + ln σ(θ)). ℓ is searched on a grid
+// of the allowed θ and refined by golden section around the best point; the
+// cap keeps the search off the spike the likelihood of a threshold has at
+// the smallest value itself (Hill 1963), where it describes one value, not
+// the distribution.
+func FitShiftedLogNormal(x []float64) (float64, distuv.LogNormal, error) {
+	if err := checkValues(x, true); err != nil {
+		return 0, distuv.LogNormal{}, err
+	}
+	lo := slices.Min(x)
+	n := float64(len(x))
+	top := lo - (stat.Mean(x, nil)-lo)/n
+	if !(top > 0) {
+		return 0, distuv.LogNormal{}, errNoFloor
+	}
+	logs := make([]float64, len(x))
+	fit := func(theta float64) (mu, sigma float64) {
+		for i, v := range x {
+			logs[i] = math.Log(v - theta)
+		}
+		return stat.PopMeanStdDev(logs, nil)
+	}
+	profile := func(theta float64) float64 {
+		mu, sigma := fit(theta)
+		if !(sigma > 0) {
+			return math.Inf(-1)
+		}
+		return -n * (mu + math.Log(sigma))
+	}
+	const grid = 64
+	best, bestLL := 0.0, profile(0)
+	for i := 1; i <= grid; i++ {
+		if th := top * float64(i) / grid; profile(th) > bestLL {
+			best, bestLL = th, profile(th)
+		}
+	}
+	a, b := max(0, best-top/grid), min(top, best+top/grid)
+	invPhi := (math.Sqrt(5) - 1) / 2
+	for range 60 {
+		c, d := b-invPhi*(b-a), a+invPhi*(b-a)
+		if profile(c) >= profile(d) {
+			b = d
+		} else {
+			a = c
+		}
+	}
+	if th := (a + b) / 2; profile(th) > bestLL {
+		best = th
+	}
+	if !(best > 0) {
+		return 0, distuv.LogNormal{}, errNoFloor
+	}
+	mu, sigma := fit(best)
+	if !(sigma > 0) {
+		return 0, distuv.LogNormal{}, errNoSpread
+	}
+	return best, distuv.LogNormal{Mu: mu, Sigma: sigma}, nil
 }

@@ -406,8 +406,8 @@ func (p *Plan) readMeasured(name string, n *yaml.Node) []error {
 				}
 				e.Unit = u
 			case "dist":
-				if fv.Value != FamilyEmpirical && fv.Value != FamilyUniform && !slices.Contains(Families, fv.Value) {
-					fail(fv, "dist: unknown family %q (want %s, uniform or empirical)", fv.Value, strings.Join(Families, ", "))
+				if !slices.Contains(Choosable, fv.Value) {
+					fail(fv, "dist: unknown family %q (want %s)", fv.Value, ChoosableText())
 				}
 				e.Dist = fv.Value
 			case "per":

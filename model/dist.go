@@ -12,10 +12,26 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// decodeNode accepts either a bare distribution or {dist: ..., source: ...}.
+// decodeNode accepts a bare distribution, {dist: ..., source: ...}, or a
+// family with its parameters as keys, {family: ..., source: ...} (distfamily.go).
 func (e *DistEntry) decodeNode(d *decoder, n *yaml.Node, path string) {
 	if n.Kind == yaml.ScalarNode {
 		d.decode(n, reflect.ValueOf(&e.Dist).Elem(), path)
+		return
+	}
+	if isFamilyForm(n) {
+		text, at, msg := familyText(n)
+		if msg != "" {
+			d.fail(at, path+pathOfKey(n, at), "%s", msg)
+			return
+		}
+		if err := e.Dist.parseScalar(text); err != nil {
+			d.fail(n, path, "%v", err)
+			return
+		}
+		if src := entry(n, "source"); src != nil {
+			d.decode(src, reflect.ValueOf(&e.Source).Elem(), path+".source")
+		}
 		return
 	}
 	var full struct {
@@ -179,9 +195,34 @@ func formsOf(family string) [][]string {
 	return sets
 }
 
+func unknownFamily(family string) error {
+	var fams []string
+	for _, f := range distForms {
+		if !slices.Contains(fams, f.family) {
+			fams = append(fams, f.family)
+		}
+	}
+	sort.Strings(fams)
+	return fmt.Errorf("unknown distribution %q (expected one of: %s)", family, strings.Join(fams, ", "))
+}
+
 // timeParams are the parameters measured in seconds (written with a unit).
 var timeParams = map[string]bool{"value": true, "min": true, "max": true, "mean": true, "sd": true,
-	"p50": true, "p95": true, "scale": true}
+	"p50": true, "p95": true, "scale": true, "shift": true}
+
+// shiftParam is the parameter every family but those in unshifted may add
+// to its form: a fixed time in every draw, the floor below which no draw
+// falls (lognormal(mean=1s, cv=0.5, shift=2s) is 2 s plus a lognormal of
+// mean 1 s, so its mean is 3 s). The form's other parameters describe the
+// distribution before the shift, as a three-parameter lognormal's mu and
+// sigma are those of ln(X − shift).
+const shiftParam = "shift"
+
+// unshifted are the families a shift means nothing for, with the reason.
+var unshifted = map[string]string{
+	"constant":  "a constant has no floor but its value: write the sum as the value",
+	"empirical": "its values are the times themselves, floor included: add the shift to them",
+}
 
 func parseDist(s string) (sim.Dist, string, error) {
 	a, err := splitDist(s)
@@ -190,14 +231,14 @@ func parseDist(s string) (sim.Dist, string, error) {
 	}
 	sets := formsOf(a.family)
 	if sets == nil {
-		var fams []string
-		for _, f := range distForms {
-			if !slices.Contains(fams, f.family) {
-				fams = append(fams, f.family)
-			}
+		return sim.Dist{}, "", unknownFamily(a.family)
+	}
+	shift, shifted := a.named[shiftParam]
+	if shifted {
+		if why, ok := unshifted[a.family]; ok {
+			return sim.Dist{}, "", fmt.Errorf("%s takes no shift: %s", a.family, why)
 		}
-		sort.Strings(fams)
-		return sim.Dist{}, "", fmt.Errorf("unknown distribution %q (expected one of: %s)", a.family, strings.Join(fams, ", "))
+		delete(a.named, shiftParam)
 	}
 	// Positional arguments fill the first form in order: uniform(36s, 40s),
 	// constant(2s), exponential(1s), empirical(1s, 2s, 3s).
@@ -256,6 +297,14 @@ func parseDist(s string) (sim.Dist, string, error) {
 		v[k] = x
 	}
 	d, err := build(a.family, form, v)
+	if err != nil || !shifted {
+		return d, "", err
+	}
+	floor, err := a.seconds(shiftParam, shift)
+	if err != nil {
+		return sim.Dist{}, "", err
+	}
+	d, err = d.Shifted(floor)
 	return d, "", err
 }
 
@@ -282,5 +331,9 @@ func describeForms(family string) string {
 	for _, f := range formsOf(family) {
 		alts = append(alts, "("+strings.Join(f, "=, ")+"=)")
 	}
-	return strings.Join(alts, " or ")
+	text := strings.Join(alts, " or ")
+	if _, ok := unshifted[family]; !ok {
+		text += ", each with an optional shift="
+	}
+	return text
 }

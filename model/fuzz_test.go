@@ -114,6 +114,9 @@ func FuzzLoad(f *testing.F) {
 		f.Add([]byte(strings.Replace(fuzzBase, r[0], r[1], 1)))
 	}
 	f.Add([]byte(fuzzBase + "limits: {max_events: 0, max_in_flight: -1}\n"))
+	// A named distribution by family, a parameter ranged, used in place.
+	f.Add([]byte(strings.Replace(fuzzBase, "exponential(mean=10ms)", "svc", 1) +
+		"distributions:\n  svc: {family: lognormal, mean: {range: [5ms, 20ms]}, cv: 0.5, shift: 1ms}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		loadCompileRun(t, data, nil)
 	})
@@ -174,7 +177,8 @@ func FuzzDistribution(f *testing.F) {
 	for _, s := range []string{"exponential(mean=1s)", "lognormal(mean=0.56s, p95=0.9s)", "gamma(mean=1s, p95=3s)",
 		"uniform(1s, 2s)", "empirical(1s, 2s)", "weibull(shape=0.5, scale=1s)", "normal(mean=0s, sd=1s)", "x(", "lognormal(mu=1e308, sigma=1e308)",
 		"gamma(mean=1s, cv=1e308)", "gamma(mean=1s, cv=1e-308)", "weibull(shape=1e-300, scale=1s)", "exponential(rate=1e-300/s)",
-		"lognormal(mean=1s, cv=1e308)", "empirical(file=../x.csv)", "empirical(file=/etc/passwd)"} {
+		"lognormal(mean=1s, cv=1e308)", "empirical(file=../x.csv)", "empirical(file=/etc/passwd)",
+		"exponential(mean=1s, shift=2s)", "uniform(1s, 2s, shift=1e9h)", "lognormal(mu=0, sigma=1, shift=99y)"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

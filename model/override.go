@@ -142,6 +142,24 @@ func (o Override) applySet(cp *copier, root *yaml.Node) error {
 	v := cloneTree(o.value, func(_, c *yaml.Node) { pos.fileOf[c] = label })
 	node := root
 	segs := strings.Split(o.Path, ".")
+	if other, ok := distributionNamed(segs, o.value); ok {
+		// distributions.A=distributions.B: A becomes a copy of B's
+		// definition as it stands, uncertain parameters and all, so that
+		// a later change to either leaves the other as it was.
+		dists := entry(root, "distributions")
+		j, found := 0, false
+		if dists != nil {
+			j, found = lookup(dists, other)
+		}
+		if !found {
+			return &Error{File: label, Msg: missingName("distribution", other, "the scenario or its includes", namedDistributions(root)).Error()}
+		}
+		v = cloneTree(resolve(dists.Content[j+1]), func(orig, c *yaml.Node) {
+			if f, ok := pos.fileOf[orig]; ok {
+				pos.fileOf[c] = f
+			}
+		})
+	}
 	for i, seg := range segs {
 		last := i == len(segs)-1
 		switch node.Kind {
@@ -201,6 +219,15 @@ func (o Override) applySet(cp *copier, root *yaml.Node) error {
 		}
 	}
 	return nil
+}
+
+// distributionNamed reports whether a set of distributions.A has the value
+// distributions.B, naming another entry, and returns B.
+func distributionNamed(segs []string, value *yaml.Node) (string, bool) {
+	if len(segs) != 2 || segs[0] != "distributions" || value == nil || value.Kind != yaml.ScalarNode {
+		return "", false
+	}
+	return strings.CutPrefix(strings.TrimSpace(value.Value), "distributions.")
 }
 
 // cloneTree copies the graph of nodes under n as it is: an alias points at

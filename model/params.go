@@ -137,17 +137,21 @@ func (l *Loaded) Params() []Param {
 		}
 	}
 	if m := entry(root, "distributions"); m != nil {
+		block := topOwner(root, "distributions")
 		for i := 0; i+1 < len(m.Content); i += 2 {
 			k, v := m.Content[i], resolve(m.Content[i+1])
 			if !used[k.Value] {
 				continue
 			}
 			text, note := v.Value, ""
-			k, _ = w.owners(k, v, nil)
+			k, up := w.owners(k, v, block)
 			label, cnote := commentLabel(k, v)
 			if v.Kind == yaml.MappingNode {
 				if d := entry(v, "dist"); d != nil {
 					text = d.Value
+				}
+				if isFamilyForm(v) {
+					text, _, _ = familyText(v)
 				}
 				if src := entry(v, "source"); src != nil && label == "" {
 					label = "fitted"
@@ -159,10 +163,16 @@ func (l *Loaded) Params() []Param {
 					}
 				}
 			}
+			if label == "" {
+				label, cnote = ownerLabel(up)
+			}
 			if note == "" {
 				note = cnote
 			}
 			w.add(Param{Name: k.Value, Path: "distributions." + k.Value, Kind: ParamDistribution, Value: text, Label: label, Note: note}, v, k.Value)
+			if isFamilyForm(v) {
+				w.familyRanges(k, v, up)
+			}
 		}
 	}
 	if m := entry(root, "components"); m != nil {
@@ -172,24 +182,22 @@ func (l *Loaded) Params() []Param {
 			if kn := entry(c, "kind"); kn != nil {
 				kind = kn.Value
 			}
-			lk, up := w.owners(k, c, nil)
-			w.spec(c, "components."+k.Value, k.Value, append([]*yaml.Node{lk, c}, up...), specParams[kind], "")
+			lk, up := w.owners(k, c, topOwner(root, "components"))
+			w.spec(c, "components."+k.Value, k.Value, append([]*yaml.Node{c, lk}, up...), specParams[kind], "")
 		}
 	}
 	if m := entry(root, "journeys"); m != nil {
 		for i := 0; i+1 < len(m.Content); i += 2 {
 			k, j := m.Content[i], resolve(m.Content[i+1])
 			path := "journeys." + k.Value
-			lk, up := w.owners(k, j, nil)
+			lk, up := w.owners(k, j, topOwner(root, "journeys"))
 			owner := append([]*yaml.Node{lk}, up...)
 			if a := entry(j, "attributes"); a != nil && a.Kind == yaml.MappingNode {
 				// A comment ending a flow mapping's line speaks for the
-				// attributes in it.
-				ak, aup := w.owners(keyOf(j, "attributes"), a, nil)
+				// attributes in it, and the attributes: key's comments
+				// and the journey's for those without their own.
+				ak, aup := w.owners(keyOf(j, "attributes"), a, owner)
 				attrs := append([]*yaml.Node{a, ak}, aup...)
-				if len(aup) == 0 {
-					attrs = []*yaml.Node{a}
-				}
 				for i := 0; i+1 < len(a.Content); i += 2 {
 					ak, av := a.Content[i], resolve(a.Content[i+1])
 					lak, aown := w.owners(ak, av, attrs)
@@ -202,7 +210,7 @@ func (l *Loaded) Params() []Param {
 	if m := entry(root, "routes"); m != nil {
 		for i := 0; i+1 < len(m.Content); i += 2 {
 			k, r := m.Content[i], resolve(m.Content[i+1])
-			lk, up := w.owners(k, r, nil)
+			lk, up := w.owners(k, r, topOwner(root, "routes"))
 			w.mapping(r, "routes."+k.Value, k.Value, append([]*yaml.Node{lk}, up...), true)
 		}
 	}
@@ -222,6 +230,29 @@ func (l *Loaded) Params() []Param {
 		}
 	}
 	return w.out
+}
+
+// familyRanges lists the parameters of a named distribution written as a
+// family with its parameters as keys that the scenario gives a range:
+// each is moved to its ends like any other ranged value, besides the
+// distribution's own scaling. up are the entry's owners.
+func (w *paramWalker) familyRanges(k, v *yaml.Node, up []*yaml.Node) {
+	keys, values := familyParams(v)
+	for i, pk := range keys {
+		path := "distributions." + k.Value + "." + pk.Value
+		if _, ranged := w.ranges[path]; !ranged {
+			continue
+		}
+		kind := ParamNumber
+		if timeParams[pk.Value] {
+			kind = ParamTime
+		}
+		label, note := commentLabel(pk, values[i])
+		if label == "" {
+			label, note = ownerLabel(append([]*yaml.Node{v, k}, up...))
+		}
+		w.add(Param{Path: path, Kind: kind, Value: values[i].Value, Label: label, Note: note}, values[i], k.Value+"."+pk.Value)
+	}
 }
 
 // compactName drops the step numbers of a name (the numbers not after
@@ -342,6 +373,9 @@ func (w *paramWalker) mapping(m *yaml.Node, path, name string, owner []*yaml.Nod
 				if st.Kind == yaml.MappingNode && len(st.Content) > 0 {
 					step = append(step, st.Content[0])
 				}
+				// The steps: key and what holds it speak for a step
+				// that has no label of its own.
+				step = append(append(step, k), owner...)
 				w.mapping(st, p+"."+idx, name+"."+idx, step, true)
 			}
 		case k.Value == "choose" && v.Kind == yaml.SequenceNode:
@@ -419,7 +453,7 @@ func (w *paramWalker) time(k, v *yaml.Node, path, name string, owner []*yaml.Nod
 	}
 	label, note := commentLabel(k, v)
 	if label == "" {
-		label, note = ownerLabel(owner, k.Value)
+		label, note = ownerLabel(owner)
 	}
 	w.add(Param{Path: path, Kind: ParamTime, Value: s, Label: label, Note: note}, v, name)
 }
@@ -433,7 +467,7 @@ func (w *paramWalker) number(k, v *yaml.Node, path, name string, least int, attr
 	}
 	label, note := commentLabel(k, v)
 	if label == "" {
-		label, note = ownerLabel(owner, k.Value)
+		label, note = ownerLabel(owner)
 	}
 	if _, err := strconv.Atoi(v.Value); err == nil {
 		w.add(Param{Path: path, Kind: ParamCount, Value: v.Value, Min: least, Label: label, Note: note}, v, name)
@@ -455,7 +489,7 @@ func (w *paramWalker) factor(k, v *yaml.Node, path, name string, kind ParamKind,
 	}
 	label, note := commentLabel(k, v)
 	if label == "" {
-		label, note = ownerLabel(owner, k.Value)
+		label, note = ownerLabel(owner)
 	}
 	w.add(Param{Path: path, Kind: kind, Value: v.Value, Label: label, Note: note}, v, name)
 }
@@ -477,21 +511,29 @@ func commentLabel(k, v *yaml.Node) (string, string) {
 	return "", ""
 }
 
-// ownerLabel reads a label from the comments of the entry that holds a
-// value: the comment ending its line (a one-line component), or the one
-// above it when that names the value's key.
-func ownerLabel(owner []*yaml.Node, key string) (string, string) {
+// ownerLabel reads a label from the comments of the blocks that hold a
+// value, nearest first: the comment ending a block's line (a one-line
+// component, a key with its mapping below) or the comment on its own line
+// just above it. A label so placed speaks for every value inside the block
+// that has none nearer, as a heading does.
+func ownerLabel(owner []*yaml.Node) (string, string) {
 	for _, n := range owner {
-		if l, note := classify(n.LineComment); l != "" {
-			return l, note
-		}
-		if strings.Contains(n.HeadComment, key) {
-			if l, note := classify(n.HeadComment); l != "" {
+		for _, c := range []string{n.LineComment, n.HeadComment} {
+			if l, note := classify(c); l != "" {
 				return l, note
 			}
 		}
 	}
 	return "", ""
+}
+
+// topOwner is the owner list of an entry of one of the document's
+// top-level blocks: that block's key, whose comments speak for all of it.
+func topOwner(root *yaml.Node, key string) []*yaml.Node {
+	if j, ok := lookup(root, key); ok {
+		return []*yaml.Node{root.Content[j]}
+	}
+	return nil
 }
 
 func classify(c string) (string, string) {

@@ -64,7 +64,8 @@ func TestParamsOfAScenario(t *testing.T) {
 		"service distributions.service distribution lognormal(mean=0.5s, cv=0.3) min=0 mean=0.5 [fitted] mean=0.5s cv=0.3",
 		"app.servers components.app.servers count 4 min=1 [input] 000-12",
 		"app.queue components.app.queue count 2 min=0 [input] 000-12",
-		"db.servers components.db.servers count 2 min=1 [] ",
+		// The comment on its own line above db: heads its block.
+		"db.servers components.db.servers count 2 min=1 [assumption] a 30 s wait_timeout, the library's default",
 		"db.wait_timeout components.db.wait_timeout time 30s min=0 mean=30 [assumption] a 30 s wait_timeout, the library's default",
 		"visit.photos journeys.visit.attributes.photos count 10 min=0 [] ",
 		"visit.share journeys.visit.attributes.share number 0.5 min=0 [] ",

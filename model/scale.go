@@ -24,6 +24,12 @@ func (o Override) applyScale(root *yaml.Node) error {
 	if msg != "" {
 		return &Error{File: label, Msg: msg}
 	}
+	if isFamilyForm(n) && len(segs) == 2 && segs[0] == "distributions" {
+		if err := scaleFamily(n, f); err != nil {
+			return &Error{File: label, Msg: fmt.Sprintf("%s: %v", p, err)}
+		}
+		return nil
+	}
 	if n.Kind == yaml.MappingNode && len(segs) == 2 && segs[0] == "distributions" {
 		j, ok := lookup(n, "dist")
 		if !ok {
@@ -99,6 +105,49 @@ func scaleText(root *yaml.Node, value string, f float64) (string, error) {
 		return "", fmt.Errorf("an empirical distribution read from %s cannot be scaled here; scale the file's values", file)
 	}
 	return d.Scale(f).String(), nil
+}
+
+// scaleFamily scales a distribution written as a family with its
+// parameters as keys, one parameter at a time and in place, so that the
+// parameters stay reachable by their paths: times (a shift among them) are
+// multiplied, a rate divided, a lognormal's mu (of ln seconds) moved by
+// ln f; shapes, sigmas and cvs stay. That is sim.Dist.Scale, parameter by
+// parameter, for every form of the forms table.
+func scaleFamily(n *yaml.Node, f float64) error {
+	a := distArgs{family: entry(n, familyKey).Value}
+	num := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+	keys, values := familyParams(n)
+	for i, k := range keys {
+		v := values[i]
+		if v.Kind != yaml.ScalarNode {
+			continue // the decoder says what is wrong with it
+		}
+		var scaled string
+		switch {
+		case timeParams[k.Value]:
+			x, err := a.seconds(k.Value, v.Value)
+			if err != nil {
+				return err
+			}
+			scaled = num(x*f) + "s"
+		case k.Value == "rate":
+			var r Rate
+			if err := r.parseScalar(v.Value); err != nil {
+				return fmt.Errorf("%s: rate: %v", a.family, err)
+			}
+			scaled = num(r.PerSecond/f) + "/s"
+		case k.Value == "mu":
+			x, err := a.number(k.Value, v.Value)
+			if err != nil {
+				return err
+			}
+			scaled = num(x + math.Log(f))
+		default:
+			continue
+		}
+		v.Value, v.Tag, v.Style = scaled, "!!str", 0
+	}
+	return nil
 }
 
 // namedDistributions lists the names under distributions:, includes'

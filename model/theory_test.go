@@ -190,6 +190,28 @@ func TestMG1MatchesPollaczekKhinchine(t *testing.T) {
 	replicate(t, c, 20, metric{"M/G/1 Wq", meanWait("server"), q.Wq})
 }
 
+// A service time with a floor: 0.4 s + exponential(mean 0.6 s) has mean
+// 1 s and sd 0.6 s (a shift moves every draw alike, so it keeps the
+// exponential's sd), cv 0.6. Pollaczek–Khinchine at λ = 0.8 gives
+// Wq = λ·E[S²]/(2(1 − ρ)) = 0.8·(0.36 + 1)/0.4 = 2.72 s, against 4 s for
+// the unshifted exponential of the same mean; the server is busy ρ = 0.8.
+func TestShiftedServiceMatchesPollaczekKhinchine(t *testing.T) {
+	t.Parallel()
+	c := compileEmbedded(t, "mm1", model.LoadOptions{Sets: []string{"duration=200000s",
+		"journeys.customer.steps.0.work=exponential(mean=0.6s, shift=0.4s)"}})
+	q, err := theory.MG1(0.8, 1, 0.6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(q.Wq-2.72) > 1e-12 {
+		t.Fatalf("theory.MG1 Wq = %.15g, want 2.72 by hand", q.Wq)
+	}
+	busy := func(r *model.Result) float64 { return float64(component(r, "server").MeanBusy) }
+	replicate(t, c, 20,
+		metric{"shifted M/G/1 Wq", meanWait("server"), q.Wq},
+		metric{"shifted M/G/1 busy servers", busy, 0.8})
+}
+
 func TestTandemMatchesJackson(t *testing.T) {
 	t.Parallel()
 	c := compileEmbedded(t, "tandem", model.LoadOptions{Sets: []string{"duration=200000s"}})

@@ -93,6 +93,27 @@ func takeUncertain(pos *positions, root *yaml.Node) ([]Uncertain, error) {
 	if dists := entry(root, "distributions"); dists != nil && dists.Kind == yaml.MappingNode {
 		for i := 0; i+1 < len(dists.Content); i += 2 {
 			k, v := dists.Content[i], resolve(dists.Content[i+1])
+			if isFamilyForm(v) {
+				// A parameter given a range: never a count, even one
+				// called max.
+				for j := 1; j < len(v.Content); j += 2 {
+					key := v.Content[j-1].Value
+					if familyOnly[key] {
+						continue
+					}
+					n, path, before := resolve(v.Content[j]), "distributions."+k.Value+"."+key, len(out)
+					takeRange(pos, v, j, path, false, &out, &errs)
+					if len(out) > before && out[before].Time != timeParams[key] {
+						msg := "%s: %s is a number, not a time: give the ends without a unit"
+						if timeParams[key] {
+							msg = "%s: %s is a time: give the ends with a unit, such as [1s, 2s]"
+						}
+						errs = append(errs, pos.errAt(n, path, msg, out[before].Form, key))
+						out = out[:before]
+					}
+				}
+				continue
+			}
 			if v.Kind != yaml.MappingNode {
 				continue
 			}
@@ -139,22 +160,8 @@ func walkRanges(pos *positions, parent *yaml.Node, at int, path string, out *[]U
 	seen[n] = true
 	switch n.Kind {
 	case yaml.MappingNode:
-		if len(n.Content) == 2 && (n.Content[0].Value == "range" || n.Content[0].Value == "triangular") {
-			key := path[strings.LastIndex(path, ".")+1:]
-			u, point, err := rangeOf(pos, n, path, key)
-			if err != nil {
-				*errs = append(*errs, err)
-				return
-			}
-			// The point value stands where the range stood, with its
-			// comments: a label (assumption: …) still speaks for it.
-			point.Line, point.Column = n.Line, n.Column
-			point.HeadComment, point.LineComment, point.FootComment = n.HeadComment, n.LineComment, n.FootComment
-			if f, ok := pos.fileOf[n]; ok {
-				pos.fileOf[point] = f
-			}
-			parent.Content[at] = point
-			*out = append(*out, u)
+		if isRange(n) {
+			takeRange(pos, parent, at, path, isCountKey(path[strings.LastIndex(path, ".")+1:]), out, errs)
 			return
 		}
 		for i := 1; i < len(n.Content); i += 2 {
@@ -167,9 +174,38 @@ func walkRanges(pos *positions, parent *yaml.Node, at int, path string, out *[]U
 	}
 }
 
-// rangeOf reads {range: [a, b]} or {triangular: [lo, mode, hi]} at path,
-// whose key is key, and returns it with the scalar of its point value.
-func rangeOf(pos *positions, n *yaml.Node, path, key string) (Uncertain, *yaml.Node, *Error) {
+func isRange(n *yaml.Node) bool {
+	return n.Kind == yaml.MappingNode && len(n.Content) == 2 && (n.Content[0].Value == "range" || n.Content[0].Value == "triangular")
+}
+
+// takeRange records the range at parent.Content[at], if there is one, and
+// puts its point value in its place; count says the value is a count.
+func takeRange(pos *positions, parent *yaml.Node, at int, path string, count bool, out *[]Uncertain, errs *ErrorList) {
+	n := resolve(parent.Content[at])
+	if !isRange(n) {
+		return
+	}
+	u, point, err := rangeOf(pos, n, path, count)
+	if err != nil {
+		*errs = append(*errs, err)
+		return
+	}
+	// The point value stands where the range stood, with its comments: a
+	// label (assumption: …) still speaks for it.
+	point.Line, point.Column = n.Line, n.Column
+	point.HeadComment, point.LineComment, point.FootComment = n.HeadComment, n.LineComment, n.FootComment
+	if f, ok := pos.fileOf[n]; ok {
+		pos.fileOf[point] = f
+	}
+	parent.Content[at] = point
+	*out = append(*out, u)
+}
+
+// rangeOf reads {range: [a, b]} or {triangular: [lo, mode, hi]} at path
+// and returns it with the scalar of its point value; count says the value
+// is a count, a whole number.
+func rangeOf(pos *positions, n *yaml.Node, path string, count bool) (Uncertain, *yaml.Node, *Error) {
+	key := path[strings.LastIndex(path, ".")+1:]
 	form, list := n.Content[0].Value, resolve(n.Content[1])
 	want := 2
 	if form == "triangular" {
@@ -182,7 +218,7 @@ func rangeOf(pos *positions, n *yaml.Node, path, key string) (Uncertain, *yaml.N
 	if list.Kind != yaml.SequenceNode || len(list.Content) != want {
 		return Uncertain{}, nil, pos.errAt(n, path, "expected %s, got %s", shape, describe(list))
 	}
-	u := Uncertain{Path: path, Form: form, Count: isCountKey(key)}
+	u := Uncertain{Path: path, Form: form, Count: count}
 	var x []float64
 	// The ends are times when the first is written with a unit.
 	if _, err := parseDuration(resolve(list.Content[0]).Value); err == nil {

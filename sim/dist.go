@@ -42,9 +42,13 @@ const (
 //	gamma        a = shape, b = scale
 //	weibull      a = shape, b = scale
 //	empirical    a = mean, b = population sd of table
+//
+// shift is added to every draw of the family (see Shifted); the two
+// parameters always describe the family before the shift.
 type Dist struct {
 	kind  distKind
 	a, b  float64
+	shift float64
 	table []float64 // empirical only: the observed values, sorted, never mutated
 }
 
@@ -157,6 +161,31 @@ func Empirical(values []float64) (Dist, error) {
 	mean, sd := stat.PopMeanStdDev(table, nil)
 	return Dist{kind: kindEmpirical, a: mean, b: sd, table: table}, nil
 }
+
+// Shifted returns the distribution of s + X: every draw of d moved later by
+// s, as a service time with a floor (a fixed network round trip, a minimum
+// amount of work) plus a variable part. The mean and every quantile grow by
+// s, the standard deviation stays, so the CV falls. A shift adds to one d
+// already has, and a constant's is its value. s must be finite and >= 0,
+// so no draw is ever negative; d must not be the zero Dist.
+func (d Dist) Shifted(s float64) (Dist, error) {
+	if d.kind == kindNone {
+		return Dist{}, errors.New("shift: of no distribution")
+	}
+	if !(s >= 0) || math.IsInf(s, 1) {
+		return Dist{}, fmt.Errorf("shift must be finite and >= 0, got %g", s)
+	}
+	if d.kind == kindConstant {
+		d.a += s
+		return d, nil
+	}
+	d.shift += s
+	return d, nil
+}
+
+// Shift returns the fixed time every draw of d includes, 0 for an unshifted
+// distribution.
+func (d Dist) Shift() float64 { return d.shift }
 
 // maxLogNormalP95OverMean is the largest p95/mean a lognormal can have.
 // With r = ln(p95/mean), the parameters satisfy r = z95·σ − σ²/2, whose
@@ -332,31 +361,32 @@ func GammaMeanP95(mean, p95 float64) (Dist, error) {
 
 // Sample draws one value using r. It does not allocate for constant, uniform,
 // exponential, normal, lognormal, weibull and empirical distributions.
-// Sample panics on the zero Dist.
+// Sample panics on the zero Dist. Each case adds the shift itself, so that a
+// draw stays one call.
 func (d Dist) Sample(r *rand.Rand) float64 {
 	switch d.kind {
 	case kindConstant:
-		return d.a
+		return d.shift + d.a
 	case kindUniform:
-		return d.a + (d.b-d.a)*r.Float64()
+		return d.shift + d.a + (d.b-d.a)*r.Float64()
 	case kindExponential:
-		return d.a * r.ExpFloat64()
+		return d.shift + d.a*r.ExpFloat64()
 	case kindNormal:
 		for {
 			if x := d.a + d.b*r.NormFloat64(); x >= 0 {
-				return x
+				return d.shift + x
 			}
 		}
 	case kindLogNormal:
-		return math.Exp(d.a + d.b*r.NormFloat64())
+		return d.shift + math.Exp(d.a+d.b*r.NormFloat64())
 	case kindGamma:
-		return distuv.Gamma{Alpha: d.a, Beta: 1 / d.b, Src: r}.Rand()
+		return d.shift + distuv.Gamma{Alpha: d.a, Beta: 1 / d.b, Src: r}.Rand()
 	case kindWeibull:
 		// gonum's Weibull.Rand is this same inversion of one uniform draw, but
 		// it wraps the source in a new rand.Rand on every call.
-		return d.weibull().Quantile(r.Float64())
+		return d.shift + d.weibull().Quantile(r.Float64())
 	case kindEmpirical:
-		return d.table[r.IntN(len(d.table))]
+		return d.shift + d.table[r.IntN(len(d.table))]
 	}
 	panic("sim: Sample of the zero Dist")
 }
@@ -375,7 +405,9 @@ func (d Dist) normalTruncation() (alpha, mills float64) {
 }
 
 // Mean returns the expected value, NaN for the zero Dist.
-func (d Dist) Mean() float64 {
+func (d Dist) Mean() float64 { return d.shift + d.unshiftedMean() }
+
+func (d Dist) unshiftedMean() float64 {
 	switch d.kind {
 	case kindConstant, kindExponential, kindEmpirical:
 		return d.a
@@ -394,7 +426,8 @@ func (d Dist) Mean() float64 {
 	return math.NaN()
 }
 
-// stdDev returns the standard deviation, NaN for the zero Dist.
+// stdDev returns the standard deviation, NaN for the zero Dist. A shift
+// moves every draw alike and leaves it as it is.
 func (d Dist) stdDev() float64 {
 	switch d.kind {
 	case kindConstant:
@@ -435,7 +468,9 @@ func (d Dist) CV() float64 {
 // the zero Dist or for p outside [0, 1], and +Inf for p = 1 when the
 // distribution is unbounded. For an empirical distribution it is the
 // ⌈p·n⌉-th smallest observed value.
-func (d Dist) Quantile(p float64) float64 {
+func (d Dist) Quantile(p float64) float64 { return d.shift + d.unshiftedQuantile(p) }
+
+func (d Dist) unshiftedQuantile(p float64) float64 {
 	if !(p >= 0 && p <= 1) {
 		return math.NaN()
 	}
@@ -473,9 +508,18 @@ func (d Dist) Quantile(p float64) float64 {
 func (d Dist) IsZero() bool { return d.kind == kindNone }
 
 // String returns d in scenario syntax, parameters formatted with %g and
-// durations suffixed with "s". The text of every family but empirical reads
-// back to the same distribution. The zero Dist prints as "none".
+// durations suffixed with "s", a shift as a last parameter shift=. The text
+// of every family but empirical reads back to the same distribution. The
+// zero Dist prints as "none".
 func (d Dist) String() string {
+	s := d.unshiftedString()
+	if d.shift == 0 || d.kind == kindNone {
+		return s
+	}
+	return fmt.Sprintf("%s, shift=%gs)", s[:len(s)-1], d.shift)
+}
+
+func (d Dist) unshiftedString() string {
 	switch d.kind {
 	case kindConstant:
 		return fmt.Sprintf("constant(%gs)", d.a)
@@ -499,7 +543,8 @@ func (d Dist) String() string {
 
 // Scale returns the distribution of f·X: the same shape with every value
 // multiplied by f, so its mean and quantiles are multiplied by f and its CV is
-// unchanged. Scale(0) is constant(0). f must be finite and >= 0; Scale panics
+// unchanged. A shift is a time like the rest and is scaled too: the whole
+// draw is multiplied. Scale(0) is constant(0). f must be finite and >= 0; Scale panics
 // otherwise, as a negative factor would yield negative durations.
 func (d Dist) Scale(f float64) Dist {
 	if err := checkNonNegative("scale", "factor", f); err != nil {
@@ -511,6 +556,7 @@ func (d Dist) Scale(f float64) Dist {
 	if f == 0 {
 		return Constant(0)
 	}
+	d.shift *= f
 	switch d.kind {
 	case kindConstant, kindExponential:
 		d.a *= f

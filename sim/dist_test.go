@@ -40,6 +40,10 @@ var samplingCases = []struct {
 	{"weibull shape 1.5", mustDist(Weibull(1.5, 2))},
 	{"weibull shape 0.7", mustDist(Weibull(0.7, 1))},
 	{"empirical", mustDist(Empirical([]float64{0.1, 0.2, 0.2, 0.3, 0.5, 0.8, 1.3, 2.1, 3.4, 5.5}))},
+	{"shifted exponential", mustDist(mustDist(Exponential(1.5)).Shifted(2))},
+	{"shifted lognormal", mustDist(mustDist(LogNormal(-0.62, 0.29)).Shifted(0.25))},
+	{"shifted gamma shape 0.5", mustDist(mustDist(Gamma(0.5, 2)).Shifted(1))},
+	{"shifted truncated normal", mustDist(mustDist(Normal(0.5, 0.5)).Shifted(3))},
 }
 
 // With n = 1e5 draws every estimate below has a standard error computable
@@ -356,6 +360,9 @@ func TestString(t *testing.T) {
 		{Constant(0.000125), "constant(0.000125s)"},
 		{mustDist(Empirical(make([]float64, 120))), "empirical(n=120)"},
 		{Dist{}, "none"},
+		{mustDist(mustDist(Exponential(1.5)).Shifted(2)), "exponential(mean=1.5s, shift=2s)"},
+		{mustDist(mustDist(Uniform(1, 2)).Shifted(0.5)), "uniform(1s, 2s, shift=0.5s)"},
+		{mustDist(Constant(1).Shifted(2)), "constant(3s)"},
 	} {
 		if got := tc.d.String(); got != tc.want {
 			t.Errorf("String() = %q, want %q", got, tc.want)
@@ -441,6 +448,8 @@ func TestSampleDoesNotAllocate(t *testing.T) {
 		mustDist(LogNormal(0, 1)),
 		mustDist(Weibull(1.5, 1)),
 		mustDist(Empirical([]float64{1, 2, 3})),
+		mustDist(mustDist(LogNormal(0, 1)).Shifted(2)),
+		mustDist(mustDist(Exponential(1)).Shifted(0.5)),
 	} {
 		if allocs := testing.AllocsPerRun(1000, func() { d.Sample(r) }); allocs != 0 {
 			t.Errorf("%v: %g allocations per Sample, want 0", d, allocs)
@@ -454,11 +463,73 @@ func BenchmarkSample(b *testing.B) {
 		mustDist(Exponential(1)),
 		mustDist(LogNormal(0, 1)),
 		mustDist(Gamma(2, 1)),
+		mustDist(mustDist(LogNormal(0, 1)).Shifted(2)),
 	} {
 		b.Run(d.String(), func(b *testing.B) {
 			for b.Loop() {
 				d.Sample(r)
 			}
 		})
+	}
+}
+
+// A shifted exponential, 2 s + exponential(mean 1.5 s), against its closed
+// forms: mean 2 + 1.5, sd 1.5, Quantile(p) = 2 − 1.5·ln(1 − p), and nothing
+// at or below the shift: P(X <= 2) = 0.
+func TestShiftedExponentialAgainstTheory(t *testing.T) {
+	const shift, mean = 2.0, 1.5
+	d := mustDist(mustDist(Exponential(mean)).Shifted(shift))
+	if got := d.Mean(); got != shift+mean {
+		t.Errorf("Mean() = %.15g, want %g", got, shift+mean)
+	}
+	if got, want := d.CV(), mean/(shift+mean); !closeRel(got, want, 1e-12) {
+		t.Errorf("CV() = %.15g, want %.15g", got, want)
+	}
+	if got := d.Quantile(0); got != shift {
+		t.Errorf("Quantile(0) = %g, want the shift %g", got, shift)
+	}
+	for _, p := range []float64{0.05, 0.5, 0.95, 0.99} {
+		if got, want := d.Quantile(p), shift-mean*math.Log1p(-p); !closeRel(got, want, 1e-12) {
+			t.Errorf("Quantile(%g) = %.15g, want %.15g", p, got, want)
+		}
+	}
+	if got := d.Shift(); got != shift {
+		t.Errorf("Shift() = %g, want %g", got, shift)
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	least := math.Inf(1)
+	for range sampleN {
+		least = min(least, d.Sample(r))
+	}
+	// The least of n exponential draws above the shift is itself
+	// exponential with mean 1.5/n = 15 µs: above 2 s, and within 1 ms of it
+	// but with probability e^(−66).
+	if !(least > shift && least < shift+1e-3) {
+		t.Errorf("least of %d draws = %.9g, want just above the shift %g", sampleN, least, shift)
+	}
+	if s := d.Scale(2); s.Shift() != 2*shift || s.Mean() != 2*(shift+mean) {
+		t.Errorf("Scale(2) = %v: shift %g, mean %g; want %g and %g", s, s.Shift(), s.Mean(), 2*shift, 2*(shift+mean))
+	}
+	if twice := mustDist(d.Shifted(1)); twice.Shift() != shift+1 {
+		t.Errorf("a second shift of 1 gives %v, want shift %g", twice, shift+1)
+	}
+}
+
+func TestShiftedErrors(t *testing.T) {
+	e := mustDist(Exponential(1))
+	for _, tc := range []struct {
+		d     Dist
+		shift float64
+		want  string
+	}{
+		{e, -1, "shift must be finite and >= 0, got -1"},
+		{e, math.NaN(), "shift must be finite and >= 0, got NaN"},
+		{e, math.Inf(1), "shift must be finite and >= 0, got +Inf"},
+		{Dist{}, 1, "shift: of no distribution"},
+	} {
+		_, err := tc.d.Shifted(tc.shift)
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("%v shifted by %g: error %v, want %q", tc.d, tc.shift, err, tc.want)
+		}
 	}
 }

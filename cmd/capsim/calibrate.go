@@ -67,7 +67,10 @@ Inputs (told apart by content unless --format says):
 Gzipped files are read as they are; FILE "-" reads standard input.
 
 Candidates are lognormal, gamma, Weibull, normal (truncated at 0) and
-exponential; --dist uniform fits the observed range, and --dist empirical
+exponential, and, when the values pile up above a clear floor far from 0
+and trail off above it, a floor plus a lognormal or an exponential
+(lognormal+shift, exponential+shift, written with shift=); --dist uniform
+fits the observed range, and --dist empirical
 keeps the values themselves, written inline in the fragment. The table
 comparing the candidates, warnings about the data and the fit, and every
 malformed line skipped go to standard error. The fragment is written only
@@ -149,7 +152,7 @@ distributions, see capsim calibrate figures.`,
 	f.StringVar(&opts.Per, "per", "", "with --expr, split the value into NAME_base and NAME_per_item by the count in `FIELD` (photos)")
 	f.StringArrayVar(&opts.Remove, "remove", nil, "remove the entry `NAME` from the --out fragment (repeatable; alone, or with files to fit)")
 	f.StringVar(&opts.PlotDir, "plot", "", "write a histogram with the fitted density and a QQ plot (SVG) into `DIR`")
-	f.StringVar(&opts.Dist, "dist", "", "use this `FAMILY` instead of the best ranked: lognormal, gamma, weibull, normal, exponential, uniform or empirical (values inline)")
+	f.StringVar(&opts.Dist, "dist", "", "use this `FAMILY` instead of the best ranked: lognormal, gamma, weibull, normal, exponential, lognormal+shift, exponential+shift, uniform or empirical (values inline)")
 	f.StringVar(&opts.Rank, "rank", string(calibration.RankAIC), "rank candidates by `aic|ks`")
 	cmd.AddCommand(newCalibrateFiguresCmd(io), newCalibratePlanCmd(io))
 	return cmd
@@ -202,8 +205,8 @@ func calibrateRun(io *IOStreams, o *calibrateOptions, rerun string) error {
 	if rank != calibration.RankAIC && rank != calibration.RankKS {
 		return usageErr("--rank must be aic or ks, got %q", o.Rank)
 	}
-	if o.Dist != "" && o.Dist != calibration.FamilyEmpirical && o.Dist != calibration.FamilyUniform && !slices.Contains(calibration.Families, o.Dist) {
-		return usageErr("--dist must be one of %s, uniform or empirical, got %q", strings.Join(calibration.Families, ", "), o.Dist)
+	if o.Dist != "" && !slices.Contains(calibration.Choosable, o.Dist) {
+		return usageErr("--dist must be one of %s, got %q", calibration.ChoosableText(), o.Dist)
 	}
 	if len(o.Remove) > 0 && (o.Out == "" || o.Out == "-") {
 		return usageErr("--remove takes entries out of the fragment --out FILE names: give --out FILE")
@@ -347,7 +350,7 @@ func calibrateSummary(io *IOStreams, o *calibrateOptions, opts calibration.Optio
 		return usageErr("%s is a k6 end-of-test summary: --column, --from-event and --to-event do not apply", o.Files[0])
 	case o.PlotDir != "":
 		return usageErr("%s is a k6 end-of-test summary: it holds figures, not values, so there is nothing to plot", o.Files[0])
-	case o.Dist == calibration.FamilyEmpirical || o.Dist == calibration.FamilyWeibull:
+	case o.Dist == calibration.FamilyEmpirical || o.Dist == calibration.FamilyWeibull || slices.Contains(calibration.ShiftedFamilies, o.Dist):
 		return usageErr("%s is a k6 end-of-test summary: figures cannot give a %s distribution", o.Files[0], o.Dist)
 	}
 	in, closeFn, err := openInput(io, o.Files[0])

@@ -139,8 +139,8 @@ func calibrateExprRun(io *IOStreams, o *calibrateOptions, other []string, keyGiv
 	case len(o.Remove) > 0 && (o.Out == "" || o.Out == "-"):
 		return usageErr("--remove takes entries out of the fragment --out FILE names: give --out FILE")
 	}
-	if o.Dist != "" && o.Dist != calibration.FamilyEmpirical && o.Dist != calibration.FamilyUniform && !slices.Contains(calibration.Families, o.Dist) {
-		return usageErr("--dist must be one of %s, uniform or empirical, got %q", strings.Join(calibration.Families, ", "), o.Dist)
+	if o.Dist != "" && !slices.Contains(calibration.Choosable, o.Dist) {
+		return usageErr("--dist must be one of %s, got %q", calibration.ChoosableText(), o.Dist)
 	}
 	if o.Rank != string(calibration.RankAIC) && o.Rank != string(calibration.RankKS) {
 		return usageErr("--rank must be aic or ks, got %q", o.Rank)

@@ -279,7 +279,7 @@ func TestCalibrateErrors(t *testing.T) {
 	}{
 		{nil, "give the files to read, e.g. capsim calibrate k6-out.csv (see calibrate --help)", exitUsage},
 		{[]string{"x.csv", "--rank", "bic"}, `--rank must be aic or ks, got "bic"`, exitUsage},
-		{[]string{"x.csv", "--dist", "pareto"}, `--dist must be one of lognormal, gamma, weibull, normal, exponential, uniform or empirical, got "pareto"`, exitUsage},
+		{[]string{"x.csv", "--dist", "pareto"}, `--dist must be one of lognormal, gamma, weibull, normal, exponential, lognormal+shift, exponential+shift, uniform or empirical, got "pareto"`, exitUsage},
 		{[]string{"x.csv", "--remove", "a"}, "--remove takes entries out of the fragment --out FILE names: give --out FILE", exitUsage},
 		{[]string{"--remove", "a", "--out", "-"}, "--remove takes entries out of the fragment --out FILE names: give --out FILE", exitUsage},
 		{[]string{"x.csv", "--format", "har"}, `--format: unknown format "har" (want auto, k6-csv, k6-json, k6-summary, nginx-json, nginx-combined, applog, csv)`, exitUsage},
@@ -291,6 +291,7 @@ func TestCalibrateErrors(t *testing.T) {
 		{[]string{calData + "missing.csv"}, "../../testdata/calibration/missing.csv: no such file", exitUsage},
 		{[]string{calData + "k6-summary-v1.json", "--plot", "p"}, "../../testdata/calibration/k6-summary-v1.json is a k6 end-of-test summary: it holds figures, not values, so there is nothing to plot", exitUsage},
 		{[]string{calData + "k6-out.csv", calData + "k6-summary-v1.json"}, "../../testdata/calibration/k6-summary-v1.json is a k6 end-of-test summary: it holds figures, not values; calibrate it on its own", exitUsage},
+		{[]string{calData + "k6-summary-v1.json", "--dist", "lognormal+shift"}, "../../testdata/calibration/k6-summary-v1.json is a k6 end-of-test summary: figures cannot give a lognormal+shift distribution", exitUsage},
 		{[]string{calData + "k6-out.csv", calData + "nginx-access.log"}, "../../testdata/calibration/nginx-access.log is nginx-combined but an earlier file was k6-csv: calibrate one kind of measurement at a time", exitUsage},
 		{[]string{calData + "k6-out.csv", "--metric", "http_req_waiting", "--status", "404"},
 			`no usable values of k6 metric http_req_waiting in ../../testdata/calibration/k6-out.csv with filter "status=404": 529 lines, 58 records, 58 excluded by the filter, 0 without a value, 0 rejected, 2 malformed lines`, exitUsage},

@@ -20,7 +20,7 @@ var flagCompletions = map[string]cobra.CompletionFunc{
 	"designs": completeDesignList,
 	"params":  completeParams,
 	"format":  fixedList(formatNames()...),
-	"dist":    fixedList(append(slices.Clone(calibration.Families), calibration.FamilyUniform, calibration.FamilyEmpirical)...),
+	"dist":    fixedList(calibration.Choosable...),
 	"rank":    fixedList(string(calibration.RankAIC), string(calibration.RankKS)),
 	"unit":    fixedList("ns", "us", "ms", "s", "m", "h"),
 }

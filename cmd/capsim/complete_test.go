@@ -34,7 +34,7 @@ func TestCompletion(t *testing.T) {
 		{[]string{"sensitivity", "mmck", "--params", "server.servers,"}, "server.servers,server.queue server.servers,customer.work :4"},
 		{[]string{"calibrate", "--format", ""}, "auto k6-csv k6-json k6-summary nginx-json nginx-combined applog csv :4"},
 		{[]string{"calibrate", "--format", "nginx"}, "nginx-json nginx-combined :4"},
-		{[]string{"calibrate", "--dist", ""}, "lognormal gamma weibull normal exponential uniform empirical :4"},
+		{[]string{"calibrate", "--dist", ""}, "lognormal gamma weibull normal exponential lognormal+shift exponential+shift uniform empirical :4"},
 		{[]string{"calibrate", "--rank", ""}, "aic ks :4"},
 		{[]string{"calibrate", "--unit", "m"}, "ms m :4"},
 	}

@@ -21,6 +21,38 @@ func TestSensitivityListGolden(t *testing.T) {
 	golden.Check(t, goldenFile("sensitivity_trip_list"), []byte(stdout))
 }
 
+// A label comment on its own line above a block (distributions:, a
+// component, a journey's attributes:, a route) labels every value inside
+// it that has no label of its own; a label on the value's line wins, and
+// the block beside (app, upload's timeout) is not labelled by it. A named
+// distribution written by family with a ranged parameter (thumbnail)
+// lists that parameter too, to be moved to the range's ends.
+func TestSensitivityListBlockLabels(t *testing.T) {
+	code, stdout, stderr := run(t, "sensitivity", "testdata/labels/blocks.yaml", "--list", "--wide")
+	if code != 0 || stderr != "" {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	want := `base: 13 parameters, perturbed by ±10% (counts by whole steps)
+parameter            kind          label       value      perturbed    note
+resize               distribution  input       mean 40ms  x0.9 x1.1    000-110, the measured service times
+save                 distribution  assumption  mean 20ms  x0.9 x1.1    like the resize
+thumbnail            distribution  input       mean 20ms  x0.9 x1.1    000-110, the measured service times
+thumbnail.mean       time          assumption  0.02s      0.01s 0.03s  not measured
+app_cpu.cores        number        assumption  4          x0.9 x1.1    the host's size, not measured
+app_cpu.switch_cost  number        fitted      0.02       x0.9 x1.1    to the 3x run
+app.servers          count         -           8          7 9
+app.queue            count         -           4          3 5
+upload.photos        count         input       10         9 11         000-02
+upload.share         number        input       0.5        x0.9 x1.1    000-02
+upload.timeout       time          -           5s         x0.9 x1.1
+store.work           time          fitted      5ms        x0.9 x1.1    from the access log
+store.delay          time          input       30ms       x0.9 x1.1    000-12
+`
+	if stdout != want {
+		t.Errorf("got\n%s\nwant\n%s", stdout, want)
+	}
+}
+
 func TestSensitivityRefusesBadFlags(t *testing.T) {
 	for _, tc := range []struct {
 		args []string

@@ -2,10 +2,13 @@ package sensitivity_test
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
+	"testing/fstest"
 
 	_ "capsim/cmd/golden" // for the -update flag every package accepts
 	"capsim/model"
@@ -309,5 +312,53 @@ func TestRankPutsBeyondTheNoiseFirstThenTheLargerChange(t *testing.T) {
 	want := []string{"held beyond 0.5", "count beyond 0.075", "elastic beyond 0.01", "noisy within 0.3", "none within 0"}
 	if !slices.Equal(got, want) {
 		t.Errorf("ranked %q\nwant %q", got, want)
+	}
+}
+
+// A ranged parameter of a named distribution written by family is planned
+// like any ranged value, to its ends, beside the distribution's own ±delta;
+// each perturbation loads with the distribution it says.
+func TestPlanMovesARangedDistributionParameter(t *testing.T) {
+	const src = `name: f
+duration: 60s
+distributions:
+  svc: {family: exponential, mean: {range: [0.4s, 0.8s]}, shift: 100ms}
+components:
+  app: {kind: pool, servers: 1}
+journeys:
+  j:
+    rate: 1/s
+    steps: [{use: app, work: svc}]
+`
+	load := func(set, scale []string) *model.Loaded {
+		l, err := model.LoadBytes(fstest.MapFS{}, "f.yaml", []byte(src), model.LoadOptions{Sets: set, Scales: scale})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	var got []string
+	for _, p := range sensitivity.Plan(load(nil, nil).Params(), 0.1) {
+		if p.Param.Kind == model.ParamCount {
+			continue
+		}
+		var set, scale []string
+		if p.Set != "" {
+			set = []string{p.Set}
+		}
+		if p.Scale != "" {
+			scale = []string{p.Scale}
+		}
+		e, _ := load(set, scale).Scenario.Distributions.Get("svc")
+		got = append(got, fmt.Sprintf("%s %s%s → mean %.4g", p.Param.Name, p.Set, p.Scale, e.Dist.Dist.Mean()))
+	}
+	want := []string{
+		"svc distributions.svc=0.9 → mean 0.63",
+		"svc distributions.svc=1.1 → mean 0.77",
+		"svc.mean distributions.svc.mean=0.4s → mean 0.5",
+		"svc.mean distributions.svc.mean=0.8s → mean 0.9",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("plan:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
