@@ -54,6 +54,10 @@ func TestShiftErrors(t *testing.T) {
 		{"lognormal(mean=1s, shift=2s)", "lognormal takes (mu=, sigma=) or (mean=, p95=) or (p50=, p95=) or (mean=, cv=), each with an optional shift="},
 		{"uniform(1s, shift=2s)", "uniform takes (min=, max=), each with an optional shift="},
 		{"exponential(mean=1s, shift=100y)", `exponential: shift: expected a duration such as 40s or 3m45s, got "100y"`},
+		// ParseFloat reads these, but no unit makes them a time: no
+		// "e.g. NaNs".
+		{"exponential(mean=1s, shift=NaN)", `exponential: shift: expected a duration such as 40s or 3m45s, got "NaN"`},
+		{"exponential(mean=Inf, shift=1s)", `exponential: mean: expected a duration such as 40s or 3m45s, got "Inf"`},
 	} {
 		var r DistRef
 		err := r.parseScalar(tc.text)

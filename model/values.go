@@ -32,7 +32,11 @@ func parseDuration(s string) (sim.Time, error) {
 	if s == "" {
 		return 0, fmt.Errorf("expected a duration such as 40s, got nothing")
 	}
-	if _, err := strconv.ParseFloat(s, 64); err == nil {
+	if f, err := strconv.ParseFloat(s, 64); err == nil {
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			// ParseFloat reads NaN and Inf, which no unit makes a time.
+			return 0, fmt.Errorf("expected a duration such as 40s or 3m45s, got %q", s)
+		}
 		return 0, fmt.Errorf("duration %q needs a unit (ms, s, m or h), e.g. %ss", s, s)
 	}
 	d, err := time.ParseDuration(s)
