@@ -141,8 +141,8 @@ func (r *run) exec(p *proc) {
 	blocks := r.p.blocks
 ops:
 	for ; ; n++ {
-		if n == yieldEvery {
-			if r.tooManyAtOnce(p, yieldEvery) {
+		if n >= yieldEvery {
+			if r.tooManyAtOnce(p, n) {
 				break ops
 			}
 			r.sleep(p, waitSleep, 0)
@@ -160,6 +160,9 @@ ops:
 				f.pc = 0
 				continue
 			}
+			// A frame that took the place of the frames it ended in
+			// counts as their ends, for the yield.
+			n += int(f.tails)
 			r.popFrame(p)
 			continue
 		}
@@ -188,6 +191,17 @@ ops:
 			continue
 		} else if code == opScope {
 			f.pc++
+			if int(f.pc) == len(ops) && f.iter+1 >= f.n && len(p.held) == int(f.held) && (f.optional || !o.optional) {
+				// The frame's last step, in its last round, with nothing
+				// held: the scope's frame would end just before this
+				// one, releasing only its own holds, so it takes this
+				// frame's place (a journey's one use: step is such a
+				// scope). A failure inside unwinds the same way: this
+				// frame is as optional as the scope, or more.
+				f.blk, f.pc, f.iter, f.n = o.body, 0, 0, 1
+				f.tails++
+				continue
+			}
 			r.pushFrame(p, o.body, 1, o.optional)
 			continue
 		}
@@ -309,7 +323,7 @@ func (p *proc) pushFrame(blk, n, stage int32, optional bool) {
 	}
 	f := &p.frames[len(p.frames)-1]
 	f.blk, f.pc, f.iter, f.n = blk, 0, 0, n
-	f.stage, f.held, f.optional = stage, int32(len(p.held)), optional
+	f.stage, f.held, f.optional, f.tails = stage, int32(len(p.held)), optional, 0
 }
 
 // popFrame ends the top frame, releasing what was acquired inside it.

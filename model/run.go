@@ -45,13 +45,17 @@ const (
 )
 
 type frame struct {
-	blk      int32
-	pc       int32
-	iter     int32
-	n        int32
-	stage    int32 // stage label in force before this frame
-	held     int32 // held resources below this frame
-	optional bool  // a failure inside ends the frame, not the process
+	blk   int32
+	pc    int32
+	iter  int32
+	n     int32
+	stage int32 // stage label in force before this frame
+	held  int32 // held resources below this frame
+	// tails counts the frames this one stands for besides its own: the
+	// frames of scopes that were the last step of their frame, whose place
+	// they took (see exec).
+	tails    int32
+	optional bool // a failure inside ends the frame, not the process
 }
 
 type held struct {
