@@ -557,13 +557,11 @@ func (r *run) endJourney(p *proc, status int32) {
 		js := &r.st.journeys[jr.typ]
 		d := (now - jr.start).Seconds()
 		if status < 400 {
-			js.succeeded++
-			js.latency.Add(d)
+			js.succeed(d)
 		} else {
-			js.failed++
+			js.fail(d)
 			js.addStage(r.stageName(p.failStage, p), r.compName(p.failComp))
 		}
-		js.all.Add(d)
 		if len(r.st.windowed) > 0 {
 			r.st.journeyEnded(jr.typ, now-r.p.warmup, d, status < 400)
 		}
