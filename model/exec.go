@@ -193,13 +193,16 @@ ops:
 			continue
 		} else if code == opScope {
 			f.pc++
-			if int(f.pc) == len(ops) && f.iter+1 >= f.n && len(p.held) == int(f.held) && (f.optional || !o.optional) {
-				// The frame's last step, in its last round, with nothing
-				// held: the scope's frame would end just before this
-				// one, releasing only its own holds, so it takes this
+			if int(f.pc) == len(ops) && f.iter+1 >= f.n && (f.optional || !o.optional) {
+				// The frame's last step, in its last round: the scope's
+				// frame would end just before this one, and the two
+				// release what they hold in the same order, innermost
+				// first, at the same instant, so the scope takes this
 				// frame's place (a journey's one use: step is such a
-				// scope). A failure inside unwinds the same way: this
-				// frame is as optional as the scope, or more.
+				// scope). A failure inside unwinds the same way, as long
+				// as this frame is as optional as the scope, or more;
+				// what the two frames' ends would set in between (the
+				// stage label) nothing reads.
 				f.blk, f.pc, f.iter, f.n = o.body, 0, 0, 1
 				f.tails++
 				continue
