@@ -141,8 +141,8 @@ func (r *run) exec(p *proc) {
 	blocks := r.p.blocks
 ops:
 	for ; ; n++ {
-		if n == yieldEvery {
-			if r.tooManyAtOnce(p, yieldEvery) {
+		if n >= yieldEvery {
+			if r.tooManyAtOnce(p, n) {
 				break ops
 			}
 			r.sleep(p, waitSleep, 0)
@@ -160,12 +160,17 @@ ops:
 				f.pc = 0
 				continue
 			}
+			// A frame that took the place of the frames it ended in
+			// counts as their ends, for the yield.
+			n += int(f.tails)
 			r.popFrame(p)
 			continue
 		}
 		o := &ops[f.pc]
-		if p.checkAt != sim.Never && r.pastCheck(p) {
-			break ops
+		if p.checkAt != sim.Never {
+			if r.pastCheck(p) {
+				break ops
+			}
 		}
 		// The commonest ops are tested one by one before the switch: a
 		// switch this large becomes a jump table, one indirect branch
@@ -188,65 +193,25 @@ ops:
 			continue
 		} else if code == opScope {
 			f.pc++
+			if int(f.pc) == len(ops) && f.iter+1 >= f.n && (f.optional || !o.optional) {
+				// The frame's last step, in its last round: the scope's
+				// frame would end just before this one, and the two
+				// release what they hold in the same order, innermost
+				// first, at the same instant, so the scope takes this
+				// frame's place (a journey's one use: step is such a
+				// scope). A failure inside unwinds the same way, as long
+				// as this frame is as optional as the scope, or more;
+				// what the two frames' ends would set in between (the
+				// stage label) nothing reads.
+				f.blk, f.pc, f.iter, f.n = o.body, 0, 0, 1
+				f.tails++
+				continue
+			}
 			r.pushFrame(p, o.body, 1, o.optional)
 			continue
 		}
-		switch o.code {
-		case opRepeat:
-			f.pc++
-			if times := r.count(p, o.count); times > 0 {
-				r.pushFrame(p, o.body, times, false)
-			}
-		case opChoose:
-			f.pc++
-			r.pushFrame(p, r.choose(p, o), 1, false)
-		case opStage:
-			f.pc++
-			p.stage = o.name
-		case opLog:
-			f.pc++
-			r.emitLog(o, p)
-		case opFail:
-			f.pc++
-			if r.streams[o.stream].Float64() < o.p {
-				r.fail(p, o.status, -1)
-				break ops
-			}
-		case opAwaitJobs:
-			f.pc++
-			if p.journey.jobs > 0 {
-				p.seq++
-				p.waiting = waitJobs
-				p.journey.awaiter, p.journey.awaiterSeq = p, p.seq
-				if p.deadline != sim.Never {
-					p.timer = r.s.Timer(p.deadline, r.kTimeout, pack(p))
-				}
-				break ops
-			}
-			if r.reportJobFailure(p) {
-				break ops
-			}
-		case opCall:
-			r.startCall(p, o)
+		if r.step(p, f, o) {
 			break ops
-		case opJob:
-			r.startJob(p, o)
-			if !o.async {
-				break ops
-			}
-			f.pc++
-		case opFanout:
-			branches := r.count(p, o.count)
-			if branches == 0 {
-				f.pc++
-				continue
-			}
-			r.startFanout(p, o, branches)
-			break ops
-		case opPoll, opPollWhile:
-			if !r.pollTick(p, o) {
-				break ops
-			}
 		}
 	}
 	if p.resume {
@@ -256,6 +221,70 @@ ops:
 		goto ops
 	}
 	r.executing = prev
+}
+
+// step runs one of the less common ops, o, the op at f's pc, and says
+// whether p now waits or ended. They are out of exec's loop so that the
+// loop's registers serve the common ops.
+func (r *run) step(p *proc, f *frame, o *op) bool {
+	switch o.code {
+	case opRepeat:
+		f.pc++
+		if times := r.count(p, o.count); times > 0 {
+			r.pushFrame(p, o.body, times, false)
+		}
+	case opChoose:
+		f.pc++
+		r.pushFrame(p, r.choose(p, o), 1, false)
+	case opStage:
+		f.pc++
+		p.stage = o.name
+	case opLog:
+		f.pc++
+		r.emitLog(o, p)
+	case opFail:
+		f.pc++
+		if r.streams[o.stream].Float64() < o.p {
+			r.fail(p, o.status, -1)
+			return true
+		}
+	case opAwaitJobs:
+		f.pc++
+		if p.journey.jobs > 0 {
+			p.seq++
+			p.waiting = waitJobs
+			p.journey.awaiter, p.journey.awaiterSeq = p, p.seq
+			if p.deadline != sim.Never {
+				p.timer = r.s.Timer(p.deadline, r.kTimeout, pack(p))
+			}
+			return true
+		}
+		if r.reportJobFailure(p) {
+			return true
+		}
+	case opCall:
+		r.startCall(p, o)
+		return true
+	case opJob:
+		r.startJob(p, o)
+		if !o.async {
+			return true
+		}
+		f.pc++
+	case opFanout:
+		branches := r.count(p, o.count)
+		if branches == 0 {
+			f.pc++
+			return false
+		}
+		r.startFanout(p, o, branches)
+		return true
+	case opPoll, opPollWhile:
+		if !r.pollTick(p, o) {
+			return true
+		}
+	}
+	return false
 }
 
 // yieldEvery is how many ops a proc runs before it yields through the
@@ -309,7 +338,7 @@ func (p *proc) pushFrame(blk, n, stage int32, optional bool) {
 	}
 	f := &p.frames[len(p.frames)-1]
 	f.blk, f.pc, f.iter, f.n = blk, 0, 0, n
-	f.stage, f.held, f.optional = stage, int32(len(p.held)), optional
+	f.stage, f.held, f.optional, f.tails = stage, int32(len(p.held)), optional, 0
 }
 
 // popFrame ends the top frame, releasing what was acquired inside it.

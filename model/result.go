@@ -273,7 +273,7 @@ func (r *run) result(c *Compiled) *Result {
 			Failed: js.failed, Unfinished: unfinished[i], SuccessRate: ratio(js.succeeded, js.started),
 			Requests: js.requests, RequestFailures: js.requestFailures,
 			HTTPFailureRate: ratio(js.requestFailures, js.requests), Latency: latencyOf(&js.latency),
-			LatencyAll: latencyOf(&js.all)}
+			LatencyAll: latencyOf(js.allEnded())}
 		for _, s := range js.stages {
 			jres.Stages = append(jres.Stages, StageResult{Stage: s.stage, Component: s.component, Count: s.n})
 		}

@@ -45,13 +45,17 @@ const (
 )
 
 type frame struct {
-	blk      int32
-	pc       int32
-	iter     int32
-	n        int32
-	stage    int32 // stage label in force before this frame
-	held     int32 // held resources below this frame
-	optional bool  // a failure inside ends the frame, not the process
+	blk   int32
+	pc    int32
+	iter  int32
+	n     int32
+	stage int32 // stage label in force before this frame
+	held  int32 // held resources below this frame
+	// tails counts the frames this one stands for besides its own: the
+	// frames of scopes that were the last step of their frame, whose place
+	// they took (see exec).
+	tails    int32
+	optional bool // a failure inside ends the frame, not the process
 }
 
 type held struct {
@@ -553,13 +557,11 @@ func (r *run) endJourney(p *proc, status int32) {
 		js := &r.st.journeys[jr.typ]
 		d := (now - jr.start).Seconds()
 		if status < 400 {
-			js.succeeded++
-			js.latency.Add(d)
+			js.succeed(d)
 		} else {
-			js.failed++
+			js.fail(d)
 			js.addStage(r.stageName(p.failStage, p), r.compName(p.failComp))
 		}
-		js.all.Add(d)
 		if len(r.st.windowed) > 0 {
 			r.st.journeyEnded(jr.typ, now-r.p.warmup, d, status < 400)
 		}

@@ -14,8 +14,37 @@ type journeyStats struct {
 	started, succeeded, failed int64
 	requests, requestFailures  int64
 	latency                    sim.Tally // of succeeded journeys
-	all                        sim.Tally // of every journey that ended
-	stages                     []stageCount
+	// all is of every journey that ended, read through allEnded: until
+	// the first failure it would hold the values latency holds, added in
+	// the same order, so it is kept only from then on, starting as a copy
+	// of latency (a Merge into an empty Tally copies it exactly). That
+	// saves an Add per journey while none fails.
+	all    sim.Tally
+	stages []stageCount
+}
+
+func (j *journeyStats) succeed(d float64) {
+	j.succeeded++
+	j.latency.Add(d)
+	if j.failed > 0 {
+		j.all.Add(d)
+	}
+}
+
+func (j *journeyStats) fail(d float64) {
+	if j.failed == 0 {
+		j.all.Merge(&j.latency)
+	}
+	j.failed++
+	j.all.Add(d)
+}
+
+// allEnded is the tally of every journey that ended.
+func (j *journeyStats) allEnded() *sim.Tally {
+	if j.failed == 0 {
+		return &j.latency
+	}
+	return &j.all
 }
 
 // sloWindows holds what a windowed SLO needs of its journey, window by

@@ -8,9 +8,12 @@
 #    customers) as a whole process, paired with a minimal hand-written
 #    event-scheduling M/M/c loop on the same model: after a warm-up, each
 #    pair runs the loop, capsim, and the loop again, and gives one ratio,
-#    capsim's time over the loop's mean. It prints the median ratio and
-#    its spread (the middle half of the pairs, and the lowest and highest),
-#    which carry over between machines better than seconds do.
+#    capsim's time over the loop's mean, in CPU time (user + system of the
+#    child process) and in wall time. It prints the median ratios and their
+#    spread (the middle half of the pairs, and the lowest and highest),
+#    which carry over between machines better than seconds do. On a busy
+#    machine the CPU-time ratio is the one to read: a process waiting for
+#    a core adds wall time, not CPU time.
 #    The loop is built from $YARDSTICK (a directory holding a Go main
 #    package taking -n and -seed; default /work/shared/bench/yardstick).
 #    Without it, the same comparison runs in one process instead:
@@ -47,6 +50,22 @@ elapsed() {
   echo "${t0/./} ${t1/./}" | awk '{printf "%.6f\n", ($2 - $1) / 1e6}'
 }
 
+# measure CMD...: wall and CPU (user + system) seconds of CMD, output
+# discarded. The subshell's `times` (its second line, in bash's 0m0.000s
+# form) counts the children it waited for, that is CMD alone; it must not
+# run in a pipeline or a substitution, whose fork would count nothing.
+measure() {
+  (
+    t0=$EPOCHREALTIME
+    "$@" >/dev/null
+    t1=$EPOCHREALTIME
+    echo "${t0/./} ${t1/./}"
+    times
+  ) | awk 'function secs(s, f) { split(s, f, /[ms]/); return f[1] * 60 + f[2] }
+    NR == 1 { wall = ($2 - $1) / 1e6 }
+    NR == 3 { printf "%.6f %.6f\n", wall, secs($1) + secs($2) }'
+}
+
 # stats: median, lowest and highest of the numbers on stdin, then the
 # first and third quartiles (nearest rank).
 stats() {
@@ -66,26 +85,29 @@ if [ -f "$yard/main.go" ]; then
   loop=("$tmp/loop" -n $n -seed 1)
   "${capsim[@]}" >/dev/null
   "${loop[@]}" >/dev/null
-  : >"$tmp/ratios"
-  : >"$tmp/capsim.s"
-  : >"$tmp/loop.s"
+  : >"$tmp/pairs"
   for ((i = 0; i < pairs; i++)); do
     # The loop just before and just after, so that a pair shares the
     # machine's state of the moment, on a machine others use too.
-    l1=$(elapsed "${loop[@]}")
-    c=$(elapsed "${capsim[@]}")
-    l2=$(elapsed "${loop[@]}")
-    l=$(awk -v a="$l1" -v b="$l2" 'BEGIN {printf "%.6f\n", (a + b) / 2}')
-    echo "$c" >>"$tmp/capsim.s"
-    echo "$l" >>"$tmp/loop.s"
-    awk -v c="$c" -v l="$l" 'BEGIN {printf "%.4f\n", c / l}' >>"$tmp/ratios"
+    l1=$(measure "${loop[@]}")
+    c=$(measure "${capsim[@]}")
+    l2=$(measure "${loop[@]}")
+    # capsim's wall and CPU seconds, the loop's (mean of the two), and
+    # the ratios.
+    echo "$c $l1 $l2" | awk '{lw = ($3 + $5) / 2; lc = ($4 + $6) / 2
+      printf "%.6f %.6f %.6f %.6f %.4f %.4f\n", $1, $2, lw, lc, $1 / lw, $2 / lc}' >>"$tmp/pairs"
   done
-  read -r rm rlo rhi rq1 rq3 < <(stats <"$tmp/ratios")
-  read -r cm _ _ _ _ < <(stats <"$tmp/capsim.s")
-  read -r lm _ _ _ _ < <(stats <"$tmp/loop.s")
-  echo "M/M/4 (rho 0.9, 1e6 customers), whole process, $pairs paired runs:"
-  echo "  capsim / hand-written loop: ${rm}x median, middle half ${rq1}x to ${rq3}x, all from ${rlo}x to ${rhi}x"
-  echo "  medians: capsim ${cm} s, loop ${lm} s"
+  field() { awk -v k="$1" '{print $k}' "$tmp/pairs" | stats; }
+  read -r cwm _ _ _ _ < <(field 1)
+  read -r ccm _ _ _ _ < <(field 2)
+  read -r lwm _ _ _ _ < <(field 3)
+  read -r lcm _ _ _ _ < <(field 4)
+  read -r wm wlo whi wq1 wq3 < <(field 5)
+  read -r cm clo chi cq1 cq3 < <(field 6)
+  echo "M/M/4 (rho 0.9, 1e6 customers), whole process, $pairs paired runs, capsim / hand-written loop:"
+  echo "  CPU time:  ${cm}x median, middle half ${cq1}x to ${cq3}x, all from ${clo}x to ${chi}x"
+  echo "  wall time: ${wm}x median, middle half ${wq1}x to ${wq3}x, all from ${wlo}x to ${whi}x"
+  echo "  medians: capsim ${ccm} s CPU, ${cwm} s wall; loop ${lcm} s CPU, ${lwm} s wall"
 else
   echo "no hand-written loop at $yard (set YARDSTICK); in-process benchmarks instead:"
   go test ./model -run '^$' -bench 'MMc$' -count "$pairs" >"$tmp/bench.txt"
@@ -113,27 +135,19 @@ s=$(elapsed "$tmp/capsim" sensitivity trip --design v1-original --design v1-impr
 echo "sensitivity (trip, 2 designs, every parameter, -r 5): ${s} s"
 
 # cpu CMD...: user + system seconds of CMD, output discarded.
-cpu() {
-  local f=$tmp/cpu.txt
-  /usr/bin/time -f '%U %S' -o "$f" "$@" >/dev/null 2>&1
-  awk '{printf "%.3f\n", $1 + $2}' "$f"
-}
-if [ -x /usr/bin/time ]; then
-  refine=2
-  flags=(-r 40 --workers 1 --refine $refine)
-  single=$(cpu "$tmp/capsim" sweep "${flags[@]}" --out "$tmp/single")
-  shards=0
-  for ((r = 0; r <= refine; r++)); do
-    for ((i = 0; i < 4; i++)); do
-      c=$(cpu "$tmp/capsim" sweep "${flags[@]}" --round "$r" --shard "$i/4" --out "$tmp/shards")
-      shards=$(awk -v a="$shards" -v b="$c" 'BEGIN {print a + b}')
-    done
+cpu() { measure "$@" 2>/dev/null | awk '{print $2}'; }
+refine=2
+flags=(-r 40 --workers 1 --refine $refine)
+single=$(cpu "$tmp/capsim" sweep "${flags[@]}" --out "$tmp/single")
+shards=0
+for ((r = 0; r <= refine; r++)); do
+  for ((i = 0; i < 4; i++)); do
+    c=$(cpu "$tmp/capsim" sweep "${flags[@]}" --round "$r" --shard "$i/4" --out "$tmp/shards")
+    shards=$(awk -v a="$shards" -v b="$c" 'BEGIN {print a + b}')
   done
-  merge=$(cpu "$tmp/capsim" sweep "${flags[@]}" --merge "$tmp/shards" --out "$tmp/merged")
-  same=identical; diff -rq "$tmp/single" "$tmp/merged" >/dev/null || same=DIFFERENT
-  awk -v m="$merge" -v s="$single" -v h="$shards" -v same="$same" 'BEGIN {
-    printf "merge (trip -r 40, 4 shards): %.3f s CPU, %.0f %% of one machine'"'"'s %.3f s (shards %.3f s); outputs %s\n",
-      m, 100 * m / s, s, h, same }'
-else
-  echo "merge share not measured: no /usr/bin/time"
-fi
+done
+merge=$(cpu "$tmp/capsim" sweep "${flags[@]}" --merge "$tmp/shards" --out "$tmp/merged")
+same=identical; diff -rq "$tmp/single" "$tmp/merged" >/dev/null || same=DIFFERENT
+awk -v m="$merge" -v s="$single" -v h="$shards" -v same="$same" 'BEGIN {
+  printf "merge (trip -r 40, 4 shards): %.3f s CPU, %.0f %% of one machine'"'"'s %.3f s (shards %.3f s); outputs %s\n",
+    m, 100 * m / s, s, h, same }'
