@@ -311,6 +311,7 @@ func guideCases() []guideCase {
 // of the example's mean over replications (seeds 1 to n), and the
 // interval is tight.
 func TestGuideFiguresMatchTheory(t *testing.T) {
+	t.Parallel()
 	const replications = 10
 	dir := os.DirFS(filepath.Join(repoRoot, guideExamples))
 	type key struct {
