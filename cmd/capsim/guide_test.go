@@ -73,6 +73,9 @@ func renderGuide(t *testing.T) (page string, shown []string, commands int) {
 			}
 			b.Write(file)
 			shown = append(shown, m[1])
+		case fence == "```yaml":
+			t.Errorf("%s:%d: a scenario block must follow a line ending with a link to its file, "+
+				"[`docs/guide/NAME.yaml`](guide/NAME.yaml):", guidePage, n+1)
 		case fence == "```" && strings.HasPrefix(lines[n+1], "$ capsim "):
 			command := strings.TrimSpace(strings.TrimPrefix(lines[n+1], "$ "))
 			args := shellWords(command)[1:]
