@@ -365,7 +365,14 @@ func (w *paramWalker) mapping(m *yaml.Node, path, name string, owner []*yaml.Nod
 		p, n := path+"."+k.Value, name+"."+k.Value
 		k, owner := w.owners(k, v, owner)
 		switch {
-		case k.Value == "steps" && v.Kind == yaml.SequenceNode:
+		case (k.Value == "steps" || k.Value == "on_failure") && v.Kind == yaml.SequenceNode:
+			// A route's on_failure steps cost time too (the error
+			// response a handler writes): they are parameters as its
+			// steps are, named as such.
+			stepName := name
+			if k.Value == "on_failure" {
+				stepName = n
+			}
 			for s, st := range v.Content {
 				idx := strconv.Itoa(s)
 				st = resolve(st)
@@ -376,7 +383,7 @@ func (w *paramWalker) mapping(m *yaml.Node, path, name string, owner []*yaml.Nod
 				// The steps: key and what holds it speak for a step
 				// that has no label of its own.
 				step = append(append(step, k), owner...)
-				w.mapping(st, p+"."+idx, name+"."+idx, step, true)
+				w.mapping(st, p+"."+idx, stepName+"."+idx, step, true)
 			}
 		case k.Value == "choose" && v.Kind == yaml.SequenceNode:
 			// The last branch's weight is what the others leave: with two

@@ -44,6 +44,9 @@ routes:
             steps: [{use: db, work: "gamma(mean=20ms, cv=1)"}]
           - weight: 1
             steps: [{work: 1ms}]
+    on_failure:
+      - use: app
+        work: 5ms # assumption: writing the error response
 `
 
 func TestParamsOfAScenario(t *testing.T) {
@@ -74,6 +77,7 @@ func TestParamsOfAScenario(t *testing.T) {
 		"upload.choose.0.weight routes.upload.steps.1.choose.0.weight weight 3 min=0 [fitted] from the access log",
 		"upload.choose.0.work routes.upload.steps.1.choose.0.steps.0.work time gamma(mean=20ms, cv=1) min=0 mean=0.02 [] ",
 		"upload.choose.1.work routes.upload.steps.1.choose.1.steps.0.work time 1ms min=0 mean=0.001 [] ",
+		"upload.on_failure.work routes.upload.on_failure.0.work time 5ms min=0 mean=0.005 [assumption] writing the error response",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("params:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
