@@ -2,10 +2,12 @@ package model_test
 
 import (
 	"fmt"
+	"math"
 	"testing"
 	"testing/fstest"
 
 	"capsim/model"
+	"capsim/sim/theory"
 )
 
 // spike is a view spike of 50 clients, one every 100 ms from 0 to 4.9 s,
@@ -225,5 +227,52 @@ journeys:
 			t.Errorf("%q: mean wait %v, longest journey %v, peak queue %g; want %g, %g, 1", c.timeout,
 				k.Wait.Mean, j.Latency.Max, k.PeakQueue, c.meanWait, c.longest)
 		}
+	}
+}
+
+// A client's keep-alive pool to one host that queues calls when full is
+// an M/M/c queue once its connections are open: a released connection
+// goes to the oldest waiting call. 8 calls/s holding one of 2 connections
+// for an exponential 200 ms (ρ 0.8) wait Wq = C(2, 1.6)/(2μ − λ) =
+// 0.3556 s (Erlang C). Before, a released connection went idle and the
+// next call to arrive took it, ahead of those waiting, who waited for a
+// connection to idle out: hours, at 30 s of keep-alive.
+func TestConnectionsKeepAlivePoolIsErlangC(t *testing.T) {
+	const src = `name: c
+duration: 6000s
+warmup: 100s
+components:
+  conns: {kind: connections, max: 2, idle_timeout: 30s, connect: 50ms, key: host, when_full: wait}
+journeys:
+  call:
+    rate: 8/s
+    attributes: {host: 1}
+    steps:
+      - {use: conns, work: exponential(mean=200ms)}
+`
+	q, err := theory.MMc(8, 5, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := model.LoadBytes(fstest.MapFS{}, "c.yaml", []byte(src), model.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc, err := l.Compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var waits []float64
+	for seed := uint64(1); seed <= 3; seed++ {
+		res, err := cc.Run(model.RunOptions{Seed: seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		waits = append(waits, float64(res.Components[0].Wait.Mean))
+	}
+	mean := (waits[0] + waits[1] + waits[2]) / 3
+	t.Logf("mean wait %.4fs over seeds 1-3 (%.4f), Erlang C %.4fs", mean, waits, q.Wq)
+	if math.Abs(mean-q.Wq)/q.Wq > 0.05 {
+		t.Errorf("mean wait %.4fs over seeds 1-3 (%.4f), Erlang C %.4fs", mean, waits, q.Wq)
 	}
 }

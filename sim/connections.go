@@ -15,7 +15,8 @@ type KeyedSlotsConfig struct {
 	// closes it at release.
 	IdleClose Time
 	// Wait queues a requester that finds the table full (FIFO) instead of
-	// refusing it; it is granted the next slot that closes.
+	// refusing it; it is granted a slot of its key as soon as one is
+	// released, or else the next slot that closes.
 	Wait bool
 }
 
@@ -172,6 +173,9 @@ func (t *KeyedSlots) Release(now Time, i int32) {
 		t.close(now, i)
 		return
 	}
+	if t.handOver(now, i) {
+		return
+	}
 	sl.state = slotIdle
 	sl.prev, sl.next = -1, -1
 	if h, ok := t.idle[sl.key]; ok {
@@ -180,6 +184,36 @@ func (t *KeyedSlots) Release(now Time, i int32) {
 	}
 	t.idle[sl.key] = i
 	sl.timer = t.s.Timer(now+t.cfg.IdleClose, t.kClose, int64(i))
+}
+
+// handOver gives released slot i, still open, to the oldest requester
+// queued for its key, and reports whether there was one. A client's pool
+// to one host hands a connection it keeps alive to the next call waiting
+// for that host; left idle, the next call to arrive would take it ahead
+// of those waiting, and they would wait for a slot to close. Requesters
+// of other keys still wait for a slot to close: the slot is not theirs.
+func (t *KeyedSlots) handOver(now Time, i int32) bool {
+	if t.queue.Len() == 0 {
+		return false
+	}
+	key := t.slots[i].key
+	q := &t.queue
+	for p := q.head; p < q.head+q.size; p++ {
+		w := q.buf[p&(len(q.buf)-1)]
+		if w.id < 0 || t.keyOf(w.id) != key {
+			continue
+		}
+		q.remove(w.id, t.index)
+		t.QueueLen.Set(now, float64(q.Len()))
+		t.hold(now)
+		t.Reused++
+		t.Granted++
+		t.Delayed++
+		t.Wait.Add((now - w.since).Seconds())
+		t.grant(w.id, i, 0)
+		return true
+	}
+	return false
 }
 
 func (t *KeyedSlots) onIdleClose(arg int64) {

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -204,8 +205,9 @@ func TestKeyedSlotsAllocateNothingPerRequest(t *testing.T) {
 // or queued; a slot is held by one holder at a time, for its own key; an
 // idle slot closes IdleClose after its release (an action at that very
 // instant still finds it open: it was scheduled first), and one released
-// while opening closes at once; a waiter is granted only a slot closing
-// now, oldest first; and once drained, everyone offered was granted,
+// while opening closes at once; a slot released open goes to the oldest
+// waiter of its key, at no opening cost; else a waiter is granted only a
+// slot closing now, oldest first; and once drained, everyone offered was granted,
 // refused or abandoned, and nothing is left open.
 func TestKeyedSlotsProperties(t *testing.T) {
 	type refSlot struct {
@@ -226,6 +228,7 @@ func TestKeyedSlotsProperties(t *testing.T) {
 		var waiting []int32
 		releases := 0
 		var k *KeyedSlots
+		releasing := int32(-1) // the slot being released, while Release runs
 		fail := func(format string, args ...any) {
 			t.Helper()
 			t.Fatalf("trial %d (%+v) at %s: %s", trial, cfg, s.Now(), fmt.Sprintf(format, args...))
@@ -249,7 +252,12 @@ func TestKeyedSlotsProperties(t *testing.T) {
 			if cfg.IdleClose == 0 || now < ref[i].ready {
 				ref[i].open = false
 			}
+			releasing = i
 			k.Release(now, i)
+			releasing = -1
+			if sl := ref[i]; sl.open && !sl.held && slices.ContainsFunc(waiting, func(w int32) bool { return keys[w] == sl.key }) {
+				fail("slot %d went idle for key %d while a call of that key waits: %v", i, sl.key, waiting)
+			}
 		})
 		hold := func(id, slot int32, now Time) {
 			ref[slot] = refSlot{open: true, held: true, key: keys[id], ready: now + Second}
@@ -260,6 +268,20 @@ func TestKeyedSlotsProperties(t *testing.T) {
 		k = NewKeyedSlots(s, cfg, rand.New(rand.NewPCG(1, 1)), func(id int32) int64 { return keys[id] },
 			func(id, slot int32, open Time) {
 				now := s.Now()
+				if sl := ref[slot]; releasing == slot && sl.open {
+					// A slot released open goes to the oldest waiter of
+					// its key, kept open.
+					j := slices.IndexFunc(waiting, func(w int32) bool { return keys[w] == sl.key })
+					if j < 0 || waiting[j] != id || open != 0 {
+						fail("released slot %d of key %d handed to %d (open %s), waiting %v", slot, sl.key, id, open, waiting)
+					}
+					waiting = slices.Delete(waiting, j, j+1)
+					ref[slot].held = true
+					holder[slot] = id
+					state[id] = "holding"
+					s.After(Time(r.IntN(4))*Second/2, release, int64(slot))
+					return
+				}
 				if len(waiting) == 0 || waiting[0] != id || state[id] != "waiting" {
 					fail("granted %d (%s), waiting %v", id, state[id], waiting)
 				}
