@@ -158,13 +158,15 @@ func writeSummary(w io.Writer, r *model.Result, width int) {
 		t.Write(w, width, seeAll)
 	}
 
-	fmt.Fprintln(w, "\nComponents")
 	t = texttab.Table{Indent: "  ", Cols: componentCols}
 	for _, c := range r.Components {
 		t.Row(c.Name, c.Kind, fmtPct(c.Utilisation), fmtNum(float64(c.MeanQueue)), fmtNum(c.PeakQueue),
 			fmtSec(c.Wait.Mean), fmtSec(c.Wait.P95), itoa(c.Offered), itoa(c.Rejected), itoa(c.TimedOut))
 	}
-	t.Write(w, width, seeAll)
+	if len(t.Rows) > 0 { // a scenario of routes and delays alone has none
+		fmt.Fprintln(w, "\nComponents")
+		t.Write(w, width, seeAll)
+	}
 	for _, c := range r.Components {
 		if c.ColdStarts > 0 {
 			note("  ", fmt.Sprintf("%s: %d cold starts", c.Name, c.ColdStarts))
