@@ -314,6 +314,7 @@ func guideCases() []guideCase {
 // of the example's mean over replications (seeds 1 to n), and the
 // interval is tight.
 func TestGuideFiguresMatchTheory(t *testing.T) {
+	slowTests(t) // ten seeds of five examples: a theory run of seconds
 	t.Parallel()
 	const replications = 10
 	dir := os.DirFS(filepath.Join(repoRoot, guideExamples))
