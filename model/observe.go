@@ -160,7 +160,7 @@ func (m *ObservedMeasure) Counted() bool { return m.Counts != nil }
 // mean_wait, cold_starts), so a measure a kind adds can be observed as
 // soon as it is defined. The rows of ownObserved are an observation's
 // alone, and come first.
-var observedMeasures = append(ownObserved, vocabularyObserved(ownObserved)...)
+var observedMeasures = slices.Concat(ownObserved, vocabularyObserved(ownObserved))
 
 // ownObserved are the measures no run's metrics list: a share of one
 // failure stage, the longest duration, and a window of the time series.

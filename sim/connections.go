@@ -197,23 +197,18 @@ func (t *KeyedSlots) handOver(now Time, i int32) bool {
 		return false
 	}
 	key := t.slots[i].key
-	q := &t.queue
-	for p := q.head; p < q.head+q.size; p++ {
-		w := q.buf[p&(len(q.buf)-1)]
-		if w.id < 0 || t.keyOf(w.id) != key {
-			continue
-		}
-		q.remove(w.id, t.index)
-		t.QueueLen.Set(now, float64(q.Len()))
-		t.hold(now)
-		t.Reused++
-		t.Granted++
-		t.Delayed++
-		t.Wait.Add((now - w.since).Seconds())
-		t.grant(w.id, i, 0)
-		return true
+	w, ok := t.queue.removeFirst(func(id int32) bool { return t.keyOf(id) == key }, t.index)
+	if !ok {
+		return false
 	}
-	return false
+	t.QueueLen.Set(now, float64(t.queue.Len()))
+	t.hold(now)
+	t.Reused++
+	t.Granted++
+	t.Delayed++
+	t.Wait.Add((now - w.since).Seconds())
+	t.grant(w.id, i, 0)
+	return true
 }
 
 func (t *KeyedSlots) onIdleClose(arg int64) {

@@ -126,3 +126,14 @@ func (q *fifo) forget(ix waitIndex, id int32, pos int) {
 		q.unindexed--
 	}
 }
+
+// removeFirst takes the oldest live waiter for which match holds out of
+// the queue, keeping the others in their order.
+func (q *fifo) removeFirst(match func(id int32) bool, ix waitIndex) (waiter, bool) {
+	for p := q.head; p < q.head+q.size; p++ {
+		if w := q.buf[p&(len(q.buf)-1)]; w.id >= 0 && match(w.id) {
+			return q.remove(w.id, ix)
+		}
+	}
+	return waiter{}, false
+}

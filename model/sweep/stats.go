@@ -156,13 +156,19 @@ func widenByCounts(s Summary, k, n float64) Summary { return widenByCountsAt(s, 
 func widenByCountsAt(s Summary, k, n, z float64) Summary {
 	lo, hi := wilsonZ(k, n, z)
 	s.Trials = int64(n)
+	return widenTo(s, lo, hi, 0, 1)
+}
+
+// widenTo widens s's interval to [lo, hi] where that is wider (a NaN end
+// takes the bound), kept within [floor, ceil].
+func widenTo(s Summary, lo, hi, floor, ceil float64) Summary {
 	if math.IsNaN(s.Lo) || lo < s.Lo {
 		s.Lo = lo
 	}
 	if math.IsNaN(s.Hi) || hi > s.Hi {
 		s.Hi = hi
 	}
-	s.Lo, s.Hi = math.Max(0, s.Lo), math.Min(1, s.Hi)
+	s.Lo, s.Hi = math.Max(floor, s.Lo), math.Min(ceil, s.Hi)
 	return s
 }
 
@@ -185,14 +191,7 @@ func differenceInterval(m model.Measure, s Summary, design, base [2]int64) Summa
 		return s
 	}
 	lo, hi := newcombe(float64(design[0]), float64(design[1]), float64(base[0]), float64(base[1]), zLevel)
-	if math.IsNaN(s.Lo) || lo < s.Lo {
-		s.Lo = lo
-	}
-	if math.IsNaN(s.Hi) || hi > s.Hi {
-		s.Hi = hi
-	}
-	s.Lo, s.Hi = math.Max(-1, s.Lo), math.Min(1, s.Hi)
-	return s
+	return widenTo(s, lo, hi, -1, 1)
 }
 
 // newcombe is the hybrid score interval of p1 − p2, for k1 of n1 and k2
