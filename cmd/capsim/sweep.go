@@ -311,8 +311,18 @@ func sweepAnswer(ctx context.Context, io *IOStreams, plan *sweepPlan, opts *swee
 	sc := plan.scenario.Scenario
 	cfg := gridConfig(plan, opts)
 	cfg.Runs = runs
+	waitHindcast := func() (*hindcastVerdict, error) {
+		return from.hindcast, nil // judged by round 0's shard 0: a merge runs nothing
+	}
 	if from != nil {
 		cfg.From = from.main
+	} else {
+		// The hindcast runs beside the sweep, filling the cores its
+		// rounds' last runs leave idle.
+		cfg.Budget = sweep.NewBudget(plan.workers)
+		var stop func()
+		waitHindcast, stop = hindcastBeside(ctx, io, plan, opts, cfg.Budget)
+		defer stop()
 	}
 	res, err := watch(io, "sweep", "sweep", sc.Name, cfg.Rounds(), opts.Quiet, &cfg.Progress,
 		func() (*sweep.Result, error) { return sweep.Run(ctx, cfg) })
@@ -326,6 +336,7 @@ func sweepAnswer(ctx context.Context, io *IOStreams, plan *sweepPlan, opts *swee
 		// intervals with parameter uncertainty alone, not runs.csv or the
 		// tables.
 		dcfg := drawnConfig(plan, opts)
+		dcfg.Budget = cfg.Budget
 		if from != nil {
 			dcfg.From = from.drawn
 		}
@@ -337,10 +348,8 @@ func sweepAnswer(ctx context.Context, io *IOStreams, plan *sweepPlan, opts *swee
 		res.TakeParamIntervals(drawn)
 	}
 
-	var hc *hindcastVerdict
-	if from != nil {
-		hc = from.hindcast // judged by round 0's shard 0: a merge runs nothing
-	} else if hc, err = sweepHindcast(ctx, io, plan, opts); err != nil {
+	hc, err := waitHindcast()
+	if err != nil {
 		return nil, nil, err
 	}
 	return res, hc, nil

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"capsim/model/hindcast"
 	"capsim/model/sweep"
@@ -165,18 +166,68 @@ func wantsHindcast(plan *sweepPlan, opts *sweepOptions) bool {
 // none, --hindcast-replications is 0, or the hindcast cannot run (said on
 // standard error).
 func sweepHindcast(ctx context.Context, io *IOStreams, plan *sweepPlan, opts *sweepOptions) (*hindcastVerdict, error) {
+	wait, _ := hindcastBeside(ctx, io, plan, opts, nil)
+	return wait()
+}
+
+// hindcastBeside starts sweepHindcast's runs, on budget's background share
+// when budget is set so that they fill the cores a sweep beside them
+// leaves idle, and returns what waits for the verdict. Its progress is
+// shown from the moment wait is called, so that it never interleaves with
+// the sweep's lines, and so are its notes. stop cancels it and waits, for
+// the paths that end before the verdict is wanted; calling both is fine.
+func hindcastBeside(ctx context.Context, io *IOStreams, plan *sweepPlan, opts *sweepOptions, budget *sweep.Budget) (wait func() (*hindcastVerdict, error), stop func()) {
 	if !wantsHindcast(plan, opts) {
-		return nil, nil // a scenario without observations; sweep judges none
+		// A scenario without observations; sweep judges none.
+		return func() (*hindcastVerdict, error) { return nil, nil }, func() {}
 	}
+	parent := ctx
+	ctx, cancel := context.WithCancel(ctx)
 	cfg := hindcast.Config{Base: plan.scenario, Load: variants(plan.doc, plan.overrides),
-		Replications: opts.HindcastReps, Seed: opts.Seed, Workers: plan.workers}
-	cfg.Progress = func(int, int) {}
-	rep, err := watchCount(io, "hindcast", plan.scenario.Scenario.Name, "runs", opts.Quiet, &cfg.Progress, func() (*hindcast.Report, error) {
-		return hindcast.Run(ctx, cfg)
-	})
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, err
+		Replications: opts.HindcastReps, Seed: opts.Seed, Workers: plan.workers, Budget: budget}
+	var (
+		mu          sync.Mutex
+		shown       *progress
+		done, total int
+	)
+	cfg.Progress = func(d, t int) {
+		mu.Lock()
+		defer mu.Unlock()
+		done, total = d, t
+		if shown != nil {
+			shown.update(sweep.Progress{Done: d, Total: t})
+		}
+	}
+	var (
+		rep *hindcast.Report
+		err error
+	)
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		rep, err = hindcast.Run(ctx, cfg)
+	}()
+	wait = func() (*hindcastVerdict, error) {
+		if prog := newProgress(io, "hindcast", plan.scenario.Scenario.Name, -1, opts.Quiet); prog != nil {
+			prog.unit = "runs"
+			mu.Lock()
+			shown = prog
+			if total > 0 {
+				prog.update(sweep.Progress{Done: done, Total: total})
+			}
+			mu.Unlock()
+			defer prog.finish()
+		}
+		<-finished
+		cancel()
+		if err == nil {
+			return verdictOf(rep), nil
+		}
+		if parent.Err() != nil {
+			if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+				return nil, withCode(exitInterrupt, errors.New("hindcast interrupted; no output written"))
+			}
+			return nil, withCode(exitError, err)
 		}
 		// The sweep's answer stands without it: an observation whose
 		// variant does not build under the sweep's overrides (a
@@ -184,7 +235,11 @@ func sweepHindcast(ctx context.Context, io *IOStreams, plan *sweepPlan, opts *sw
 		io.noteErr("capsim: hindcast not run beside the sweep: " + err.Error())
 		return nil, nil
 	}
-	return verdictOf(rep), nil
+	stop = func() {
+		cancel()
+		<-finished
+	}
+	return wait, stop
 }
 
 // writeSweepJSON writes --json's summary (sweep.Export, with the

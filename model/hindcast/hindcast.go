@@ -73,6 +73,9 @@ type Config struct {
 	// Workers run replications in parallel; 0 means GOMAXPROCS. The
 	// result does not depend on it.
 	Workers int
+	// Budget, when set, is shared with a sweep running beside the
+	// hindcast: each run takes a core from it after the sweep's runs.
+	Budget *sweep.Budget
 	// Progress, when set, is told of each finished run.
 	Progress func(done, total int)
 }
@@ -357,9 +360,17 @@ func simulate(ctx context.Context, cfg Config, groups []*group, target int, prog
 		go func() {
 			defer wg.Done()
 			for t := range next {
+				if cfg.Budget != nil {
+					if cfg.Budget.Acquire(ctx, false) != nil {
+						continue // cancelled: drain the feed, which stops
+					}
+				}
 				g := groups[t.g]
 				res, err := g.prog.Run(model.RunOptions{Multiplier: g.mult, Seed: cfg.Seed + uint64(t.rep), SeriesStep: g.step,
 					Interrupted: func() bool { return ctx.Err() != nil }})
+				if cfg.Budget != nil {
+					cfg.Budget.Release()
+				}
 				mu.Lock()
 				if err != nil && firstErr == nil {
 					firstErr = fmt.Errorf("observation %s, seed %d: %w", cfg.Base.Scenario.Observations[g.obs[0]].ID, cfg.Seed+uint64(t.rep), err)

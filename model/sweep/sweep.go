@@ -113,6 +113,9 @@ type Config struct {
 	// shards of a sweep split over machines instead of running them (for
 	// RunShard, those of the rounds before its own).
 	From *Shards
+	// Budget, when set, is shared with an analysis running beside the
+	// sweep: each run takes a core from it, ahead of the other's runs.
+	Budget *Budget
 }
 
 // Progress tells how far a sweep has got.
@@ -342,7 +345,15 @@ func (s *sweeper) execute(ctx context.Context, phase string, n int, taskAt func(
 		go func() {
 			defer wg.Done()
 			for i := range jobs {
+				if b := s.cfg.Budget; b != nil {
+					if b.Acquire(ctx, true) != nil {
+						return
+					}
+				}
 				out, err := s.runTask(ctx, taskAt(i))
+				if b := s.cfg.Budget; b != nil {
+					b.Release()
+				}
 				select {
 				case results <- done{i, out, err}:
 				case <-ctx.Done():
