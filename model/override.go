@@ -266,3 +266,49 @@ func cloneTree(n *yaml.Node, copied func(orig, c *yaml.Node)) *yaml.Node {
 	}
 	return clone(n)
 }
+
+// namedDistributions lists the names under distributions:, includes'
+// entries among them.
+func namedDistributions(root *yaml.Node) []string {
+	j, ok := lookup(root, "distributions")
+	if !ok {
+		return nil
+	}
+	m := resolve(root.Content[j+1])
+	var names []string
+	if m.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			names = append(names, m.Content[i].Value)
+		}
+	}
+	return names
+}
+
+// newNameErr refuses an override that names a distribution or an
+// attribute that exists nowhere: it would define a new one that nothing
+// uses, and the value meant would stay as it was without a word.
+func newNameErr(root *yaml.Node, segs []string) error {
+	switch {
+	case len(segs) == 2 && segs[0] == "distributions":
+		return missingName("distribution", segs[1], "the scenario or its includes", namedDistributions(root))
+	case len(segs) == 4 && segs[0] == "journeys" && segs[2] == "attributes":
+		var names []string
+		if n, msg := findNode(root, segs[:3]); msg == "" && n.Kind == yaml.MappingNode {
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				names = append(names, n.Content[i].Value)
+			}
+		}
+		return missingName("attribute", segs[3], "journey "+segs[1], names)
+	}
+	return nil
+}
+
+func missingName(what, name, where string, known []string) error {
+	if len(known) == 0 {
+		return fmt.Errorf("no %s %q in %s, which defines none", what, name, where)
+	}
+	if best := Nearest(name, known, 3); best != "" {
+		return fmt.Errorf("no %s %q in %s; did you mean %q?", what, name, where, best)
+	}
+	return fmt.Errorf("no %s %q in %s (defined: %s)", what, name, where, strings.Join(known, ", "))
+}
