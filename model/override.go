@@ -312,3 +312,31 @@ func missingName(what, name, where string, known []string) error {
 	}
 	return fmt.Errorf("no %s %q in %s (defined: %s)", what, name, where, strings.Join(known, ", "))
 }
+
+// findNode follows a dotted path of keys and list indexes; the message
+// says why it cannot when it cannot.
+func findNode(root *yaml.Node, segs []string) (*yaml.Node, string) {
+	node := root
+	for i, seg := range segs {
+		switch node.Kind {
+		case yaml.MappingNode:
+			j, ok := lookup(node, seg)
+			if !ok {
+				if err := newNameErr(root, segs[:i+1]); err != nil {
+					return nil, err.Error()
+				}
+				return nil, fmt.Sprintf("no such key %s in the scenario", strings.Join(segs[:i+1], "."))
+			}
+			node = resolve(node.Content[j+1])
+		case yaml.SequenceNode:
+			idx, err := strconv.Atoi(seg)
+			if err != nil || idx < 0 || idx >= len(node.Content) {
+				return nil, fmt.Sprintf("%s is a list of %d; %q is not an index in it", strings.Join(segs[:i], "."), len(node.Content), seg)
+			}
+			node = resolve(node.Content[idx])
+		default:
+			return nil, fmt.Sprintf("%s is a single value; it has no key %q", strings.Join(segs[:i], "."), seg)
+		}
+	}
+	return node, ""
+}
