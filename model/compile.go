@@ -280,22 +280,19 @@ func valueNode(n *yaml.Node, key string) *yaml.Node {
 	return n
 }
 
-func (c *compiler) name(s string) int32 {
-	if i, ok := c.nameIdx[s]; ok {
-		return i
-	}
-	c.p.names = append(c.p.names, s)
-	c.nameIdx[s] = int32(len(c.p.names) - 1)
-	return c.nameIdx[s]
-}
+func (c *compiler) name(s string) int32 { return intern(c.nameIdx, &c.p.names, s) }
 
-func (c *compiler) attr(s string) int32 {
-	if i, ok := c.attrIdx[s]; ok {
+func (c *compiler) attr(s string) int32 { return intern(c.attrIdx, &c.p.attrs, s) }
+
+// intern returns s's index in list, appending s the first time it is
+// asked for; idx remembers the indices handed out.
+func intern(idx map[string]int32, list *[]string, s string) int32 {
+	if i, ok := idx[s]; ok {
 		return i
 	}
-	c.p.attrs = append(c.p.attrs, s)
-	c.attrIdx[s] = int32(len(c.p.attrs) - 1)
-	return c.attrIdx[s]
+	*list = append(*list, s)
+	idx[s] = int32(len(*list) - 1)
+	return idx[s]
 }
 
 func (c *compiler) stream(name string) int32 {

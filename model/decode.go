@@ -354,3 +354,22 @@ func validName(s string) bool {
 type Raw struct{ Node *yaml.Node }
 
 func (r *Raw) decodeNode(_ *decoder, n *yaml.Node, _ string) { r.Node = n }
+
+func entry(m *yaml.Node, key string) *yaml.Node {
+	if m == nil || m.Kind != yaml.MappingNode {
+		return nil
+	}
+	if j, ok := lookup(m, key); ok {
+		return resolve(m.Content[j+1])
+	}
+	return nil
+}
+
+func lookup(m *yaml.Node, key string) (int, bool) {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return i, true
+		}
+	}
+	return 0, false
+}

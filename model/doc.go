@@ -41,4 +41,12 @@
 //     from the values the layers below return.
 //
 // cmd/capsim/layers_test.go checks these rules on the source.
+//
+// Inside model the files lean the same way where they can: the ground floor
+// is vocabulary (errors.go, text.go, suggest.go, bounds.go, files.go, the yaml
+// lookups of decode.go, values.go, dist.go); the language (schema, load,
+// overlays, params, override, scale) sits on it; the compiler and the
+// execution (compile, exec, waits, calls, kind_*) above; runs, results,
+// measures and analyses on top. Methods of run and compiler spread over the
+// files of each feature still tie some floors in a loop.
 package model

@@ -171,16 +171,23 @@ func (c *compiler) schedulePeriod(d *Duration, out []capacityAt, given int, at s
 	return 0
 }
 
+// poolSize is the servers a pool or a semaphore declares under key (0
+// when missing), failing with missing when it is left out and when it is
+// less than one.
+func (c *compiler) poolSize(at site, key, missing string, size *int) int {
+	if size == nil {
+		c.failAt(at, key, "%s", missing)
+		return 0
+	}
+	if *size < 1 {
+		c.failAt(at, key, "must be >= 1, got %d", *size)
+	}
+	return *size
+}
+
 func (s *PoolSpec) compile(c *compiler, cp *compProg, at site) kindProg {
 	pp := &poolProg{queue: sim.Unbounded}
-	if s.Servers == nil {
-		c.failAt(at, "servers", "a pool needs servers (how many requests it serves at once)")
-	} else {
-		pp.servers = *s.Servers
-		if pp.servers < 1 {
-			c.failAt(at, "servers", "must be >= 1, got %d", pp.servers)
-		}
-	}
+	pp.servers = c.poolSize(at, "servers", "a pool needs servers (how many requests it serves at once)", s.Servers)
 	if s.Queue != nil && s.Admit != nil {
 		c.failAt(at, "admit", "give queue or admit, not both (admit = servers + queue)")
 	}
@@ -246,14 +253,7 @@ func (s *PoolSpec) checkMemory(c *compiler, at site, servers int) {
 
 func (s *SemaphoreSpec) compile(c *compiler, cp *compProg, at site) kindProg {
 	pp := &poolProg{queue: sim.Unbounded}
-	if s.Permits == nil {
-		c.failAt(at, "permits", "a semaphore needs permits")
-	} else {
-		pp.servers = *s.Permits
-		if pp.servers < 1 {
-			c.failAt(at, "permits", "must be >= 1, got %d", pp.servers)
-		}
-	}
+	pp.servers = c.poolSize(at, "permits", "a semaphore needs permits", s.Permits)
 	pp.queue = c.queueSize(s.Queue, at, pp.queue)
 	cp.waitTimeout = c.patience(s.WaitTimeout, at, "wait_timeout")
 	pp.schedule = c.compileSchedule(s.Schedule, at, "permits")

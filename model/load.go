@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"path"
 	"reflect"
 	"regexp"
@@ -219,15 +220,6 @@ func takeKey(m *yaml.Node, key string) *yaml.Node {
 	return nil
 }
 
-func lookup(m *yaml.Node, key string) (int, bool) {
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		if m.Content[i].Value == key {
-			return i, true
-		}
-	}
-	return 0, false
-}
-
 // findDesign returns the overlay of the design name and its key under
 // designs:.
 func findDesign(pos *positions, designs *yaml.Node, name string) (key, overlay *yaml.Node, err error) {
@@ -428,4 +420,49 @@ func spliceIncludes(pos *positions, fsys *fileCache, file string, root *yaml.Nod
 		}
 	}
 	return nil
+}
+
+// CheckMultiplier reports whether the scenario can run at load multiplier
+// m: a multiplier scales every rate and client count, and the scaled ones
+// must keep within MaxRate and MaxClients too.
+func (l *Loaded) CheckMultiplier(m float64) error {
+	if !(m > 0 && m <= MaxMultiplier) {
+		return fmt.Errorf("a load multiplier must be > 0 and at most %g, got %g", float64(MaxMultiplier), m)
+	}
+	for _, it := range l.Scenario.Journeys.Items {
+		j := it.Value
+		if j.Scaled != nil && !*j.Scaled {
+			continue // the multiplier leaves it as written
+		}
+		if j.Clients != nil && math.Round(float64(*j.Clients)*m) > MaxClients {
+			return fmt.Errorf("at multiplier %g, journeys.%s.clients: %d stands for %.0f clients; at most %d are allowed",
+				m, it.Name, *j.Clients, math.Round(float64(*j.Clients)*m), MaxClients)
+		}
+		for i, st := range j.Stages {
+			if st.Target.IsCount && math.Round(float64(st.Target.Clients)*m) > MaxClients {
+				return fmt.Errorf("at multiplier %g, journeys.%s.stages[%d].target: %d stands for %.0f clients; at most %d are allowed",
+					m, it.Name, i, st.Target.Clients, math.Round(float64(st.Target.Clients)*m), MaxClients)
+			}
+		}
+		if j.Rate != nil && j.Rate.PerSecond*m > MaxRate {
+			return fmt.Errorf("at multiplier %g, journeys.%s.rate: %s stands for %.3g/s; at most %g/s is allowed",
+				m, it.Name, j.Rate.Text, j.Rate.PerSecond*m, float64(MaxRate))
+		}
+		if w := j.Wave; j.Rate != nil && w != nil && w.Amplitude != nil && j.Rate.PerSecond*m*(1+*w.Amplitude) > MaxRate {
+			peak := j.Rate.PerSecond * m * (1 + *w.Amplitude)
+			return fmt.Errorf("at multiplier %g, journeys.%s.wave: %s at amplitude %g peaks at %.3g/s; at most %g/s is allowed",
+				m, it.Name, j.Rate.Text, *w.Amplitude, peak, float64(MaxRate))
+		}
+	}
+	return nil
+}
+
+// Sources lists every file read to load the scenario and, once compiled,
+// to compile it: the scenario first, then the others in the order they were
+// first read, each once. Hashing these bytes identifies exactly what was
+// simulated, even if the files change on disk afterwards.
+func (l *Loaded) Sources() []Source {
+	l.read.mu.Lock()
+	defer l.read.mu.Unlock()
+	return append([]Source(nil), l.read.files...)
 }

@@ -266,3 +266,77 @@ func cloneTree(n *yaml.Node, copied func(orig, c *yaml.Node)) *yaml.Node {
 	}
 	return clone(n)
 }
+
+// namedDistributions lists the names under distributions:, includes'
+// entries among them.
+func namedDistributions(root *yaml.Node) []string {
+	j, ok := lookup(root, "distributions")
+	if !ok {
+		return nil
+	}
+	m := resolve(root.Content[j+1])
+	var names []string
+	if m.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			names = append(names, m.Content[i].Value)
+		}
+	}
+	return names
+}
+
+// newNameErr refuses an override that names a distribution or an
+// attribute that exists nowhere: it would define a new one that nothing
+// uses, and the value meant would stay as it was without a word.
+func newNameErr(root *yaml.Node, segs []string) error {
+	switch {
+	case len(segs) == 2 && segs[0] == "distributions":
+		return missingName("distribution", segs[1], "the scenario or its includes", namedDistributions(root))
+	case len(segs) == 4 && segs[0] == "journeys" && segs[2] == "attributes":
+		var names []string
+		if n, msg := findNode(root, segs[:3]); msg == "" && n.Kind == yaml.MappingNode {
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				names = append(names, n.Content[i].Value)
+			}
+		}
+		return missingName("attribute", segs[3], "journey "+segs[1], names)
+	}
+	return nil
+}
+
+func missingName(what, name, where string, known []string) error {
+	if len(known) == 0 {
+		return fmt.Errorf("no %s %q in %s, which defines none", what, name, where)
+	}
+	if best := Nearest(name, known, 3); best != "" {
+		return fmt.Errorf("no %s %q in %s; did you mean %q?", what, name, where, best)
+	}
+	return fmt.Errorf("no %s %q in %s (defined: %s)", what, name, where, strings.Join(known, ", "))
+}
+
+// findNode follows a dotted path of keys and list indexes; the message
+// says why it cannot when it cannot.
+func findNode(root *yaml.Node, segs []string) (*yaml.Node, string) {
+	node := root
+	for i, seg := range segs {
+		switch node.Kind {
+		case yaml.MappingNode:
+			j, ok := lookup(node, seg)
+			if !ok {
+				if err := newNameErr(root, segs[:i+1]); err != nil {
+					return nil, err.Error()
+				}
+				return nil, fmt.Sprintf("no such key %s in the scenario", strings.Join(segs[:i+1], "."))
+			}
+			node = resolve(node.Content[j+1])
+		case yaml.SequenceNode:
+			idx, err := strconv.Atoi(seg)
+			if err != nil || idx < 0 || idx >= len(node.Content) {
+				return nil, fmt.Sprintf("%s is a list of %d; %q is not an index in it", strings.Join(segs[:i], "."), len(node.Content), seg)
+			}
+			node = resolve(node.Content[idx])
+		default:
+			return nil, fmt.Sprintf("%s is a single value; it has no key %q", strings.Join(segs[:i], "."), seg)
+		}
+	}
+	return node, ""
+}

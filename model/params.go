@@ -557,16 +557,6 @@ func classify(c string) (string, string) {
 	return "", ""
 }
 
-func entry(m *yaml.Node, key string) *yaml.Node {
-	if m == nil || m.Kind != yaml.MappingNode {
-		return nil
-	}
-	if j, ok := lookup(m, key); ok {
-		return resolve(m.Content[j+1])
-	}
-	return nil
-}
-
 func keyOf(m *yaml.Node, key string) *yaml.Node {
 	j, _ := lookup(m, key)
 	return m.Content[j]

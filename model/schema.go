@@ -1,6 +1,8 @@
 package model
 
-import "go.yaml.in/yaml/v3"
+import (
+	"go.yaml.in/yaml/v3"
+)
 
 // The scenario schema: plain data decoded from YAML. Runtime components are
 // built from it by the compiler; nothing here holds simulation state.
@@ -27,12 +29,6 @@ type Scenario struct {
 	// Observations are outcomes measured on the real system, which a
 	// hindcast holds the model to (observe.go).
 	Observations []Observation `yaml:"observations"`
-}
-
-// DistEntry is a named distribution, with optional provenance.
-type DistEntry struct {
-	Dist   DistRef
-	Source Raw
 }
 
 // Journey is what one user does, start to end: the unit of success.

@@ -18,16 +18,6 @@ type Source struct {
 	Data []byte
 }
 
-// Sources lists every file read to load the scenario and, once compiled,
-// to compile it: the scenario first, then the others in the order they were
-// first read, each once. Hashing these bytes identifies exactly what was
-// simulated, even if the files change on disk afterwards.
-func (l *Loaded) Sources() []Source {
-	l.read.mu.Lock()
-	defer l.read.mu.Unlock()
-	return append([]Source(nil), l.read.files...)
-}
-
 // fileCache reads the files beside a Document's scenario, each once
 // (checked, then read, or refused), so that every load and compile of the
 // document sees the same bytes, or the same error. Compiles read through
