@@ -53,9 +53,6 @@ func openScenario(arg string, sets, scales, baseSets []string) (*model.Document,
 	return doc, append(base, overrides...), nil
 }
 
-// baseSetUsage is the help of --base-set, the same on every command.
-const baseSetUsage = "override a value of the base scenario before any design, path=value (repeatable): every design inherits it unless it changes the value, as capsim fit's region is given"
-
 // loadScenario parses the scenario argument and loads it once, with a
 // design and overrides.
 func loadScenario(arg string, opts model.LoadOptions) (*model.Loaded, error) {
