@@ -105,16 +105,11 @@ func observedFlags(f *pflag.FlagSet, opts *hindcastOptions, reps int, repsUsage,
 // command line's overrides, --base-set ones applied with the base.
 func variants(doc *model.Document, overrides []model.Override) hindcast.Variant {
 	return func(design string, base, own []string) (*model.Loaded, *model.Compiled, error) {
-		extra, err := model.ParseBaseSets(base)
+		extra, err := parseOverrides(base, own, nil)
 		if err != nil {
-			return nil, nil, scenarioErr(err)
+			return nil, nil, err
 		}
-		after, err := model.ParseOverrides(own, nil)
-		if err != nil {
-			return nil, nil, scenarioErr(err)
-		}
-		all := append(append(extra, after...), overrides...)
-		c, l, err := compileDesign(doc, model.LoadOptions{Design: design, Overrides: all})
+		c, l, err := compileDesign(doc, model.LoadOptions{Design: design, Overrides: append(extra, overrides...)})
 		return l, c, err
 	}
 }

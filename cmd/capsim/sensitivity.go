@@ -276,12 +276,7 @@ func runSensitivity(ctx context.Context, io *IOStreams, opts *sensitivityOptions
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	for _, f := range files {
-		if err := out.write(f.name, f.data); err != nil {
-			return withCode(exitError, err)
-		}
-	}
-	if err := out.Commit(); err != nil {
+	if err := out.writeAll(files); err != nil {
 		return withCode(exitError, err)
 	}
 	writeSensitivityTable(io.Out, res, 0, io.width(), seeAll)

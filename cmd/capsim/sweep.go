@@ -259,12 +259,7 @@ func runSweep(ctx context.Context, io *IOStreams, opts *sweepOptions) error {
 	if err := closeSynced(runsFile, func(err error) error { return out.writeErr("runs.csv", err) }); err != nil {
 		return withCode(exitError, err)
 	}
-	for _, f := range files {
-		if err := out.write(f.name, f.data); err != nil {
-			return withCode(exitError, err)
-		}
-	}
-	if err := out.Commit(); err != nil {
+	if err := out.writeAll(files); err != nil {
 		return withCode(exitError, err)
 	}
 
@@ -295,14 +290,16 @@ func runSweep(ctx context.Context, io *IOStreams, opts *sweepOptions) error {
 // from a split sweep's shards; runs, when set, receives runs.csv. capsim
 // sweep and capsim serve both answer through it.
 func sweepAnswer(ctx context.Context, io *IOStreams, plan *sweepPlan, opts *sweepOptions, from *merged, runs io.Writer) (*sweep.Result, *hindcastVerdict, error) {
-	sc := plan.scenario.Scenario
+	run := func(command string, cfg sweep.Config, shards func(*merged) *sweep.Shards) (*sweep.Result, error) {
+		if from != nil {
+			cfg.From = shards(from)
+		}
+		return watch(io, command, "sweep", plan.scenario.Scenario.Name, cfg.Rounds(), opts.Quiet, &cfg.Progress,
+			func() (*sweep.Result, error) { return sweep.Run(ctx, cfg) })
+	}
 	cfg := gridConfig(plan, opts)
 	cfg.Runs = runs
-	if from != nil {
-		cfg.From = from.main
-	}
-	res, err := watch(io, "sweep", "sweep", sc.Name, cfg.Rounds(), opts.Quiet, &cfg.Progress,
-		func() (*sweep.Result, error) { return sweep.Run(ctx, cfg) })
+	res, err := run("sweep", cfg, func(m *merged) *sweep.Shards { return m.main })
 	if err != nil {
 		return nil, nil, err
 	}
@@ -312,12 +309,7 @@ func sweepAnswer(ctx context.Context, io *IOStreams, plan *sweepPlan, opts *swee
 		// about every replication's own first failure: these runs feed the
 		// intervals with parameter uncertainty alone, not runs.csv or the
 		// tables.
-		dcfg := drawnConfig(plan, opts)
-		if from != nil {
-			dcfg.From = from.drawn
-		}
-		drawn, err := watch(io, "sweep --uncertainty", "sweep", sc.Name, dcfg.Rounds(), opts.Quiet, &dcfg.Progress,
-			func() (*sweep.Result, error) { return sweep.Run(ctx, dcfg) })
+		drawn, err := run("sweep --uncertainty", drawnConfig(plan, opts), func(m *merged) *sweep.Shards { return m.drawn })
 		if err != nil {
 			return nil, nil, err
 		}
