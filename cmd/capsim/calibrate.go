@@ -159,8 +159,7 @@ distributions, see capsim calibrate figures.`,
 }
 
 func newCalibrateFiguresCmd(io *IOStreams) *cobra.Command {
-	var out string
-	cmd := &cobra.Command{
+	return readsOneFile(&cobra.Command{
 		Use:   "figures FILE",
 		Short: "Turn named summary figures into distributions",
 		Long: `Read a figures file — named summary figures, each with its source — and turn
@@ -179,17 +178,25 @@ gamma when a lognormal cannot match), min+max a uniform, a mean alone a
 constant (with a warning). The fragment records each entry's figures and
 source.`,
 		Example: `  capsim calibrate figures trip-figures.yaml --out trip-calibration.yaml`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return usageErr("give one figures file, e.g. capsim calibrate figures figures.yaml (see %s --help)", cmd.CommandPath())
-			}
-			return nil
-		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return calibrateFiguresRun(io, args[0], out, rerunLine(cmd, args))
-		},
+	}, "one figures file, e.g. capsim calibrate figures figures.yaml",
+		"add the distributions to fragment `FILE` (created, or updated in place), or print the fragment with -; default: write no fragment",
+		func(file, out, rerun string) error { return calibrateFiguresRun(io, file, out, rerun) })
+}
+
+// readsOneFile makes cmd a calibrate subcommand that reads the one file
+// want describes and writes a fragment where --out (outUsage) says.
+func readsOneFile(cmd *cobra.Command, want, outUsage string, run func(file, out, rerun string) error) *cobra.Command {
+	var out string
+	cmd.Args = func(cmd *cobra.Command, args []string) error {
+		if len(args) != 1 {
+			return usageErr("give %s (see %s --help)", want, cmd.CommandPath())
+		}
+		return nil
 	}
-	cmd.Flags().StringVar(&out, "out", "", "add the distributions to fragment `FILE` (created, or updated in place), or print the fragment with -; default: write no fragment")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		return run(args[0], out, rerunLine(cmd, args))
+	}
+	cmd.Flags().StringVar(&out, "out", "", outUsage)
 	return cmd
 }
 

@@ -15,8 +15,7 @@ import (
 )
 
 func newCalibratePlanCmd(io *IOStreams) *cobra.Command {
-	var out string
-	cmd := &cobra.Command{
+	return readsOneFile(&cobra.Command{
 		Use:   "plan FILE [--out FILE|-]",
 		Short: "Build a whole fragment from a calibration plan",
 		Long: `Read a calibration plan — every distribution of a fragment with the files it
@@ -83,18 +82,9 @@ line for all the entries on it; the fragment is written to
 the plan leaves the fragment), or to standard output with --out -.`,
 		Example: `  capsim calibrate plan calibration-plan.yaml --out calibration.yaml
   capsim calibrate calibration-plan.yaml --out -`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return usageErr("give one plan file, e.g. capsim calibrate plan calibration-plan.yaml (see %s --help)", cmd.CommandPath())
-			}
-			return nil
-		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return calibratePlanRun(io, args[0], out, rerunLine(cmd, args))
-		},
-	}
-	cmd.Flags().StringVar(&out, "out", "", "write the fragment to `FILE` (replaced whole), or to standard output with -")
-	return cmd
+	}, "one plan file, e.g. capsim calibrate plan calibration-plan.yaml",
+		"write the fragment to `FILE` (replaced whole), or to standard output with -",
+		func(file, out, rerun string) error { return calibratePlanRun(io, file, out, rerun) })
 }
 
 // isPlanFile reports whether path names a YAML file holding a plan, so that

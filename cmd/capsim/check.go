@@ -28,13 +28,8 @@ import (
 var checkNames = []string{"report.md", "check.csv", "charts"}
 
 type checkOptions struct {
-	Scenario      string
-	Design        string
-	Multiplier    float64
-	Seed          uint64
+	designFlags
 	Replications  int
-	Sets          []string
-	Scales        []string
 	Access        []string
 	App           []string
 	Routes        []string
@@ -49,7 +44,7 @@ type checkOptions struct {
 
 func newCheckCmd(io *IOStreams) *cobra.Command {
 	opts := &checkOptions{}
-	cmd := &cobra.Command{
+	cmd := takesScenario(&opts.Scenario, &cobra.Command{
 		Use:   "check [SCENARIO] --access FILE... --app FILE...",
 		Short: "Compare a model with the logs of a recorded run",
 		Long: `Run the scenario with one design at one multiplier, the load schedule the
@@ -67,22 +62,12 @@ passes and 3 when one fails: the model does not match.`,
 		Example: `  capsim check trip --design v1-original --access nginx.log --app app.jsonl
   capsim check trip --access k6.csv --route trip_view='/api/trips/*' --out check/
   capsim check trip --access driver.yaml --app app.jsonl`,
-		Args: cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 1 {
-				opts.Scenario = args[0]
-			}
-			return runCheck(cmd.Context(), io, opts)
-		},
-		ValidArgsFunction: completeScenarios,
-	}
+	}, func(cmd *cobra.Command, _ []string) error { return runCheck(cmd.Context(), io, opts) })
+	opts.addDesign(cmd, "load multiplier the recorded run was driven at")
 	f := cmd.Flags()
-	f.StringVarP(&opts.Design, "design", "d", "", "design to overlay on the base scenario")
-	f.Float64VarP(&opts.Multiplier, "multiplier", "m", 1, "load multiplier the recorded run was driven at")
-	f.Uint64Var(&opts.Seed, "seed", 1, "master seed of the first replication (the others take the next seeds)")
+	opts.addSeed(f, replicationSeedUsage)
 	f.IntVarP(&opts.Replications, "replications", "r", 5, "simulated runs pooled against the recording")
-	f.StringArrayVar(&opts.Sets, "set", nil, "override a scenario value, path=value (repeatable)")
-	f.StringArrayVar(&opts.Scales, "scale", nil, "multiply a distribution, duration or number, path=factor (repeatable)")
+	opts.addSetAndScale(f, "")
 	f.StringArrayVar(&opts.Access, "access", nil, "recorded access log: nginx (JSON or combined), k6 CSV, or a YAML `FILE` of sources: with fields: (repeatable)")
 	f.StringArrayVar(&opts.App, "app", nil, "recorded application JSON-lines log `FILE` (repeatable)")
 	f.StringArrayVar(&opts.Routes, "route", nil, "the path pattern of a route's requests, `ROUTE=PATTERN` (repeatable; default /ROUTE)")
@@ -93,7 +78,6 @@ passes and 3 when one fails: the model does not match.`,
 	f.DurationVar(&opts.Resolution, "resolution", time.Millisecond, "granularity of times for the KS test (nginx logs whole milliseconds)")
 	f.BoolVar(&opts.Replay, "replay", false, "start the journeys when the recorded ones started (from the --app outcome events) instead of drawing arrivals")
 	f.StringVar(&opts.Out, "out", "", "also write report.md, check.csv and QQ plots into `DIR`")
-	cmd.RegisterFlagCompletionFunc("design", completeDesigns)
 	return cmd
 }
 
@@ -110,8 +94,8 @@ func parseShare(flag, s string) (float64, error) {
 }
 
 func runCheck(ctx context.Context, io *IOStreams, opts *checkOptions) error {
-	if opts.Multiplier <= 0 || math.IsNaN(opts.Multiplier) || math.IsInf(opts.Multiplier, 0) {
-		return usageErr("--multiplier must be a number > 0, got %g", opts.Multiplier)
+	if err := opts.checkMultiplier(); err != nil {
+		return err
 	}
 	if opts.Replications < 1 || opts.Replications > model.MaxReplications {
 		return usageErr("--replications must be between 1 and %d, got %d", model.MaxReplications, opts.Replications)
@@ -158,16 +142,9 @@ func runCheck(ctx context.Context, io *IOStreams, opts *checkOptions) error {
 		}
 		patterns[name] = pattern
 	}
-	doc, overrides, cerr := openScenario(opts.Scenario, opts.Sets, opts.Scales, nil)
-	if cerr != nil {
-		return cerr
-	}
-	c, l, cerr := compileDesign(doc, model.LoadOptions{Design: opts.Design, Overrides: overrides})
-	if cerr != nil {
-		return cerr
-	}
-	if err := l.CheckMultiplier(opts.Multiplier); err != nil {
-		return usageErr("--multiplier: %v", err)
+	c, l, err := opts.compile()
+	if err != nil {
+		return err
 	}
 	var replay map[string][]sim.Time
 	if opts.Replay {

@@ -25,7 +25,7 @@ type fitOptions struct {
 
 func newFitCmd(io *IOStreams) *cobra.Command {
 	opts := &fitOptions{}
-	cmd := &cobra.Command{
+	cmd := takesScenario(&opts.Scenario, &cobra.Command{
 		Use:   "fit [SCENARIO]",
 		Short: "Find the parameter values under which every observation is plausible",
 		Long: `Fit parameters to the scenario's observations by history matching. Each
@@ -46,15 +46,7 @@ sensitivity: set on the base, every design inherits them.
 Exit 0 when some point is plausible, 3 when none is, 2 for bad input.`,
 		Example: `  capsim fit trip
   capsim fit trip --params components.app_cpu.cores --points 30 -r 10`,
-		Args: cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 1 {
-				opts.Scenario = args[0]
-			}
-			return runFit(cmd.Context(), io, opts)
-		},
-		ValidArgsFunction: completeScenarios,
-	}
+	}, func(cmd *cobra.Command, _ []string) error { return runFit(cmd.Context(), io, opts) })
 	f := cmd.Flags()
 	f.StringSliceVar(&opts.Params, "params", nil, "the `PATHS` to fit (comma-separated); default: every value with a range labelled fitted:")
 	f.IntVar(&opts.Points, "points", 20, "points of the space-filling design per wave")
@@ -135,11 +127,7 @@ func runFit(ctx context.Context, io *IOStreams, opts *fitOptions) error {
 		return hindcast.Fit(ctx, cfg)
 	})
 	if err != nil {
-		var coded *codedError
-		if errors.As(err, &coded) && coded.code == exitError && isInputError(coded.err) {
-			return withCode(exitUsage, coded.err)
-		}
-		return err
+		return inputAsUsage(err)
 	}
 	writeFit(io, base.Scenario.Name, opts, res)
 	if res.Plausible() == 0 {

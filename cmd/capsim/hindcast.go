@@ -22,13 +22,9 @@ import (
 )
 
 type hindcastOptions struct {
-	Scenario     string
+	scenarioFlags
 	Replications int
-	Seed         uint64
 	Only         []string
-	Sets         []string
-	BaseSets     []string
-	Scales       []string
 	JSON         bool
 	Markdown     bool
 	Quiet        bool
@@ -42,7 +38,7 @@ type hindcastOptions struct {
 
 func newHindcastCmd(io *IOStreams) *cobra.Command {
 	opts := &hindcastOptions{}
-	cmd := &cobra.Command{
+	cmd := takesScenario(&opts.Scenario, &cobra.Command{
 		Use:   "hindcast [SCENARIO]",
 		Short: "Hold the model to what was measured on the real system",
 		Long: `Run every observation of the scenario (its observations: section: what was
@@ -79,18 +75,12 @@ bad input.`,
   capsim hindcast trip -r 40 --only 000-116,000-120
   capsim hindcast trip --until-sure --max-replications 160
   capsim hindcast my-system.yaml --set components.app.servers=8 --json`,
-		Args: cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 1 {
-				opts.Scenario = args[0]
-			}
-			opts.capSet = cmd.Flags().Changed("max-replications")
-			return runHindcast(cmd.Context(), io, opts)
-		},
-		ValidArgsFunction: completeScenarios,
-	}
+	}, func(cmd *cobra.Command, _ []string) error {
+		opts.capSet = cmd.Flags().Changed("max-replications")
+		return runHindcast(cmd.Context(), io, opts)
+	})
 	f := cmd.Flags()
-	observedFlags(f, opts, 20, "simulated runs per observation", "master seed of the first replication (the others take the next seeds)", "judge")
+	observedFlags(f, opts, 20, "simulated runs per observation", replicationSeedUsage, "judge")
 	f.BoolVar(&opts.JSON, "json", false, "print the judged observations as JSON")
 	f.BoolVar(&opts.Markdown, "markdown", false, "print the judged observations as a markdown table of claims, for a page")
 	f.BoolVar(&opts.UntilSure, "until-sure", false, "add runs, doubling at each look, to the observations whose verdict is not sure, until it is or --max-replications is reached; sureness is then judged at 1 − 0.05/looks")
@@ -103,11 +93,9 @@ bad input.`,
 // how many runs, and the overrides the scenario is run with.
 func observedFlags(f *pflag.FlagSet, opts *hindcastOptions, reps int, repsUsage, seedUsage, verb string) {
 	f.IntVarP(&opts.Replications, "replications", "r", reps, repsUsage)
-	f.Uint64Var(&opts.Seed, "seed", 1, seedUsage)
+	opts.addSeed(f, seedUsage)
 	f.StringSliceVar(&opts.Only, "only", nil, verb+" only these observation `IDS` (comma-separated)")
-	f.StringArrayVar(&opts.Sets, "set", nil, "override a scenario value for every observation, after its design, path=value (repeatable)")
-	f.StringArrayVar(&opts.BaseSets, "base-set", nil, baseSetUsage)
-	f.StringArrayVar(&opts.Scales, "scale", nil, "multiply a distribution, duration or number, path=factor (repeatable)")
+	opts.addOverrides(f, " for every observation, after its design")
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress on stderr")
 }
 
@@ -117,16 +105,11 @@ func observedFlags(f *pflag.FlagSet, opts *hindcastOptions, reps int, repsUsage,
 // command line's overrides, --base-set ones applied with the base.
 func variants(doc *model.Document, overrides []model.Override) hindcast.Variant {
 	return func(design string, base, own []string) (*model.Loaded, *model.Compiled, error) {
-		extra, err := model.ParseBaseSets(base)
+		extra, err := parseOverrides(base, own, nil)
 		if err != nil {
-			return nil, nil, scenarioErr(err)
+			return nil, nil, err
 		}
-		after, err := model.ParseOverrides(own, nil)
-		if err != nil {
-			return nil, nil, scenarioErr(err)
-		}
-		all := append(append(extra, after...), overrides...)
-		c, l, err := compileDesign(doc, model.LoadOptions{Design: design, Overrides: all})
+		c, l, err := compileDesign(doc, model.LoadOptions{Design: design, Overrides: append(extra, overrides...)})
 		return l, c, err
 	}
 }
@@ -134,7 +117,7 @@ func variants(doc *model.Document, overrides []model.Override) hindcast.Variant 
 // openObserved parses the scenario and the command line's overrides once,
 // and loads the base with them, for its observations.
 func openObserved(opts *hindcastOptions) (*model.Document, []model.Override, *model.Loaded, error) {
-	doc, overrides, err := openScenario(opts.Scenario, opts.Sets, opts.Scales, opts.BaseSets)
+	doc, overrides, err := opts.open()
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -170,11 +153,7 @@ func runHindcast(ctx context.Context, io *IOStreams, opts *hindcastOptions) erro
 		return hindcast.Run(ctx, cfg)
 	})
 	if err != nil {
-		var coded *codedError
-		if errors.As(err, &coded) && coded.code == exitError && isInputError(coded.err) {
-			return withCode(exitUsage, coded.err)
-		}
-		return err
+		return inputAsUsage(err)
 	}
 	switch {
 	case opts.JSON && opts.Markdown:
@@ -192,6 +171,16 @@ func runHindcast(ctx context.Context, io *IOStreams, opts *hindcastOptions) erro
 		return withCode(exitMismatch, fmt.Errorf("the model disagrees with %s", plural(len(d), "observation")+": "+strings.Join(d, ", ")))
 	}
 	return nil
+}
+
+// inputAsUsage gives a failure of the observations' runs exit 2 when it
+// lies in the scenario or its observations: the fix is in the input.
+func inputAsUsage(err error) error {
+	var coded *codedError
+	if errors.As(err, &coded) && coded.code == exitError && isInputError(coded.err) {
+		return withCode(exitUsage, coded.err)
+	}
+	return err
 }
 
 // isInputError tells a problem with the scenario or its observations

@@ -201,6 +201,16 @@ func (o *outDir) write(name string, data []byte) error {
 	return closeSynced(f, func(err error) error { return o.writeErr(name, err) })
 }
 
+// writeAll stages every one of files, then commits the folder.
+func (o *outDir) writeAll(files []outFile) error {
+	for _, f := range files {
+		if err := o.write(f.name, f.data); err != nil {
+			return err
+		}
+	}
+	return o.Commit()
+}
+
 func closeSynced(f *os.File, wrap func(error) error) error {
 	if err := f.Sync(); err != nil {
 		f.Close()

@@ -12,8 +12,8 @@ import (
 
 func BenchmarkPlanSweepUncertainty(b *testing.B) {
 	for b.Loop() {
-		opts := &sweepOptions{Scenario: "trip", Designs: defaultDesigns, Multipliers: defaultMultipliers,
-			Replications: defaultReplications, Seed: 1, Workers: 1, Refine: defaultRefine, Section: defaultSection,
+		opts := &sweepOptions{scenarioFlags: scenarioFlags{Scenario: "trip", Seed: 1}, Designs: defaultDesigns,
+			Multipliers: defaultMultipliers, Replications: defaultReplications, Workers: 1, Refine: defaultRefine, Section: defaultSection,
 			Uncertainty: true, set: map[string]bool{}}
 		if _, err := planSweep(opts); err != nil {
 			b.Fatal(err)

@@ -14,24 +14,18 @@ import (
 )
 
 type runOptions struct {
-	Scenario   string
-	Design     string
-	Multiplier float64
-	Seed       uint64
-	Sets       []string
-	BaseSets   []string
-	Scales     []string
-	JSON       bool
-	Trace      string
-	Series     string
-	Graph      string
-	Origin     string
-	FailOnSLO  bool
+	designFlags
+	JSON      bool
+	Trace     string
+	Series    string
+	Graph     string
+	Origin    string
+	FailOnSLO bool
 }
 
 func newRunCmd(io *IOStreams) *cobra.Command {
 	opts := &runOptions{}
-	cmd := &cobra.Command{
+	cmd := takesScenario(&opts.Scenario, &cobra.Command{
 		Use:   "run [SCENARIO]",
 		Short: "Run one scenario once and print what users and components saw",
 		Long: `Run one scenario (a YAML file or the name of an embedded scenario; default
@@ -47,29 +41,17 @@ The same scenario, design, multiplier and seed always give the same result.`,
   capsim run trip --trace trace.jsonl
   capsim run trip --series series.csv
   capsim run trip --trace trace.jsonl --trace-origin 2026-01-01T00:00:00Z`,
-		Args: cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 1 {
-				opts.Scenario = args[0]
-			}
-			return runRun(cmd.Context(), io, opts)
-		},
-		ValidArgsFunction: completeScenarios,
-	}
+	}, func(cmd *cobra.Command, _ []string) error { return runRun(cmd.Context(), io, opts) })
+	opts.addDesign(cmd, "load multiplier: scales every journey rate and client count")
 	f := cmd.Flags()
-	f.StringVarP(&opts.Design, "design", "d", "", "design to overlay on the base scenario (see: capsim scenarios show NAME)")
-	f.Float64VarP(&opts.Multiplier, "multiplier", "m", 1, "load multiplier: scales every journey rate and client count")
-	f.Uint64Var(&opts.Seed, "seed", 1, "master seed of the random streams")
-	f.StringArrayVar(&opts.Sets, "set", nil, "override a scenario value, path=value (repeatable), e.g. components.api.servers=16")
-	f.StringArrayVar(&opts.BaseSets, "base-set", nil, baseSetUsage)
-	f.StringArrayVar(&opts.Scales, "scale", nil, "multiply a distribution, duration or number, path=factor (repeatable), e.g. distributions.service=1.1")
+	opts.addSeed(f, "master seed of the random streams")
+	opts.addOverrides(f, "")
 	f.BoolVar(&opts.JSON, "json", false, "print the result as JSON instead of a summary")
 	f.StringVar(&opts.Trace, "trace", "", "write every event as a JSON line to `FILE`")
 	f.StringVar(&opts.Graph, "graph", "", "draw the scenario as an SVG diagram with the run's utilisation, queue and refusals on each component into `FILE`")
 	f.StringVar(&opts.Series, "series", "", "write the run's time series (in flight, busy, queues...) as CSV to `FILE`")
 	f.StringVar(&opts.Origin, "trace-origin", "", "give trace events a wall-clock \"time\" too, simulated time 0 being `TIME` (RFC 3339)")
 	f.BoolVar(&opts.FailOnSLO, "fail-on-slo", false, "exit with code 3 when an SLO is broken")
-	cmd.RegisterFlagCompletionFunc("design", completeDesigns)
 	return cmd
 }
 
@@ -80,19 +62,12 @@ func traceTime(origin time.Time, t float64) string {
 }
 
 func runRun(ctx context.Context, io *IOStreams, opts *runOptions) error {
-	if opts.Multiplier <= 0 || math.IsNaN(opts.Multiplier) || math.IsInf(opts.Multiplier, 0) {
-		return usageErr("--multiplier must be a number > 0, got %g", opts.Multiplier)
+	if err := opts.checkMultiplier(); err != nil {
+		return err
 	}
-	doc, overrides, cerr := openScenario(opts.Scenario, opts.Sets, opts.Scales, opts.BaseSets)
-	if cerr != nil {
-		return cerr
-	}
-	c, l, cerr := compileDesign(doc, model.LoadOptions{Design: opts.Design, Overrides: overrides})
-	if cerr != nil {
-		return cerr
-	}
-	if err := l.CheckMultiplier(opts.Multiplier); err != nil {
-		return usageErr("--multiplier: %v", err)
+	c, l, err := opts.compile()
+	if err != nil {
+		return err
 	}
 	ro := model.RunOptions{Multiplier: opts.Multiplier, Seed: opts.Seed,
 		Interrupted: func() bool { return ctx.Err() != nil }}

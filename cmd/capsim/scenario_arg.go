@@ -42,19 +42,26 @@ func openScenario(arg string, sets, scales, baseSets []string) (*model.Document,
 	if err != nil {
 		return nil, nil, scenarioErr(err)
 	}
+	overrides, err := parseOverrides(baseSets, sets, scales)
+	if err != nil {
+		return nil, nil, err
+	}
+	return doc, overrides, nil
+}
+
+// parseOverrides parses --base-set values, then --set and --scale ones, in
+// the order they apply; every failure is a usage error (exit 2).
+func parseOverrides(baseSets, sets, scales []string) ([]model.Override, error) {
 	base, err := model.ParseBaseSets(baseSets)
 	if err != nil {
-		return nil, nil, scenarioErr(err)
+		return nil, scenarioErr(err)
 	}
 	overrides, err := model.ParseOverrides(sets, scales)
 	if err != nil {
-		return nil, nil, scenarioErr(err)
+		return nil, scenarioErr(err)
 	}
-	return doc, append(base, overrides...), nil
+	return append(base, overrides...), nil
 }
-
-// baseSetUsage is the help of --base-set, the same on every command.
-const baseSetUsage = "override a value of the base scenario before any design, path=value (repeatable): every design inherits it unless it changes the value, as capsim fit's region is given"
 
 // loadScenario parses the scenario argument and loads it once, with a
 // design and overrides.

@@ -74,7 +74,7 @@ func newScenariosCmd(io *IOStreams) *cobra.Command {
 	f.StringVar(&g.svg, "graph", "", "draw the scenario as an SVG diagram into `FILE`")
 	f.StringVar(&g.dot, "dot", "", "write the diagram in Graphviz's language into `FILE` (- for the standard output)")
 	f.StringVarP(&g.design, "design", "d", "", "design to overlay on the base scenario before drawing it")
-	f.StringArrayVar(&g.sets, "set", nil, "override a scenario value before drawing it, path=value (repeatable)")
+	f.StringArrayVar(&g.sets, "set", nil, setUsage(" before drawing it"))
 	show.RegisterFlagCompletionFunc("design", completeDesigns)
 	cmd.AddCommand(show)
 	return cmd

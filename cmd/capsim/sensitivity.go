@@ -17,7 +17,6 @@ import (
 	"capsim/model/sweep"
 	"capsim/plots"
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 )
 
 const (
@@ -30,20 +29,17 @@ const (
 )
 
 type sensitivityOptions struct {
-	Scenario     string
+	scenarioFlags
 	Designs      []string
 	Params       string
 	List         bool
 	Delta        string
 	Replications int
 	Multipliers  string
-	Seed         uint64
 	Workers      int
 	Refine       int
 	UntilSure    bool
 	MaxReps      int
-	Sets, Scales []string
-	BaseSets     []string
 	Out          string
 	Quiet        bool
 	Shard        string
@@ -55,7 +51,7 @@ type sensitivityOptions struct {
 
 func newSensitivityCmd(io *IOStreams) *cobra.Command {
 	opts := &sensitivityOptions{}
-	cmd := &cobra.Command{
+	cmd := takesScenario(&opts.Scenario, &cobra.Command{
 		Use:   "sensitivity [SCENARIO] [--design D]... [--params LIST|all] [--list] [--delta 10%]",
 		Short: "Find which parameters a design's first failure hinges on",
 		Long: `Perturb the scenario's parameters one at a time and see how far each design's
@@ -105,17 +101,10 @@ not at all, and the bytes do not depend on --workers.`,
 		Example: `  capsim sensitivity trip --design v1-improved --list
   capsim sensitivity trip --design v1-improved -r 3
   capsim sensitivity trip --design v1-improved --params heic_converter.servers,derivative_heic_photo --delta 5%`,
-		Args: cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 1 {
-				opts.Scenario = args[0]
-			}
-			opts.set = map[string]bool{}
-			cmd.Flags().Visit(func(f *pflag.Flag) { opts.set[f.Name] = true })
-			return runSensitivity(cmd.Context(), io, opts)
-		},
-		ValidArgsFunction: completeScenarios,
-	}
+	}, func(cmd *cobra.Command, _ []string) error {
+		opts.set = flagsGiven(cmd.Flags())
+		return runSensitivity(cmd.Context(), io, opts)
+	})
 	f := cmd.Flags()
 	f.StringArrayVarP(&opts.Designs, "design", "d", nil, "design to analyse (repeatable; default: the base scenario)")
 	f.StringVar(&opts.Params, "params", "all", "parameters to perturb, comma-separated names or paths, or all")
@@ -123,13 +112,11 @@ not at all, and the bytes do not depend on --workers.`,
 	f.StringVar(&opts.Delta, "delta", "10%", "relative perturbation, as 10% or 0.1")
 	f.IntVarP(&opts.Replications, "replications", "r", defaultReplications, "runs per multiplier, with seeds SEED, SEED+1, ... in the base and every perturbation")
 	f.StringVarP(&opts.Multipliers, "multipliers", "m", defaultMultipliers, "load multipliers of the search's grid: a list 1,2,4 or a range start:end:step")
-	f.Uint64Var(&opts.Seed, "seed", 1, "seed of the first replication")
+	opts.addSeed(f, gridSeedUsage)
 	f.IntVar(&opts.Workers, "workers", runtime.GOMAXPROCS(0), "runs in parallel (the output does not depend on it)")
 	f.IntVar(&opts.Refine, "refine", defaultSensitivityRefine, "refinement rounds after the grid, each trying 3 multipliers in every open bracket (3 rounds: 1/64 of a grid step)")
 	addUntilSureFlags(f, &opts.UntilSure, &opts.MaxReps)
-	f.StringArrayVar(&opts.Sets, "set", nil, "override a scenario value first, path=value (repeatable)")
-	f.StringArrayVar(&opts.BaseSets, "base-set", nil, baseSetUsage)
-	f.StringArrayVar(&opts.Scales, "scale", nil, "multiply a scenario value first, path=factor (repeatable)")
+	opts.addOverrides(f, " first")
 	f.StringVarP(&opts.Out, "out", "o", defaultSensitivityOut, "output folder")
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "write no progress on standard error")
 	f.StringVar(&opts.Shard, "shard", "", "run only shard `I/N` of a round's runs and write their outcomes to --out, for a later round or --merge")
@@ -161,7 +148,7 @@ func runSensitivity(ctx context.Context, io *IOStreams, opts *sensitivityOptions
 	if err := checkGridFlags(opts.Replications, opts.Workers, opts.Refine); err != nil {
 		return err
 	}
-	doc, overrides, err := openScenario(opts.Scenario, opts.Sets, opts.Scales, opts.BaseSets)
+	doc, overrides, err := opts.open()
 	if err != nil {
 		return err
 	}
@@ -289,12 +276,7 @@ func runSensitivity(ctx context.Context, io *IOStreams, opts *sensitivityOptions
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	for _, f := range files {
-		if err := out.write(f.name, f.data); err != nil {
-			return withCode(exitError, err)
-		}
-	}
-	if err := out.Commit(); err != nil {
+	if err := out.writeAll(files); err != nil {
 		return withCode(exitError, err)
 	}
 	writeSensitivityTable(io.Out, res, 0, io.width(), seeAll)

@@ -34,7 +34,7 @@ type serveOptions struct {
 
 func newServeCmd(io *IOStreams) *cobra.Command {
 	opts := &serveOptions{}
-	cmd := &cobra.Command{
+	cmd := takesScenario(&opts.Scenario, &cobra.Command{
 		Use:   "serve [SCENARIO]",
 		Short: "Serve a local what-if page: change parameters, sweep, read the verdicts",
 		Long: `Serve a page for a design review on --addr (default 127.0.0.1:8080; port 0
@@ -58,15 +58,7 @@ Exit codes: 0 stopped by an interrupt; 1 the address cannot be listened on;
 2 bad flags, scenario or address.`,
 		Example: `  capsim serve
   capsim serve my-system.yaml --addr 127.0.0.1:0`,
-		Args: cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 1 {
-				opts.Scenario = args[0]
-			}
-			return runServe(cmd.Context(), io, opts)
-		},
-		ValidArgsFunction: completeScenarios,
-	}
+	}, func(cmd *cobra.Command, _ []string) error { return runServe(cmd.Context(), io, opts) })
 	f := cmd.Flags()
 	f.StringVar(&opts.Addr, "addr", defaultServeAddr, "`HOST:PORT` to listen on (port 0: any free port)")
 	f.BoolVar(&opts.AllowRemote, "allow-remote", false, "allow an --addr that is not the loopback: anyone who reaches it can run sweeps")
@@ -276,8 +268,7 @@ func planServeRun(args []string) (*sweepPlan, *sweepOptions, error) {
 		return nil, nil, usageErr("%v", err)
 	}
 	opts.Scenario = args[0]
-	opts.set = map[string]bool{}
-	fs.Visit(func(f *pflag.Flag) { opts.set[f.Name] = true })
+	opts.set = flagsGiven(fs)
 	opts.cmdline = append([]string{"capsim", "sweep"}, args...)
 	plan, err := planSweep(opts)
 	return plan, opts, err

@@ -48,48 +48,35 @@ func fmtSLOValue(s *model.SLOResult) string {
 var (
 	journeyCols = []texttab.Column{
 		{Name: "journey", Min: 10},
-		{Name: "started", Align: texttab.Right, Drop: 2},
-		{Name: "succeeded", Align: texttab.Right, Drop: 4},
-		{Name: "failed", Align: texttab.Right, Drop: 1},
-		{Name: "unfinished", Align: texttab.Right, Drop: 7},
-		{Name: "journey fail", Align: texttab.Right},
-		{Name: "HTTP fail", Align: texttab.Right, Drop: 3},
-		{Name: "p50", Align: texttab.Right, Drop: 5},
-		{Name: "p95", Align: texttab.Right},
-		{Name: "p99", Align: texttab.Right, Drop: 6},
+		numberCol("started", 2), numberCol("succeeded", 4), numberCol("failed", 1), numberCol("unfinished", 7),
+		numberCol("journey fail", 0), numberCol("HTTP fail", 3),
+		numberCol("p50", 5), numberCol("p95", 0), numberCol("p99", 6),
 		// Every journey that ended, timed to when it did: a load
 		// tester's figures.
-		{Name: "all p50", Align: texttab.Right, Drop: 10},
-		{Name: "all p95", Align: texttab.Right, Drop: 8},
-		{Name: "all p99", Align: texttab.Right, Drop: 9},
+		numberCol("all p50", 10), numberCol("all p95", 8), numberCol("all p99", 9),
 	}
 	routeCols = []texttab.Column{
 		{Name: "route", Min: 10},
-		{Name: "calls", Align: texttab.Right},
-		{Name: "failed", Align: texttab.Right, Drop: 1},
-		{Name: "mean", Align: texttab.Right, Drop: 5},
-		{Name: "p50", Align: texttab.Right, Drop: 4},
-		{Name: "p95", Align: texttab.Right},
-		{Name: "p99", Align: texttab.Right, Drop: 3},
+		numberCol("calls", 0), numberCol("failed", 1), numberCol("mean", 5),
+		numberCol("p50", 4), numberCol("p95", 0), numberCol("p99", 3),
 		// Every call as its caller saw it: cut at a timeout.
-		{Name: "all p50", Align: texttab.Right, Drop: 9},
-		{Name: "all p95", Align: texttab.Right, Drop: 7},
-		{Name: "all p99", Align: texttab.Right, Drop: 8},
+		numberCol("all p50", 9), numberCol("all p95", 7), numberCol("all p99", 8),
 		{Name: "statuses", Drop: 6},
 	}
 	componentCols = []texttab.Column{
 		{Name: "component", Min: 10},
 		{Name: "kind", Drop: 8},
-		{Name: "utilisation", Align: texttab.Right},
-		{Name: "mean queue", Align: texttab.Right, Drop: 6},
-		{Name: "peak queue", Align: texttab.Right, Drop: 3},
-		{Name: "mean wait", Align: texttab.Right, Drop: 4},
-		{Name: "p95 wait", Align: texttab.Right},
-		{Name: "offered", Align: texttab.Right, Drop: 7},
-		{Name: "rejected", Align: texttab.Right, Drop: 1},
-		{Name: "timed out", Align: texttab.Right, Drop: 2},
+		numberCol("utilisation", 0), numberCol("mean queue", 6), numberCol("peak queue", 3),
+		numberCol("mean wait", 4), numberCol("p95 wait", 0),
+		numberCol("offered", 7), numberCol("rejected", 1), numberCol("timed out", 2),
 	}
 )
+
+// numberCol is a column of numbers, aligned right, the drop-th left out on a
+// narrow terminal (0: never).
+func numberCol(name string, drop int) texttab.Column {
+	return texttab.Column{Name: name, Align: texttab.Right, Drop: drop}
+}
 
 // writeSummary prints a run's result for a person to read at a glance,
 // within width columns (0: no limit): users first, then requests, then

@@ -37,15 +37,11 @@ const (
 )
 
 type sweepOptions struct {
-	Scenario     string
+	scenarioFlags
 	Designs      string
 	Multipliers  string
 	Replications int
-	Seed         uint64
 	Workers      int
-	Sets         []string
-	BaseSets     []string
-	Scales       []string
 	Out          string
 	Refine       int
 	Section      int
@@ -72,7 +68,7 @@ type sweepOptions struct {
 
 func newSweepCmd(io *IOStreams) *cobra.Command {
 	opts := &sweepOptions{}
-	cmd := &cobra.Command{
+	cmd := takesScenario(&opts.Scenario, &cobra.Command{
 		Use:   "sweep [SCENARIO]",
 		Short: "Run designs × load multipliers × replications and find where each design first fails",
 		Long: `Sweep a scenario (a YAML file or the name of an embedded scenario; default
@@ -147,18 +143,11 @@ interrupted.`,
   capsim sweep mmck --replications 10 --seed 7 --out results/mmck
   capsim sweep my-system.yaml --set components.api.servers=16 --fail-on-slo
   capsim sweep trip --until-sure --require v1-improved@3 --json summary.json`,
-		Args: cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 1 {
-				opts.Scenario = args[0]
-			}
-			opts.set = map[string]bool{}
-			cmd.Flags().Visit(func(f *pflag.Flag) { opts.set[f.Name] = true })
-			opts.cmdline = commandLine(cmd, args)
-			return runSweep(cmd.Context(), io, opts)
-		},
-		ValidArgsFunction: completeScenarios,
-	}
+	}, func(cmd *cobra.Command, args []string) error {
+		opts.set = flagsGiven(cmd.Flags())
+		opts.cmdline = commandLine(cmd, args)
+		return runSweep(cmd.Context(), io, opts)
+	})
 	sweepFlags(cmd.Flags(), opts)
 	return cmd
 }
@@ -169,11 +158,9 @@ func sweepFlags(f *pflag.FlagSet, opts *sweepOptions) {
 	f.StringVar(&opts.Designs, "designs", defaultDesigns, "designs to sweep, comma-separated, each one design or several joined with + (a+b), or all: the scenario's designs (base, the scenario without a design, only when it defines none)")
 	f.StringVarP(&opts.Multipliers, "multipliers", "m", defaultMultipliers, "load multipliers: a list 1,2,4 or a range start:end:step")
 	f.IntVarP(&opts.Replications, "replications", "r", defaultReplications, "runs per design and multiplier, with seeds SEED, SEED+1, ...")
-	f.Uint64Var(&opts.Seed, "seed", 1, "seed of the first replication")
+	opts.addSeed(f, gridSeedUsage)
 	f.IntVar(&opts.Workers, "workers", runtime.GOMAXPROCS(0), "runs in parallel (the output does not depend on it)")
-	f.StringArrayVar(&opts.Sets, "set", nil, "override a scenario value, path=value (repeatable), e.g. components.api.servers=16")
-	f.StringArrayVar(&opts.BaseSets, "base-set", nil, baseSetUsage)
-	f.StringArrayVar(&opts.Scales, "scale", nil, "multiply a distribution, duration or number, path=factor (repeatable), e.g. distributions.service=1.1")
+	opts.addOverrides(f, "")
 	f.StringVarP(&opts.Out, "out", "o", defaultOut, "output folder")
 	f.IntVar(&opts.Refine, "refine", defaultRefine, "refinement rounds after the grid, each trying --section multipliers in every open bracket")
 	f.IntVar(&opts.Section, "section", defaultSection, "multipliers a refinement round tries inside each bracket")
@@ -272,12 +259,7 @@ func runSweep(ctx context.Context, io *IOStreams, opts *sweepOptions) error {
 	if err := closeSynced(runsFile, func(err error) error { return out.writeErr("runs.csv", err) }); err != nil {
 		return withCode(exitError, err)
 	}
-	for _, f := range files {
-		if err := out.write(f.name, f.data); err != nil {
-			return withCode(exitError, err)
-		}
-	}
-	if err := out.Commit(); err != nil {
+	if err := out.writeAll(files); err != nil {
 		return withCode(exitError, err)
 	}
 
@@ -308,15 +290,19 @@ func runSweep(ctx context.Context, io *IOStreams, opts *sweepOptions) error {
 // from a split sweep's shards; runs, when set, receives runs.csv. capsim
 // sweep and capsim serve both answer through it.
 func sweepAnswer(ctx context.Context, io *IOStreams, plan *sweepPlan, opts *sweepOptions, from *merged, runs io.Writer) (*sweep.Result, *hindcastVerdict, error) {
-	sc := plan.scenario.Scenario
+	run := func(command string, cfg sweep.Config, shards func(*merged) *sweep.Shards) (*sweep.Result, error) {
+		if from != nil {
+			cfg.From = shards(from)
+		}
+		return watch(io, command, "sweep", plan.scenario.Scenario.Name, cfg.Rounds(), opts.Quiet, &cfg.Progress,
+			func() (*sweep.Result, error) { return sweep.Run(ctx, cfg) })
+	}
 	cfg := gridConfig(plan, opts)
 	cfg.Runs = runs
 	waitHindcast := func() (*hindcastVerdict, error) {
 		return from.hindcast, nil // judged by round 0's shard 0: a merge runs nothing
 	}
-	if from != nil {
-		cfg.From = from.main
-	} else {
+	if from == nil {
 		// The hindcast runs beside the sweep, filling the cores its
 		// rounds' last runs leave idle.
 		cfg.Budget = sweep.NewBudget(plan.workers)
@@ -324,8 +310,7 @@ func sweepAnswer(ctx context.Context, io *IOStreams, plan *sweepPlan, opts *swee
 		waitHindcast, stop = hindcastBeside(ctx, io, plan, opts, cfg.Budget)
 		defer stop()
 	}
-	res, err := watch(io, "sweep", "sweep", sc.Name, cfg.Rounds(), opts.Quiet, &cfg.Progress,
-		func() (*sweep.Result, error) { return sweep.Run(ctx, cfg) })
+	res, err := run("sweep", cfg, func(m *merged) *sweep.Shards { return m.main })
 	if err != nil {
 		return nil, nil, err
 	}
@@ -337,11 +322,7 @@ func sweepAnswer(ctx context.Context, io *IOStreams, plan *sweepPlan, opts *swee
 		// tables.
 		dcfg := drawnConfig(plan, opts)
 		dcfg.Budget = cfg.Budget
-		if from != nil {
-			dcfg.From = from.drawn
-		}
-		drawn, err := watch(io, "sweep --uncertainty", "sweep", sc.Name, dcfg.Rounds(), opts.Quiet, &dcfg.Progress,
-			func() (*sweep.Result, error) { return sweep.Run(ctx, dcfg) })
+		drawn, err := run("sweep --uncertainty", dcfg, func(m *merged) *sweep.Shards { return m.drawn })
 		if err != nil {
 			return nil, nil, err
 		}
@@ -401,7 +382,7 @@ func drawnConfig(plan *sweepPlan, opts *sweepOptions) sweep.Config {
 // planSweep settles every choice before anything runs, so a bad flag
 // costs nothing and is reported with the flag's name.
 func planSweep(opts *sweepOptions) (*sweepPlan, error) {
-	doc, overrides, err := openScenario(opts.Scenario, opts.Sets, opts.Scales, opts.BaseSets)
+	doc, overrides, err := opts.open()
 	if err != nil {
 		return nil, err
 	}

@@ -37,7 +37,7 @@ scenario has a problem.`,
 		ValidArgsFunction: completeScenarios,
 	}
 	cmd.Flags().StringVarP(&design, "design", "d", "", "validate only this design (default: the base and every design)")
-	cmd.Flags().StringArrayVar(&sets, "set", nil, "override a scenario value, path=value (repeatable)")
+	cmd.Flags().StringArrayVar(&sets, "set", nil, setUsage(""))
 	cmd.RegisterFlagCompletionFunc("design", completeDesigns)
 	return cmd
 }
