@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // sweepNames are the entries a sweep writes in its folder. A folder
@@ -201,10 +202,30 @@ func (o *outDir) write(name string, data []byte) error {
 	return closeSynced(f, func(err error) error { return o.writeErr(name, err) })
 }
 
-// writeAll stages every one of files, then commits the folder.
+// writeAll stages every one of files, then commits the folder. The files
+// are written a few at a time: each waits for the disk (its Sync), and a
+// sweep's report has dozens. An error names the first file in files'
+// order that failed, whatever order they were written in.
 func (o *outDir) writeAll(files []outFile) error {
-	for _, f := range files {
-		if err := o.write(f.name, f.data); err != nil {
+	errs := make([]error, len(files))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(8, len(files)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				errs[i] = o.write(files[i].name, files[i].data)
+			}
+		}()
+	}
+	for i := range files {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
 			return err
 		}
 	}
