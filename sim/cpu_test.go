@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -163,7 +164,7 @@ func TestProcessorSharingTimeline(t *testing.T) {
 	c.Start(0, 2, 1)
 	s.At(3*Second, start, 0)
 	s.RunUntil(Never)
-	if !equalInts32(order, []int32{2, 1, 3}) || ends[0] != 2*Second || ends[1] != 5*Second || ends[2] != 5*Second {
+	if !slices.Equal(order, []int32{2, 1, 3}) || ends[0] != 2*Second || ends[1] != 5*Second || ends[2] != 5*Second {
 		t.Fatalf("finished %v at %v, want [2 1 3] at [2s 5s 5s]", order, ends)
 	}
 	if got := c.InSystem.Mean(5 * Second); got != 9.0/5 {
