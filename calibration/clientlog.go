@@ -53,6 +53,11 @@ func readClientFields(n *yaml.Node, at func(*yaml.Node, string, ...any) error) (
 		return nil, []error{at(n, "fields: want {time: FIELD, route: FIELD, status: FIELD, latency: FIELD}")}
 	}
 	f := &ClientFields{}
+	// The keys that name a field of the log, and where each name goes.
+	names := map[string]*string{
+		"time": &f.Time, "route": &f.Route, "status": &f.Status, "latency": &f.Latency,
+		"timeout": &f.Timeout, "error": &f.Error,
+	}
 	var errs []error
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
@@ -60,28 +65,19 @@ func readClientFields(n *yaml.Node, at func(*yaml.Node, string, ...any) error) (
 			errs = append(errs, at(v, "fields: %s: want the name of a field, such as latency_ms or data.timings.ms", k.Value))
 			continue
 		}
-		switch k.Value {
-		case "time":
-			f.Time = v.Value
-		case "route":
-			f.Route = v.Value
-		case "status":
-			f.Status = v.Value
-		case "latency":
-			f.Latency = v.Value
-		case "timeout":
-			f.Timeout = v.Value
-		case "error":
-			f.Error = v.Value
-		case "unit":
-			u, err := ParseUnit(v.Value)
-			if err != nil {
-				errs = append(errs, at(v, "fields: unit: %v", err))
-			}
-			f.Unit = u
-		default:
-			errs = append(errs, at(k, "fields: unknown key %q (want %s)", k.Value, strings.Join(clientFieldKeys, ", ")))
+		if dst, ok := names[k.Value]; ok {
+			*dst = v.Value
+			continue
 		}
+		if k.Value != "unit" {
+			errs = append(errs, at(k, "fields: unknown key %q (want %s)", k.Value, strings.Join(clientFieldKeys, ", ")))
+			continue
+		}
+		u, err := ParseUnit(v.Value)
+		if err != nil {
+			errs = append(errs, at(v, "fields: unit: %v", err))
+		}
+		f.Unit = u
 	}
 	for _, need := range []struct{ key, val string }{{"time", f.Time}, {"route", f.Route}, {"status", f.Status}, {"latency", f.Latency}} {
 		if need.val == "" && len(errs) == 0 {

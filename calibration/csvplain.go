@@ -15,6 +15,35 @@ var (
 	csvStatusCols = []string{"status", "status_code"}
 )
 
+// plainCSVSeparator is a plain CSV's separator as its header line shows
+// it: a comma, or a semicolon or tab when the header has those and no comma
+// (the usual spreadsheet exports).
+func plainCSVSeparator(header []byte) rune {
+	switch {
+	case bytes.ContainsRune(header, ','):
+		return ','
+	case bytes.ContainsRune(header, ';'):
+		return ';'
+	case bytes.ContainsRune(header, '\t'):
+		return '\t'
+	}
+	return ','
+}
+
+// splitCSVHeader splits a CSV header line into its names and the column of
+// each name, spaces around it trimmed.
+func splitCSVHeader(name string, num int, line []byte, sep rune) ([]string, map[string]int, error) {
+	names, err := splitCSVLine(line, sep)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s:%d: header: %v", name, num, err)
+	}
+	cols := make(map[string]int, len(names))
+	for i, c := range names {
+		cols[strings.TrimSpace(c)] = i
+	}
+	return names, cols, nil
+}
+
 // readCSV reads a plain CSV file with a header line. The separator is a
 // comma, or a semicolon or tab when the header has those and no comma (the
 // usual spreadsheet exports). Values are numbers in the column's unit or
@@ -37,21 +66,9 @@ func (r *Reader) readCSV(name string, lr *lineReader, fs *FileStats) error {
 			continue
 		}
 		if cols == nil {
-			if !bytes.ContainsRune(line, ',') {
-				if bytes.ContainsRune(line, ';') {
-					sep = ';'
-				} else if bytes.ContainsRune(line, '\t') {
-					sep = '\t'
-				}
-			}
-			h, err := splitCSVLine(line, sep)
-			if err != nil {
-				return fmt.Errorf("%s:%d: header: %v", name, num, err)
-			}
-			header = h
-			cols = make(map[string]int, len(h))
-			for i, c := range h {
-				cols[strings.TrimSpace(c)] = i
+			sep = plainCSVSeparator(line)
+			if header, cols, err = splitCSVHeader(name, num, line, sep); err != nil {
+				return err
 			}
 			if iVal, err = r.csvValueColumn(name, num, header, cols); err != nil {
 				return err

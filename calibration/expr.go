@@ -218,33 +218,22 @@ func (p *exprParser) next() {
 }
 
 // sum := product {("+" | "-") product}
-func (p *exprParser) sum() (*exprNode, error) {
-	left, err := p.product()
-	if err != nil {
-		return nil, err
-	}
-	for p.tok == tokOp && (p.text == "+" || p.text == "-") {
-		op := p.text[0]
-		p.next()
-		right, err := p.product()
-		if err != nil {
-			return nil, err
-		}
-		left = &exprNode{op: op, left: left, right: right}
-	}
-	return left, nil
-}
+func (p *exprParser) sum() (*exprNode, error) { return p.leftAssociative("+-", p.product) }
 
 // product := unary {("*" | "/") unary}
-func (p *exprParser) product() (*exprNode, error) {
-	left, err := p.unary()
+func (p *exprParser) product() (*exprNode, error) { return p.leftAssociative("*/", p.unary) }
+
+// leftAssociative parses one level of the grammar, operand {op operand}
+// with op one of the bytes of ops, grouping to the left: a-b-c is (a-b)-c.
+func (p *exprParser) leftAssociative(ops string, operand func() (*exprNode, error)) (*exprNode, error) {
+	left, err := operand()
 	if err != nil {
 		return nil, err
 	}
-	for p.tok == tokOp && (p.text == "*" || p.text == "/") {
+	for p.tok == tokOp && len(p.text) == 1 && strings.Contains(ops, p.text) {
 		op := p.text[0]
 		p.next()
-		right, err := p.unary()
+		right, err := operand()
 		if err != nil {
 			return nil, err
 		}

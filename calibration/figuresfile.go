@@ -126,36 +126,22 @@ func setFigure(f *Figures, key string, v *yaml.Node) error {
 	if v.Kind != yaml.ScalarNode {
 		return fmt.Errorf("%s must be a single value", key)
 	}
-	dur := func(dst *float64) error {
+	durations := map[string]*float64{
+		"mean": &f.Mean, "p50": &f.P50, "median": &f.P50, "p90": &f.P90, "p95": &f.P95,
+		"p99": &f.P99, "min": &f.Min, "max": &f.Max, "sd": &f.SD, "value": &f.Value,
+	}
+	if dst, ok := durations[key]; ok {
 		s, err := ParseSeconds(v.Value)
 		if err != nil {
 			return fmt.Errorf("%s: %v", key, err)
 		}
-		if !has(*dst) {
-			*dst = s
-			return nil
+		if has(*dst) {
+			return fmt.Errorf("%s given twice", key)
 		}
-		return fmt.Errorf("%s given twice", key)
+		*dst = s
+		return nil
 	}
 	switch key {
-	case "mean":
-		return dur(&f.Mean)
-	case "p50", "median":
-		return dur(&f.P50)
-	case "p90":
-		return dur(&f.P90)
-	case "p95":
-		return dur(&f.P95)
-	case "p99":
-		return dur(&f.P99)
-	case "min":
-		return dur(&f.Min)
-	case "max":
-		return dur(&f.Max)
-	case "sd":
-		return dur(&f.SD)
-	case "value":
-		return dur(&f.Value)
 	case "cv":
 		c, err := strconv.ParseFloat(v.Value, 64)
 		if err != nil {

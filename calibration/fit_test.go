@@ -25,6 +25,16 @@ func draw(n int, seed uint64, r func(*rand.Rand) float64) []float64 {
 	return x
 }
 
+// mustFit fits x, failing the test when the fit cannot be made.
+func mustFit[D any](t *testing.T, fit func([]float64) (D, error), x []float64) D {
+	t.Helper()
+	d, err := fit(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
 // checkParam fails when got is not within tol (relative) of want, or within
 // tol absolutely when want is 0.
 func checkParam(t *testing.T, name string, got, want, tol float64) {
@@ -41,10 +51,7 @@ func checkParam(t *testing.T, name string, got, want, tol float64) {
 func TestFitExponentialRoundTrip(t *testing.T) {
 	t.Parallel()
 	x := draw(roundTripN, 1, func(r *rand.Rand) float64 { return 1.5 * r.ExpFloat64() })
-	e, err := FitExponential(x)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := mustFit(t, FitExponential, x)
 	checkParam(t, "mean", 1/e.Rate, 1.5, 0.015)
 }
 
@@ -52,10 +59,7 @@ func TestFitLogNormalRoundTrip(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct{ mu, sigma float64 }{{-0.62, 0.29}, {3.6, 0.2}, {0, 1.2}} {
 		x := draw(roundTripN, 2, func(r *rand.Rand) float64 { return math.Exp(c.mu + c.sigma*r.NormFloat64()) })
-		l, err := FitLogNormal(x)
-		if err != nil {
-			t.Fatal(err)
-		}
+		l := mustFit(t, FitLogNormal, x)
 		if math.Abs(l.Mu-c.mu) > 5*c.sigma/math.Sqrt(roundTripN) {
 			t.Errorf("mu = %.6g, want %.6g", l.Mu, c.mu)
 		}
@@ -69,10 +73,7 @@ func TestFitGammaRoundTrip(t *testing.T) {
 		x := draw(roundTripN, uint64(10+i), func(r *rand.Rand) float64 {
 			return distuv.Gamma{Alpha: c.shape, Beta: 1 / c.scale, Src: r}.Rand()
 		})
-		g, err := FitGamma(x)
-		if err != nil {
-			t.Fatal(err)
-		}
+		g := mustFit(t, FitGamma, x)
 		checkParam(t, "shape", g.Alpha, c.shape, 0.03)
 		checkParam(t, "scale", 1/g.Beta, c.scale, 0.03)
 	}
@@ -84,10 +85,7 @@ func TestFitWeibullRoundTrip(t *testing.T) {
 		x := draw(roundTripN, uint64(20+i), func(r *rand.Rand) float64 {
 			return distuv.Weibull{K: c.shape, Lambda: c.scale}.Quantile(r.Float64())
 		})
-		w, err := FitWeibull(x)
-		if err != nil {
-			t.Fatal(err)
-		}
+		w := mustFit(t, FitWeibull, x)
 		checkParam(t, "shape", w.K, c.shape, 0.02)
 		checkParam(t, "scale", w.Lambda, c.scale, 0.02)
 	}
@@ -106,10 +104,7 @@ func TestFitNormalRoundTrip(t *testing.T) {
 				}
 			}
 		})
-		n, err := FitNormal(x)
-		if err != nil {
-			t.Fatal(err)
-		}
+		n := mustFit(t, FitNormal, x)
 		checkParam(t, "mean", n.Mu, c.mean, 0.05)
 		checkParam(t, "sd", n.Sigma, c.sd, 0.03)
 	}
@@ -120,10 +115,7 @@ func TestFitNormalHalfNormalBoundary(t *testing.T) {
 	// |N(0, 2)| has cv² = π/2 − 1, the boundary: the fit must land on
 	// mean 0 (sim.Normal refuses a negative mean) with sd ≈ 2.
 	x := draw(roundTripN, 40, func(r *rand.Rand) float64 { return math.Abs(2 * r.NormFloat64()) })
-	n, err := FitNormal(x)
-	if err != nil {
-		t.Fatal(err)
-	}
+	n := mustFit(t, FitNormal, x)
 	if n.Mu < 0 || n.Mu > 0.1 {
 		t.Errorf("mean = %g, want in [0, 0.1]", n.Mu)
 	}

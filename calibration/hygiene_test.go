@@ -29,6 +29,20 @@ func lognormalValues(seed uint64, n int, median, sigma float64) []float64 {
 	return x
 }
 
+// checkWarning fits values as opts say and fails unless the fit gives one
+// warning of kind, saying want. It returns all the fit's warnings.
+func checkWarning(t *testing.T, values []float64, opts FitOptions, kind WarningKind, want string) []Warning {
+	t.Helper()
+	res, err := Fit(values, nil, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := warningOf(t, res.Warnings, kind); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	return res.Warnings
+}
+
 func warningOf(t *testing.T, ws []Warning, kind WarningKind) string {
 	t.Helper()
 	var found []string
@@ -53,23 +67,14 @@ func TestWarnMixedStatuses(t *testing.T) {
 			statuses[i] = 503
 		}
 	}
-	res, err := Fit(values, nil, FitOptions{Statuses: statuses})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := "the values mix statuses (200: 95, 503: 5): failures take another time than successes; keep one with a status filter, or fit each apart"
-	if got := warningOf(t, res.Warnings, WarnMixed); got != want {
-		t.Errorf("got  %s\nwant %s", got, want)
-	}
+	checkWarning(t, values, FitOptions{Statuses: statuses}, WarnMixed,
+		"the values mix statuses (200: 95, 503: 5): failures take another time than successes; keep one with a status filter, or fit each apart")
 	for i := range statuses {
 		statuses[i] = 503
 	}
 	statuses[3] = 0
-	res, _ = Fit(values, nil, FitOptions{Statuses: statuses})
-	want = "every value with a status is of a failed response (503: 99): these time failures, not the service; check the filter"
-	if got := warningOf(t, res.Warnings, WarnMixed); got != want {
-		t.Errorf("got  %s\nwant %s", got, want)
-	}
+	checkWarning(t, values, FitOptions{Statuses: statuses}, WarnMixed,
+		"every value with a status is of a failed response (503: 99): these time failures, not the service; check the filter")
 }
 
 // TestWarnTimeoutCluster: 15 requests cut off at a 30 s timeout among 485
@@ -80,27 +85,15 @@ func TestWarnTimeoutCluster(t *testing.T) {
 	for i := range 15 {
 		values = append(values, 30+float64(i)*0.001)
 	}
-	res, err := Fit(values, nil, FitOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := "15 of 500 values sit within 2% of the maximum 30.01s, 595× the median: a cluster at a limit looks like timeouts, durations cut off rather than measured; exclude them (a status or error field) or model the timeout"
-	if got := warningOf(t, res.Warnings, WarnTruncated); got != want {
-		t.Errorf("got  %s\nwant %s", got, want)
-	}
+	checkWarning(t, values, FitOptions{}, WarnTruncated,
+		"15 of 500 values sit within 2% of the maximum 30.01s, 595× the median: a cluster at a limit looks like timeouts, durations cut off rather than measured; exclude them (a status or error field) or model the timeout")
 }
 
 func TestWarnBimodal(t *testing.T) {
 	t.Parallel()
 	values := append(lognormalValues(3, 300, 0.05, 0.2), lognormalValues(4, 200, 0.5, 0.2)...)
-	res, err := Fit(values, nil, FitOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := "the values form two groups, 300 around 0.04963s and 200 around 0.4829s (Ashman's D = 11.6 on their logarithms): no single family describes both; split them by a field (route, status, size) and fit each"
-	if got := warningOf(t, res.Warnings, WarnBimodal); got != want {
-		t.Errorf("got  %s\nwant %s", got, want)
-	}
+	checkWarning(t, values, FitOptions{}, WarnBimodal,
+		"the values form two groups, 300 around 0.04963s and 200 around 0.4829s (Ashman's D = 11.6 on their logarithms): no single family describes both; split them by a field (route, status, size) and fit each")
 }
 
 // TestNoHygieneWarningsOnCleanData draws 2000 values of each family, shapes
@@ -141,14 +134,8 @@ func TestWarnQuantisedNamesTheQuantum(t *testing.T) {
 	for i, v := range values {
 		values[i] = math.Round(v*1000) / 1000
 	}
-	res, err := Fit(values, nil, FitOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := "only 10 distinct values among 400: values are quantised to 1ms; goodness-of-fit tests are not meaningful at this resolution"
-	if got := warningOf(t, res.Warnings, WarnQuantised); got != want {
-		t.Errorf("got  %s\nwant %s", got, want)
-	}
+	checkWarning(t, values, FitOptions{}, WarnQuantised,
+		"only 10 distinct values among 400: values are quantised to 1ms; goodness-of-fit tests are not meaningful at this resolution")
 	// 1, 2 and 3 ms: on logarithms the first step stands apart from the
 	// others, but these are a timer's steps, not two groups.
 	var steps []float64
@@ -157,15 +144,9 @@ func TestWarnQuantisedNamesTheQuantum(t *testing.T) {
 			steps = append(steps, float64(i+1)*1e-3)
 		}
 	}
-	res, err = Fit(steps, nil, FitOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want = "only 3 distinct values among 400: values are quantised to 1ms; goodness-of-fit tests are not meaningful at this resolution"
-	if got := warningOf(t, res.Warnings, WarnQuantised); got != want {
-		t.Errorf("got  %s\nwant %s", got, want)
-	}
-	for _, w := range res.Warnings {
+	ws := checkWarning(t, steps, FitOptions{}, WarnQuantised,
+		"only 3 distinct values among 400: values are quantised to 1ms; goodness-of-fit tests are not meaningful at this resolution")
+	for _, w := range ws {
 		if w.Kind == WarnBimodal {
 			t.Errorf("the lattice's steps taken for groups: %s", w.Msg)
 		}

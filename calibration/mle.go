@@ -58,15 +58,25 @@ func FitLogNormal(x []float64) (distuv.LogNormal, error) {
 	if err := checkValues(x, true); err != nil {
 		return distuv.LogNormal{}, err
 	}
-	logs := make([]float64, len(x))
+	_, mu, sigma, err := logSpread(x)
+	if err != nil {
+		return distuv.LogNormal{}, err
+	}
+	return distuv.LogNormal{Mu: mu, Sigma: sigma}, nil
+}
+
+// logSpread returns ln x with its mean and population standard deviation
+// (divisor n), or errNoSpread when the logs do not vary.
+func logSpread(x []float64) (logs []float64, mean, sd float64, err error) {
+	logs = make([]float64, len(x))
 	for i, v := range x {
 		logs[i] = math.Log(v)
 	}
-	mu, sigma := stat.PopMeanStdDev(logs, nil)
-	if !(sigma > 0) {
-		return distuv.LogNormal{}, errNoSpread
+	mean, sd = stat.PopMeanStdDev(logs, nil)
+	if !(sd > 0) {
+		return nil, 0, 0, errNoSpread
 	}
-	return distuv.LogNormal{Mu: mu, Sigma: sigma}, nil
+	return logs, mean, sd, nil
 }
 
 // FitGamma returns the gamma distribution of greatest likelihood. With
@@ -161,13 +171,9 @@ func FitWeibull(x []float64) (distuv.Weibull, error) {
 		return distuv.Weibull{}, err
 	}
 	n := float64(len(x))
-	z := make([]float64, len(x))
-	for i, v := range x {
-		z[i] = math.Log(v)
-	}
-	meanLog, sdLog := stat.PopMeanStdDev(z, nil)
-	if !(sdLog > 0) {
-		return distuv.Weibull{}, errNoSpread
+	z, meanLog, sdLog, err := logSpread(x)
+	if err != nil {
+		return distuv.Weibull{}, err
 	}
 	zmax := math.Inf(-1)
 	for i := range z {

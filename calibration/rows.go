@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"strings"
 )
 
 // A row is one record of any input format with all its fields, as a plan
@@ -146,20 +145,11 @@ func readRows(name string, in io.Reader, format Format) (*rowFile, error) {
 			}
 		case FormatK6CSV, FormatCSV:
 			if header == nil {
-				if format == FormatCSV && !bytes.ContainsRune(line, ',') {
-					if bytes.ContainsRune(line, ';') {
-						sep = ';'
-					} else if bytes.ContainsRune(line, '\t') {
-						sep = '\t'
-					}
+				if format == FormatCSV {
+					sep = plainCSVSeparator(line)
 				}
-				h, err := splitCSVLine(line, sep)
-				if err != nil {
-					return nil, fmt.Errorf("%s:%d: header: %v", name, num, err)
-				}
-				header = make(map[string]int, len(h))
-				for i, c := range h {
-					header[strings.TrimSpace(c)] = i
+				if _, header, err = splitCSVHeader(name, num, line, sep); err != nil {
+					return nil, err
 				}
 				continue
 			}

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"capsim/model"
-	"capsim/scenarios"
 	"capsim/sim"
 )
 
@@ -29,18 +28,7 @@ func TestPlacesBlockingVsNonBlocking(t *testing.T) {
 func TestPlacesMoreThreads(t *testing.T) {
 	p95 := func(design string, mult float64, sets ...string) float64 {
 		t.Helper()
-		l, err := model.Load(scenarios.FS(), scenarios.File("places-fanout"), model.LoadOptions{Design: design, Sets: sets})
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, err := l.Compile()
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := c.Run(model.RunOptions{Seed: 1, Multiplier: mult})
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := runScenario(t, "places-fanout", design, model.RunOptions{Seed: 1, Multiplier: mult}, sets...)
 		return float64(route(t, r, "group_search").Latency.P95)
 	}
 	const threads200 = "components.threads.servers=200"
@@ -80,19 +68,7 @@ func TestPlacesMoreThreads(t *testing.T) {
 // runSeries runs a design with its signals sampled every 2 ms.
 func runSeries(t *testing.T, design string, trace func(*model.TraceEvent), sets ...string) *model.Result {
 	t.Helper()
-	l, err := model.Load(scenarios.FS(), scenarios.File("places-fanout"), model.LoadOptions{Design: design, Sets: sets})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := l.Compile()
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := c.Run(model.RunOptions{Seed: 1, SeriesStep: 2 * sim.Millisecond, Trace: trace})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
+	return runScenario(t, "places-fanout", design, model.RunOptions{Seed: 1, SeriesStep: 2 * sim.Millisecond, Trace: trace}, sets...)
 }
 
 // cpuPerWindow is the cpu's busy share averaged over each 10 s, as a

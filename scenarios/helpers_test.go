@@ -8,8 +8,9 @@ import (
 	"capsim/scenarios"
 )
 
-// runOnce runs an embedded scenario once and insists it did not run away.
-func runOnce(t *testing.T, name, design string, seed uint64, trace func(*model.TraceEvent), sets ...string) *model.Result {
+// runScenario loads, compiles and runs a design of an embedded scenario
+// once, with --set overrides.
+func runScenario(t *testing.T, name, design string, opts model.RunOptions, sets ...string) *model.Result {
 	t.Helper()
 	l, err := model.Load(scenarios.FS(), scenarios.File(name), model.LoadOptions{Design: design, Sets: sets})
 	if err != nil {
@@ -19,10 +20,22 @@ func runOnce(t *testing.T, name, design string, seed uint64, trace func(*model.T
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := c.Run(model.RunOptions{Seed: seed, Trace: trace})
+	res, err := c.Run(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return res
+}
+
+// runOnce runs an embedded scenario once and insists it did not run away.
+func runOnce(t *testing.T, name, design string, seed uint64, trace func(*model.TraceEvent), sets ...string) *model.Result {
+	t.Helper()
+	return held(t, name, design, runScenario(t, name, design, model.RunOptions{Seed: seed, Trace: trace}, sets...))
+}
+
+// held fails the test when a guard stopped the run of a scenario's design.
+func held(t *testing.T, name, design string, res *model.Result) *model.Result {
+	t.Helper()
 	if res.Broken != nil {
 		t.Fatalf("%s/%s: %s", name, design, res.Broken)
 	}

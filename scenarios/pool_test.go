@@ -9,7 +9,6 @@ import (
 	"testing/fstest"
 
 	"capsim/model"
-	"capsim/scenarios"
 )
 
 // Seed 002's expected trace (FIGURES 002-05..08): a 1 s deadline, 300 ms
@@ -126,18 +125,7 @@ func poolReplicate(t *testing.T, design string, m float64, n int, sets ...string
 
 func runMult(t *testing.T, design string, m float64, seed uint64, trace func(*model.TraceEvent), sets ...string) *model.Result {
 	t.Helper()
-	l, err := model.Load(scenarios.FS(), scenarios.File("http-client-pool"), model.LoadOptions{Design: design, Sets: sets})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := l.Compile()
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := c.Run(model.RunOptions{Seed: seed, Multiplier: m, Trace: trace})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := runScenario(t, "http-client-pool", design, model.RunOptions{Seed: seed, Multiplier: m, Trace: trace}, sets...)
 	if res.Broken != nil {
 		t.Fatalf("%s x%g: %s", design, m, res.Broken)
 	}

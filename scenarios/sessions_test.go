@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"capsim/model"
-	"capsim/scenarios"
 )
 
 // Seed 004 is conceptual: it has examples, not measurements, so these
@@ -30,22 +29,8 @@ func balancerOf(t *testing.T, r *model.Result) *model.BalancerResult {
 // sessionRun runs realtime-sessions once at multiplier m.
 func sessionRun(t *testing.T, design string, m float64, seed uint64, sets ...string) *model.Result {
 	t.Helper()
-	l, err := model.Load(scenarios.FS(), scenarios.File("realtime-sessions"), model.LoadOptions{Design: design, Sets: sets})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := l.Compile()
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := c.Run(model.RunOptions{Seed: seed, Multiplier: m})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Broken != nil {
-		t.Fatalf("realtime-sessions/%s: %s", design, res.Broken)
-	}
-	return res
+	opts := model.RunOptions{Seed: seed, Multiplier: m}
+	return held(t, "realtime-sessions", design, runScenario(t, "realtime-sessions", design, opts, sets...))
 }
 
 // sessionStats is the replication mean of what a policy did.

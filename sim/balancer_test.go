@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -12,7 +13,7 @@ func TestBalancerRoundRobinAndLeastInFlight(t *testing.T) {
 	for k := 0; k < 6; k++ {
 		got = append(got, b.Pick(0, 0))
 	}
-	if want := []int{0, 1, 2, 0, 1, 2}; !equalInts(got, want) {
+	if want := []int{0, 1, 2, 0, 1, 2}; !slices.Equal(got, want) {
 		t.Fatalf("round robin picked %v, want %v", got, want)
 	}
 	l := NewBalancer(s, BalancerConfig{Targets: 3, Policy: LeastInFlight}, nil)
@@ -102,30 +103,6 @@ func TestBalancerStaleReportsAndTTL(t *testing.T) {
 	}
 }
 
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
-func equalInts32(a, b []int32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // Least in flight breaks ties in round-robin order, starting after the last
 // pick, so that equal targets share the picks.
 //
@@ -144,7 +121,7 @@ func TestBalancerLeastInFlightTieBreak(t *testing.T) {
 	for k := 0; k < 4; k++ {
 		got = append(got, b.Pick(0, 0))
 	}
-	if want := []int{0, 1, 2, 1, 2, 0, 1}; !equalInts(got, want) {
+	if want := []int{0, 1, 2, 1, 2, 0, 1}; !slices.Equal(got, want) {
 		t.Fatalf("picked %v, want %v", got, want)
 	}
 	if b.Picks[0] != 2 || b.Picks[1] != 3 || b.Picks[2] != 2 {
@@ -218,7 +195,7 @@ func TestBalancerRequestPolicy(t *testing.T) {
 	for k := 0; k < 4; k++ {
 		got = append(got, b.Pick(0, 0))
 	}
-	if s != 0 || !equalInts(got, []int{1, 0, 1, 0}) {
+	if s != 0 || !slices.Equal(got, []int{1, 0, 1, 0}) {
 		t.Fatalf("session on %d, requests on %v; want 0 and [1 0 1 0] (round robin)", s, got)
 	}
 	if i := b.Pick(0, 1); i != 1 {
@@ -230,7 +207,7 @@ func TestBalancerRequestPolicy(t *testing.T) {
 	for k := 0; k < 4; k++ {
 		got = append(got, one.Pick(0, 0))
 	}
-	if !equalInts(got, []int{1, 1, 1, 1}) {
+	if !slices.Equal(got, []int{1, 1, 1, 1}) {
 		t.Fatalf("without a request policy requests went to %v, want all on 1 (the fewest sessions)", got)
 	}
 }

@@ -2,15 +2,22 @@ package sim
 
 import (
 	"math"
+	"slices"
 	"testing"
 )
+
+// timedCPU is a processor-sharing cpu of cores on a new simulation, with
+// the time each of its jobs ended, by id.
+func timedCPU(cores float64) (*Sim, *ProcessorSharing, map[int32]Time) {
+	s := New()
+	ends := map[int32]Time{}
+	return s, NewProcessorSharing(s, cores, func(id int32) { ends[id] = s.Now() }), ends
+}
 
 // Two jobs of 1 s and 3 s started together on one core share it: the short
 // one ends at 2 s (half speed), the long one at 4 s (then alone).
 func TestProcessorSharingSharesTheCore(t *testing.T) {
-	s := New()
-	ends := map[int32]Time{}
-	c := NewProcessorSharing(s, 1, func(id int32) { ends[id] = s.Now() })
+	s, c, ends := timedCPU(1)
 	c.Start(0, 1, 1)
 	c.Start(0, 2, 3)
 	s.RunUntil(Never)
@@ -25,18 +32,14 @@ func TestProcessorSharingSharesTheCore(t *testing.T) {
 // With two cores, two jobs run at full speed; a third slows all three to
 // 2/3 until one leaves.
 func TestProcessorSharingWithCores(t *testing.T) {
-	s := New()
-	ends := map[int32]Time{}
-	c := NewProcessorSharing(s, 2, func(id int32) { ends[id] = s.Now() })
+	s, c, ends := timedCPU(2)
 	c.Start(0, 1, 1)
 	c.Start(0, 2, 1)
 	s.RunUntil(Never)
 	if ends[1] != Second || ends[2] != Second {
 		t.Fatalf("two jobs on two cores ended at %v, want 1s each", ends)
 	}
-	s2 := New()
-	ends = map[int32]Time{}
-	c = NewProcessorSharing(s2, 2, func(id int32) { ends[id] = s2.Now() })
+	s2, c, ends := timedCPU(2)
 	for id := int32(1); id <= 3; id++ {
 		c.Start(0, id, 2)
 	}
@@ -49,18 +52,28 @@ func TestProcessorSharingWithCores(t *testing.T) {
 	}
 }
 
-// A job abandoned halfway leaves its share to the others.
+// A job abandoned halfway leaves its share to the others, and takes its
+// switching with it. Two 2 s jobs on one core: without a switch cost each
+// has had 1 s of work at 2 s; at σ = 1 they run at 1/4 each, and have had
+// 1 s at 4 s. Job 2 leaves then, and job 1 runs its last second alone.
 func TestProcessorSharingAbandon(t *testing.T) {
-	s := New()
-	ends := map[int32]Time{}
-	c := NewProcessorSharing(s, 1, func(id int32) { ends[id] = s.Now() })
-	c.Start(0, 1, 2)
-	c.Start(0, 2, 2)
-	k := s.Handle(func(int64) { c.Abandon(s.Now(), 2) })
-	s.At(2*Second, k, 0) // each has had 1 s of work
-	s.RunUntil(Never)
-	if _, ok := ends[2]; ok || ends[1] != 3*Second {
-		t.Fatalf("ends = %v, want only job 1, at 3s", ends)
+	for _, tc := range []struct {
+		switchCost float64
+		leave, end Time
+	}{
+		{0, 2 * Second, 3 * Second},
+		{1, 4 * Second, 5 * Second},
+	} {
+		s, c, ends := timedCPU(1)
+		c.SetSwitchCost(tc.switchCost)
+		c.Start(0, 1, 2)
+		c.Start(0, 2, 2)
+		k := s.Handle(func(int64) { c.Abandon(s.Now(), 2) })
+		s.At(tc.leave, k, 0)
+		s.RunUntil(Never)
+		if _, ok := ends[2]; ok || ends[1] != tc.end {
+			t.Fatalf("switch cost %g: ends = %v, want only job 1, at %v", tc.switchCost, ends, tc.end)
+		}
 	}
 }
 
@@ -68,9 +81,7 @@ func TestProcessorSharingAbandon(t *testing.T) {
 // min(1, 1/2)/(1 + 0.5·1) = 1/3: both end at 3 s. The core is busy
 // throughout, but only 2/3 of its time is work.
 func TestProcessorSharingSwitchCost(t *testing.T) {
-	s := New()
-	ends := map[int32]Time{}
-	c := NewProcessorSharing(s, 1, func(id int32) { ends[id] = s.Now() })
+	s, c, ends := timedCPU(1)
 	c.SetSwitchCost(0.5)
 	c.Start(0, 1, 1)
 	c.Start(0, 2, 1)
@@ -91,9 +102,7 @@ func TestProcessorSharingSwitchCost(t *testing.T) {
 // long one has had 1 s and runs its last 2 s alone at full speed, with no
 // switching: it ends at 3.875 s.
 func TestProcessorSharingSwitchCostEndsWithTheExcess(t *testing.T) {
-	s := New()
-	ends := map[int32]Time{}
-	c := NewProcessorSharing(s, 2, func(id int32) { ends[id] = s.Now() })
+	s, c, ends := timedCPU(2)
 	c.SetSwitchCost(0.25)
 	c.Start(0, 1, 1)
 	c.Start(0, 2, 1)
@@ -112,9 +121,7 @@ func TestProcessorSharingSwitchCostEndsWithTheExcess(t *testing.T) {
 // 2 s whatever σ. A second job is one thread too many: each then runs at
 // (0.5/2)/(1 + 1·1) = 1/8, so two 1 s jobs take 8 s.
 func TestProcessorSharingSwitchCostOnAFractionalCore(t *testing.T) {
-	s := New()
-	ends := map[int32]Time{}
-	c := NewProcessorSharing(s, 0.5, func(id int32) { ends[id] = s.Now() })
+	s, c, ends := timedCPU(0.5)
 	c.SetSwitchCost(1)
 	c.Start(0, 1, 1)
 	s.RunUntil(Never)
@@ -126,24 +133,6 @@ func TestProcessorSharingSwitchCostOnAFractionalCore(t *testing.T) {
 	s.RunUntil(Never)
 	if ends[2] != 18*Second || ends[3] != 18*Second {
 		t.Fatalf("ends = %v, want 2 and 3 at 18s", ends)
-	}
-}
-
-// An abandoned job takes its switching with it: two 2 s jobs on one core
-// at σ = 1 run at 1/4 each; at 4 s (1 s of work each) job 2 leaves and job
-// 1 runs its last second alone, ending at 5 s.
-func TestProcessorSharingSwitchCostAbandon(t *testing.T) {
-	s := New()
-	ends := map[int32]Time{}
-	c := NewProcessorSharing(s, 1, func(id int32) { ends[id] = s.Now() })
-	c.SetSwitchCost(1)
-	c.Start(0, 1, 2)
-	c.Start(0, 2, 2)
-	k := s.Handle(func(int64) { c.Abandon(s.Now(), 2) })
-	s.At(4*Second, k, 0)
-	s.RunUntil(Never)
-	if _, ok := ends[2]; ok || ends[1] != 5*Second {
-		t.Fatalf("ends = %v, want only job 1, at 5s", ends)
 	}
 }
 
@@ -175,7 +164,7 @@ func TestProcessorSharingTimeline(t *testing.T) {
 	c.Start(0, 2, 1)
 	s.At(3*Second, start, 0)
 	s.RunUntil(Never)
-	if !equalInts32(order, []int32{2, 1, 3}) || ends[0] != 2*Second || ends[1] != 5*Second || ends[2] != 5*Second {
+	if !slices.Equal(order, []int32{2, 1, 3}) || ends[0] != 2*Second || ends[1] != 5*Second || ends[2] != 5*Second {
 		t.Fatalf("finished %v at %v, want [2 1 3] at [2s 5s 5s]", order, ends)
 	}
 	if got := c.InSystem.Mean(5 * Second); got != 9.0/5 {

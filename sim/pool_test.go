@@ -1,6 +1,9 @@
 package sim
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 // grantLog records who was granted what, and when, through a primitive's
 // grant callback.
@@ -66,7 +69,7 @@ func TestPoolTimeline(t *testing.T) {
 		now = at
 		p.Release(now)
 	}
-	if !equalInts32(g.ids, []int32{3, 6}) || g.at[0] != 3*Second || g.at[1] != 8*Second {
+	if !slices.Equal(g.ids, []int32{3, 6}) || g.at[0] != 3*Second || g.at[1] != 8*Second {
 		t.Fatalf("granted %v at %v, want [3 6] at [3s 8s]", g.ids, g.at)
 	}
 	if p.InUse() != 0 || p.Waiting() != 0 {
@@ -117,7 +120,7 @@ func TestPoolGrantsInArrivalOrder(t *testing.T) {
 		p.Release(now)
 	}
 	// 2, 4, 5 granted at 7, 8, 9 s after waiting 5, 4 and 4 s.
-	if !equalInts32(g.ids, []int32{2, 4, 5}) {
+	if !slices.Equal(g.ids, []int32{2, 4, 5}) {
 		t.Fatalf("granted %v, want [2 4 5]", g.ids)
 	}
 	if p.Wait.Sum() != 13 || p.Wait.N() != 4 {
@@ -193,7 +196,7 @@ func TestKeyedLockTimeline(t *testing.T) {
 	release(6*Second, 2)
 	release(7*Second, 1)
 	release(8*Second, 1)
-	if !equalInts32(g.ids, []int32{3, 5}) || g.at[0] != 5*Second || g.at[1] != 7*Second {
+	if !slices.Equal(g.ids, []int32{3, 5}) || g.at[0] != 5*Second || g.at[1] != 7*Second {
 		t.Fatalf("granted %v at %v, want [3 5] at [5s 7s]", g.ids, g.at)
 	}
 	if got := l.Held.Mean(now); got != 14.0/8 {
@@ -224,7 +227,7 @@ func TestKeyedLockTimeline(t *testing.T) {
 	}
 	release(11*Second, 8)
 	release(12*Second, 7)
-	if !equalInts32(g.ids, []int32{3, 5, 8}) {
+	if !slices.Equal(g.ids, []int32{3, 5, 8}) {
 		t.Fatalf("granted %v, want [3 5 8]", g.ids)
 	}
 	defer func() {

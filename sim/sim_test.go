@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	_ "capsim/cmd/golden" // no goldens here: only so that go test ./... -update is accepted
@@ -361,24 +362,12 @@ func TestCancelAtTheCurrentInstant(t *testing.T) {
 		t.Fatal("second Cancel of a same-instant timer returned true")
 	}
 	s.RunUntil(Never)
-	if !equalInts64(fired, []int64{2, 3}) || s.Pending() != 0 || s.Fired() != 2 {
+	if !slices.Equal(fired, []int64{2, 3}) || s.Pending() != 0 || s.Fired() != 2 {
 		t.Fatalf("fired %v (%d), %d pending; want [2 3], none pending", fired, s.Fired(), s.Pending())
 	}
 	if s.Cancel(b) {
 		t.Fatal("Cancel of a fired timer returned true")
 	}
-}
-
-func equalInts64(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // RunUntil fires nothing after its end, even when the earliest queued event

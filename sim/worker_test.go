@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -140,7 +141,7 @@ func TestWorkerAbandon(t *testing.T) {
 	s.RunUntil(10 * Second)
 	// 1's warm start ends at 1 s with nobody to serve; 3 is taken next and
 	// prepared for 1 s more.
-	if !equalInts32(granted, []int32{3}) || w.Wait.Sum() != 2 {
+	if !slices.Equal(granted, []int32{3}) || w.Wait.Sum() != 2 {
 		t.Fatalf("granted %v after waiting %v s, want [3] after 2 s", granted, w.Wait.Sum())
 	}
 	if w.Waiting() != 0 || w.Busy.Value() != 1 {

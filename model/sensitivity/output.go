@@ -3,34 +3,10 @@ package sensitivity
 import (
 	"encoding/csv"
 	"io"
-	"math"
 	"strconv"
 
 	"capsim/model/sweep"
 )
-
-// Numbers in the CSV have 10 significant digits, as the sweep's tables:
-// enough to compare, few enough that an architecture's last-bit
-// differences do not show. Nothing measured is an empty cell.
-func fmtValue(v float64) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return ""
-	}
-	if v == 0 {
-		return "0"
-	}
-	return strconv.FormatFloat(v, 'g', 10, 64)
-}
-
-func status(ff sweep.FirstFailure) string {
-	switch {
-	case !ff.Found:
-		return "held"
-	case ff.BelowRange:
-		return "below_range"
-	}
-	return "failed"
-}
 
 // csvHeader is sensitivity.csv's first line: one row per design,
 // parameter and side, the base's first failure repeated on each so a
@@ -46,7 +22,8 @@ var csvHeader = []string{"scenario", "design", "parameter", "path", "kind", "lab
 	"parameter_elasticity", "slo", "component", "failure_stage", "noise",
 	"base_replications", "base_stopped", "replications", "stopped"}
 
-// WriteCSV writes sensitivity.csv.
+// WriteCSV writes sensitivity.csv, its numbers as the sweep writes its
+// tables' (sweep.FormatValue: nothing measured is an empty cell).
 func (r *Result) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	cw.Write(csvHeader)
@@ -86,9 +63,9 @@ func (r *Result) writeRow(cw *csv.Writer, o Outcome, row *Row, combined float64)
 		base = sweep.FormatMultiplier(o.Base.Multiplier)
 	}
 	cw.Write([]string{r.Scenario, o.Design, p.Name, p.Path, string(p.Kind), p.Label, p.Value, side, row.To,
-		fmtValue(row.Change), override, status(o.Base), base, fmtValue(o.Base.Lo), fmtValue(o.Base.Hi),
-		status(ff), mult, fmtValue(ff.Lo), fmtValue(ff.Hi), fmtValue(row.Effect), fmtValue(row.Elasticity),
-		fmtValue(combined), ff.SLO, ff.Component, ff.Stage, string(row.Noise),
+		sweep.FormatValue(row.Change), override, o.Base.Status(), base, sweep.FormatValue(o.Base.Lo), sweep.FormatValue(o.Base.Hi),
+		ff.Status(), mult, sweep.FormatValue(ff.Lo), sweep.FormatValue(ff.Hi), sweep.FormatValue(row.Effect), sweep.FormatValue(row.Elasticity),
+		sweep.FormatValue(combined), ff.SLO, ff.Component, ff.Stage, string(row.Noise),
 		strconv.Itoa(o.BaseSettling.Replications), string(o.BaseSettling.Stop),
 		strconv.Itoa(row.Settling.Replications), string(row.Settling.Stop)})
 }

@@ -50,18 +50,12 @@ type Cell struct {
 	// not the mean's) or was stopped by a guard.
 	RunFailed []bool
 
-	index map[model.MetricKey]int // position in Metrics by key
+	index statIndex // position in Metrics by key
 }
 
 // Stat returns the summary of the metric key over the cell's
 // replications, and whether the cell's design measures it at all.
-func (c *Cell) Stat(key model.MetricKey) (Summary, bool) {
-	i, ok := c.index[key]
-	if !ok {
-		return Summary{}, false
-	}
-	return c.Metrics[i].Summary, true
-}
+func (c *Cell) Stat(key model.MetricKey) (Summary, bool) { return c.index.find(c.Metrics, key) }
 
 // Stat is one metric's summary over the replications. Sparse metrics
 // (failure stages) count 0 in the replications that did not list them.
@@ -136,26 +130,33 @@ type Comparison struct {
 	Multiplier       float64
 	Diffs            []Stat
 
-	index map[model.MetricKey]int // position in Diffs by key
+	index statIndex // position in Diffs by key
 }
 
 // Diff returns the paired difference of the metric key, and whether both
 // designs measure it.
-func (c *Comparison) Diff(key model.MetricKey) (Summary, bool) {
-	i, ok := c.index[key]
-	if !ok {
-		return Summary{}, false
-	}
-	return c.Diffs[i].Summary, true
-}
+func (c *Comparison) Diff(key model.MetricKey) (Summary, bool) { return c.index.find(c.Diffs, key) }
+
+// statIndex maps a metric key to its position in a list of stats.
+type statIndex map[model.MetricKey]int
 
 // indexStats maps each stat's metric key to its position.
-func indexStats(stats []Stat) map[model.MetricKey]int {
-	index := make(map[model.MetricKey]int, len(stats))
+func indexStats(stats []Stat) statIndex {
+	index := make(statIndex, len(stats))
 	for i, st := range stats {
 		index[st.Key] = i
 	}
 	return index
+}
+
+// find returns the summary of key in stats, the list the index was made
+// of, and whether the list has it.
+func (index statIndex) find(stats []Stat, key model.MetricKey) (Summary, bool) {
+	i, ok := index[key]
+	if !ok {
+		return Summary{}, false
+	}
+	return stats[i].Summary, true
 }
 
 // SeriesRun is the time series of one run at a design's first failure.

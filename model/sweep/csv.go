@@ -28,6 +28,10 @@ func fmtValue(v float64) string {
 	return strconv.FormatFloat(v, 'g', 10, 64)
 }
 
+// FormatValue writes v in the number format of every table of a sweep,
+// for the tables built on a sweep's.
+func FormatValue(v float64) string { return fmtValue(v) }
+
 // metricColumns are a metric's name and its key's parts, so that a
 // notebook filters on a column instead of splitting strings: kind
 // (journey, route, component, or run for the run's own), name (the
@@ -192,6 +196,18 @@ const (
 	statusHeld       = "held"
 )
 
+// Status is the first failure's status as the tables write it: failed,
+// below_range or held.
+func (ff FirstFailure) Status() string {
+	switch {
+	case !ff.Found:
+		return statusHeld
+	case ff.BelowRange:
+		return statusBelowRange
+	}
+	return statusFailed
+}
+
 // WriteFirstFailureCSV writes first_failure.csv: one row per design, its
 // status, and where it failed. slo lists every SLO broken at the estimate
 // ("; "-separated, or the guard that stopped runs); slo_subject,
@@ -238,10 +254,6 @@ func (r *Result) WriteFirstFailureCSV(w io.Writer) error {
 			row(ff, append(fields, more([2]string{"", ""}, "", "", "", "", "")...)...)
 			continue
 		}
-		status := statusFailed
-		if ff.BelowRange {
-			status = statusBelowRange
-		}
 		subject, measure, op, bound, metric := "", "", "", "", ""
 		value := []string{"", "", "", "", ""}
 		if st, ok := ff.FirstBroken(); ok {
@@ -257,7 +269,7 @@ func (r *Result) WriteFirstFailureCSV(w io.Writer) error {
 		if math.IsNaN(ff.Hi) {
 			hi, hiKnown = "inf", "false"
 		}
-		fields := []string{r.Scenario, ff.Design, status, FormatMultiplier(ff.Multiplier), lo, hi,
+		fields := []string{r.Scenario, ff.Design, ff.Status(), FormatMultiplier(ff.Multiplier), lo, hi,
 			ff.SLO, subject, measure, op, bound, ff.Component, ff.Stage}
 		m := more([2]string{loKnown, hiKnown}, value...)
 		m[2] = metric

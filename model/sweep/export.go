@@ -147,12 +147,8 @@ func (r *Result) Export() *Export {
 	}
 	ranks := r.Ranks()
 	for i, ff := range r.FirstFailures {
-		d := ExportDesign{Design: ff.Design, Rank: ranks[i].N, RankText: ranks[i].String(), Status: statusHeld, Cells: []ExportCell{}}
+		d := ExportDesign{Design: ff.Design, Rank: ranks[i].N, RankText: ranks[i].String(), Status: ff.Status(), Cells: []ExportCell{}}
 		if ff.Found {
-			d.Status = statusFailed
-			if ff.BelowRange {
-				d.Status = statusBelowRange
-			}
 			d.FirstFailure, d.CILow, d.CIHigh = num(ff.Multiplier), num(ff.Lo), num(ff.Hi)
 			d.SLO, d.Component, d.Stage, d.Short = ff.SLO, ff.Component, ff.Stage, ff.Short
 			if st, ok := ff.FirstBroken(); ok {

@@ -212,13 +212,8 @@ func (s *sweeper) consumeLook(t task, out *outcome) error {
 	acc := s.accs[point{t.design, t.mult}]
 	out.rep = t.rep
 	if t.grid >= 0 {
-		if out.rows != nil {
-			if _, err := s.cfg.Runs.Write(out.rows); err != nil {
-				return fmt.Errorf("writing runs: %w", err)
-			}
-		}
-		da := s.designs[t.design]
-		if err := da.register(out.metrics); err != nil {
+		da, err := s.recordGridRun(t, out)
+		if err != nil {
 			return err
 		}
 		acc.add(da, out)

@@ -452,13 +452,8 @@ func (s *sweeper) read(ctx context.Context, r, n int, taskAt func(int) task, con
 }
 
 func (s *sweeper) consumeGrid(t task, out *outcome) error {
-	if out.rows != nil {
-		if _, err := s.cfg.Runs.Write(out.rows); err != nil {
-			return fmt.Errorf("writing runs: %w", err)
-		}
-	}
-	da := s.designs[t.design]
-	if err := da.register(out.metrics); err != nil {
+	da, err := s.recordGridRun(t, out)
+	if err != nil {
 		return err
 	}
 	nm := len(s.cfg.Multipliers)
@@ -466,6 +461,21 @@ func (s *sweeper) consumeGrid(t task, out *outcome) error {
 	s.grid[t.design*nm+t.grid].add(da, out)
 	s.pair(t, out)
 	return nil
+}
+
+// recordGridRun writes a grid run's rows to runs.csv and registers the
+// metrics it measured with its design, which it returns.
+func (s *sweeper) recordGridRun(t task, out *outcome) (*designAcc, error) {
+	if out.rows != nil {
+		if _, err := s.cfg.Runs.Write(out.rows); err != nil {
+			return nil, fmt.Errorf("writing runs: %w", err)
+		}
+	}
+	da := s.designs[t.design]
+	if err := da.register(out.metrics); err != nil {
+		return nil, err
+	}
+	return da, nil
 }
 
 // pair adds a run's paired differences with design 0's run of the same

@@ -1,14 +1,12 @@
 package sweepreport
 
 import (
-	"context"
 	"strings"
 	"testing"
 
 	"capsim/model"
 	"capsim/model/sweep"
 	"capsim/plots"
-	"capsim/scenarios"
 	"capsim/sim"
 )
 
@@ -16,20 +14,10 @@ import (
 // fails, so the report has the run over time of its components.
 func tripSweep(t *testing.T, sets ...string) (*sweep.Result, map[string]model.Graph) {
 	t.Helper()
-	l, err := model.Load(scenarios.FS(), scenarios.File("trip"), model.LoadOptions{Design: "v1-original", Sets: sets})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := l.Compile()
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := sweep.Run(context.Background(), sweep.Config{Scenario: "trip", Designs: []sweep.Design{{Name: "v1-original", Compiled: c}},
-		Multipliers: []float64{2}, Replications: 1, Seed: 1, Workers: 2, SeriesStep: 10 * sim.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res, map[string]model.Graph{"v1-original": c.Graph()}
+	res, _, graphs := sweepEmbedded(t, "trip",
+		sweep.Config{Multipliers: []float64{2}, Replications: 1, Seed: 1, Workers: 2, SeriesStep: 10 * sim.Second},
+		designLoad{"v1-original", model.LoadOptions{Design: "v1-original", Sets: sets}})
+	return res, graphs
 }
 
 // The app's cpu is drawn against its cores as the results give them, not
@@ -77,20 +65,9 @@ func TestCapacityUnitWords(t *testing.T) {
 // Every chart of a measure an SLO bounds draws the bound: the trip's
 // success rates and trip_view's p95, each on the chart of its measure.
 func TestSLOBoundsAreDrawn(t *testing.T) {
-	l, err := model.Load(scenarios.FS(), scenarios.File("trip"), model.LoadOptions{Design: "v1-original"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := l.Compile()
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := sweep.Run(context.Background(), sweep.Config{Scenario: "trip", Designs: []sweep.Design{{Name: "v1-original", Compiled: c}},
-		Multipliers: []float64{1, 3}, Replications: 2, Seed: 1, Workers: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, _, _ := layout(res, Options{Journeys: l.Scenario.Journeys.Names()})
+	res, journeys, _ := sweepEmbedded(t, "trip", sweep.Config{Multipliers: []float64{1, 3}, Replications: 2, Seed: 1, Workers: 2},
+		designLoad{"v1-original", model.LoadOptions{Design: "v1-original"}})
+	r, _, _ := layout(res, Options{Journeys: journeys})
 	charts := map[string]plots.LineChart{}
 	for _, sec := range r.Sections {
 		for _, f := range sec.Figures {

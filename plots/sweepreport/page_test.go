@@ -1,7 +1,6 @@
 package sweepreport
 
 import (
-	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -9,7 +8,6 @@ import (
 	"capsim/model"
 	"capsim/model/sweep"
 	"capsim/plots"
-	"capsim/scenarios"
 )
 
 // twoTripDesigns sweeps the embedded trip's v1-original and v1-improved
@@ -17,25 +15,12 @@ import (
 // first's either way: the comparison column holds its widest cells.
 func twoTripDesigns(t *testing.T) (*sweep.Result, []string) {
 	t.Helper()
-	var designs []sweep.Design
-	var journeys []string
+	var designs []designLoad
 	for _, name := range []string{"v1-original", "v1-improved"} {
-		l, err := model.Load(scenarios.FS(), scenarios.File("trip"), model.LoadOptions{Design: name})
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, err := l.Compile()
-		if err != nil {
-			t.Fatal(err)
-		}
-		designs = append(designs, sweep.Design{Name: name, Compiled: c})
-		journeys = l.Scenario.Journeys.Names()
+		designs = append(designs, designLoad{name, model.LoadOptions{Design: name}})
 	}
-	res, err := sweep.Run(context.Background(), sweep.Config{Scenario: "trip", Designs: designs,
-		Multipliers: []float64{2, 5}, Replications: 3, Seed: 1, Workers: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, journeys, _ := sweepEmbedded(t, "trip",
+		sweep.Config{Multipliers: []float64{2, 5}, Replications: 3, Seed: 1, Workers: 2}, designs...)
 	return res, journeys
 }
 

@@ -15,16 +15,21 @@ import (
 	"capsim/sim"
 )
 
-// smallSweep sweeps the embedded M/M/4/6 scenario over two designs, one
-// of which breaks its SLO (success_rate >= 0.9) inside the range, so the
-// report has a first failure, a comparison and a time series to show.
-func smallSweep(t *testing.T) (*sweep.Result, []string) {
+// designLoad is one design of a sweep of an embedded scenario: its name in
+// the sweep and how the scenario is loaded for it.
+type designLoad struct {
+	name string
+	opts model.LoadOptions
+}
+
+// sweepEmbedded sweeps designs of an embedded scenario as cfg says, and
+// returns the result with the scenario's journeys and each design's graph.
+func sweepEmbedded(t *testing.T, scenario string, cfg sweep.Config, designs ...designLoad) (*sweep.Result, []string, map[string]model.Graph) {
 	t.Helper()
-	var designs []sweep.Design
 	var journeys []string
-	for _, d := range []struct{ name, servers string }{{"four", "4"}, {"eight", "8"}} {
-		l, err := model.Load(scenarios.FS(), scenarios.File("mmck"), model.LoadOptions{
-			Sets: []string{"duration=600s", "warmup=60s", "components.server.servers=" + d.servers}})
+	graphs := map[string]model.Graph{}
+	for _, d := range designs {
+		l, err := model.Load(scenarios.FS(), scenarios.File(scenario), d.opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -32,14 +37,28 @@ func smallSweep(t *testing.T) (*sweep.Result, []string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		designs = append(designs, sweep.Design{Name: d.name, Compiled: c})
-		journeys = l.Scenario.Journeys.Names()
+		cfg.Designs = append(cfg.Designs, sweep.Design{Name: d.name, Compiled: c})
+		journeys, graphs[d.name] = l.Scenario.Journeys.Names(), c.Graph()
 	}
-	res, err := sweep.Run(context.Background(), sweep.Config{Scenario: "mmck", Designs: designs,
-		Multipliers: []float64{0.5, 1}, Replications: 2, Seed: 1, Workers: 2, Refine: 1, SeriesStep: sim.Second})
+	cfg.Scenario = scenario
+	res, err := sweep.Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return res, journeys, graphs
+}
+
+// smallSweep sweeps the embedded M/M/4/6 scenario over two designs, one
+// of which breaks its SLO (success_rate >= 0.9) inside the range, so the
+// report has a first failure, a comparison and a time series to show.
+func smallSweep(t *testing.T) (*sweep.Result, []string) {
+	t.Helper()
+	servers := func(n string) model.LoadOptions {
+		return model.LoadOptions{Sets: []string{"duration=600s", "warmup=60s", "components.server.servers=" + n}}
+	}
+	res, journeys, _ := sweepEmbedded(t, "mmck",
+		sweep.Config{Multipliers: []float64{0.5, 1}, Replications: 2, Seed: 1, Workers: 2, Refine: 1, SeriesStep: sim.Second},
+		designLoad{"four", servers("4")}, designLoad{"eight", servers("8")})
 	return res, journeys
 }
 
