@@ -5,21 +5,7 @@ import (
 	"testing"
 
 	"capsim/model"
-	"capsim/scenarios"
 )
-
-func compileEmbedded(tb testing.TB, name string, opts model.LoadOptions) *model.Compiled {
-	tb.Helper()
-	l, err := model.Load(scenarios.FS(), scenarios.File(name), opts)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	c, err := l.Compile()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return c
-}
 
 // BenchmarkMMc runs the M/M/4 model of the speed yardstick: 100,000
 // customers per iteration, two model events each. Compare ns/op with the

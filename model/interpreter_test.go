@@ -3,8 +3,6 @@ package model_test
 import (
 	"testing"
 	"time"
-
-	"capsim/model"
 )
 
 // The interpreter's own guarantees: it never recurses, it yields when no
@@ -95,23 +93,6 @@ journeys:
 	if res.Broken != nil || j.Succeeded != 1 || float64(j.Latency.Max) != 2 {
 		t.Errorf("broken %v, succeeded %d, latency %v; want a clean run of 2s", res.Broken, j.Succeeded, j.Latency.Max)
 	}
-}
-
-func runYAMLNoTrace(t *testing.T, src string) *model.Result {
-	t.Helper()
-	l, err := model.LoadBytes(nil, "t.yaml", []byte(src), model.LoadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := l.Compile()
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := c.Run(model.RunOptions{Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
 }
 
 // A job that awaits its own journey's jobs waits for itself: nothing is

@@ -117,12 +117,3 @@ func TestBadStagesAreRefused(t *testing.T) {
 		})
 	}
 }
-
-// compileSrc loads and compiles a scenario held in a string, as r.yaml.
-func compileSrc(src string) (*model.Compiled, error) {
-	l, err := model.LoadBytes(fstest.MapFS{}, "r.yaml", []byte(src), model.LoadOptions{})
-	if err != nil {
-		return nil, err
-	}
-	return l.Compile()
-}
