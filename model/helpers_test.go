@@ -36,6 +36,15 @@ func compileErrorText(name, src string) string {
 	return ""
 }
 
+// oneJourneySrc is an hour-long scenario called name with one pool, app,
+// and one journey, j, whose keys before its steps are journey (lines of
+// it indented by four) and whose one step works a second on app. For the
+// tests of the keys that shape a journey's arrivals.
+func oneJourneySrc(name, journey string) string {
+	return "name: " + name + "\nduration: 1h\ncomponents:\n  app: {kind: pool, servers: 1}\njourneys:\n  j:\n    " +
+		journey + "\n    steps: [{use: app, work: 1s}]\n"
+}
+
 // compileSrc is compileNamed for a scenario read as r.yaml.
 func compileSrc(src string) (*model.Compiled, error) {
 	return compileNamed("r.yaml", src, model.LoadOptions{})
