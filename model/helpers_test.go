@@ -45,6 +45,20 @@ func oneJourneySrc(name, journey string) string {
 		journey + "\n    steps: [{use: app, work: 1s}]\n"
 }
 
+// onceSrc is a one-second scenario called name, with even arrivals, whose
+// one journey, j, starts once, at 0, with the steps that follow "steps:"
+// (the rest of the text, such as its routes, after them). drain, if not
+// "", is the scenario's drain; components are the lines of its
+// components. For the tests that follow one request through.
+func onceSrc(name, drain, components, steps string) string {
+	src := "name: " + name + "\nduration: 1s\n"
+	if drain != "" {
+		src += "drain: " + drain + "\n"
+	}
+	return src + "arrivals: even\ncomponents:\n" + components +
+		"journeys:\n  j:\n    rate: 1/s\n    count: 1\n    steps:" + steps
+}
+
 // compileSrc is compileNamed for a scenario read as r.yaml.
 func compileSrc(src string) (*model.Compiled, error) {
 	return compileNamed("r.yaml", src, model.LoadOptions{})
