@@ -4,7 +4,6 @@ import (
 	"math"
 	"slices"
 	"testing"
-	"testing/fstest"
 
 	"capsim/model"
 )
@@ -135,15 +134,7 @@ func TestAutoscaleRefusals(t *testing.T) {
 			`a.yaml:4:42: components.w.autoscale: autoscale does not apply to a component of kind pool`},
 	} {
 		src := head + c.comps + tail
-		l, err := model.LoadBytes(fstest.MapFS{}, "a.yaml", []byte(src), model.LoadOptions{})
-		if err == nil {
-			_, err = l.Compile()
-		}
-		got := ""
-		if err != nil {
-			got = err.Error()
-		}
-		if got != c.want {
+		if got := compileErrorText("a.yaml", src); got != c.want {
 			t.Errorf("%s got  %s\nwant %s", c.comps, got, c.want)
 		}
 	}

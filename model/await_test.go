@@ -13,17 +13,7 @@ import (
 // a trace. Each must end its journey at the deadline with a 504, never
 // panic: a missing row here once crashed every fan-out under a deadline.
 func TestEveryAwaitingOpEnds(t *testing.T) {
-	const src = `name: await
-duration: 1s
-drain: 10s
-arrivals: even
-components:
-  a: {kind: pool, servers: 2}
-journeys:
-  j:
-    rate: 1/s
-    count: 1
-    steps:
+	src := onceSrc("await", "10s", "  a: {kind: pool, servers: 2}\n", `
       - call: gw
         deadline: 100ms
 routes:
@@ -34,7 +24,7 @@ STEPS
     steps:
       - hold: a
       - work: 1s
-`
+`)
 	cases := map[string]string{
 		"call":          "      - call: slow\n",
 		"job":           "      - job: slow\n",

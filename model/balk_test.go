@@ -97,12 +97,7 @@ func TestBadBalkingRulesAreRefused(t *testing.T) {
 			`r.yaml:4:68: components.server.balk.probability: probability must be between 0 and 1, got 1.5`},
 	} {
 		src := "name: r\nduration: 1h\ncomponents:\n  server: {kind: pool, servers: 1, balk: " + c.balk + "}\njourneys:\n  j: {rate: 1/s, steps: [{use: server, work: 1s}]}\n"
-		_, err := compileSrc(src)
-		got := ""
-		if err != nil {
-			got = err.Error()
-		}
-		if got != c.want {
+		if got := compileErrorText("r.yaml", src); got != c.want {
 			t.Errorf("got  %s\nwant %s", got, c.want)
 		}
 	}

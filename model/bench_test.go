@@ -5,37 +5,14 @@ import (
 	"testing"
 
 	"capsim/model"
-	"capsim/scenarios"
 )
-
-func compileEmbedded(tb testing.TB, name string, opts model.LoadOptions) *model.Compiled {
-	tb.Helper()
-	l, err := model.Load(scenarios.FS(), scenarios.File(name), opts)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	c, err := l.Compile()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return c
-}
 
 // BenchmarkMMc runs the M/M/4 model of the speed yardstick: 100,000
 // customers per iteration, two model events each. Compare ns/op with the
 // hand-written loop on the same model (see README, "Speed").
 func BenchmarkMMc(b *testing.B) {
 	c := compileEmbedded(b, "mmc", model.LoadOptions{Sets: []string{"journeys.customer.count=100000", "duration=1000000s", "warmup=0s"}})
-	b.ReportAllocs()
-	for i := 0; i < b.N; i++ {
-		res, err := c.Run(model.RunOptions{Seed: uint64(i + 1)})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if res.Journeys[0].Succeeded != 100000 {
-			b.Fatalf("completed %d customers", res.Journeys[0].Succeeded)
-		}
-	}
+	runCustomers(b, c)
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/2e5, "ns/event")
 }
 
@@ -55,16 +32,19 @@ journeys:
     count: 100000
     steps: [{use: cpu, work: "exponential(mean=1s)"}]
 `)
-			b.ReportAllocs()
-			for i := 0; i < b.N; i++ {
-				res, err := c.Run(model.RunOptions{Seed: uint64(i + 1)})
-				if err != nil {
-					b.Fatal(err)
-				}
-				if res.Journeys[0].Succeeded != 100000 {
-					b.Fatalf("completed %d customers", res.Journeys[0].Succeeded)
-				}
-			}
+			runCustomers(b, c)
 		})
+	}
+}
+
+// runCustomers runs c b.N times, with seeds 1, 2, …, each run to complete
+// its 100,000 customers.
+func runCustomers(b *testing.B, c *model.Compiled) {
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		res := mustRun(b, c, model.RunOptions{Seed: uint64(i + 1)})
+		if res.Journeys[0].Succeeded != 100000 {
+			b.Fatalf("completed %d customers", res.Journeys[0].Succeeded)
+		}
 	}
 }

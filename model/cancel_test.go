@@ -13,17 +13,7 @@ import (
 
 // One server with no waiting room: of four branches, two at a time, the
 // first takes the server for 1 s and the second is refused at once.
-const fanoutSrc = `name: fanout
-duration: 1s
-drain: 10s
-arrivals: even
-components:
-  one: {kind: pool, servers: 1, queue: 0}
-journeys:
-  j:
-    rate: 1/s
-    count: 1
-    steps:
+var fanoutSrc = onceSrc("fanout", "10s", "  one: {kind: pool, servers: 1, queue: 0}\n", `
       - fanout: 4
         limit: 2
         FAILFAST
@@ -32,7 +22,7 @@ routes:
   r:
     CANCELLABLE
     steps: [{use: one, work: 1s}]
-`
+`)
 
 func journeyEnd(t *testing.T, events []model.TraceEvent) model.TraceEvent {
 	t.Helper()
@@ -88,22 +78,12 @@ func TestFailFastCancelsACancellableRoute(t *testing.T) {
 // A caller's timeout orphans the call it gave up on, or cancels it when the
 // route observes cancellation.
 func TestTimeoutOrphansOrCancels(t *testing.T) {
-	src := `name: timeout
-duration: 1s
-drain: 10s
-arrivals: even
-components:
-  one: {kind: pool, servers: 1}
-journeys:
-  j:
-    rate: 1/s
-    count: 1
-    steps: [{call: slow, timeout: 1s}]
+	src := onceSrc("timeout", "10s", "  one: {kind: pool, servers: 1}\n", ` [{call: slow, timeout: 1s}]
 routes:
   slow:
     CANCELLABLE
     steps: [{use: one, work: 3s}]
-`
+`)
 	res, _ := runYAML(t, replace(src, "CANCELLABLE", "cancellable: false"), model.RunOptions{})
 	r, _ := res.Route("slow")
 	if r.Orphaned != 1 || busySeconds(res, "one") != 3 {
@@ -125,22 +105,13 @@ func busySeconds(res *model.Result, name string) float64 {
 // A bucket tells a refusal for the deadline from one for max_wait, and a
 // refusal may take time to arrive.
 func TestBucketRefusalReasonAndCost(t *testing.T) {
-	src := `name: bucket
-duration: 1s
-arrivals: even
-components:
-  api: {kind: bucket, rate: 1/s, burst: 1, max_wait: 10s, deadline_status: 504, refuse_cost: 1ms}
-journeys:
-  j:
-    rate: 1/s
-    count: 1
-    steps:
+	src := onceSrc("bucket", "", "  api: {kind: bucket, rate: 1/s, burst: 1, max_wait: 10s, deadline_status: 504, refuse_cost: 1ms}\n", `
       - fanout: 3
         steps: [{call: r, deadline: 500ms, optional: true}]
 routes:
   r:
     steps: [{use: api}, {log: admitted}]
-`
+`)
 	res, events := runYAML(t, src, model.RunOptions{})
 	_, statuses := endsOf(events, "capsim.request_end", "r")
 	times, _ := endsOf(events, "capsim.request_end", "r")
@@ -330,24 +301,14 @@ journeys:
 // remote service not told of it: then the caller stops waiting at the
 // deadline and the callee works on, orphaned.
 func TestIgnoresDeadlineLeavesTheRemoteWorking(t *testing.T) {
-	src := `name: deadline
-duration: 1s
-drain: 10s
-arrivals: even
-components:
-  one: {kind: pool, servers: 1}
-journeys:
-  j:
-    rate: 1/s
-    count: 1
-    steps: [{call: CALLED, deadline: 1s}]
+	src := onceSrc("deadline", "10s", "  one: {kind: pool, servers: 1}\n", ` [{call: CALLED, deadline: 1s}]
 routes:
   client:
     steps: [{delay: 200ms}, {call: remote}]
   remote:
     IGNORES
     steps: [{use: one, work: 3s}]
-`
+`)
 	for _, tc := range []struct {
 		called, ignores string
 		busy            float64
@@ -372,23 +333,14 @@ routes:
 // A cancelled branch only unwinds: an optional step inside it does not
 // swallow the cancellation and let the branch go on.
 func TestACancelledBranchDoesNotGoOn(t *testing.T) {
-	src := `name: nogo
-duration: 1s
-arrivals: even
-components:
-  one: {kind: pool, servers: 1, queue: 0}
-journeys:
-  j:
-    rate: 1/s
-    count: 1
-    steps:
+	src := onceSrc("nogo", "", "  one: {kind: pool, servers: 1, queue: 0}\n", `
       - fanout: 2
         fail_fast: true
         steps:
           - {use: one, work: 1s, optional: true}
           - log: went_on
           - fail: {p: 1, status: 500}
-`
+`)
 	// The second branch is refused at once, tolerates it, goes on and
 	// fails; that cancels the first, which holds the server: it must not
 	// go on too.
@@ -407,22 +359,13 @@ journeys:
 // deadline_status applies only when the deadline is what refuses: a wait
 // past max_wait keeps the bucket's own status.
 func TestBucketMaxWaitRefusalKeepsItsStatus(t *testing.T) {
-	src := `name: mw
-duration: 1s
-arrivals: even
-components:
-  api: {kind: bucket, rate: 1/s, burst: 1, max_wait: 500ms, deadline_status: 504}
-journeys:
-  j:
-    rate: 1/s
-    count: 1
-    steps:
+	src := onceSrc("mw", "", "  api: {kind: bucket, rate: 1/s, burst: 1, max_wait: 500ms, deadline_status: 504}\n", `
       - fanout: 2
         steps: [{call: r, deadline: 10s, optional: true}]
 routes:
   r:
     steps: [{use: api}]
-`
+`)
 	_, events := runYAML(t, src, model.RunOptions{})
 	_, statuses := endsOf(events, "capsim.request_end", "r")
 	if len(statuses) != 2 || statuses[0] != 200 || statuses[1] != 429 {

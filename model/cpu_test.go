@@ -62,15 +62,6 @@ journeys:
 	}
 }
 
-// compileError returns the error that loading or compiling src gives.
-func compileError(src string) error {
-	l, err := model.LoadBytes(fstest.MapFS{}, "s.yaml", []byte(src), model.LoadOptions{})
-	if err == nil {
-		_, err = l.Compile()
-	}
-	return err
-}
-
 // Every key of a discipline is checked where it is written.
 func TestCPUDisciplineErrors(t *testing.T) {
 	for _, tc := range []struct{ cpu, step, want string }{

@@ -13,17 +13,7 @@ import (
 // deadline. The caller fails at 500 ms whatever the route does; what the
 // route does with the deadline decides how long the thread is held and how
 // much work is done for no one.
-const threeStepsSrc = `name: three-steps
-duration: 1s
-drain: 10s
-arrivals: even
-components:
-  threads: {kind: pool, servers: 1}
-journeys:
-  j:
-    rate: 1/s
-    count: 1
-    steps: [{call: handle, deadline: 500ms}]
+var threeStepsSrc = onceSrc("three-steps", "10s", "  threads: {kind: pool, servers: 1}\n", ` [{call: handle, deadline: 500ms}]
 routes:
   handle:
     MODE
@@ -32,7 +22,7 @@ routes:
       - work: 300ms
       - work: 300ms
       - work: 300ms
-`
+`)
 
 func TestOnDeadlineTimelines(t *testing.T) {
 	for _, tc := range []struct {
@@ -77,17 +67,7 @@ func TestOnDeadlineTimelines(t *testing.T) {
 // passes at 500 ms inside the inner route's first step, which ends at
 // 700 ms; neither route starts another step.
 func TestCheckedDeadlineReachesCallsInside(t *testing.T) {
-	src := `name: nested-check
-duration: 1s
-drain: 10s
-arrivals: even
-components:
-  threads: {kind: pool, servers: 1}
-journeys:
-  j:
-    rate: 1/s
-    count: 1
-    steps: [{call: outer, deadline: 500ms}]
+	src := onceSrc("nested-check", "10s", "  threads: {kind: pool, servers: 1}\n", ` [{call: outer, deadline: 500ms}]
 routes:
   outer:
     on_deadline: check
@@ -100,7 +80,7 @@ routes:
     steps:
       - {use: threads, work: 500ms}
       - {use: threads, work: 500ms}
-`
+`)
 	res, events := runYAML(t, src, model.RunOptions{})
 	end := journeyEnd(t, events)
 	outer, _ := res.Route("outer")

@@ -3,7 +3,6 @@ package model_test
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -11,19 +10,6 @@ import (
 	"capsim/cmd/golden"
 	"capsim/model"
 )
-
-func compileFile(t testing.TB, path string, opts model.LoadOptions) *model.Compiled {
-	t.Helper()
-	l, err := model.Load(os.DirFS("testdata"), path, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := l.Compile()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
 
 // runBytes runs once and returns the result and the trace, as bytes.
 func runBytes(t *testing.T, c *model.Compiled, opts model.RunOptions) ([]byte, []byte) {

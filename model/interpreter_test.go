@@ -3,8 +3,6 @@ package model_test
 import (
 	"testing"
 	"time"
-
-	"capsim/model"
 )
 
 // The interpreter's own guarantees: it never recurses, it yields when no
@@ -14,21 +12,12 @@ import (
 // A tolerated failure unwinds and the loop goes on: three million of them
 // in one journey once overflowed the stack, one nested exec per failure.
 func TestToleratedFailuresDoNotRecurse(t *testing.T) {
-	src := `name: tolerated
-duration: 1s
-arrivals: even
-components:
-  app: {kind: pool, servers: 1}
-journeys:
-  j:
-    rate: 1/s
-    count: 1
-    steps:
+	src := onceSrc("tolerated", "", "  app: {kind: pool, servers: 1}\n", `
       - repeat: 3000000
         steps:
           - {fail: {p: 1, status: 500}, optional: true}
       - work: 1s
-`
+`)
 	res := runYAMLNoTrace(t, src)
 	if res.Broken != nil {
 		t.Fatalf("run broken: %v", res.Broken)
@@ -42,16 +31,7 @@ journeys:
 // Ten billion steps at one instant: the guard stops the run in well under
 // ten seconds (about 0.05 s here) and names the innermost step of the loop.
 func TestZeroTimeLoopStopsAtTheGuard(t *testing.T) {
-	src := `name: zero
-duration: 1s
-arrivals: even
-components:
-  app: {kind: pool, servers: 1}
-journeys:
-  j:
-    rate: 1/s
-    count: 1
-    steps:
+	src := onceSrc("zero", "", "  app: {kind: pool, servers: 1}\n", `
       - call: spin
 routes:
   spin:
@@ -60,7 +40,7 @@ routes:
         steps:
           - repeat: 100000
             steps: [{log: tick}]
-`
+`)
 	start := time.Now()
 	res := runYAMLNoTrace(t, src)
 	if took := time.Since(start); took > 10*time.Second {
@@ -75,21 +55,12 @@ routes:
 // A long burst of zero-time steps within the guard yields through the
 // event queue and finishes: the yield is invisible to the result.
 func TestYieldKeepsTheResult(t *testing.T) {
-	src := `name: burst
-duration: 1s
-arrivals: even
-components:
-  app: {kind: pool, servers: 1}
-journeys:
-  j:
-    rate: 1/s
-    count: 1
-    steps:
+	src := onceSrc("burst", "", "  app: {kind: pool, servers: 1}\n", `
       - repeat: 1000000
         steps: [{log: tick}]
       - use: app
         work: 2s
-`
+`)
 	res := runYAMLNoTrace(t, src)
 	j := res.Journeys[0]
 	if res.Broken != nil || j.Succeeded != 1 || float64(j.Latency.Max) != 2 {
@@ -97,40 +68,14 @@ journeys:
 	}
 }
 
-func runYAMLNoTrace(t *testing.T, src string) *model.Result {
-	t.Helper()
-	l, err := model.LoadBytes(nil, "t.yaml", []byte(src), model.LoadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := l.Compile()
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := c.Run(model.RunOptions{Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
-}
-
 // A job that awaits its own journey's jobs waits for itself: nothing is
 // left to happen, and the run says so instead of running out the clock.
 func TestDeadlockIsNamed(t *testing.T) {
-	src := `name: deadlock
-duration: 1s
-arrivals: even
-components:
-  app: {kind: pool, servers: 1}
-journeys:
-  j:
-    rate: 1/s
-    count: 1
-    steps: [{job: selfish}]
+	src := onceSrc("deadlock", "", "  app: {kind: pool, servers: 1}\n", ` [{job: selfish}]
 routes:
   selfish:
     steps: [{await: jobs}]
-`
+`)
 	res := runYAMLNoTrace(t, src)
 	want := "stopped by guard deadlock at 1.00s: nothing left to happen at 1.00s with 1 journeys still waiting; waiting: 1 for the journey's jobs, 1 for a job or fan-out"
 	if res.Broken == nil || res.Broken.String() != want {

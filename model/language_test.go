@@ -12,25 +12,6 @@ import (
 // The step language's semantics, each on a small scenario with constant
 // times, so the expected timings are exact.
 
-func runYAML(t *testing.T, src string, opts model.RunOptions) (*model.Result, []model.TraceEvent) {
-	t.Helper()
-	l, err := model.LoadBytes(fstest.MapFS{}, "t.yaml", []byte(src), model.LoadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := l.Compile()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var events []model.TraceEvent
-	opts.Trace = func(e *model.TraceEvent) { events = append(events, *e) }
-	res, err := c.Run(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res, events
-}
-
 // endsOf returns the times of the trace events named event for route.
 func endsOf(events []model.TraceEvent, event, route string) (ts []float64, statuses []int32) {
 	for _, e := range events {

@@ -2,9 +2,6 @@ package model_test
 
 import (
 	"testing"
-	"testing/fstest"
-
-	"capsim/model"
 )
 
 // A pool's servers must fit its memory: 200 threads of 1 MB need 200 MB.
@@ -29,15 +26,7 @@ components:
 journeys:
   j: {rate: 1/s, steps: [{use: app, work: 1s}]}
 `
-			l, err := model.LoadBytes(fstest.MapFS{}, "s.yaml", []byte(src), model.LoadOptions{})
-			if err == nil {
-				_, err = l.Compile()
-			}
-			got := ""
-			if err != nil {
-				got = err.Error()
-			}
-			if got != c.want {
+			if got := compileErrorText("s.yaml", src); got != c.want {
 				t.Errorf("got  %q\nwant %q", got, c.want)
 			}
 		})

@@ -1,10 +1,8 @@
 package model_test
 
 import (
-	"fmt"
 	"slices"
 	"testing"
-	"testing/fstest"
 
 	"capsim/model"
 )
@@ -102,27 +100,10 @@ func TestBadStagesAreRefused(t *testing.T) {
 			`s.yaml:7:14: journeys.j.clients: clients must be >= 1, got 0 (or give stages: to ramp the clients from it)`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			src := fmt.Sprintf("name: s\nduration: 1h\ncomponents:\n  app: {kind: pool, servers: 1}\njourneys:\n  j:\n    %s\n    steps: [{use: app, work: 1s}]\n", c.journey)
-			l, err := model.LoadBytes(fstest.MapFS{}, "s.yaml", []byte(src), model.LoadOptions{})
-			if err == nil {
-				_, err = l.Compile()
-			}
-			got := ""
-			if err != nil {
-				got = err.Error()
-			}
-			if got != c.want {
+			src := oneJourneySrc("s", c.journey)
+			if got := compileErrorText("s.yaml", src); got != c.want {
 				t.Errorf("got  %s\nwant %s", got, c.want)
 			}
 		})
 	}
-}
-
-// compileSrc loads and compiles a scenario held in a string, as r.yaml.
-func compileSrc(src string) (*model.Compiled, error) {
-	l, err := model.LoadBytes(fstest.MapFS{}, "r.yaml", []byte(src), model.LoadOptions{})
-	if err != nil {
-		return nil, err
-	}
-	return l.Compile()
 }

@@ -24,12 +24,7 @@ func TestRecoverySettingsAreChecked(t *testing.T) {
 		{"rate: 1/s\n    stages: [{target: 1/s, duration: 1m}, {target: 5/s, duration: 0s}, {target: 5/s, duration: 1m}, {target: 1/s, duration: 0s}]",
 			"{margin: 20%, window: 30s}", ""},
 	} {
-		_, err := compileSrc(head + c.journey + steps + "recovery: " + c.recovery + "\n")
-		got := ""
-		if err != nil {
-			got = err.Error()
-		}
-		if got != c.want {
+		if got := compileErrorText("r.yaml", head+c.journey+steps+"recovery: "+c.recovery+"\n"); got != c.want {
 			t.Errorf("got  %s\nwant %s", got, c.want)
 		}
 	}

@@ -129,13 +129,8 @@ func TestRepeatEveryNeedsStagesThatFit(t *testing.T) {
 		{"repeat_every: 0s\n    stages: [{target: 2/s, duration: 50m}]",
 			`r.yaml:7:19: journeys.j.repeat_every: repeat_every must be > 0s, got 0s`},
 	} {
-		src := "name: r\nduration: 1h\ncomponents:\n  app: {kind: pool, servers: 1}\njourneys:\n  j:\n    " + c.journey + "\n    steps: [{use: app, work: 1s}]\n"
-		_, err := compileSrc(src)
-		got := ""
-		if err != nil {
-			got = err.Error()
-		}
-		if got != c.want {
+		src := oneJourneySrc("r", c.journey)
+		if got := compileErrorText("r.yaml", src); got != c.want {
 			t.Errorf("got  %s\nwant %s", got, c.want)
 		}
 	}

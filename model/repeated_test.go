@@ -2,9 +2,6 @@ package model_test
 
 import (
 	"testing"
-	"testing/fstest"
-
-	"capsim/model"
 )
 
 // Anchors, aliases, merges and overlays are not repeats: only a key written
@@ -55,15 +52,7 @@ journeys:
 `, `s.yaml:7:5: components.db.<<: key "<<" repeated (first at line 6, column 5)`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			l, err := model.LoadBytes(fstest.MapFS{}, "s.yaml", []byte(c.src), model.LoadOptions{})
-			if err == nil {
-				_, err = l.Compile()
-			}
-			got := ""
-			if err != nil {
-				got = err.Error()
-			}
-			if got != c.want {
+			if got := compileErrorText("s.yaml", c.src); got != c.want {
 				t.Errorf("got  %s\nwant %s", got, c.want)
 			}
 		})

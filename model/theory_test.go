@@ -253,20 +253,6 @@ journeys:
 	}
 }
 
-// compileSource compiles a scenario given as text.
-func compileSource(t testing.TB, src string) *model.Compiled {
-	t.Helper()
-	l, err := model.LoadBytes(fstest.MapFS{}, "s.yaml", []byte(src), model.LoadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := l.Compile()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
 // A cpu with switch_cost σ, driven by a closed loop of clients, against
 // the product-form solution theory.ClosedPS (BCMP: a think station and a
 // processor-sharing station whose rate depends on its population). With no

@@ -46,6 +46,81 @@ type waitPair struct {
 	extra  string // more routes
 }
 
+// waitPairs is a state's scenarios by event; with sets one and returns
+// them, so that a case can build on its usual three.
+type waitPairs map[waitEvent]waitPair
+
+func (m waitPairs) with(ev waitEvent, p waitPair) waitPairs {
+	m[ev] = p
+	return m
+}
+
+// ends is a scenario in which r's wait ends without the caller doing
+// anything: the journey and r both end with status at t seconds. probe is
+// the state r's proc is in at 50 ms.
+func ends(route string, probe waitKind, status int32, at float64) waitPair {
+	return waitPair{route: route, probe: probe, noted: true, j: ended{status, at}, r: ended{status, at}}
+}
+
+// cutAtDeadline is the scenario in which the caller's deadline of 100 ms
+// cuts r's wait: both end with 504 at it.
+func cutAtDeadline(route string, probe waitKind) waitPair {
+	p := ends(route, probe, 504, 0.1)
+	p.call = "deadline: 100ms"
+	return p
+}
+
+// cancelledAt100ms is the scenario in which the caller's timeout of 100 ms
+// gives up on r: the journey ends with 504 and r, cancelled, with 499.
+func cancelledAt100ms(route string, probe waitKind) waitPair {
+	p := ends(route, probe, 504, 0.1)
+	p.call, p.r.status = "timeout: 100ms", 499
+	return p
+}
+
+// withCall gives scenario p the caller's keys call.
+func withCall(call string, p waitPair) waitPair {
+	p.call = call
+	return p
+}
+
+// usualPairs are the three scenarios most states have: r waits in probe
+// and its wait ends with status at t, or the deadline cuts it, or the
+// caller gives up on it.
+func usualPairs(route string, probe waitKind, status int32, at float64) waitPairs {
+	return waitPairs{
+		evWake:     ends(route, probe, status, at),
+		evDeadline: cutAtDeadline(route, probe),
+		evCancel:   cancelledAt100ms(route, probe),
+	}
+}
+
+// sleepsToDeadline are the usual three scenarios of a wait that would
+// pass the caller's deadline: r's proc sleeps to the deadline instead.
+func sleepsToDeadline(route string, probe waitKind, status int32, at float64) waitPairs {
+	return usualPairs(route, probe, status, at).with(evDeadline, cutAtDeadline(route, waitDeadline))
+}
+
+// noTimeout says why no timeout can reach a state: its wait has none.
+func noTimeout(why string) map[waitEvent]string {
+	return map[waitEvent]string{evTimeout: why}
+}
+
+// The routes of the cases that share one.
+const (
+	work200ms  = "      - work: 200ms\n"
+	awaitJobs  = "      - job: slow\n        async: true\n      - await: jobs\n"
+	callSlow   = "      - call: slow\n"
+	fanoutSlow = "      - fanout: 2\n        steps: [{call: slow}]\n"
+	pollCall   = "      - job: slow\n        async: true\n      - poll: {call: slow, every: 10ms, until: jobs}\n"
+	usePool    = "      - use: pool\n        work: 100ms\n"
+	retryFails = "      - call: fails\n        retry: {attempts: 2, on: [503], backoff: 200ms}\n"
+	pollGap    = "      - job: slow\n        async: true\n      - poll: {call: slow, every: 150ms, until: jobs}\n"
+	useCPU     = "      - use: cpu\n        work: 200ms\n"
+	useWaste   = "      - use: waste\n      - use: waste\n"
+	useLate    = "      - use: late\n      - use: late\n"
+)
+
 // waitCases are, for each state, a route that waits in it from time 0 to
 // 200 ms (r first holds `held`, so that what a proc holds is seen given
 // back), and the events that can reach it; cannot says why the others
@@ -72,105 +147,52 @@ var waitCases = []struct {
 		cannot: map[waitEvent]string{
 			evWake: "lasts no simulated time (every scenario runs through it)", evTimeout: "arms no timer",
 			evDeadline: "lasts no simulated time", evRunEnd: "lasts no simulated time"}},
-	{state: waitSleep,
-		pairs: map[waitEvent]waitPair{
-			evWake: {route: "      - work: 200ms\n", probe: waitSleep, noted: true, j: ended{200, 0.2}, r: ended{200, 0.2}},
-			// The work would pass the deadline: it sleeps to it instead.
-			evDeadline: {call: "deadline: 100ms", route: "      - work: 200ms\n", probe: waitDeadline, noted: true, j: ended{504, 0.1}, r: ended{504, 0.1}},
-			evCancel:   {call: "timeout: 100ms", route: "      - work: 200ms\n", probe: waitSleep, noted: true, j: ended{504, 0.1}, r: ended{499, 0.1}},
-		},
-		cannot: map[waitEvent]string{evTimeout: "a work or delay has no timeout"}},
-	{state: waitJobs,
-		pairs: map[waitEvent]waitPair{
-			evWake:     {route: "      - job: slow\n        async: true\n      - await: jobs\n", probe: waitJobs, noted: true, j: ended{200, 0.2}, r: ended{200, 0.2}},
-			evDeadline: {call: "deadline: 100ms", route: "      - job: slow\n        async: true\n      - await: jobs\n", probe: waitJobs, noted: true, j: ended{504, 0.1}, r: ended{504, 0.1}},
-			evCancel:   {call: "timeout: 100ms", route: "      - job: slow\n        async: true\n      - await: jobs\n", probe: waitJobs, noted: true, j: ended{504, 0.1}, r: ended{499, 0.1}},
-		},
-		cannot: map[waitEvent]string{evTimeout: "await: jobs has no timeout"}},
-	{state: waitCall,
-		pairs: map[waitEvent]waitPair{
-			evWake:     {route: "      - call: slow\n", probe: waitCall, noted: true, j: ended{200, 0.2}, r: ended{200, 0.2}},
-			evTimeout:  {route: "      - call: slow\n        timeout: 100ms\n", probe: waitCall, noted: true, j: ended{504, 0.1}, r: ended{504, 0.1}},
-			evDeadline: {call: "deadline: 100ms", route: "      - call: slow\n", probe: waitCall, noted: true, j: ended{504, 0.1}, r: ended{504, 0.1}},
-			evCancel:   {call: "timeout: 100ms", route: "      - call: slow\n", probe: waitCall, noted: true, j: ended{504, 0.1}, r: ended{499, 0.1}},
-		}},
-	{state: waitJoin,
-		pairs: map[waitEvent]waitPair{
-			evWake:     {route: "      - job: slow\n", probe: waitJoin, noted: true, j: ended{200, 0.2}, r: ended{200, 0.2}},
-			evTimeout:  {route: "      - job: slow\n        timeout: 100ms\n", probe: waitJoin, noted: true, j: ended{504, 0.1}, r: ended{504, 0.1}},
-			evDeadline: {call: "deadline: 100ms", route: "      - fanout: 2\n        steps: [{call: slow}]\n", probe: waitJoin, noted: true, j: ended{504, 0.1}, r: ended{504, 0.1}},
-			evCancel:   {call: "timeout: 100ms", route: "      - fanout: 2\n        steps: [{call: slow}]\n", probe: waitJoin, noted: true, j: ended{504, 0.1}, r: ended{499, 0.1}},
-		}},
-	{state: waitPollCall,
-		// The job runs to 200 ms; the poll's first gap ends at 10 ms, and
-		// its status call, from 10 to 210 ms, finds the job done.
-		pairs: map[waitEvent]waitPair{
-			evWake:     {route: "      - job: slow\n        async: true\n      - poll: {call: slow, every: 10ms, until: jobs}\n", probe: waitPollCall, noted: true, j: ended{200, 0.21}, r: ended{200, 0.21}},
-			evDeadline: {call: "deadline: 100ms", route: "      - job: slow\n        async: true\n      - poll: {call: slow, every: 10ms, until: jobs}\n", probe: waitPollCall, noted: true, j: ended{504, 0.1}, r: ended{504, 0.1}},
-			evCancel:   {call: "timeout: 100ms", route: "      - job: slow\n        async: true\n      - poll: {call: slow, every: 10ms, until: jobs}\n", probe: waitPollCall, noted: true, j: ended{504, 0.1}, r: ended{499, 0.1}},
-		},
-		cannot: map[waitEvent]string{evTimeout: "a poll's status call has no timeout of its own"}},
-	{state: waitAcquire,
-		// The journey `first` holds the pool from 0 to 200 ms; r queues
-		// behind it, then works 100 ms.
-		pairs: map[waitEvent]waitPair{
-			evWake:     {route: "      - use: pool\n        work: 100ms\n", probe: waitAcquire, noted: true, j: ended{200, 0.3}, r: ended{200, 0.3}},
-			evTimeout:  {route: "      - use: timed\n        work: 100ms\n", probe: waitAcquire, noted: true, j: ended{503, 0.1}, r: ended{503, 0.1}},
-			evDeadline: {call: "deadline: 100ms", route: "      - use: pool\n        work: 100ms\n", probe: waitAcquire, noted: true, j: ended{504, 0.1}, r: ended{504, 0.1}},
-			evCancel:   {call: "timeout: 100ms", route: "      - use: pool\n        work: 100ms\n", probe: waitAcquire, noted: true, j: ended{504, 0.1}, r: ended{499, 0.1}},
-		}},
-	{state: waitRetry,
-		// fails fails at once; the retry waits 200 ms, then fails too.
-		pairs: map[waitEvent]waitPair{
-			evWake: {route: "      - call: fails\n        retry: {attempts: 2, on: [503], backoff: 200ms}\n", probe: waitRetry, noted: true, j: ended{503, 0.2}, r: ended{503, 0.2}},
-			// The backoff would pass the deadline: no retry, the first
-			// failure stands.
-			evDeadline: {call: "deadline: 100ms", route: "      - call: fails\n        retry: {attempts: 2, on: [503], backoff: 200ms}\n", probe: waitNone, noted: true, j: ended{503, 0}, r: ended{503, 0}},
-			evCancel:   {call: "timeout: 100ms", route: "      - call: fails\n        retry: {attempts: 2, on: [503], backoff: 200ms}\n", probe: waitRetry, noted: true, j: ended{504, 0.1}, r: ended{499, 0.1}},
-		},
-		cannot: map[waitEvent]string{evTimeout: "a backoff has no timeout"}},
-	{state: waitPollGap,
-		// The job runs to 200 ms; the poll's first gap ends at 150 ms, its
-		// status call at 350 ms finds the job done.
-		pairs: map[waitEvent]waitPair{
-			evWake:     {route: "      - job: slow\n        async: true\n      - poll: {call: slow, every: 150ms, until: jobs}\n", probe: waitPollGap, noted: true, j: ended{200, 0.35}, r: ended{200, 0.35}},
-			evDeadline: {call: "deadline: 100ms", route: "      - job: slow\n        async: true\n      - poll: {call: slow, every: 150ms, until: jobs}\n", probe: waitDeadline, noted: true, j: ended{504, 0.1}, r: ended{504, 0.1}},
-			evCancel:   {call: "timeout: 100ms", route: "      - job: slow\n        async: true\n      - poll: {call: slow, every: 150ms, until: jobs}\n", probe: waitPollGap, noted: true, j: ended{504, 0.1}, r: ended{499, 0.1}},
-		},
-		cannot: map[waitEvent]string{evTimeout: "a poll gap has no timeout"}},
+	// The work would pass the deadline: it sleeps to it instead.
+	{state: waitSleep, pairs: sleepsToDeadline(work200ms, waitSleep, 200, 0.2),
+		cannot: noTimeout("a work or delay has no timeout")},
+	{state: waitJobs, pairs: usualPairs(awaitJobs, waitJobs, 200, 0.2),
+		cannot: noTimeout("await: jobs has no timeout")},
+	{state: waitCall, pairs: usualPairs(callSlow, waitCall, 200, 0.2).
+		with(evTimeout, ends("      - call: slow\n        timeout: 100ms\n", waitCall, 504, 0.1))},
+	{state: waitJoin, pairs: usualPairs(fanoutSlow, waitJoin, 200, 0.2).
+		with(evWake, ends("      - job: slow\n", waitJoin, 200, 0.2)).
+		with(evTimeout, ends("      - job: slow\n        timeout: 100ms\n", waitJoin, 504, 0.1))},
+	// The job runs to 200 ms; the poll's first gap ends at 10 ms, and its
+	// status call, from 10 to 210 ms, finds the job done.
+	{state: waitPollCall, pairs: usualPairs(pollCall, waitPollCall, 200, 0.21),
+		cannot: noTimeout("a poll's status call has no timeout of its own")},
+	// The journey `first` holds the pool from 0 to 200 ms; r queues behind
+	// it, then works 100 ms.
+	{state: waitAcquire, pairs: usualPairs(usePool, waitAcquire, 200, 0.3).
+		with(evTimeout, ends("      - use: timed\n        work: 100ms\n", waitAcquire, 503, 0.1))},
+	// fails fails at once; the retry waits 200 ms, then fails too. The
+	// backoff would pass the deadline: no retry, the first failure stands.
+	{state: waitRetry, pairs: usualPairs(retryFails, waitRetry, 503, 0.2).
+		with(evDeadline, withCall("deadline: 100ms", ends(retryFails, waitNone, 503, 0))),
+		cannot: noTimeout("a backoff has no timeout")},
+	// The job runs to 200 ms; the poll's first gap ends at 150 ms, its
+	// status call at 350 ms finds the job done.
+	{state: waitPollGap, pairs: sleepsToDeadline(pollGap, waitPollGap, 200, 0.35),
+		cannot: noTimeout("a poll gap has no timeout")},
+	// The deadline is 150 ms here, so that the caller can give up first.
 	{state: waitDeadline,
-		// The deadline is 150 ms here, so that the caller can give up first.
 		pairs: map[waitEvent]waitPair{
-			evWake:   {call: "deadline: 150ms", route: "      - work: 200ms\n", probe: waitDeadline, noted: true, j: ended{504, 0.15}, r: ended{504, 0.15}},
-			evCancel: {call: "deadline: 150ms\n        timeout: 100ms", route: "      - work: 200ms\n", probe: waitDeadline, noted: true, j: ended{504, 0.1}, r: ended{499, 0.1}},
+			evWake:   withCall("deadline: 150ms", ends(work200ms, waitDeadline, 504, 0.15)),
+			evCancel: withCall("deadline: 150ms\n        timeout: 100ms", cancelledAt100ms(work200ms, waitDeadline)),
 		},
 		cannot: map[waitEvent]string{evTimeout: "a work has no timeout", evDeadline: "its wake is the deadline"}},
-	{state: waitRunning,
-		pairs: map[waitEvent]waitPair{
-			evWake:     {route: "      - use: cpu\n        work: 200ms\n", probe: waitRunning, noted: true, j: ended{200, 0.2}, r: ended{200, 0.2}},
-			evDeadline: {call: "deadline: 100ms", route: "      - use: cpu\n        work: 200ms\n", probe: waitRunning, noted: true, j: ended{504, 0.1}, r: ended{504, 0.1}},
-			evCancel:   {call: "timeout: 100ms", route: "      - use: cpu\n        work: 200ms\n", probe: waitRunning, noted: true, j: ended{504, 0.1}, r: ended{499, 0.1}},
-		},
-		cannot: map[waitEvent]string{evTimeout: "a cpu has no wait_timeout"}},
-	{state: waitRefused,
-		// The first use takes the burst's token; the next is 1 s away,
-		// past max_wait: the second waits max_wait for nothing.
-		pairs: map[waitEvent]waitPair{
-			evWake: {route: "      - use: waste\n      - use: waste\n", probe: waitRefused, noted: true, j: ended{429, 0.2}, r: ended{429, 0.2}},
-			// The wait for nothing stops at the deadline, refused.
-			evDeadline: {call: "deadline: 100ms", route: "      - use: waste\n      - use: waste\n", probe: waitRefused, noted: true, j: ended{429, 0.1}, r: ended{429, 0.1}},
-			evCancel:   {call: "timeout: 100ms", route: "      - use: waste\n      - use: waste\n", probe: waitRefused, noted: true, j: ended{504, 0.1}, r: ended{499, 0.1}},
-		},
-		cannot: map[waitEvent]string{evTimeout: "max_wait is the wait itself"}},
-	{state: waitFailing,
-		// The second use is refused at once; the refusal takes 200 ms.
-		pairs: map[waitEvent]waitPair{
-			evWake: {route: "      - use: late\n      - use: late\n", probe: waitFailing, noted: true, j: ended{429, 0.2}, r: ended{429, 0.2}},
-			// The refusal would come after the deadline: r fails at it.
-			evDeadline: {call: "deadline: 100ms", route: "      - use: late\n      - use: late\n", probe: waitDeadline, noted: true, j: ended{504, 0.1}, r: ended{504, 0.1}},
-			evCancel:   {call: "timeout: 100ms", route: "      - use: late\n      - use: late\n", probe: waitFailing, noted: true, j: ended{504, 0.1}, r: ended{499, 0.1}},
-		},
-		cannot: map[waitEvent]string{evTimeout: "a refusal on its way has no timeout"}},
+	{state: waitRunning, pairs: usualPairs(useCPU, waitRunning, 200, 0.2),
+		cannot: noTimeout("a cpu has no wait_timeout")},
+	// The first use takes the burst's token; the next is 1 s away, past
+	// max_wait: the second waits max_wait for nothing. The wait for
+	// nothing stops at the deadline, refused.
+	{state: waitRefused, pairs: usualPairs(useWaste, waitRefused, 429, 0.2).
+		with(evDeadline, withCall("deadline: 100ms", ends(useWaste, waitRefused, 429, 0.1))),
+		cannot: noTimeout("max_wait is the wait itself")},
+	// The second use is refused at once; the refusal takes 200 ms. The
+	// refusal would come after the deadline: r fails at it.
+	{state: waitFailing, pairs: sleepsToDeadline(useLate, waitFailing, 429, 0.2),
+		cannot: noTimeout("a refusal on its way has no timeout")},
 }
 
 const waitsSrc = `name: waits

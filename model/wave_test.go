@@ -94,13 +94,8 @@ func TestWaveIsRefusedWhereItCannotApply(t *testing.T) {
 		{"clients: 3\n    wave: {amplitude: 0.5, period: 1h}",
 			`r.yaml:8:11: journeys.j.wave: wave shapes an open workload's rate, and this journey is closed (clients); ramp its clients with stages instead`},
 	} {
-		src := "name: r\nduration: 1h\ncomponents:\n  app: {kind: pool, servers: 1}\njourneys:\n  j:\n    " + c.journey + "\n    steps: [{use: app, work: 1s}]\n"
-		_, err := compileSrc(src)
-		got := ""
-		if err != nil {
-			got = err.Error()
-		}
-		if got != c.want {
+		src := oneJourneySrc("r", c.journey)
+		if got := compileErrorText("r.yaml", src); got != c.want {
 			t.Errorf("got  %s\nwant %s", got, c.want)
 		}
 	}

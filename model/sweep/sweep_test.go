@@ -20,15 +20,24 @@ import (
 
 func compile(t testing.TB, name string, sets ...string) *model.Compiled {
 	t.Helper()
+	var c *model.Compiled
 	l, err := model.Load(scenarios.FS(), scenarios.File(name), model.LoadOptions{Sets: sets})
-	if err != nil {
-		t.Fatal(err)
+	if err == nil {
+		c, err = l.Compile()
 	}
-	c, err := l.Compile()
 	if err != nil {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// fourAndFiveServers are the embedded M/M/c/K scenario as it is (four
+// servers) and with five, each with the settings short.
+func fourAndFiveServers(t testing.TB, short []string) []Design {
+	return []Design{
+		{Name: "four", Compiled: compile(t, "mmck", short...)},
+		{Name: "five", Compiled: compile(t, "mmck", append(short, "components.server.servers=5")...)},
+	}
 }
 
 func near(got, want, tol float64) bool { return math.Abs(got-want) <= tol }
@@ -161,11 +170,8 @@ func sweepBytes(t *testing.T, cfg Config) (*Result, map[string][]byte) {
 func TestOutputDoesNotDependOnWorkers(t *testing.T) {
 	short := []string{"duration=1500s", "warmup=100s"}
 	cfg := Config{
-		Scenario: "mmck",
-		Designs: []Design{
-			{Name: "four", Compiled: compile(t, "mmck", short...)},
-			{Name: "five", Compiled: compile(t, "mmck", append(short, "components.server.servers=5")...)},
-		},
+		Scenario:    "mmck",
+		Designs:     fourAndFiveServers(t, short),
 		Multipliers: []float64{0.5, 0.75, 1}, Replications: 4, Seed: 3, Refine: 2,
 	}
 	cfg.Workers = 1
@@ -215,11 +221,8 @@ func mmckCrossing(t *testing.T, c, k int, x float64) float64 {
 func TestFirstFailureMatchesMMcK(t *testing.T) {
 	short := []string{"duration=6000s", "warmup=500s"}
 	cfg := Config{
-		Scenario: "mmck",
-		Designs: []Design{
-			{Name: "four", Compiled: compile(t, "mmck", short...)},
-			{Name: "five", Compiled: compile(t, "mmck", append(short, "components.server.servers=5")...)},
-		},
+		Scenario:    "mmck",
+		Designs:     fourAndFiveServers(t, short),
 		Multipliers: []float64{0.25, 0.5, 0.75, 1, 1.25, 1.5}, Replications: 5, Seed: 1, Refine: 3,
 	}
 	res, _ := sweepBytes(t, cfg)
@@ -290,11 +293,8 @@ func stat(c *Cell, key model.MetricKey) Summary {
 func TestPairedDifferences(t *testing.T) {
 	short := []string{"duration=1500s", "warmup=100s"}
 	cfg := Config{
-		Scenario: "mmck",
-		Designs: []Design{
-			{Name: "four", Compiled: compile(t, "mmck", short...)},
-			{Name: "five", Compiled: compile(t, "mmck", append(short, "components.server.servers=5")...)},
-		},
+		Scenario:    "mmck",
+		Designs:     fourAndFiveServers(t, short),
 		Multipliers: []float64{1}, Replications: 4, Seed: 1,
 	}
 	res, _ := sweepBytes(t, cfg)
