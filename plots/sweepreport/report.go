@@ -1,6 +1,7 @@
 package sweepreport
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"regexp"
@@ -785,7 +786,14 @@ func prerender(r plots.Report, workers int) {
 			}
 		}()
 	}
-	for i := range figs {
+	// The costliest charts first, so that no long one is left to draw
+	// alone at the end while the other workers idle.
+	order := make([]int, len(figs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(drawCost(figs[b].Chart), drawCost(figs[a].Chart)) })
+	for _, i := range order {
 		next <- i
 	}
 	close(next)
@@ -793,6 +801,15 @@ func prerender(r plots.Report, workers int) {
 	for i, f := range figs {
 		f.Chart = out[i]
 	}
+}
+
+// drawCost is how long a chart takes to draw, roughly, in panels: a grid
+// of small multiples costs one chart per panel.
+func drawCost(c plots.Renderer) int {
+	if sm, ok := c.(plots.SmallMultiples); ok {
+		return len(sm.Panels)
+	}
+	return 1
 }
 
 // anyFinite says whether a series has a point to draw.
