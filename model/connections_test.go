@@ -246,14 +246,7 @@ journeys:
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := model.LoadBytes(fstest.MapFS{}, "c.yaml", []byte(src), model.LoadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cc, err := l.Compile()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cc := mustCompileNamed(t, "c.yaml", src, model.LoadOptions{})
 	var waits []float64
 	for seed := uint64(1); seed <= 3; seed++ {
 		res, err := cc.Run(model.RunOptions{Seed: seed})

@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"math"
 	"testing"
-	"testing/fstest"
 
 	"capsim/model"
 	"capsim/sim/theory"
@@ -241,14 +240,7 @@ journeys:
       - use: cpu
         work: "` + work + `"
 `
-		l, err := model.LoadBytes(fstest.MapFS{}, "ps.yaml", []byte(src), model.LoadOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, err := l.Compile()
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := mustCompileNamed(t, "ps.yaml", src, model.LoadOptions{})
 		replicate(t, c, 20, metric{"M/G/1-PS sojourn, " + work, sojourn, 1 / (1 - 0.8)})
 	}
 }
