@@ -3,6 +3,7 @@ package model_test
 import (
 	"io/fs"
 	"os"
+	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -142,4 +143,14 @@ func runYAML(t testing.TB, src string, opts model.RunOptions) (*model.Result, []
 func runYAMLNoTrace(t testing.TB, src string) *model.Result {
 	t.Helper()
 	return runNamed(t, "t.yaml", src, model.RunOptions{Seed: 1})
+}
+
+// checkLines fails the test where the lines got are not the lines want,
+// saying so with format, given each list joined one a line: the whole
+// lists side by side read better than the first line that differs.
+func checkLines(t testing.TB, format string, got, want []string) {
+	t.Helper()
+	if g, w := strings.Join(got, "\n"), strings.Join(want, "\n"); g != w {
+		t.Errorf(format, g, w)
+	}
 }

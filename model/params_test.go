@@ -79,9 +79,7 @@ func TestParamsOfAScenario(t *testing.T) {
 		"upload.choose.1.work routes.upload.steps.1.choose.1.steps.0.work time 1ms min=0 mean=0.001 [] ",
 		"upload.on_failure.work routes.upload.on_failure.0.work time 5ms min=0 mean=0.005 [assumption] writing the error response",
 	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("params:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	checkParamLines(t, got, want)
 }
 
 // A value given a range is listed with the range's ends, even at a point
@@ -117,9 +115,7 @@ journeys:
 		"visit.0.work time 10ms [..]",
 		"visit.1.work time 5ms [..]",
 	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("params:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	checkParamLines(t, got, want)
 }
 
 // A component's parameters are its kind's own keys, read from the spec
@@ -264,5 +260,14 @@ func TestParamsOfADesignAreLabelledByItsOverlay(t *testing.T) {
 		if strings.Join(got, "\n") != strings.Join(c.want, "\n") {
 			t.Errorf("design %q:\ngot\n%s\nwant\n%s", c.design, strings.Join(got, "\n"), strings.Join(c.want, "\n"))
 		}
+	}
+}
+
+// checkParamLines fails the test where the parameters listed one a line,
+// got, are not want, showing both lists whole.
+func checkParamLines(t *testing.T, got, want []string) {
+	t.Helper()
+	if g, w := strings.Join(got, "\n"), strings.Join(want, "\n"); g != w {
+		t.Errorf("params:\n%s\nwant:\n%s", g, w)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"strings"
 	"testing"
 
 	"capsim/model"
@@ -244,9 +243,7 @@ slos:
 		"api p99 <= 1.8s: 3.000 false",
 		"j p99 of all <= 1.8s: 1.500 true",
 	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("SLOs:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	checkLines(t, "SLOs:\n%s\nwant:\n%s", got, want)
 	// run --json holds both, each journey's and route's latency_all
 	// beside its latency.
 	js, err := res.JSON()

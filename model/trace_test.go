@@ -106,9 +106,7 @@ func TestLogEventsCarryGaugesAndTimes(t *testing.T) {
 		"9 done j3 since picked 1 queue 0 in_flight 1 warm",
 		"9 mailed j3 since served 6 queue 0 in_flight 0 ",
 	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	checkLines(t, "got\n%s\nwant\n%s", got, want)
 }
 
 // Request ids are 32 hex digits, distinct within a run and between seeds,
