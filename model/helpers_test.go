@@ -46,6 +46,16 @@ func oneJourneySrc(name, journey string) string {
 		journey + "\n    steps: [{use: app, work: 1s}]\n"
 }
 
+// checkJourneyRefused fails the test unless the one-journey scenario
+// called name (oneJourneySrc) with the keys journey is refused, as
+// name.yaml, with exactly the message want.
+func checkJourneyRefused(t testing.TB, name, journey, want string) {
+	t.Helper()
+	if got := compileErrorText(name+".yaml", oneJourneySrc(name, journey)); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
 // onceSrc is a one-second scenario called name, with even arrivals, whose
 // one journey, j, starts once, at 0, with the steps that follow "steps:"
 // (the rest of the text, such as its routes, after them). drain, if not

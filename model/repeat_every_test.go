@@ -115,10 +115,7 @@ func TestRepeatEveryNeedsStagesThatFit(t *testing.T) {
 		{"repeat_every: 0s\n    stages: [{target: 2/s, duration: 50m}]",
 			`r.yaml:7:19: journeys.j.repeat_every: repeat_every must be > 0s, got 0s`},
 	} {
-		src := oneJourneySrc("r", c.journey)
-		if got := compileErrorText("r.yaml", src); got != c.want {
-			t.Errorf("got  %s\nwant %s", got, c.want)
-		}
+		checkJourneyRefused(t, "r", c.journey, c.want)
 	}
 }
 
