@@ -121,10 +121,7 @@ func TestFamilyFormUncertainParameter(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := c.Run(model.RunOptions{Seed: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := mustRun(t, c, model.RunOptions{Seed: 1})
 		return r
 	}
 	base, other := run(l), run(drawn)

@@ -72,18 +72,8 @@ func TestUncertainValuesLoadAsTheirPoints(t *testing.T) {
 
 func runOnce(t *testing.T, src string, sets []string) string {
 	t.Helper()
-	l, err := model.LoadBytes(fstest.MapFS{}, "u.yaml", []byte(src), model.LoadOptions{Sets: sets})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := l.Compile()
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := c.Run(model.RunOptions{Multiplier: 1, Seed: 7})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustCompileNamed(t, "u.yaml", src, model.LoadOptions{Sets: sets})
+	res := mustRun(t, c, model.RunOptions{Multiplier: 1, Seed: 7})
 	var b strings.Builder
 	for _, m := range res.Metrics() {
 		fmt.Fprintf(&b, "%s=%v\n", m.Name(), m.Value)
