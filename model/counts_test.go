@@ -3,7 +3,6 @@ package model_test
 import (
 	"strings"
 	"testing"
-	"testing/fstest"
 
 	"capsim/model"
 )
@@ -36,10 +35,7 @@ routes:
 		{"2", "-2147483651", "{use: a, work: 1s}", "components.a.queue: must be at most 2147483647 in size"},
 	} {
 		y := strings.NewReplacer("SERVERS", c.servers, "QUEUE", c.queue, "STEP", c.step).Replace(src)
-		l, err := model.LoadBytes(fstest.MapFS{}, "c.yaml", []byte(y), model.LoadOptions{})
-		if err == nil {
-			_, err = l.Compile()
-		}
+		_, err := compileNamed("c.yaml", y, model.LoadOptions{})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: got %v, want an error with %q", c.step, err, c.want)
 		}

@@ -38,11 +38,7 @@ journeys:
 
 func loadFamily(t *testing.T, opts model.LoadOptions) *model.Loaded {
 	t.Helper()
-	l, err := model.LoadBytes(fstest.MapFS{}, "f.yaml", []byte(familyScenario), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return l
+	return mustLoadNamed(t, "f.yaml", familyScenario, opts)
 }
 
 func svcOf(t *testing.T, l *model.Loaded) model.DistRef {

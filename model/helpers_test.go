@@ -92,6 +92,18 @@ func mustCompileNamed(t testing.TB, name, src string, opts model.LoadOptions) *m
 	return c
 }
 
+// mustLoadNamed loads the scenario src as the file name, stopping the
+// test on an error: for the tests of what a scenario declares, before it
+// is compiled.
+func mustLoadNamed(t testing.TB, name, src string, opts model.LoadOptions) *model.Loaded {
+	t.Helper()
+	l, err := model.LoadBytes(fstest.MapFS{}, name, []byte(src), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
 // compileSource compiles a scenario given as text, as s.yaml.
 func compileSource(t testing.TB, src string) *model.Compiled {
 	t.Helper()
