@@ -3,7 +3,6 @@ package model_test
 import (
 	"strings"
 	"testing"
-	"testing/fstest"
 
 	"capsim/model"
 )
@@ -65,14 +64,7 @@ func TestBalkingMatchesItsBirthDeathChain(t *testing.T) {
 	}
 	for _, kind := range []string{"pool\n    servers: 1", "semaphore\n    permits: 1"} {
 		src := strings.Replace(balkSrc, "KIND", kind, 1)
-		l, err := model.LoadBytes(fstest.MapFS{}, "balk.yaml", []byte(src), model.LoadOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, err := l.Compile()
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := mustCompileNamed(t, "balk.yaml", src, model.LoadOptions{})
 		balked := func(r *model.Result) float64 {
 			s := component(r, "server")
 			if s.Rejected != 0 || float64(r.Journeys[0].Failed) != float64(s.Balked) {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"testing"
-	"testing/fstest"
 
 	"capsim/model"
 	"capsim/sim/theory"
@@ -48,18 +47,8 @@ journeys:
 
 func runSpike(t *testing.T, max int, opts model.RunOptions) *model.Result {
 	t.Helper()
-	l, err := model.LoadBytes(fstest.MapFS{}, "spike.yaml", []byte(fmt.Sprintf(spike, max)), model.LoadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := l.Compile()
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := c.Run(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustCompileNamed(t, "spike.yaml", fmt.Sprintf(spike, max), model.LoadOptions{})
+	res := mustRun(t, c, opts)
 	return res
 }
 
@@ -198,18 +187,8 @@ journeys:
 		{"", 2, 0, 1, 0.8, 2.2},
 		{", wait_timeout: 1s", 1, 1, 0, 0, 0.6},
 	} {
-		l, err := model.LoadBytes(fstest.MapFS{}, "w.yaml", []byte(fmt.Sprintf(src, c.timeout)), model.LoadOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		cc, err := l.Compile()
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := cc.Run(model.RunOptions{Seed: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
+		cc := mustCompileNamed(t, "w.yaml", fmt.Sprintf(src, c.timeout), model.LoadOptions{})
+		res := mustRun(t, cc, model.RunOptions{Seed: 1})
 		j, k := res.Journeys[0], res.Components[0]
 		if j.Succeeded != c.succeeded || j.Failed != c.failed || k.Delayed != c.delayed || k.TimedOut != c.failed {
 			t.Errorf("%q: %d succeeded, %d failed, %d delayed, %d timed out; want %d, %d, %d, %d", c.timeout,
@@ -246,20 +225,10 @@ journeys:
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := model.LoadBytes(fstest.MapFS{}, "c.yaml", []byte(src), model.LoadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cc, err := l.Compile()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cc := mustCompileNamed(t, "c.yaml", src, model.LoadOptions{})
 	var waits []float64
 	for seed := uint64(1); seed <= 3; seed++ {
-		res, err := cc.Run(model.RunOptions{Seed: seed})
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := mustRun(t, cc, model.RunOptions{Seed: seed})
 		waits = append(waits, float64(res.Components[0].Wait.Mean))
 	}
 	mean := (waits[0] + waits[1] + waits[2]) / 3

@@ -3,7 +3,6 @@ package model_test
 import (
 	"strings"
 	"testing"
-	"testing/fstest"
 
 	"capsim/model"
 )
@@ -36,10 +35,7 @@ routes:
 		{"2", "-2147483651", "{use: a, work: 1s}", "components.a.queue: must be at most 2147483647 in size"},
 	} {
 		y := strings.NewReplacer("SERVERS", c.servers, "QUEUE", c.queue, "STEP", c.step).Replace(src)
-		l, err := model.LoadBytes(fstest.MapFS{}, "c.yaml", []byte(y), model.LoadOptions{})
-		if err == nil {
-			_, err = l.Compile()
-		}
+		_, err := compileNamed("c.yaml", y, model.LoadOptions{})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: got %v, want an error with %q", c.step, err, c.want)
 		}
@@ -53,10 +49,7 @@ func TestHoldWithAFrameOfItsOwnIsRefused(t *testing.T) {
 	for _, key := range []string{"stage: serve", "optional: true"} {
 		src := "name: h\nduration: 1s\ncomponents:\n  a: {kind: pool, servers: 1}\njourneys:\n  j:\n    rate: 1/s\n    steps:\n" +
 			"      - {hold: a, " + key + "}\n      - work: 1s\n"
-		l, err := model.LoadBytes(fstest.MapFS{}, "h.yaml", []byte(src), model.LoadOptions{})
-		if err == nil {
-			_, err = l.Compile()
-		}
+		_, err := compileNamed("h.yaml", src, model.LoadOptions{})
 		name, _, _ := strings.Cut(key, ":")
 		want := "h.yaml:9:"
 		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "journeys.j.steps[0]."+name+": "+name+": on a hold: step would give the hold a frame of its own and release it at once") {
@@ -75,10 +68,7 @@ func TestValuesThatMeantTheirOppositeAreRefused(t *testing.T) {
 		{"queue: 1", "{call: r, retry: {attempts: 3, on: []}}", "v.yaml:10:44: journeys.j.steps[0].retry.on: on: [] retries on no status"},
 	} {
 		src := strings.NewReplacer("WAIT", c.wait, "STEP", c.step).Replace(head)
-		l, err := model.LoadBytes(fstest.MapFS{}, "v.yaml", []byte(src), model.LoadOptions{})
-		if err == nil {
-			_, err = l.Compile()
-		}
+		_, err := compileNamed("v.yaml", src, model.LoadOptions{})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s %s: got %v, want %q", c.wait, c.step, err, c.want)
 		}
@@ -104,10 +94,7 @@ func TestKeysACPUCannotHonourAreRefused(t *testing.T) {
 	for _, key := range []string{"key: user", "session: true"} {
 		src := "name: c\nduration: 1s\ncomponents:\n  cpu: {kind: cpu, cores: 1}\njourneys:\n  j:\n    rate: 1/s\n    steps:\n" +
 			"      - {use: cpu, work: 1s, " + key + "}\n"
-		l, err := model.LoadBytes(fstest.MapFS{}, "c.yaml", []byte(src), model.LoadOptions{})
-		if err == nil {
-			_, err = l.Compile()
-		}
+		_, err := compileNamed("c.yaml", src, model.LoadOptions{})
 		name, _, _ := strings.Cut(key, ":")
 		if err == nil || !strings.Contains(err.Error(), "journeys.j.steps[0]."+name+": "+name+" does not apply to a cpu, which shares its cores") {
 			t.Errorf("%s: got %v", key, err)

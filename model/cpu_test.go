@@ -4,7 +4,6 @@ import (
 	"math"
 	"strings"
 	"testing"
-	"testing/fstest"
 
 	"capsim/model"
 )
@@ -51,10 +50,7 @@ components:
 journeys:
   j: {rate: 1/s, steps: [{use: cpu, work: 1s}]}
 `
-		l, err := model.LoadBytes(fstest.MapFS{}, "s.yaml", []byte(src), model.LoadOptions{})
-		if err == nil {
-			_, err = l.Compile()
-		}
+		_, err := compileNamed("s.yaml", src, model.LoadOptions{})
 		want := "s.yaml:4:43: components.cpu.switch_cost: switch_cost must be between 0 and 1 (a share of throughput per thread beyond the cores, e.g. 0.02), got " + v
 		if err == nil || err.Error() != want {
 			t.Errorf("switch_cost %s: error %v, want %q", v, err, want)

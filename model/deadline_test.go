@@ -4,7 +4,6 @@ import (
 	"math"
 	"strings"
 	"testing"
-	"testing/fstest"
 
 	"capsim/model"
 )
@@ -111,10 +110,7 @@ func TestOnDeadlineErrors(t *testing.T) {
 			src = replace(threeStepsSrc, "    MODE\n", "")
 			src = replace(src, "  handle:\n", "  handle:\n    on_deadline: check\n    ignores_deadline: true\n")
 		}
-		l, err := model.LoadBytes(fstest.MapFS{}, "t.yaml", []byte(src), model.LoadOptions{})
-		if err == nil {
-			_, err = l.Compile()
-		}
+		_, err := compileNamed("t.yaml", src, model.LoadOptions{})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: got %v, want %q", tc.mode, err, tc.want)
 		}

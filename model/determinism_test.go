@@ -17,10 +17,7 @@ func runBytes(t *testing.T, c *model.Compiled, opts model.RunOptions) ([]byte, [
 	var trace bytes.Buffer
 	enc := json.NewEncoder(&trace)
 	opts.Trace = func(e *model.TraceEvent) { enc.Encode(e) }
-	res, err := c.Run(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := mustRun(t, c, opts)
 	out, err := res.JSON()
 	if err != nil {
 		t.Fatal(err)
@@ -105,10 +102,7 @@ func TestRunawayRunStopsAtAGuard(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	res, err := c.Run(model.RunOptions{Seed: 1, Multiplier: 50})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := mustRun(t, c, model.RunOptions{Seed: 1, Multiplier: 50})
 	runtime.ReadMemStats(&after)
 	if res.Broken == nil || res.Broken.Guard != "max_in_flight" || res.Broken.Component != "server" {
 		t.Fatalf("broken = %+v, want the max_in_flight guard, naming the server where the queue grew", res.Broken)

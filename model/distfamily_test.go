@@ -38,11 +38,7 @@ journeys:
 
 func loadFamily(t *testing.T, opts model.LoadOptions) *model.Loaded {
 	t.Helper()
-	l, err := model.LoadBytes(fstest.MapFS{}, "f.yaml", []byte(familyScenario), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return l
+	return mustLoadNamed(t, "f.yaml", familyScenario, opts)
 }
 
 func svcOf(t *testing.T, l *model.Loaded) model.DistRef {
@@ -121,10 +117,7 @@ func TestFamilyFormUncertainParameter(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := c.Run(model.RunOptions{Seed: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := mustRun(t, c, model.RunOptions{Seed: 1})
 		return r
 	}
 	base, other := run(l), run(drawn)

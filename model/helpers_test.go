@@ -3,6 +3,7 @@ package model_test
 import (
 	"io/fs"
 	"os"
+	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -45,6 +46,16 @@ func oneJourneySrc(name, journey string) string {
 		journey + "\n    steps: [{use: app, work: 1s}]\n"
 }
 
+// checkJourneyRefused fails the test unless the one-journey scenario
+// called name (oneJourneySrc) with the keys journey is refused, as
+// name.yaml, with exactly the message want.
+func checkJourneyRefused(t testing.TB, name, journey, want string) {
+	t.Helper()
+	if got := compileErrorText(name+".yaml", oneJourneySrc(name, journey)); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
 // onceSrc is a one-second scenario called name, with even arrivals, whose
 // one journey, j, starts once, at 0, with the steps that follow "steps:"
 // (the rest of the text, such as its routes, after them). drain, if not
@@ -79,6 +90,18 @@ func mustCompileNamed(t testing.TB, name, src string, opts model.LoadOptions) *m
 		t.Fatal(err)
 	}
 	return c
+}
+
+// mustLoadNamed loads the scenario src as the file name, stopping the
+// test on an error: for the tests of what a scenario declares, before it
+// is compiled.
+func mustLoadNamed(t testing.TB, name, src string, opts model.LoadOptions) *model.Loaded {
+	t.Helper()
+	l, err := model.LoadBytes(fstest.MapFS{}, name, []byte(src), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
 }
 
 // compileSource compiles a scenario given as text, as s.yaml.
@@ -142,4 +165,14 @@ func runYAML(t testing.TB, src string, opts model.RunOptions) (*model.Result, []
 func runYAMLNoTrace(t testing.TB, src string) *model.Result {
 	t.Helper()
 	return runNamed(t, "t.yaml", src, model.RunOptions{Seed: 1})
+}
+
+// checkLines fails the test where the lines got are not the lines want,
+// saying so with format, given each list joined one a line: the whole
+// lists side by side read better than the first line that differs.
+func checkLines(t testing.TB, format string, got, want []string) {
+	t.Helper()
+	if g, w := strings.Join(got, "\n"), strings.Join(want, "\n"); g != w {
+		t.Errorf(format, g, w)
+	}
 }

@@ -47,10 +47,7 @@ func TestMetricNames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := c.Run(model.RunOptions{Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := mustRun(t, c, model.RunOptions{Seed: 1})
 	var fixed, sparse []string
 	values := map[string]float64{}
 	unit := regexp.MustCompile(`_(s|rate|count|per_s|ratio)$`)

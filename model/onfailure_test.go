@@ -3,7 +3,6 @@ package model_test
 import (
 	"math"
 	"testing"
-	"testing/fstest"
 
 	"capsim/model"
 )
@@ -163,10 +162,7 @@ func TestOnFailureErrors(t *testing.T) {
 		{"      - {use: nope, work: 1ms}", "t.yaml:20:9: routes.handle.on_failure[0].use: unknown component \"nope\" (components: threads, cpu)"},
 	} {
 		src := replace(replace(replace(onFailureSrc, "CALL", "{call: handle}"), "MODE", ""), "BLOCK", tc.block)
-		l, err := model.LoadBytes(fstest.MapFS{}, "t.yaml", []byte(src), model.LoadOptions{})
-		if err == nil {
-			_, err = l.Compile()
-		}
+		_, err := compileNamed("t.yaml", src, model.LoadOptions{})
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("%s: got %v\nwant %s", tc.block, err, tc.want)
 		}

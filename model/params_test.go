@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"io/fs"
 	"math"
 	"strings"
 	"testing"
@@ -51,18 +52,13 @@ routes:
 
 func TestParamsOfAScenario(t *testing.T) {
 	fsys := fstest.MapFS{"s.yaml": {Data: []byte(paramsScenario)}, "fit.yaml": {Data: []byte(fit)}}
-	l, err := Load(fsys, "s.yaml", LoadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, p := range l.Params() {
+	got := paramLines(t, fsys, "s.yaml", LoadOptions{}, func(p Param) string {
 		mean := ""
 		if !math.IsNaN(p.Mean) {
 			mean = fmt.Sprintf(" mean=%g", p.Mean)
 		}
-		got = append(got, fmt.Sprintf("%s %s %s %s min=%d%s [%s] %s", p.Name, p.Path, p.Kind, p.Value, p.Min, mean, p.Label, p.Note))
-	}
+		return fmt.Sprintf("%s %s %s %s min=%d%s [%s] %s", p.Name, p.Path, p.Kind, p.Value, p.Min, mean, p.Label, p.Note)
+	})
 	want := []string{
 		"service distributions.service distribution lognormal(mean=0.5s, cv=0.3) min=0 mean=0.5 [fitted] mean=0.5s cv=0.3",
 		"app.servers components.app.servers count 4 min=1 [input] 000-12",
@@ -79,9 +75,7 @@ func TestParamsOfAScenario(t *testing.T) {
 		"upload.choose.1.work routes.upload.steps.1.choose.1.steps.0.work time 1ms min=0 mean=0.001 [] ",
 		"upload.on_failure.work routes.upload.on_failure.0.work time 5ms min=0 mean=0.005 [assumption] writing the error response",
 	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("params:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	checkParamLines(t, got, want)
 }
 
 // A value given a range is listed with the range's ends, even at a point
@@ -101,14 +95,9 @@ journeys:
     rate: 1/s
     steps: [{use: db, work: 10ms}, {use: cpu, work: 5ms}]
 `
-	l, err := Load(fstest.MapFS{"s.yaml": {Data: []byte(src)}}, "s.yaml", LoadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, p := range l.Params() {
-		got = append(got, fmt.Sprintf("%s %s %s [%s..%s]", p.Name, p.Kind, p.Value, p.Lo, p.Hi))
-	}
+	got := paramLines(t, fstest.MapFS{"s.yaml": {Data: []byte(src)}}, "s.yaml", LoadOptions{}, func(p Param) string {
+		return fmt.Sprintf("%s %s %s [%s..%s]", p.Name, p.Kind, p.Value, p.Lo, p.Hi)
+	})
 	want := []string{
 		"cpu.cores number 2 [..]",
 		"cpu.switch_cost number 0 [0..0.05]",
@@ -117,9 +106,7 @@ journeys:
 		"visit.0.work time 10ms [..]",
 		"visit.1.work time 5ms [..]",
 	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("params:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	checkParamLines(t, got, want)
 }
 
 // A component's parameters are its kind's own keys, read from the spec
@@ -253,16 +240,36 @@ func TestParamsOfADesignAreLabelledByItsOverlay(t *testing.T) {
 			"routes.upload.steps.0.work 7ms d.yaml:43 [] design=labelled",
 		}},
 	} {
-		l, err := Load(fsys, "d.yaml", LoadOptions{Design: c.design})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for _, p := range l.Params() {
-			got = append(got, fmt.Sprintf("%s %s %s:%d [%s] design=%s", p.Path, p.Value, p.File, p.Line, p.Label, p.Design))
-		}
+		got := paramLines(t, fsys, "d.yaml", LoadOptions{Design: c.design}, func(p Param) string {
+			return fmt.Sprintf("%s %s %s:%d [%s] design=%s", p.Path, p.Value, p.File, p.Line, p.Label, p.Design)
+		})
 		if strings.Join(got, "\n") != strings.Join(c.want, "\n") {
 			t.Errorf("design %q:\ngot\n%s\nwant\n%s", c.design, strings.Join(got, "\n"), strings.Join(c.want, "\n"))
 		}
+	}
+}
+
+// paramLines loads the scenario at name in fsys and lists its parameters,
+// in order, one a line as line writes each: each test reads the fields it
+// is about.
+func paramLines(t *testing.T, fsys fs.FS, name string, opts LoadOptions, line func(Param) string) []string {
+	t.Helper()
+	l, err := Load(fsys, name, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, p := range l.Params() {
+		lines = append(lines, line(p))
+	}
+	return lines
+}
+
+// checkParamLines fails the test where the parameters listed one a line,
+// got, are not want, showing both lists whole.
+func checkParamLines(t *testing.T, got, want []string) {
+	t.Helper()
+	if g, w := strings.Join(got, "\n"), strings.Join(want, "\n"); g != w {
+		t.Errorf("params:\n%s\nwant:\n%s", g, w)
 	}
 }

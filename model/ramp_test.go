@@ -100,10 +100,7 @@ func TestBadStagesAreRefused(t *testing.T) {
 			`s.yaml:7:14: journeys.j.clients: clients must be >= 1, got 0 (or give stages: to ramp the clients from it)`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			src := oneJourneySrc("s", c.journey)
-			if got := compileErrorText("s.yaml", src); got != c.want {
-				t.Errorf("got  %s\nwant %s", got, c.want)
-			}
+			checkJourneyRefused(t, "s", c.journey, c.want)
 		})
 	}
 }

@@ -40,15 +40,7 @@ journeys:
 		}
 	}
 	want = want[:len(want)-1] // the last lands on 65 s, the end of arrivals
-	got := starts(events)
-	if len(got) != len(want) {
-		t.Fatalf("%d arrivals, want %d: %v", len(got), len(want), got)
-	}
-	for i := range got {
-		if math.Abs(got[i]-want[i]) > 1e-6 {
-			t.Errorf("arrival %d at %.9fs, want %.9fs", i+1, got[i], want[i])
-		}
-	}
+	checkArrivals(t, starts(events), want)
 }
 
 // A period of 10 s whose rate is 0 but for 0.35/s in its last second:
@@ -68,18 +60,12 @@ journeys:
     steps: [{use: app, work: 1ms}]
 `
 	_, events := runYAML(t, src, model.RunOptions{Seed: 1})
-	got := starts(events)
-	if len(got) != 6 {
-		t.Fatalf("%d arrivals, want 6: %v", len(got), got)
-	}
-	for i, g := range got {
-		k := float64(i + 1)
+	var want []float64
+	for k := 1.0; k <= 6; k++ {
 		full := math.Floor(k / 0.35)
-		want := 10*full + 9 + (k-0.35*full)/0.35
-		if math.Abs(g-want) > 1e-6 {
-			t.Errorf("arrival %d at %.9fs, want %.9fs", i+1, g, want)
-		}
+		want = append(want, 10*full+9+(k-0.35*full)/0.35)
 	}
+	checkArrivals(t, starts(events), want)
 }
 
 // A daily shape in miniature, 100 s long: from 1/s a ramp to 10/s over
@@ -129,10 +115,7 @@ func TestRepeatEveryNeedsStagesThatFit(t *testing.T) {
 		{"repeat_every: 0s\n    stages: [{target: 2/s, duration: 50m}]",
 			`r.yaml:7:19: journeys.j.repeat_every: repeat_every must be > 0s, got 0s`},
 	} {
-		src := oneJourneySrc("r", c.journey)
-		if got := compileErrorText("r.yaml", src); got != c.want {
-			t.Errorf("got  %s\nwant %s", got, c.want)
-		}
+		checkJourneyRefused(t, "r", c.journey, c.want)
 	}
 }
 

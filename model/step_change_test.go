@@ -4,7 +4,6 @@ import (
 	"math"
 	"os"
 	"testing"
-	"testing/fstest"
 
 	"capsim/model"
 	"capsim/sim/theory"
@@ -39,14 +38,7 @@ func TestAStepChangeMovesTheQueueToTheNewSteadyState(t *testing.T) {
 		t.Skip("many long runs, 15 s: set CAPSIM_SLOW_TESTS=1 (as .ci/run does) to run it")
 	}
 	t.Parallel()
-	l, err := model.LoadBytes(fstest.MapFS{}, "step.yaml", []byte(stepChangeSrc), model.LoadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := l.Compile()
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustCompileNamed(t, "step.yaml", stepChangeSrc, model.LoadOptions{})
 	const mu, servers = 10.0, 2
 	type window struct {
 		name     string

@@ -89,7 +89,5 @@ journeys:
 		"6 start a 3", "7 start b 3", "8 end b 3", "8 end a 3",
 		"11 start b 4", "12 end b 4",
 	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("holds:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	checkLines(t, "holds:\n%s\nwant:\n%s", got, want)
 }

@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"math"
 	"testing"
-	"testing/fstest"
 
 	"capsim/model"
 	"capsim/sim/theory"
@@ -38,10 +37,7 @@ func replicate(t *testing.T, c *model.Compiled, n int, metrics ...metric) {
 	t.Helper()
 	xs := make([][]float64, len(metrics))
 	for i := 0; i < n; i++ {
-		res, err := c.Run(model.RunOptions{Seed: uint64(i + 1)})
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := mustRun(t, c, model.RunOptions{Seed: uint64(i + 1)})
 		if res.Broken != nil {
 			t.Fatalf("run %d broken: %v", i+1, res.Broken)
 		}
@@ -77,10 +73,7 @@ func agrees(t *testing.T, what string, got estimate, want float64) {
 func checkLittle(t *testing.T, name string, sets ...string) {
 	t.Helper()
 	c := compileEmbedded(t, name, model.LoadOptions{Sets: append([]string{"warmup=0s"}, sets...)})
-	res, err := c.Run(model.RunOptions{Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := mustRun(t, c, model.RunOptions{Seed: 1})
 	j := res.Journeys[0]
 	lambda := float64(j.Succeeded) / res.SimTime
 	got := littleL(res) / (lambda * float64(j.Latency.Mean))
@@ -241,14 +234,7 @@ journeys:
       - use: cpu
         work: "` + work + `"
 `
-		l, err := model.LoadBytes(fstest.MapFS{}, "ps.yaml", []byte(src), model.LoadOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, err := l.Compile()
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := mustCompileNamed(t, "ps.yaml", src, model.LoadOptions{})
 		replicate(t, c, 20, metric{"M/G/1-PS sojourn, " + work, sojourn, 1 / (1 - 0.8)})
 	}
 }
@@ -302,10 +288,7 @@ journeys:
 		c := compileSource(t, src)
 		metrics := []metric{{"completions/s, " + name, throughput, q.Throughput}}
 		if tc.think == 0 {
-			res, err := c.Run(model.RunOptions{Seed: 1})
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := mustRun(t, c, model.RunOptions{Seed: 1})
 			want := float64(tc.cores) / (1 + tc.sigma*float64(tc.clients-tc.cores))
 			if got := useful(res); math.Abs(got-want) > 1e-9*want {
 				t.Errorf("useful cores, %s: %.12g, want c/(1+σ(N−c)) = %.12g", name, got, want)

@@ -15,10 +15,7 @@ import (
 // system's events from capsim's by the prefix alone.
 func TestLogEventMayNotTakeCapsimsPrefix(t *testing.T) {
 	src := "name: p\nduration: 10s\njourneys:\n  j:\n    rate: 1/s\n    steps: [{log: capsim.request_end}]\n"
-	l, err := model.LoadBytes(fstest.MapFS{}, "p.yaml", []byte(src), model.LoadOptions{})
-	if err == nil {
-		_, err = l.Compile()
-	}
+	_, err := compileNamed("p.yaml", src, model.LoadOptions{})
 	want := `p.yaml:6:19: journeys.j.steps[0].log: log: event "capsim.request_end" starts with "capsim.", which names capsim's own trace events`
 	if err == nil || err.Error() != want {
 		t.Errorf("got  %v\nwant %s", err, want)
@@ -32,10 +29,7 @@ func TestSinceNamesALogEvent(t *testing.T) {
 		{"{log: b, since: c}", `p.yaml:6:39: journeys.j.steps[1].since: since: "c" is no log: event of the scenario (log events: a, b)`},
 	} {
 		src := "name: p\nduration: 10s\njourneys:\n  j:\n    rate: 1/s\n    steps: [{log: a}, " + c.step + "]\n"
-		l, err := model.LoadBytes(fstest.MapFS{}, "p.yaml", []byte(src), model.LoadOptions{})
-		if err == nil {
-			_, err = l.Compile()
-		}
+		_, err := compileNamed("p.yaml", src, model.LoadOptions{})
 		if err == nil || err.Error() != c.want {
 			t.Errorf("%s: got  %v\nwant %s", c.step, err, c.want)
 		}
@@ -112,9 +106,7 @@ func TestLogEventsCarryGaugesAndTimes(t *testing.T) {
 		"9 done j3 since picked 1 queue 0 in_flight 1 warm",
 		"9 mailed j3 since served 6 queue 0 in_flight 0 ",
 	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	checkLines(t, "got\n%s\nwant\n%s", got, want)
 }
 
 // Request ids are 32 hex digits, distinct within a run and between seeds,

@@ -38,10 +38,7 @@ journeys:
 // The base run uses each point value; Uncertain lists every declaration
 // in document order, with what a draw needs.
 func TestUncertainValuesLoadAsTheirPoints(t *testing.T) {
-	l, err := model.LoadBytes(fstest.MapFS{}, "u.yaml", []byte(uncertainScenario), model.LoadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := mustLoadNamed(t, "u.yaml", uncertainScenario, model.LoadOptions{})
 	us := l.Uncertain()
 	var got []string
 	for _, u := range us {
@@ -72,18 +69,8 @@ func TestUncertainValuesLoadAsTheirPoints(t *testing.T) {
 
 func runOnce(t *testing.T, src string, sets []string) string {
 	t.Helper()
-	l, err := model.LoadBytes(fstest.MapFS{}, "u.yaml", []byte(src), model.LoadOptions{Sets: sets})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := l.Compile()
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := c.Run(model.RunOptions{Multiplier: 1, Seed: 7})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustCompileNamed(t, "u.yaml", src, model.LoadOptions{Sets: sets})
+	res := mustRun(t, c, model.RunOptions{Multiplier: 1, Seed: 7})
 	var b strings.Builder
 	for _, m := range res.Metrics() {
 		fmt.Fprintf(&b, "%s=%v\n", m.Name(), m.Value)
@@ -95,10 +82,7 @@ func runOnce(t *testing.T, src string, sets []string) string {
 // asking, different between seeds, inside their ranges, and each drawn
 // scenario loads.
 func TestDrawSetsAreSeededByPath(t *testing.T) {
-	l, err := model.LoadBytes(fstest.MapFS{}, "u.yaml", []byte(uncertainScenario), model.LoadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := mustLoadNamed(t, "u.yaml", uncertainScenario, model.LoadOptions{})
 	us := l.Uncertain()
 	a := model.DrawSets(us, 11)
 	b := model.DrawSets(slices.Clone(us), 11)
@@ -137,10 +121,7 @@ func TestDrawSetsAreSeededByPath(t *testing.T) {
 // A fit's draws keep its correlation: shape and scale move against each
 // other, so the mean shape×scale varies far less than either.
 func TestFisherDrawsKeepTheCorrelation(t *testing.T) {
-	l, err := model.LoadBytes(fstest.MapFS{}, "u.yaml", []byte(uncertainScenario), model.LoadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := mustLoadNamed(t, "u.yaml", uncertainScenario, model.LoadOptions{})
 	u := l.Uncertain()[0]
 	var shapes, scales []float64
 	for i := range uint64(2000) {
@@ -183,10 +164,7 @@ func TestUncertainErrors(t *testing.T) {
 
 // An override replaces a range: the value is no longer uncertain.
 func TestOverrideReplacesARange(t *testing.T) {
-	l, err := model.LoadBytes(fstest.MapFS{}, "u.yaml", []byte(uncertainScenario), model.LoadOptions{Sets: []string{"components.app.servers=5"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := mustLoadNamed(t, "u.yaml", uncertainScenario, model.LoadOptions{Sets: []string{"components.app.servers=5"}})
 	for _, u := range l.Uncertain() {
 		if u.Path == "components.app.servers" {
 			t.Errorf("servers still uncertain after --set: %+v", u)

@@ -94,10 +94,7 @@ func TestWaveIsRefusedWhereItCannotApply(t *testing.T) {
 		{"clients: 3\n    wave: {amplitude: 0.5, period: 1h}",
 			`r.yaml:8:11: journeys.j.wave: wave shapes an open workload's rate, and this journey is closed (clients); ramp its clients with stages instead`},
 	} {
-		src := oneJourneySrc("r", c.journey)
-		if got := compileErrorText("r.yaml", src); got != c.want {
-			t.Errorf("got  %s\nwant %s", got, c.want)
-		}
+		checkJourneyRefused(t, "r", c.journey, c.want)
 	}
 }
 

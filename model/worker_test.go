@@ -32,10 +32,7 @@ journeys:
 		t.Fatal(err)
 	}
 	for seed := uint64(1); seed <= 5; seed++ {
-		res, err := c.Run(model.RunOptions{Seed: seed})
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := mustRun(t, c, model.RunOptions{Seed: seed})
 		j, w := res.Journeys[0], res.Components[0]
 		if j.Started != j.Succeeded+j.Failed || j.Unfinished != 0 {
 			t.Fatalf("seed %d: %d started, %d succeeded, %d failed, %d unfinished", seed, j.Started, j.Succeeded, j.Failed, j.Unfinished)
