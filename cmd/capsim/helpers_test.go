@@ -24,3 +24,14 @@ func enterCheckExample(t *testing.T, block string) []string {
 	}
 	return args
 }
+
+// singleRunTree runs the command in args in one process into DIR/single and
+// returns the files it wrote, the bytes a sharded run's merge must match.
+func singleRunTree(t *testing.T, dir string, args []string) map[string][]byte {
+	t.Helper()
+	single := filepath.Join(dir, "single")
+	if code, _, stderr := run(t, append(args, "--out", single)...); code != 0 {
+		t.Fatalf("single: exit %d: %s", code, stderr)
+	}
+	return readTree(t, single)
+}
