@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/csv"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -34,4 +36,19 @@ func singleRunTree(t *testing.T, dir string, args []string) map[string][]byte {
 		t.Fatalf("single: exit %d: %s", code, stderr)
 	}
 	return readTree(t, single)
+}
+
+// readCSVRows reads a whole CSV file the command wrote, its header first.
+func readCSVRows(t *testing.T, path string) [][]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
 }
