@@ -1,12 +1,30 @@
 package main
 
 import (
+	"bytes"
 	"encoding/csv"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
+
+// run executes capsim in-process with args and returns its exit code and
+// streams.
+func run(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	return runWith(t, IOStreams{}, args...)
+}
+
+// runWith is run with the layout of the streams set as given (a terminal,
+// a width); it supplies an empty standard input and captures both outputs.
+func runWith(t *testing.T, streams IOStreams, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	streams.In, streams.Out, streams.ErrOut = strings.NewReader(""), &out, &errOut
+	code = Main(args, &streams)
+	return code, out.String(), errOut.String()
+}
 
 // enterCheckExample takes a page's `cd DIR && capsim check …` example (its
 // continuation lines joined), changes into DIR under the repository's root

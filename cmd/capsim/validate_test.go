@@ -1,21 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 
 	"capsim/scenarios"
 )
-
-// run executes capsim in-process with args and returns its exit code and
-// streams.
-func run(t *testing.T, args ...string) (code int, stdout, stderr string) {
-	t.Helper()
-	var out, errOut bytes.Buffer
-	code = Main(args, &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
-	return code, out.String(), errOut.String()
-}
 
 // Each bad scenario gets one clear message naming file:line:column, the key
 // path and what was expected, and exit code 2.
