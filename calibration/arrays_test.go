@@ -68,7 +68,7 @@ func TestPlanArrayPerElement(t *testing.T) {
 	const n = 1500
 	elems, medium, noMedium := writeThumbLogs(t, dir, n)
 	plan := filepath.Join(dir, "plan.yaml")
-	if err := os.WriteFile(plan, []byte(`sources: {app: app.jsonl}
+	fits := writeAndRunPlan(t, plan, `sources: {app: app.jsonl}
 measured:
   thumbnail:
     from: app
@@ -80,13 +80,7 @@ measured:
     where: [event == upload_done, "thumbs[].size == m"]
     expr: app.thumbs[].ms
     dist: lognormal
-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	fits := runPlan(t, plan)
-	if len(fits) != 2 {
-		t.Fatalf("got %d fits, want 2", len(fits))
-	}
+`, 2)
 	all, m := fits[0], fits[1]
 	if all.Result.Observed.N != elems || m.Result.Observed.N != medium {
 		t.Fatalf("n = %d and %d, want %d elements and %d of size m", all.Result.Observed.N, m.Result.Observed.N, elems, medium)
@@ -201,7 +195,7 @@ func TestPlanDifferencePerRequest(t *testing.T) {
 	)
 	per, gc := writeProcLogs(t, dir, intervals)
 	plan := filepath.Join(dir, "plan.yaml")
-	if err := os.WriteFile(plan, []byte(`sources: {proc: proc.jsonl}
+	fits := writeAndRunPlan(t, plan, `sources: {proc: proc.jsonl}
 measured:
   request_cpu:
     from: proc
@@ -209,13 +203,7 @@ measured:
     where: event == process_stats
     difference: {of: proc_cpu_ms, per: requests_total}
     dist: gamma
-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	fits := runPlan(t, plan)
-	if len(fits) != 1 {
-		t.Fatalf("got %d fits, want 1", len(fits))
-	}
+`, 1)
 	f := fits[0]
 	if f.Result.Observed.N != per {
 		t.Fatalf("n = %d, want %d (the reset and the idle interval skipped)", f.Result.Observed.N, per)

@@ -112,6 +112,20 @@ func runPlan(t *testing.T, path string) []PlanFit {
 	return runParsedPlan(t, readPlan(t, path))
 }
 
+// writeAndRunPlan writes a plan's text to path, runs it and checks that it
+// made as many fits as the plan measures, so a test reads them by index.
+func writeAndRunPlan(t *testing.T, path, plan string, fits int) []PlanFit {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(plan), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := runPlan(t, path)
+	if len(got) != fits {
+		t.Fatalf("got %d fits, want %d", len(got), fits)
+	}
+	return got
+}
+
 func runParsedPlan(t *testing.T, p *Plan) []PlanFit {
 	t.Helper()
 	fits, err := p.Run(nil, "capsim calibrate plan.yaml")
@@ -133,13 +147,7 @@ func TestPlanJoinRecoversParameters(t *testing.T) {
 	dir := t.TempDir()
 	const n = 4000
 	l := writeSynthLogs(t, dir, n)
-	if err := os.WriteFile(l.plan, []byte(synthPlan), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	fits := runPlan(t, l.plan)
-	if len(fits) != 2 {
-		t.Fatalf("got %d fits, want 2", len(fits))
-	}
+	fits := writeAndRunPlan(t, l.plan, synthPlan, 2)
 	ov, h := fits[0], fits[1]
 	if ov.Result.Observed.N != n || h.Result.Observed.N != n {
 		t.Fatalf("n = %d and %d, want %d each (the other k6 metric and the start events filtered out)", ov.Result.Observed.N, h.Result.Observed.N, n)

@@ -35,9 +35,8 @@ func TestCalibratePlanGolden(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "frag.yaml"), []byte(first), 0o644)
 	scenario := filepath.Join(dir, "s.yaml")
 	os.WriteFile(scenario, []byte("name: s\ninclude: [frag.yaml]\nduration: 60s\ncomponents:\n  app: {kind: pool, servers: 2}\njourneys:\n  upload:\n    rate: 0.01/s\n    steps:\n      - use: app\n        work: s3_save\n      - delay: derivative_overhead\n      - delay: per_sleep\n"), 0o644)
-	var vout, verr strings.Builder
-	if code := Main([]string{"validate", scenario}, &IOStreams{In: strings.NewReader(""), Out: &vout, ErrOut: &verr}); code != exitOK {
-		t.Errorf("the plan's fragment does not validate: exit %d\n%s%s", code, vout.String(), verr.String())
+	if code, vout, verr := run(t, "validate", scenario); code != exitOK {
+		t.Errorf("the plan's fragment does not validate: exit %d\n%s%s", code, vout, verr)
 	}
 	stdout, _, err := calibrate(t, "", "plan", planData+"plan.yaml", "--out", "-")
 	if err != nil {

@@ -175,10 +175,9 @@ journeys:
       - delay: worker_cold_start
       - delay: nginx_overhead
 `), 0o644)
-	var stdout, stderr bytes.Buffer
-	code := Main([]string{"validate", scenario}, &IOStreams{In: strings.NewReader(""), Out: &stdout, ErrOut: &stderr})
-	if code != exitOK || stdout.String() != scenario+": ok\n" {
-		t.Errorf("validate: exit %d\nstdout %s\nstderr %s", code, stdout.String(), stderr.String())
+	code, stdout, stderr := run(t, "validate", scenario)
+	if code != exitOK || stdout != scenario+": ok\n" {
+		t.Errorf("validate: exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
 	}
 }
 

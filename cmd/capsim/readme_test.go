@@ -360,16 +360,7 @@ func TestDocCommandsParse(t *testing.T) {
 // as shown, from the repository's root, and every line passes.
 func TestModellingCheckExamplePasses(t *testing.T) {
 	block := docBlock(t, "docs/modelling.md", "## Checking a model against a recorded run", "sh")
-	line := strings.ReplaceAll(strings.TrimSpace(block), "\\\n", "")
-	dir, cmd, ok := strings.Cut(line, " && ")
-	if !ok || !strings.HasPrefix(dir, "cd ") {
-		t.Fatalf("the example is not `cd DIR && capsim check …`: %q", line)
-	}
-	t.Chdir(filepath.Join(repoRoot, strings.TrimPrefix(dir, "cd ")))
-	args := shellWords(cmd)
-	if len(args) < 2 || args[0] != "capsim" || args[1] != "check" {
-		t.Fatalf("the example runs %q, not capsim check", cmd)
-	}
+	args := enterCheckExample(t, block)
 	code, stdout, stderr := run(t, args[1:]...)
 	if code != exitOK || !strings.Contains(stdout, "The model matches the recording: no line failed.") {
 		t.Errorf("capsim %s: exit %d\n%s%s", strings.Join(args[1:], " "), code, stdout, stderr)
@@ -383,17 +374,9 @@ func TestModellingCheckExamplePasses(t *testing.T) {
 // the report the page shows.
 func TestModellingDriverLogExample(t *testing.T) {
 	const heading = "### A load driver's own log"
-	line := strings.ReplaceAll(strings.TrimSpace(docBlock(t, "docs/modelling.md", heading, "sh")), "\\\n", "")
+	block := docBlock(t, "docs/modelling.md", heading, "sh")
 	want := docBlock(t, "docs/modelling.md", heading, "text")
-	dir, cmd, ok := strings.Cut(line, " && ")
-	if !ok || !strings.HasPrefix(dir, "cd ") {
-		t.Fatalf("the example is not `cd DIR && capsim check …`: %q", line)
-	}
-	t.Chdir(filepath.Join(repoRoot, strings.TrimPrefix(dir, "cd ")))
-	args := shellWords(cmd)
-	if len(args) < 2 || args[0] != "capsim" || args[1] != "check" {
-		t.Fatalf("the example runs %q, not capsim check", cmd)
-	}
+	args := enterCheckExample(t, block)
 	code, stdout, stderr := run(t, args[1:]...)
 	if code != exitOK || stdout != want {
 		t.Errorf("capsim %s: exit %d, stderr %q\n%s\nthe page shows:\n%s", strings.Join(args[1:], " "), code, stderr, stdout, want)

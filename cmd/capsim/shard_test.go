@@ -184,11 +184,7 @@ func TestShardedUntilSureMergesToTheSameBytes(t *testing.T) {
 	dir := t.TempDir()
 	args := []string{"sweep", "trip", "--designs", "v1-original,v1-improved", "--multipliers", "1,2,3,4", "-r", "3",
 		"--refine", "2", "--until-sure", "--max-replications", "24", "-q"}
-	single := filepath.Join(dir, "single")
-	if code, _, stderr := run(t, append(args, "--out", single)...); code != 0 {
-		t.Fatalf("single: exit %d: %s", code, stderr)
-	}
-	want := readTree(t, single)
+	want := singleRunTree(t, dir, args)
 	if !strings.Contains(string(want["report.md"]), "3 of 3 looks") {
 		t.Fatalf("the looks did not all run; report.md:\n%s", want["report.md"])
 	}

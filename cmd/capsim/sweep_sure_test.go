@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/csv"
 	"encoding/json"
 	"math"
 	"os"
@@ -17,15 +16,7 @@ import (
 // readCSV reads a table as maps from column to value.
 func readCSV(t *testing.T, path string) []map[string]string {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := readCSVRows(t, path)
 	var out []map[string]string
 	for _, r := range rows[1:] {
 		m := map[string]string{}

@@ -23,9 +23,7 @@ import (
 // sweepCLI runs capsim in-process and returns its exit code and streams.
 func sweepCLI(t *testing.T, terminal bool, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
-	var out, errOut bytes.Buffer
-	code = Main(args, &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut, ErrIsTerminal: terminal})
-	return code, out.String(), errOut.String()
+	return runWith(t, IOStreams{ErrIsTerminal: terminal}, args...)
 }
 
 // A short M/M/4/6 sweep: its SLO (success_rate >= 0.9) breaks near 0.62x.

@@ -69,11 +69,7 @@ func TestSweepUncertaintyOutputs(t *testing.T) {
 func TestShardedSweepUncertaintyMergesToTheSameBytes(t *testing.T) {
 	dir := t.TempDir()
 	args := append(append([]string{}, shardBase...), "--uncertainty", "-q")
-	single := filepath.Join(dir, "single")
-	if code, _, stderr := run(t, append(args, "--out", single)...); code != 0 {
-		t.Fatalf("single: exit %d: %s", code, stderr)
-	}
-	want := readTree(t, single)
+	want := singleRunTree(t, dir, args)
 	if !strings.Contains(string(want["first_failure.csv"]), ",param_draws,") {
 		t.Fatalf("first_failure.csv has no parameter interval:\n%s", want["first_failure.csv"])
 	}

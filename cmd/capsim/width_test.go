@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -17,9 +16,7 @@ import (
 // columns.
 func runWidth(t *testing.T, width int, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
-	var out, errOut bytes.Buffer
-	code = Main(args, &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut, Width: width, ErrWidth: width})
-	return code, out.String(), errOut.String()
+	return runWith(t, IOStreams{Width: width, ErrWidth: width}, args...)
 }
 
 // checkWidth fails for each line of out wider than width or ending in
