@@ -170,7 +170,7 @@ func sweepHindcast(ctx context.Context, io *IOStreams, plan *sweepPlan, opts *sw
 	return wait()
 }
 
-// hindcastBeside starts sweepHindcast's runs, on budget's background share
+// hindcastBeside starts the hindcast's runs, on budget's background share
 // when budget is set so that they fill the cores a sweep beside them
 // leaves idle, and returns what waits for the verdict. Its progress is
 // shown from the moment wait is called, so that it never interleaves with

@@ -26,12 +26,12 @@ type Budget struct {
 // NewBudget returns a budget of n runs at once (at least 1).
 func NewBudget(n int) *Budget { return &Budget{free: max(n, 1)} }
 
-// Acquire waits for a core; foreground waiters are served before any
-// background one. It returns ctx's error if ctx ends first, holding
+// Acquire takes a free core or waits for one; foreground waiters are
+// served before any background one. It returns ctx's error if ctx ends first, holding
 // nothing then.
 func (b *Budget) Acquire(ctx context.Context, foreground bool) error {
 	b.mu.Lock()
-	if b.free > 0 && (foreground || len(b.foreground) == 0) {
+	if b.free > 0 { // a free core means no one waits: Release hands cores to waiters first
 		b.free--
 		b.mu.Unlock()
 		return nil
