@@ -14,13 +14,8 @@ import (
 // and a log per photo: a journey lasts exactly its photo count in seconds,
 // logs as many photos, and three in four journeys are of 150.
 func TestDrawnAttributeCountsAndScalesWork(t *testing.T) {
-	src := `name: photos
-duration: 4000s
-arrivals: even
-components:
-  cpu: {kind: cpu, cores: 100000}
-journeys:
-  trip:
+	src := scenarioSrc("photos", "4000s", "arrivals: even\n",
+		"  cpu: {kind: cpu, cores: 100000}\n", `  trip:
     rate: 1/s
     attributes:
       photos: {choose: [{weight: 1, value: 30}, {weight: 3, value: 150}]}
@@ -30,7 +25,7 @@ journeys:
       - use: cpu
         work: 1s
         per: photos
-`
+`)
 	_, events := runYAML(t, src, model.RunOptions{Seed: 5})
 	logs := map[int64]float64{}
 	big, n := 0.0, 0.0

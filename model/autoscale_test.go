@@ -15,20 +15,15 @@ import (
 // The rule takes 2 instances to 4, 6, 10, 14 and 16 at 30, 45, 60, 75 and
 // 90 s; the jobs wait 0, 0, 20, 20, 35, 35, 50 and 50 s for instances to
 // finish their 10 s cold starts; 8.75 instances run on average.
-const stepScenario = `name: step
-duration: 120s
-drain: 0s
-components:
-  w:
+var stepScenario = scenarioSrc("step", "120s", "drain: 0s\n", `  w:
     kind: worker
     instances: 20
     min_instances: 2
     cold_start: 10s
     autoscale: {metric: utilisation, target: 0.5}
-journeys:
-  first: {clients: 1, steps: [{use: w, work: 1h}]}
+`, `  first: {clients: 1, steps: [{use: w, work: 1h}]}
   rest: {clients: 7, start: 20s, steps: [{use: w, work: 1h}]}
-`
+`)
 
 func TestAutoscaleStepScenario(t *testing.T) {
 	res, events := runYAML(t, stepScenario, model.RunOptions{Seed: 1, SeriesStep: 10e9})

@@ -19,18 +19,13 @@ import (
 // n−1 waiting and balks with 0.2 from 0 waiting, 0.5 from 2 and always
 // from 4, so the chain stops at 5; λ = 1.2 would overload the server
 // without balking.
-const balkSrc = `name: balk
-duration: 40000s
-warmup: 100s
-components:
-  server:
+var balkSrc = scenarioSrc("balk", "40000s", "warmup: 100s\n", `  server:
     kind: KIND
     balk: {queue: [0, 2, 4], probability: [0.2, 0.5, 1]}
-journeys:
-  customer:
+`, `  customer:
     rate: 1.2/s
     steps: [{use: server, work: exponential(mean=1s)}]
-`
+`)
 
 func TestBalkingMatchesItsBirthDeathChain(t *testing.T) {
 	t.Parallel()

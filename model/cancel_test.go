@@ -130,13 +130,8 @@ routes:
 // deadline), not with the pool's own status, though the wait's timer and
 // the deadline fall on the same instant.
 func TestDeadlineCutsAPoolWaitWith504(t *testing.T) {
-	src := `name: cut
-duration: 1s
-arrivals: even
-components:
-  one: {kind: pool, servers: 1, status: 503}
-journeys:
-  holder:
+	src := scenarioSrc("cut", "1s", "arrivals: even\n",
+		"  one: {kind: pool, servers: 1, status: 503}\n", `  holder:
     rate: 1/s
     count: 1
     steps: [{call: r}]
@@ -147,7 +142,7 @@ journeys:
 routes:
   r:
     steps: [{use: one, work: 3s}]
-`
+`)
 	_, events := runYAML(t, src, model.RunOptions{})
 	ends, statuses := endsOf(events, "capsim.request_end", "r")
 	if !equalFloats(ends, []float64{1, 3}) || statuses[0] != 504 || statuses[1] != 200 {
@@ -244,13 +239,7 @@ routes:
 // A lock keyed by an attribute: journeys of different users but the same
 // account wait for each other; a step's key overrides the component's.
 func TestKeyedLockByAttribute(t *testing.T) {
-	src := `name: lk
-duration: 1s
-arrivals: even
-components:
-  row: {kind: lock, key: account}
-journeys:
-  a:
+	src := scenarioSrc("lk", "1s", "arrivals: even\n", "  row: {kind: lock, key: account}\n", `  a:
     rate: 1/s
     count: 1
     attributes: {account: 7, region: 1}
@@ -260,7 +249,7 @@ journeys:
     count: 1
     attributes: {account: 7, region: 2}
     steps: [{use: row, STEPKEY work: 2s}]
-`
+`)
 	res, _ := runYAML(t, replace(src, "STEPKEY ", ""), model.RunOptions{})
 	if a, b := res.Journeys[0], res.Journeys[1]; float64(a.Latency.Max) != 2 || float64(b.Latency.Max) != 4 {
 		t.Errorf("same account: a took %v, b %v; want 2s and 4s (b waits for a)", a.Latency.Max, b.Latency.Max)
@@ -274,20 +263,17 @@ journeys:
 // A pick is overloaded when the replica's load component has no free
 // capacity at that moment, busy equal to capacity included.
 func TestBalancerCountsAPickOnAFullReplicaAsOverloaded(t *testing.T) {
-	src := `name: ov
-duration: 2s
-arrivals: even
-components:
-  lb: {kind: balancer, replicas: 1, load: app}
+	src := scenarioSrc("ov", "2s", "arrivals: even\n",
+		`  lb: {kind: balancer, replicas: 1, load: app}
   app: {kind: pool, servers: 1, behind: lb}
-journeys:
-  j:
+`,
+		`  j:
     rate: 1/s
     count: 2
     steps:
       - use: lb
         steps: [{use: app, work: 5s}]
-`
+`)
 	res, _ := runYAML(t, src, model.RunOptions{})
 	lb, _ := res.Component("lb")
 	// The first pick finds app idle; the second, at 1 s, finds its one

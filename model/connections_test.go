@@ -25,13 +25,8 @@ import (
 // [4.9, 12.76). Active at most 8: at t with t mod 0.1 in [0, 0.02), 3
 // clients are in their first request (a in (t-0.28, t]), 3 in their
 // second, 2 in their third.
-const spike = `name: spike
-duration: 5s
-arrivals: even
-components:
-  conns: {kind: connections, max: %d, idle_timeout: 10s, connect: 50ms}
-journeys:
-  view:
+var spike = scenarioSrc("spike", "5s", "arrivals: even\n",
+	"  conns: {kind: connections, max: %d, idle_timeout: 10s, connect: 50ms}\n", `  view:
     rate: 10/s
     steps:
       - {use: conns, work: 230ms}
@@ -43,7 +38,7 @@ journeys:
     rate: 1/h
     steps:
       - delay: 20s
-`
+`)
 
 func runSpike(t *testing.T, max int, opts model.RunOptions) *model.Result {
 	t.Helper()
@@ -168,17 +163,13 @@ journeys:
 // 3.2 s: a journey of 2.2 s after a wait of 1.6 s. With wait_timeout 1s it
 // gives up at 2 s instead, refused with the table's status.
 func TestConnectionsWaitForAConnectionToClose(t *testing.T) {
-	const src = `name: w
-duration: 2s
-arrivals: even
-components:
-  conns: {kind: connections, max: 1, idle_timeout: 2s, connect: 100ms, when_full: wait%s}
-journeys:
-  view:
+	src := scenarioSrc("w", "2s", "arrivals: even\n",
+		"  conns: {kind: connections, max: 1, idle_timeout: 2s, connect: 100ms, when_full: wait%s}\n",
+		`  view:
     rate: 1/s
     steps:
       - {use: conns, work: 500ms}
-`
+`)
 	for _, c := range []struct {
 		timeout                    string
 		succeeded, failed, delayed int64
@@ -209,18 +200,14 @@ journeys:
 // next call to arrive took it, ahead of those waiting, who waited for a
 // connection to idle out: hours, at 30 s of keep-alive.
 func TestConnectionsKeepAlivePoolIsErlangC(t *testing.T) {
-	const src = `name: c
-duration: 6000s
-warmup: 100s
-components:
-  conns: {kind: connections, max: 2, idle_timeout: 30s, connect: 50ms, key: host, when_full: wait}
-journeys:
-  call:
+	src := scenarioSrc("c", "6000s", "warmup: 100s\n",
+		"  conns: {kind: connections, max: 2, idle_timeout: 30s, connect: 50ms, key: host, when_full: wait}\n",
+		`  call:
     rate: 8/s
     attributes: {host: 1}
     steps:
       - {use: conns, work: exponential(mean=200ms)}
-`
+`)
 	q, err := theory.MMc(8, 5, 2)
 	if err != nil {
 		t.Fatal(err)

@@ -11,19 +11,14 @@ import (
 // a larger one is refused where it is written, never cut (a repeat of
 // 2^32+3 once ran 3 times, a fan-out of 2^32+2 offered 2).
 func TestCountsPastThirtyTwoBitsAreRefused(t *testing.T) {
-	const src = `name: c
-duration: 1s
-components:
-  a: {kind: pool, servers: SERVERS, queue: QUEUE}
-journeys:
-  j:
+	src := scenarioSrc("c", "1s", "", "  a: {kind: pool, servers: SERVERS, queue: QUEUE}\n", `  j:
     rate: 1/s
     steps:
       - STEP
 routes:
   r:
     steps: [{work: 1s}]
-`
+`)
 	for _, c := range []struct{ servers, queue, step, want string }{
 		{"2", "0", "{repeat: 4294967299, steps: [{work: 1s}]}", "journeys.j.steps[0].repeat: count 4294967299 is more than 2147483647"},
 		{"2", "0", "{repeat: 1e12, steps: [{work: 1s}]}", "journeys.j.steps[0].repeat: count 1e12 is more than 2147483647"},

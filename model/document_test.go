@@ -13,20 +13,17 @@ import (
 // docScenario has what a load changes in place: an anchor that an alias
 // repeats, a range that becomes its point value, a design overlay and an
 // included distribution.
-const docScenario = `name: doc
-duration: 60s
-include: [fit.yaml]
-components:
-  db: &pool {kind: pool, servers: {range: [2, 4]}, queue: 10}
+var docScenario = scenarioSrc("doc", "60s", "include: [fit.yaml]\n",
+	`  db: &pool {kind: pool, servers: {range: [2, 4]}, queue: 10}
   app: *pool
-journeys:
-  visit:
+`,
+	`  visit:
     rate: 1/s
     steps: [{use: app, work: service}, {use: db, work: 0.2s}]
 designs:
   small-db:
     components: {db: {servers: 1}}
-`
+`)
 
 func parseDoc(t *testing.T) *model.Document {
 	t.Helper()

@@ -32,16 +32,11 @@ func erlangA(lambda, mu, theta float64, c int) (pAbandon, meanWait float64) {
 // M/M/4+M at λ = 3.6/s, mean service 1 s, mean patience 2 s: a wait_timeout
 // drawn per caller from exponential(mean=2s) is that patience.
 func TestPatienceMatchesErlangA(t *testing.T) {
-	src := `name: erlang-a
-duration: 20000s
-warmup: 500s
-components:
-  server: {kind: pool, servers: 4, wait_timeout: exponential(mean=2s)}
-journeys:
-  customer:
+	src := scenarioSrc("erlang-a", "20000s", "warmup: 500s\n",
+		"  server: {kind: pool, servers: 4, wait_timeout: exponential(mean=2s)}\n", `  customer:
     rate: 3.6/s
     steps: [{use: server, work: exponential(mean=1s)}]
-`
+`)
 	c := compileSource(t, src)
 	pAbandon, wq := erlangA(3.6, 1, 0.5, 4)
 	replicate(t, c, 12,
@@ -65,20 +60,15 @@ journeys:
 // waits 0.8/0.7 = 1.142857 s and the low 0.8/(0.7·0.2) = 5.714286 s; their
 // journeys last that plus the 1 s of service.
 func TestPriorityClassesMatchCobham(t *testing.T) {
-	src := `name: cobham
-duration: 200000s
-warmup: 1000s
-components:
-  server: {kind: pool, servers: 1}
-journeys:
-  high:
+	src := scenarioSrc("cobham", "200000s", "warmup: 1000s\n",
+		"  server: {kind: pool, servers: 1}\n", `  high:
     rate: 0.3/s
     priority: 1
     steps: [{use: server, work: exponential(mean=1s)}]
   low:
     rate: 0.5/s
     steps: [{use: server, work: exponential(mean=1s)}]
-`
+`)
 	c := compileSource(t, src)
 	replicate(t, c, 12,
 		metric{"high class sojourn", func(r *model.Result) float64 { return float64(r.Journeys[0].Latency.Mean) }, 0.8/0.7 + 1},

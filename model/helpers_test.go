@@ -37,6 +37,17 @@ func compileErrorText(name, src string) string {
 	return ""
 }
 
+// scenarioSrc is the text of a scenario called name that runs for
+// duration: head, the top-level keys that follow those (such as
+// "arrivals: even\n"), then components, the lines of its components, and
+// journeys, those of its journeys, each line ending in a newline. A test's
+// scenario is its specification: the builder writes only the keys every
+// scenario has, so that what the test sets stays in view where it calls it.
+func scenarioSrc(name, duration, head, components, journeys string) string {
+	return "name: " + name + "\nduration: " + duration + "\n" + head +
+		"components:\n" + components + "journeys:\n" + journeys
+}
+
 // oneJourneySrc is an hour-long scenario called name with one pool, app,
 // and one journey, j, whose keys before its steps are journey (lines of
 // it indented by four) and whose one step works a second on app. For the

@@ -152,13 +152,8 @@ journeys:
 // lets different users' run side by side; a wait past the timeout fails
 // at the lock with its status.
 func TestKeyedLockByUser(t *testing.T) {
-	src := `name: lk
-duration: 1s
-arrivals: even
-components:
-  row: {kind: lock, wait_timeout: 3s}
-journeys:
-  j:
+	src := scenarioSrc("lk", "1s", "arrivals: even\n",
+		"  row: {kind: lock, wait_timeout: 3s}\n", `  j:
     rate: 3/s
     count: 3
     USERS
@@ -166,7 +161,7 @@ journeys:
       - use: row
         work: 2s
         stage: persist
-`
+`)
 	same, _ := runYAML(t, replace(src, "USERS", "users: 1"), model.RunOptions{Seed: 1})
 	j := same.Journeys[0]
 	// Arrivals at 0, 1/3, 2/3 s: the second waits until 2 s, the third

@@ -10,16 +10,11 @@ import (
 	"capsim/model"
 )
 
-const withInclude = `name: inc
-duration: 60s
-include: [cal/fit.yaml]
-components:
-  app: {kind: pool, servers: 1}
-journeys:
-  visit:
+var withInclude = scenarioSrc("inc", "60s", "include: [cal/fit.yaml]\n",
+	"  app: {kind: pool, servers: 1}\n", `  visit:
     rate: 1/s
     steps: [{use: app, work: service}]
-`
+`)
 
 // Errors and Sources name the files under the display name the caller
 // gives, the included file beside it, and Sources holds the very bytes

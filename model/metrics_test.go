@@ -10,15 +10,11 @@ import (
 	"capsim/model"
 )
 
-const metricsScenario = `name: m
-duration: 10m
-components:
-  app: {kind: pool, servers: 1, queue: 1}
+var metricsScenario = scenarioSrc("m", "10m", "", `  app: {kind: pool, servers: 1, queue: 1}
   db: {kind: lock, wait_timeout: 1s}
   ext: {kind: bucket, rate: 2/s, max_wait: 100ms}
   ai: {kind: worker, instances: 1, cold_start: 1s, idle_stop: 10s}
-journeys:
-  visit:
+`, `  visit:
     rate: 2/s
     steps:
       - call: page
@@ -33,7 +29,7 @@ routes:
       - use: ext
       - use: ai
         work: 10ms
-`
+`)
 
 // Metric names carry their unit and follow the scenario's order: this list
 // is the reference the README shows.

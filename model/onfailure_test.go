@@ -11,15 +11,11 @@ import (
 // for 1 s; requests arrive at 0 s and 0.5 s. The second is refused with
 // 503; its on_failure writes the error response: 5 ms of work on the
 // one-core cpu. It fails at 0.505 s, after the block, still with 503.
-const onFailureSrc = `name: on-failure
-duration: 1s
-drain: 10s
+var onFailureSrc = scenarioSrc("on-failure", "1s", `drain: 10s
 arrivals: even
-components:
-  threads: {kind: pool, servers: 1, queue: 0}
+`, `  threads: {kind: pool, servers: 1, queue: 0}
   cpu: {kind: cpu, cores: 1}
-journeys:
-  j:
+`, `  j:
     rate: 2/s
     count: 2
     steps: [CALL]
@@ -31,7 +27,7 @@ routes:
       - work: 1s
     on_failure:
 BLOCK
-`
+`)
 
 func onFailureRun(t *testing.T, call, mode, block string) (*model.Result, []model.TraceEvent) {
 	t.Helper()

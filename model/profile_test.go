@@ -44,16 +44,11 @@ func checkArrivals(t *testing.T, got, want []float64) {
 // A ramp from 0 to 2/s over 10 s has Λ(t) = t²/10, so the k-th even
 // arrival is at √(10k) s: nine of them before the window ends at 10 s.
 func TestEvenArrivalsFollowARamp(t *testing.T) {
-	src := `name: ramp
-duration: 10s
-arrivals: even
-components:
-  app: {kind: pool, servers: 100}
-journeys:
-  j:
+	src := scenarioSrc("ramp", "10s", "arrivals: even\n",
+		"  app: {kind: pool, servers: 100}\n", `  j:
     stages: [{target: 2/s, duration: 10s}]
     steps: [{use: app, work: 1ms}]
-`
+`)
 	_, events := runYAML(t, src, model.RunOptions{Seed: 1})
 	var want []float64
 	for k := 1; k <= 9; k++ {
@@ -66,12 +61,7 @@ journeys:
 // (1,000 more) and nothing after: 12,000 Poisson arrivals expected; the
 // count is within 4 standard deviations (√12000 ≈ 110), window by window.
 func TestPoissonArrivalsFollowStages(t *testing.T) {
-	src := `name: stages
-duration: 400s
-components:
-  app: {kind: pool, servers: 1000}
-journeys:
-  j:
+	src := scenarioSrc("stages", "400s", "", "  app: {kind: pool, servers: 1000}\n", `  j:
     rate: 10/s
     stages:
       - {target: 10/s, duration: 100s}
@@ -79,7 +69,7 @@ journeys:
       - {target: 100/s, duration: 100s}
       - {target: 0/s, duration: 20s}
     steps: [{use: app, work: 1ms}]
-`
+`)
 	for _, mult := range []float64{1, 2} {
 		_, events := runYAML(t, src, model.RunOptions{Seed: 7, Multiplier: mult})
 		var n [4]float64
@@ -108,13 +98,9 @@ journeys:
 // 20 s. A job started at 5 s runs its 8 s through the cut (no
 // preemption); one arriving at 12 s waits for the server's return at 20 s.
 func TestAScheduleWithAZeroCapacityWindow(t *testing.T) {
-	src := `name: shift
-duration: 15s
-arrivals: even
-components:
-  desk: {kind: pool, servers: 1, schedule: [{at: 10s, servers: 0}, {at: 20s, servers: 1}]}
-journeys:
-  early:
+	src := scenarioSrc("shift", "15s", "arrivals: even\n",
+		"  desk: {kind: pool, servers: 1, schedule: [{at: 10s, servers: 0}, {at: 20s, servers: 1}]}\n",
+		`  early:
     rate: 1/s
     start: 5s
     count: 1
@@ -124,7 +110,7 @@ journeys:
     start: 12s
     count: 1
     steps: [{use: desk, work: 1s}]
-`
+`)
 	res, _ := runYAML(t, src, model.RunOptions{})
 	early, late := res.Journeys[0], res.Journeys[1]
 	desk, _ := res.Component("desk")
@@ -139,13 +125,8 @@ journeys:
 // within 1 s but not the p95 of the windows after it. Its measured value
 // is the worst window's, here checked against the trace.
 func TestAWindowedSLOReportsTheWorstWindow(t *testing.T) {
-	src := `name: windows
-duration: 1000s
-arrivals: even
-components:
-  desk: {kind: pool, servers: 1}
-journeys:
-  j:
+	src := scenarioSrc("windows", "1000s", "arrivals: even\n",
+		"  desk: {kind: pool, servers: 1}\n", `  j:
     rate: 1/s
     stages:
       - {target: 1/s, duration: 100s}
@@ -157,7 +138,7 @@ slos:
   - {journey: j, p95: "<= 1s"}
   - {journey: j, p95: "<= 1s", window: 10s}
   - {journey: j, success_rate: ">= 0.99", window: 10s}
-`
+`)
 	res, events := runYAML(t, src, model.RunOptions{})
 	var byWindow [101][]float64
 	for _, e := range events {
@@ -182,19 +163,14 @@ slos:
 // too: a journey refused at once (0 s) pulls the p95 of all journeys down
 // where the p95 of the succeeded ones does not move.
 func TestPercentilesOfAllJourneys(t *testing.T) {
-	src := `name: all
-duration: 100s
-arrivals: even
-components:
-  desk: {kind: pool, servers: 1, queue: 0}
-journeys:
-  j:
+	src := scenarioSrc("all", "100s", "arrivals: even\n",
+		"  desk: {kind: pool, servers: 1, queue: 0}\n", `  j:
     rate: 1/s
     steps: [{use: desk, work: 1500ms}]
 slos:
   - {journey: j, p50: "<= 1s"}
   - {journey: j, p50: "<= 1s", of: all}
-`
+`)
 	res, _ := runYAML(t, src, model.RunOptions{})
 	// Every other journey finds the desk busy and is refused at once.
 	succeeded, all := res.SLOs[0], res.SLOs[1]
@@ -211,16 +187,11 @@ slos:
 // server 1, 2, 3 s (p50 2 s, max 3 s, mean 2 s), and the journey, failed,
 // took 1.5 s.
 func TestPercentilesOfAllRequestsAsTheClientSawThem(t *testing.T) {
-	src := `name: client
-duration: 100s
-arrivals: even
-components:
-  desk: {kind: pool, servers: 1}
+	src := scenarioSrc("client", "100s", "arrivals: even\n", `  desk: {kind: pool, servers: 1}
 routes:
   api:
     steps: [{use: desk, work: 1s}]
-journeys:
-  j:
+`, `  j:
     rate: 6/m
     steps: [{fanout: 3, steps: [{call: api, timeout: 1500ms}]}]
 slos:
@@ -228,7 +199,7 @@ slos:
   - {route: api, p99: "<= 1.8s", of: all}
   - {route: api, p99: "<= 1.8s"}
   - {journey: j, p99: "<= 1.8s", of: all}
-`
+`)
 	res, _ := runYAML(t, src, model.RunOptions{})
 	r, _ := res.Route("api")
 	j, _ := res.Journey("j")

@@ -18,12 +18,7 @@ import (
 // second, think 1 s), so it starts no other journey. A step to 2 at
 // 20.5 s starts two clients afresh.
 func TestClosedClientsFollowTheirStages(t *testing.T) {
-	src := `name: vus
-duration: 25s
-components:
-  app: {kind: pool, servers: 100}
-journeys:
-  j:
+	src := scenarioSrc("vus", "25s", "", "  app: {kind: pool, servers: 100}\n", `  j:
     clients: 0
     think: 1s
     stages:
@@ -33,7 +28,7 @@ journeys:
       - {target: 0, duration: 2s}
       - {target: 2, duration: 0s}
     steps: [{use: app, work: 1s}]
-`
+`)
 	_, events := runYAML(t, src, model.RunOptions{Seed: 1})
 	var want []float64
 	for c, last := range []float64{17, 16, 15, 14} {
@@ -55,18 +50,13 @@ journeys:
 // stop; one goes on. The multiplier scales every target, as it scales
 // clients.
 func TestSurplusClientsFinishTheirJourneyAndStop(t *testing.T) {
-	src := `name: vus
-duration: 10s
-components:
-  app: {kind: pool, servers: 100}
-journeys:
-  j:
+	src := scenarioSrc("vus", "10s", "", "  app: {kind: pool, servers: 100}\n", `  j:
     clients: 3
     stages:
       - {target: 3, duration: 5s}
       - {target: 1, duration: 0s}
     steps: [{use: app, work: 2s}]
-`
+`)
 	for _, c := range []struct {
 		mult float64
 		want []float64

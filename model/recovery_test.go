@@ -33,18 +33,13 @@ func TestRecoverySettingsAreChecked(t *testing.T) {
 // Arrivals that end by count before a window after the spike leave nothing
 // to judge: the verdict says so rather than blaming a measure.
 func TestRecoveryOfARunEndedEarly(t *testing.T) {
-	src := `name: early
-duration: 300s
-components:
-  app: {kind: pool, servers: 2}
-journeys:
-  j:
+	src := scenarioSrc("early", "300s", "", "  app: {kind: pool, servers: 2}\n", `  j:
     rate: 1/s
     count: 50
     stages: [{target: 1/s, duration: 20s}, {target: 3/s, duration: 0s}, {target: 3/s, duration: 10s}, {target: 1/s, duration: 0s}]
     steps: [{use: app, work: 100ms}]
 recovery: {}
-`
+`)
 	v := runYAMLNoTrace(t, src).Recovery
 	if want := "did not recover after the spike ended at 30s: the run ended before a window after it was measured"; v == nil || v.String() != want {
 		t.Errorf("verdict %v, want %q", v, want)
@@ -58,32 +53,23 @@ recovery: {}
 // stuck in flight (its pool closed at 1m, with five waiting) is named as
 // such.
 func TestRecoveryLeavesJourneysWhoseLoadIsOver(t *testing.T) {
-	const src = `name: cohorts
-duration: 5m
-arrivals: even
-components:
-  app: {kind: pool, servers: 4}
-journeys:
-  early: {rate: 1/s, count: 60, steps: [{use: app, work: 10ms}]}
+	src := scenarioSrc("cohorts", "5m", "arrivals: even\n",
+		"  app: {kind: pool, servers: 4}\n",
+		`  early: {rate: 1/s, count: 60, steps: [{use: app, work: 10ms}]}
   spike: {rate: 10/s, start: 1m, count: 600, steps: [{use: app, work: 10ms}]}
   late: {rate: 1/s, start: 2m, steps: [{use: app, work: 10ms}]}
 recovery: {from: 1m, after: 2m, window: 10s}
-`
+`)
 	v := runYAMLNoTrace(t, src).Recovery
 	if want := "back within 10% of the pre-spike level from 2m0s, 0s after the spike ended at 2m0s"; v == nil || v.String() != want {
 		t.Errorf("verdict %v, want %q", v, want)
 	}
-	const stuck = `name: stuck
-duration: 5m
-arrivals: even
-components:
-  app: {kind: pool, servers: 4}
+	stuck := scenarioSrc("stuck", "5m", "arrivals: even\n", `  app: {kind: pool, servers: 4}
   gate: {kind: pool, servers: 1, schedule: [{at: 1m, servers: 0}]}
-journeys:
-  early: {rate: 1/s, steps: [{use: app, work: 10ms}]}
+`, `  early: {rate: 1/s, steps: [{use: app, work: 10ms}]}
   waiter: {rate: 1/s, stop: 65s, steps: [{use: gate, work: 10ms}]}
 recovery: {from: 1m, after: 2m, window: 10s}
-`
+`)
 	v = runYAMLNoTrace(t, stuck).Recovery
 	if v == nil || v.Recovered {
 		t.Fatalf("verdict %v, want not recovered", v)
@@ -99,18 +85,13 @@ recovery: {from: 1m, after: 2m, window: 10s}
 // second for 30 s keep 150, and those close 15 s after the spike's last,
 // in the window starting then. With a 45 s keep-alive, 45 s after.
 func TestRecoveryWaitsForConnectionsToClose(t *testing.T) {
-	const src = `name: conns
-duration: 5m
-arrivals: even
-components:
-  conns: {kind: connections, max: 1000, idle_timeout: KEEP}
-journeys:
-  j:
+	src := scenarioSrc("conns", "5m", "arrivals: even\n",
+		"  conns: {kind: connections, max: 1000, idle_timeout: KEEP}\n", `  j:
     rate: 1/s
     stages: [{target: 1/s, duration: 1m}, {target: 10/s, duration: 0s}, {target: 10/s, duration: 30s}, {target: 1/s, duration: 0s}]
     steps: [{use: conns, steps: [{delay: 10ms}]}]
 recovery: {window: 5s, baseline: 30s}
-`
+`)
 	for _, c := range []struct {
 		keep string
 		back float64

@@ -16,18 +16,13 @@ import (
 // arrival of each period is at √(10k) s into it for k <= 10, and at
 // 10 + (k−10)/2 s after that.
 func TestEvenArrivalsRepeatWithTheirPeriod(t *testing.T) {
-	src := `name: daily
-duration: 65s
-arrivals: even
-components:
-  app: {kind: pool, servers: 100}
-journeys:
-  j:
+	src := scenarioSrc("daily", "65s", "arrivals: even\n",
+		"  app: {kind: pool, servers: 100}\n", `  j:
     start: 5s
     repeat_every: 20s
     stages: [{target: 2/s, duration: 10s}]
     steps: [{use: app, work: 1ms}]
-`
+`)
 	_, events := runYAML(t, src, model.RunOptions{Seed: 1})
 	var want []float64
 	for period := 0; period < 3; period++ {
@@ -48,17 +43,12 @@ journeys:
 // k-th is where 0.35·(whole periods) plus 0.35/s into the last second
 // reaches k.
 func TestEvenArrivalsAcrossQuietPeriods(t *testing.T) {
-	src := `name: quiet
-duration: 195s
-arrivals: even
-components:
-  app: {kind: pool, servers: 100}
-journeys:
-  j:
+	src := scenarioSrc("quiet", "195s", "arrivals: even\n",
+		"  app: {kind: pool, servers: 100}\n", `  j:
     repeat_every: 10s
     stages: [{target: 0/s, duration: 9s}, {target: 0.35/s, duration: 0s}]
     steps: [{use: app, work: 1ms}]
-`
+`)
 	_, events := runYAML(t, src, model.RunOptions{Seed: 1})
 	var want []float64
 	for k := 1.0; k <= 6; k++ {
@@ -74,12 +64,7 @@ journeys:
 // of each period holds a Poisson count within 4 standard deviations of
 // its mass, at multipliers 1 and 3.
 func TestPoissonArrivalsRepeatWithTheirPeriod(t *testing.T) {
-	src := `name: daily
-duration: 2000s
-components:
-  app: {kind: pool, servers: 1000}
-journeys:
-  j:
+	src := scenarioSrc("daily", "2000s", "", "  app: {kind: pool, servers: 1000}\n", `  j:
     rate: 1/s
     repeat_every: 100s
     stages:
@@ -87,7 +72,7 @@ journeys:
       - {target: 10/s, duration: 25s}
       - {target: 1/s, duration: 25s}
     steps: [{use: app, work: 1ms}]
-`
+`)
 	mass := [4]float64{137.5, 250, 137.5, 25}
 	for _, mult := range []float64{1, 3} {
 		_, events := runYAML(t, src, model.RunOptions{Seed: 3, Multiplier: mult})
@@ -124,18 +109,13 @@ func TestRepeatEveryNeedsStagesThatFit(t *testing.T) {
 // to 0: both clients finish the journey they are in and stop, and the
 // ramp starts them again at 1 s and 2 s into the period.
 func TestClosedClientsRepeatTheirStages(t *testing.T) {
-	src := `name: vus
-duration: 20s
-components:
-  app: {kind: pool, servers: 100}
-journeys:
-  j:
+	src := scenarioSrc("vus", "20s", "", "  app: {kind: pool, servers: 100}\n", `  j:
     clients: 0
     think: 500ms
     repeat_every: 10.3s
     stages: [{target: 2, duration: 2s}]
     steps: [{use: app, work: 1s}]
-`
+`)
 	_, events := runYAML(t, src, model.RunOptions{Seed: 1})
 	var want []float64
 	for _, first := range []float64{1, 2, 11.3, 12.3} {

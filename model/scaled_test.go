@@ -10,12 +10,7 @@ import (
 // A journey with scaled: false keeps its load whatever the multiplier: a
 // health check, a sampler polling on its own clock.
 func TestUnscaledJourneyKeepsItsLoad(t *testing.T) {
-	src := `name: unscaled
-duration: 100s
-components:
-  app: {kind: pool, servers: 1000}
-journeys:
-  users:
+	src := scenarioSrc("unscaled", "100s", "", "  app: {kind: pool, servers: 1000}\n", `  users:
     rate: 10/s
     steps: [{use: app, work: 10ms}]
   health:
@@ -27,7 +22,7 @@ journeys:
     think: 1s
     scaled: false
     steps: [{use: app, work: 1s}]
-`
+`)
 	started := func(m float64) (users, health, sampler int64) {
 		res, _ := runYAML(t, src, model.RunOptions{Multiplier: m, Seed: 7})
 		u, _ := res.Journey("users")

@@ -13,13 +13,9 @@ import (
 // the desk empty or waits on the one before it, so its latency is the wait
 // the schedule makes plus its work.
 func TestARepeatingScheduleRepeatsItsSteps(t *testing.T) {
-	src := `name: shifts
-duration: 50s
-arrivals: even
-components:
-  desk: {kind: pool, servers: 1, schedule: [{at: 4s, servers: 0}, {at: 6s, servers: 1}], schedule_period: 10s}
-journeys:
-`
+	src := scenarioSrc("shifts", "50s", "arrivals: even\n",
+		"  desk: {kind: pool, servers: 1, schedule: [{at: 4s, servers: 0}, {at: 6s, servers: 1}], schedule_period: 10s}\n",
+		"")
 	// start (s) → latency (s).
 	jobs := []struct{ start, latency float64 }{
 		{2.5, 1},    // first period, before the cut

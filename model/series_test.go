@@ -13,17 +13,12 @@ import (
 // one a second from 31 s, and the series shows them closing instead of
 // holding five open to the end.
 func TestASeriesFollowsTheStateAfterTheLastJourney(t *testing.T) {
-	src := `name: keepalive
-duration: 5s
-drain: 60s
+	src := scenarioSrc("keepalive", "5s", `drain: 60s
 arrivals: even
-components:
-  conns: {kind: connections, max: 10, idle_timeout: 30s}
-journeys:
-  j:
+`, "  conns: {kind: connections, max: 10, idle_timeout: 30s}\n", `  j:
     rate: 1/s
     steps: [{use: conns, work: 500ms}]
-`
+`)
 	res, _ := runYAML(t, src, model.RunOptions{Seed: 1, SeriesStep: sim.Seconds(1)})
 	var open []float64
 	for _, s := range res.Series.Signals {
@@ -56,16 +51,11 @@ journeys:
 // Each signal says which component it samples and what of it, dots in the
 // component's name included, so nothing takes its name apart.
 func TestSignalsCarryTheirParts(t *testing.T) {
-	src := `name: parts
-duration: 5s
-arrivals: even
-components:
-  db.primary: {kind: pool, servers: 1}
-journeys:
-  j:
+	src := scenarioSrc("parts", "5s", "arrivals: even\n",
+		"  db.primary: {kind: pool, servers: 1}\n", `  j:
     rate: 1/s
     steps: [{use: db.primary, work: 100ms}]
-`
+`)
 	res, _ := runYAML(t, src, model.RunOptions{Seed: 1, SeriesStep: sim.Seconds(1)})
 	got := map[string][2]string{}
 	for _, s := range res.Series.Signals {

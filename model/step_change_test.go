@@ -20,18 +20,13 @@ import (
 // service starts marks the end of each wait in the trace. The windows leave the first
 // 100 s (the empty start) and 500 s after the step (the transient; at
 // ρ = 0.8 on two servers its relaxation time is about 10 s) out.
-const stepChangeSrc = `name: step
-duration: 10000s
-components:
-  app: {kind: pool, servers: 2}
-journeys:
-  j:
+var stepChangeSrc = scenarioSrc("step", "10000s", "", "  app: {kind: pool, servers: 2}\n", `  j:
     rate: 10/s
     stages:
       - {target: 10/s, duration: 2000s}
       - {target: 16/s, duration: 0s}
     steps: [{use: app, steps: [{log: served}, {work: exponential(mean=100ms)}]}]
-`
+`)
 
 func TestAStepChangeMovesTheQueueToTheNewSteadyState(t *testing.T) {
 	if os.Getenv("CAPSIM_SLOW_TESTS") != "1" {

@@ -16,12 +16,8 @@ import (
 // backlog feeds itself and the system never comes back after the spike
 // (a metastable failure); with jittered exponential backoff and a retry
 // budget it drains and recovers.
-const stormSrc = `name: storm
-duration: 600s
-components:
-  app: {kind: pool, servers: 10, queue: 1000}
-journeys:
-  client:
+var stormSrc = scenarioSrc("storm", "600s", "",
+	"  app: {kind: pool, servers: 10, queue: 1000}\n", `  client:
     rate: 80/s
     stages:
       - {target: 80/s, duration: 100s}
@@ -35,7 +31,7 @@ journeys:
 routes:
   work:
     steps: [{use: app, work: exponential(mean=100ms)}]
-`
+`)
 
 // successBetween is the share of journeys that succeeded among those
 // ending in [from, to).

@@ -33,22 +33,17 @@ func TestTailScopeUnwindsAsItsOwnFrame(t *testing.T) {
               - {fail: {p: 1, status: 503}}
       - {delay: 1s}
 `
-	src := `name: tails
-duration: 20s
-arrivals: even
-components:
-  a: {kind: pool, servers: 1}
+	src := scenarioSrc("tails", "20s", "arrivals: even\n", `  a: {kind: pool, servers: 1}
   b: {kind: pool, servers: 1}
-journeys:
-  tolerant:
+`, `  tolerant:
     rate: 1/s
     count: 2
-    steps:` + fmt.Sprintf(steps, "true") + `
+    steps:`+fmt.Sprintf(steps, "true")+`
   strict:
     rate: 1/s
     start: 6s
     count: 1
-    steps:` + fmt.Sprintf(steps, "false") + `
+    steps:`+fmt.Sprintf(steps, "false")+`
   last:
     rate: 1/s
     start: 10s
@@ -56,7 +51,7 @@ journeys:
     steps:
       - {delay: 1s}
       - {optional: true, use: b, steps: [{delay: 1s}, {fail: {p: 1, status: 503}}]}
-`
+`)
 	res, events := runYAML(t, src, model.RunOptions{Seed: 1})
 	tolerant, strict := res.Journeys[0], res.Journeys[1]
 	if tolerant.Succeeded != 2 || tolerant.Failed != 0 {

@@ -222,18 +222,13 @@ func TestTandemMatchesJackson(t *testing.T) {
 func TestProcessorSharingIsInsensitive(t *testing.T) {
 	t.Parallel()
 	for _, work := range []string{"constant(1s)", "exponential(mean=1s)", "lognormal(mean=1s, cv=2)"} {
-		src := `name: ps
-duration: 200000s
-warmup: 2000s
-components:
-  cpu: {kind: cpu, cores: 1}
-journeys:
-  customer:
+		src := scenarioSrc("ps", "200000s", "warmup: 2000s\n",
+			"  cpu: {kind: cpu, cores: 1}\n", `  customer:
     rate: 0.8/s
     steps:
       - use: cpu
-        work: "` + work + `"
-`
+        work: "`+work+`"
+`)
 		c := mustCompileNamed(t, "ps.yaml", src, model.LoadOptions{})
 		replicate(t, c, 20, metric{"M/G/1-PS sojourn, " + work, sojourn, 1 / (1 - 0.8)})
 	}

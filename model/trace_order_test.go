@@ -10,15 +10,10 @@ import (
 // the waiter's start: in_flight never reads more than the pool holds (it
 // read 5 on a 4-server pool for most starts of an M/M/4).
 func TestTracedInFlightNeverPassesTheServers(t *testing.T) {
-	const src = `name: m
-duration: 500s
-components:
-  server: {kind: pool, servers: 4}
-journeys:
-  customer:
+	src := scenarioSrc("m", "500s", "", "  server: {kind: pool, servers: 4}\n", `  customer:
     rate: 3.6/s
     steps: [{use: server, work: exponential(mean=1s)}]
-`
+`)
 	_, events := runYAML(t, src, model.RunOptions{Seed: 1})
 	starts, over := 0, 0
 	for _, e := range events {

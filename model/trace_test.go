@@ -36,14 +36,9 @@ func TestSinceNamesALogEvent(t *testing.T) {
 	}
 }
 
-const gaugeSrc = `name: gauges
-duration: 10s
-arrivals: even
-components:
-  desk: {kind: pool, servers: 1}
+var gaugeSrc = scenarioSrc("gauges", "10s", "arrivals: even\n", `  desk: {kind: pool, servers: 1}
   w: {kind: worker, instances: 1, cold_start: 5s, idle_stop: 1h}
-journeys:
-  j:
+`, `  j:
     rate: 2/s
     count: 3
     attributes: {items: 4}
@@ -65,7 +60,7 @@ routes:
           - work: 1s
           - log: done
       - {log: mailed, since: served}
-`
+`)
 
 // Queue and in-flight gauges, the time since the event before, and a
 // worker job's cold or warm start, on three journeys arriving 0.5 s apart

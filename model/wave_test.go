@@ -8,16 +8,11 @@ import (
 	"capsim/model"
 )
 
-const waveSrc = `name: wave
-duration: 10000s
-components:
-  app: {kind: pool, servers: 1000}
-journeys:
-  j:
+var waveSrc = scenarioSrc("wave", "10000s", "", "  app: {kind: pool, servers: 1000}\n", `  j:
     rate: 5/s
     wave: {amplitude: 0.8, period: 100s, phase: 25s}
     steps: [{delay: 1ms}]
-`
+`)
 
 // A wave of 5/s at multiplier 2, amplitude 0.8, period 100 s and phase
 // 25 s (the peak at t = 0) over 100 periods. The arrivals falling in each
@@ -61,16 +56,11 @@ func TestWaveArrivalsFollowTheSine(t *testing.T) {
 // The same seed gives the same arrivals, to the nanosecond; another seed
 // other ones.
 func TestWaveArrivalsAreDeterministic(t *testing.T) {
-	src := `name: wave
-duration: 600s
-components:
-  app: {kind: pool, servers: 1000}
-journeys:
-  j:
+	src := scenarioSrc("wave", "600s", "", "  app: {kind: pool, servers: 1000}\n", `  j:
     rate: 2/s
     wave: {amplitude: 1, period: 1m}
     steps: [{delay: 1ms}]
-`
+`)
 	_, a := runYAML(t, src, model.RunOptions{Seed: 11})
 	_, b := runYAML(t, src, model.RunOptions{Seed: 11})
 	_, c := runYAML(t, src, model.RunOptions{Seed: 12})
@@ -103,17 +93,12 @@ func TestWaveIsRefusedWhereItCannotApply(t *testing.T) {
 // first at 0 s; Λ(0, 95 s) = 95 + 10/2π ≈ 96.59, so 97 arrive in 95 s, the
 // k-th (from 0) at the t where Λ(0, t) = k, to the nanosecond.
 func TestEvenWaveArrivalsFollowTheCumulativeRate(t *testing.T) {
-	src := `name: wave
-duration: 95s
-arrivals: even
-components:
-  app: {kind: pool, servers: 10}
-journeys:
-  j:
+	src := scenarioSrc("wave", "95s", "arrivals: even\n",
+		"  app: {kind: pool, servers: 10}\n", `  j:
     rate: 1/s
     wave: {amplitude: 0.5, period: 10s}
     steps: [{delay: 1ms}]
-`
+`)
 	_, events := runYAML(t, src, model.RunOptions{})
 	ts := starts(events)
 	if len(ts) != 97 {

@@ -48,16 +48,12 @@ journeys:
 // abandoned response (504 at the deadline) closes it, and the next call
 // pays the connect again.
 func TestWorkerDiscardOn(t *testing.T) {
-	src := `name: discard
-duration: 10s
-arrivals: even
-components:
-  conn: {kind: worker, instances: 1, cold_start: 1s, warm_start: 0s, idle_stop: 1h, DISCARD}
-journeys:
-  j: {rate: 0.2/s, count: 2, steps: [{call: r, deadline: 2s}]}
+	src := scenarioSrc("discard", "10s", "arrivals: even\n",
+		"  conn: {kind: worker, instances: 1, cold_start: 1s, warm_start: 0s, idle_stop: 1h, DISCARD}\n",
+		`  j: {rate: 0.2/s, count: 2, steps: [{call: r, deadline: 2s}]}
 routes:
   r: {steps: [{hold: conn}, FAILURE]}
-`
+`)
 	for _, tc := range []struct {
 		discard, failure string
 		cold             int64
