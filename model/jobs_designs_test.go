@@ -126,18 +126,10 @@ routes:
 // fails with the job's status and stage. A journey whose jobs succeed is
 // not affected.
 func TestAsyncJobFailureReachesTheWait(t *testing.T) {
-	fsys := fstest.MapFS{"async.yaml": {Data: []byte(asyncYAML)}}
-	l, err := model.Load(fsys, "async.yaml", model.LoadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := l.Compile()
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := compileIn(t, fstest.MapFS{"async.yaml": {Data: []byte(asyncYAML)}}, "async.yaml", model.LoadOptions{})
 	var ends []model.TraceEvent
 	var starts []model.TraceEvent
-	res, err := c.Run(model.RunOptions{Seed: 1, Trace: func(e *model.TraceEvent) {
+	res := mustRun(t, c, model.RunOptions{Seed: 1, Trace: func(e *model.TraceEvent) {
 		switch e.Event {
 		case model.EvJourneyEnd:
 			ends = append(ends, *e)
@@ -147,9 +139,6 @@ func TestAsyncJobFailureReachesTheWait(t *testing.T) {
 			}
 		}
 	}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	want := map[string][]model.StageResult{
 		"polled":  {{Stage: "result_persist", Count: 1}},
 		"awaited": {{Stage: "result_persist", Count: 1}},

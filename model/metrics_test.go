@@ -34,15 +34,7 @@ routes:
 // Metric names carry their unit and follow the scenario's order: this list
 // is the reference the README shows.
 func TestMetricNames(t *testing.T) {
-	data := []byte(metricsScenario)
-	l, err := model.LoadBytes(fstest.MapFS{"m.yaml": {Data: data}}, "m.yaml", data, model.LoadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := l.Compile()
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := compileIn(t, fstest.MapFS{"m.yaml": {Data: []byte(metricsScenario)}}, "m.yaml", model.LoadOptions{})
 	res := mustRun(t, c, model.RunOptions{Seed: 1})
 	var fixed, sparse []string
 	values := map[string]float64{}

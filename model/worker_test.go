@@ -2,7 +2,6 @@ package model_test
 
 import (
 	"testing"
-	"testing/fstest"
 
 	"capsim/model"
 )
@@ -11,7 +10,7 @@ import (
 // hands an instance to it later (its proc id may by then belong to another
 // entity), and every job offered is either served or timed out.
 func TestWorkerWaitTimeoutLeavesTheQueue(t *testing.T) {
-	src := []byte(`name: w
+	src := `name: w
 duration: 10m
 components:
   w: {kind: worker, instances: 1, cold_start: 5s, idle_stop: 30s, wait_timeout: 1s}
@@ -22,15 +21,8 @@ journeys:
       - use: w
         work: exponential(mean=2s)
         stage: job
-`)
-	l, err := model.LoadBytes(fstest.MapFS{}, "w.yaml", src, model.LoadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := l.Compile()
-	if err != nil {
-		t.Fatal(err)
-	}
+`
+	c := mustCompileNamed(t, "w.yaml", src, model.LoadOptions{})
 	for seed := uint64(1); seed <= 5; seed++ {
 		res := mustRun(t, c, model.RunOptions{Seed: seed})
 		j, w := res.Journeys[0], res.Components[0]
