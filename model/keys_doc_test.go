@@ -1,7 +1,6 @@
 package model
 
 import (
-	"os"
 	"strings"
 	"testing"
 
@@ -52,10 +51,7 @@ weight, the lowest class).
 	}
 	// The flags' table below the marker is the commands' own
 	// (TestFlagRangesAreCurrent in cmd/capsim): kept as it is.
-	page, err := os.ReadFile("../docs/keys.md")
-	if err != nil {
-		t.Fatal(err)
-	}
+	page := mustReadFile(t, "../docs/keys.md")
 	_, flags, ok := strings.Cut(string(page), FlagsMarker)
 	if !ok {
 		t.Fatalf("docs/keys.md has no line %q", strings.TrimSpace(FlagsMarker))

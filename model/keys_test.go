@@ -3,7 +3,6 @@ package model
 import (
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -242,10 +241,7 @@ var positioned = regexp.MustCompile(`([\w./-]+\.yaml):(\d+):`)
 func TestEveryNumericKeyAtItsEdges(t *testing.T) {
 	found := map[keyID]keySite{}
 	for _, f := range keyCorpus {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := mustReadFile(t, f)
 		var doc yaml.Node
 		if err := yaml.Unmarshal(data, &doc); err != nil {
 			t.Fatal(err)

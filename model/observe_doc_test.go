@@ -1,7 +1,6 @@
 package model
 
 import (
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -10,11 +9,7 @@ import (
 // Every measure an observation can take is named in docs/observations.md
 // under its subject, and the page names none that it cannot take.
 func TestEveryObservableMeasureIsDocumented(t *testing.T) {
-	data, err := os.ReadFile("../docs/observations.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	page := string(data)
+	page := string(mustReadFile(t, "../docs/observations.md"))
 	start := strings.Index(page, "## Measures")
 	end := strings.Index(page, "## Rules for what an observation says")
 	if start < 0 || end < start {

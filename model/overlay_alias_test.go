@@ -2,7 +2,6 @@ package model
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -11,10 +10,7 @@ import (
 // app is written as an alias of db. A design, or a --set, that changes db
 // changes db alone, and one that changes app leaves db as written.
 func TestOverlayDoesNotWriteThroughAliases(t *testing.T) {
-	data, err := os.ReadFile("../cmd/capsim/testdata/hostile/alias_overlay.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := mustReadFile(t, "../cmd/capsim/testdata/hostile/alias_overlay.yaml")
 	servers := func(opts LoadOptions) (db, app int) {
 		t.Helper()
 		l, err := LoadBytes(nil, "s.yaml", data, opts)

@@ -1,7 +1,6 @@
 package model
 
 import (
-	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -16,10 +15,7 @@ import (
 // header, each row's first cell without its backquotes and value.
 func readmeRows(t *testing.T, header string) []string {
 	t.Helper()
-	data, err := os.ReadFile("../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := mustReadFile(t, "../README.md")
 	var rows []string
 	in := false
 	cell := regexp.MustCompile("^\\| `([a-z_]+)")
