@@ -1,0 +1,82 @@
+package model_test
+
+import (
+	"testing"
+	"testing/fstest"
+
+	"capsim/model"
+)
+
+// Scenarios that the vocabulary's tables (SLO measures, step verbs,
+// component kinds, distribution forms) let through the schema but that
+// make no sense where they are written: each is refused when compiling,
+// with the message given.
+
+func TestAnSLOMeasureOnTheWrongSubject(t *testing.T) {
+	src := scenarioSrc("s", "1s", "", "  app: {kind: pool, servers: 1}\n", `  j: {rate: 1/s, steps: [{use: app, work: 1s}]}
+slos:
+  - {component: app, p95: "<= 1s"}
+`)
+	want := `s.yaml:8:27: slos[0].p95: p95 does not apply to a component SLO (it takes rejection_rate, utilisation)`
+	if got := compileErrorText("s.yaml", src); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+func TestAChoiceOfZeroWeightsIsRefused(t *testing.T) {
+	src := `name: z
+duration: 1s
+journeys:
+  j:
+    rate: 1/s
+    attributes: {share: 0}
+    steps:
+      - choose:
+          - {weight: share, steps: [{delay: 1s}]}
+          - {weight: 0, steps: [{delay: 2s}]}
+`
+	want := `z.yaml:4:3: journeys.j: a step chooses among branches whose weights are all 0 for journey j: nothing to choose`
+	if got := compileErrorText("z.yaml", src); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+// A component behind a balancer used where no pick of it encloses the
+// step is refused when compiling, naming the step, not found at run time.
+func TestABehindComponentUsedOutsideAPick(t *testing.T) {
+	src := scenarioSrc("b", "1s", "", `  lb: {kind: balancer, replicas: 2}
+  db: {kind: pool, servers: 1, behind: lb}
+`, `  j:
+    rate: 1/s
+    steps:
+      - use: lb
+        steps: [{call: q}]
+      - call: q
+routes:
+  q:
+    steps: [{use: db, work: 1s}]
+`)
+	want := `b.yaml:15:13: routes.q.steps[0]: uses db, which is behind balancer lb, outside any use or hold of lb: no replica is picked there`
+	if got := compileErrorText("b.yaml", src); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+// A value in an empirical file past the clock's reach is refused like a
+// duration written in the scenario, naming the file's line.
+func TestAnEmpiricalValuePastTheClockIsRefused(t *testing.T) {
+	fsys := fstest.MapFS{"times.csv": {Data: []byte("1.5\n4e12\n")}}
+	src := `name: e
+duration: 1s
+journeys:
+  j: {rate: 1/s, steps: [{delay: "empirical(file=times.csv)"}]}
+`
+	l, err := model.LoadBytes(fsys, "e.yaml", []byte(src), model.LoadOptions{})
+	if err == nil {
+		_, err = l.Compile()
+	}
+	want := "e.yaml:4:26: journeys.j.steps[0].delay: empirical: times.csv:2: 4e12 seconds is more than 100 years, the longest time capsim simulates"
+	if err == nil || err.Error() != want {
+		t.Errorf("got  %v\nwant %s", err, want)
+	}
+}
