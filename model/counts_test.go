@@ -3,8 +3,6 @@ package model_test
 import (
 	"strings"
 	"testing"
-
-	"capsim/model"
 )
 
 // Every integer a scenario writes is kept in 32 bits by the interpreter:
@@ -30,10 +28,7 @@ routes:
 		{"2", "-2147483651", "{use: a, work: 1s}", "components.a.queue: must be at most 2147483647 in size"},
 	} {
 		y := strings.NewReplacer("SERVERS", c.servers, "QUEUE", c.queue, "STEP", c.step).Replace(src)
-		_, err := compileNamed("c.yaml", y, model.LoadOptions{})
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: got %v, want an error with %q", c.step, err, c.want)
-		}
+		checkRefusedWith(t, c.step, "c.yaml", y, c.want)
 	}
 }
 
@@ -42,14 +37,11 @@ routes:
 // that silently vanished. It is refused where it is written.
 func TestHoldWithAFrameOfItsOwnIsRefused(t *testing.T) {
 	for _, key := range []string{"stage: serve", "optional: true"} {
-		src := "name: h\nduration: 1s\ncomponents:\n  a: {kind: pool, servers: 1}\njourneys:\n  j:\n    rate: 1/s\n    steps:\n" +
-			"      - {hold: a, " + key + "}\n      - work: 1s\n"
-		_, err := compileNamed("h.yaml", src, model.LoadOptions{})
+		src := scenarioSrc("h", "1s", "", "  a: {kind: pool, servers: 1}\n",
+			"  j:\n    rate: 1/s\n    steps:\n      - {hold: a, "+key+"}\n      - work: 1s\n")
 		name, _, _ := strings.Cut(key, ":")
-		want := "h.yaml:9:"
-		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "journeys.j.steps[0]."+name+": "+name+": on a hold: step would give the hold a frame of its own and release it at once") {
-			t.Errorf("%s: got %v", key, err)
-		}
+		checkRefusedWith(t, key, "h.yaml", src, "h.yaml:9:",
+			"journeys.j.steps[0]."+name+": "+name+": on a hold: step would give the hold a frame of its own and release it at once")
 	}
 }
 
@@ -57,16 +49,14 @@ func TestHoldWithAFrameOfItsOwnIsRefused(t *testing.T) {
 // 0 s (which meant "no limit"), a retry on no status (which meant the
 // defaults), a backoff multiplier that overflows (which meant no backoff).
 func TestValuesThatMeantTheirOppositeAreRefused(t *testing.T) {
-	head := "name: v\nduration: 1s\narrivals: even\ncomponents:\n  a: {kind: pool, servers: 1, WAIT}\njourneys:\n  j:\n    rate: 1/s\n    steps:\n      - STEP\nroutes:\n  r:\n    steps: [{use: a, work: 1s}]\n"
+	head := scenarioSrc("v", "1s", "arrivals: even\n", "  a: {kind: pool, servers: 1, WAIT}\n",
+		"  j:\n    rate: 1/s\n    steps:\n      - STEP\nroutes:\n  r:\n    steps: [{use: a, work: 1s}]\n")
 	for _, c := range []struct{ wait, step, want string }{
 		{"wait_timeout: 0s", "{call: r}", "v.yaml:5:45: components.a.wait_timeout: wait_timeout 0 would mean no limit at all"},
 		{"queue: 1", "{call: r, retry: {attempts: 3, on: []}}", "v.yaml:10:44: journeys.j.steps[0].retry.on: on: [] retries on no status"},
 	} {
 		src := strings.NewReplacer("WAIT", c.wait, "STEP", c.step).Replace(head)
-		_, err := compileNamed("v.yaml", src, model.LoadOptions{})
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s %s: got %v, want %q", c.wait, c.step, err, c.want)
-		}
+		checkRefusedWith(t, c.wait+" "+c.step, "v.yaml", src, c.want)
 	}
 	// A multiplier of 1e308 makes the third try wait the longest time a
 	// scenario may write, past the call's 10 s deadline, not 0 s: the
@@ -87,13 +77,10 @@ func TestValuesThatMeantTheirOppositeAreRefused(t *testing.T) {
 // cpu_test.go).
 func TestKeysACPUCannotHonourAreRefused(t *testing.T) {
 	for _, key := range []string{"key: user", "session: true"} {
-		src := "name: c\nduration: 1s\ncomponents:\n  cpu: {kind: cpu, cores: 1}\njourneys:\n  j:\n    rate: 1/s\n    steps:\n" +
-			"      - {use: cpu, work: 1s, " + key + "}\n"
-		_, err := compileNamed("c.yaml", src, model.LoadOptions{})
+		src := scenarioSrc("c", "1s", "", "  cpu: {kind: cpu, cores: 1}\n",
+			"  j:\n    rate: 1/s\n    steps:\n      - {use: cpu, work: 1s, "+key+"}\n")
 		name, _, _ := strings.Cut(key, ":")
-		if err == nil || !strings.Contains(err.Error(), "journeys.j.steps[0]."+name+": "+name+" does not apply to a cpu, which shares its cores") {
-			t.Errorf("%s: got %v", key, err)
-		}
+		checkRefusedWith(t, key, "c.yaml", src, "journeys.j.steps[0]."+name+": "+name+" does not apply to a cpu, which shares its cores")
 	}
 }
 
@@ -101,7 +88,8 @@ func TestKeysACPUCannotHonourAreRefused(t *testing.T) {
 // century-long jobs queued on one server once all "succeeded" at a
 // saturated clock.
 func TestTheClockDoesNotSaturate(t *testing.T) {
-	src := "name: clock\nduration: 1s\narrivals: even\ncomponents:\n  one: {kind: pool, servers: 1}\njourneys:\n  job:\n    rate: 4/s\n    count: 4\n    steps: [{use: one, work: 876000h}]\n"
+	src := scenarioSrc("clock", "1s", "arrivals: even\n", "  one: {kind: pool, servers: 1}\n",
+		"  job:\n    rate: 4/s\n    count: 4\n    steps: [{use: one, work: 876000h}]\n")
 	res := runYAMLNoTrace(t, src)
 	j, _ := res.Journey("job")
 	if res.Broken == nil || res.Broken.Guard != "clock" || j.Succeeded != 2 {

@@ -2,7 +2,6 @@ package model_test
 
 import (
 	"math"
-	"strings"
 	"testing"
 
 	"capsim/model"
@@ -110,10 +109,7 @@ func TestOnDeadlineErrors(t *testing.T) {
 			src = replace(threeStepsSrc, "    MODE\n", "")
 			src = replace(src, "  handle:\n", "  handle:\n    on_deadline: check\n    ignores_deadline: true\n")
 		}
-		_, err := compileNamed("t.yaml", src, model.LoadOptions{})
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s: got %v, want %q", tc.mode, err, tc.want)
-		}
+		checkRefusedWith(t, tc.mode, "t.yaml", src, tc.want)
 	}
 }
 

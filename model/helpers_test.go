@@ -48,6 +48,21 @@ func scenarioSrc(name, duration, head, components, journeys string) string {
 		"components:\n" + components + "journeys:\n" + journeys
 }
 
+// checkRefusedWith fails the test, saying what was refused, unless the
+// scenario src, compiled as the file name, is refused with an error that
+// holds each of wants: for the refusals whose message goes on to quote
+// what the scenario wrote.
+func checkRefusedWith(t testing.TB, what, name, src string, wants ...string) {
+	t.Helper()
+	_, err := compileNamed(name, src, model.LoadOptions{})
+	for _, want := range wants {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: got %v, want an error with %q", what, err, want)
+			return
+		}
+	}
+}
+
 // oneJourneySrc is an hour-long scenario called name with one pool, app,
 // and one journey, j, whose keys before its steps are journey (lines of
 // it indented by four) and whose one step works a second on app. For the
