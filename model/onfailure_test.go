@@ -11,9 +11,7 @@ import (
 // for 1 s; requests arrive at 0 s and 0.5 s. The second is refused with
 // 503; its on_failure writes the error response: 5 ms of work on the
 // one-core cpu. It fails at 0.505 s, after the block, still with 503.
-var onFailureSrc = scenarioSrc("on-failure", "1s", `drain: 10s
-arrivals: even
-`, `  threads: {kind: pool, servers: 1, queue: 0}
+var onFailureSrc = scenarioSrc("on-failure", "1s", "drain: 10s\narrivals: even\n", `  threads: {kind: pool, servers: 1, queue: 0}
   cpu: {kind: cpu, cores: 1}
 `, `  j:
     rate: 2/s
