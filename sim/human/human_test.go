@@ -19,6 +19,8 @@ func TestNumberSecondsPercent(t *testing.T) {
 		{Percent(0.875), "87.5%"},
 		{Percent(0.99), "99%"},
 		{Percent(math.NaN()), "-"},
+		{Significant(0.000123456, 3), "0.000123"},
+		{Significant(123456, 3), "123000"},
 	}
 	for i, c := range cases {
 		if c.got != c.want {
