@@ -4,9 +4,9 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"unicode"
 
 	"capsim/cmd/golden"
+	"capsim/plots"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -71,7 +71,7 @@ func renderCLI(root *cobra.Command) string {
 			b.WriteString("| command | what it does |\n| --- | --- |\n")
 			for _, s := range c.Commands() {
 				if s.IsAvailableCommand() && s.Name() != "help" {
-					b.WriteString("| [`" + s.CommandPath() + "`](#" + anchor(s.CommandPath()) + ") | " + s.Short + " |\n")
+					b.WriteString("| [`" + s.CommandPath() + "`](#" + plots.Anchor(s.CommandPath()) + ") | " + s.Short + " |\n")
 				}
 			}
 			b.WriteString("\n")
@@ -82,20 +82,6 @@ func renderCLI(root *cobra.Command) string {
 	}
 	walk(root)
 	return "\n" + strings.TrimRight(b.String(), "\n") + "\n"
-}
-
-// anchor is the link target of a heading, as GitHub makes it.
-func anchor(heading string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(heading) {
-		switch {
-		case r == ' ':
-			b.WriteRune('-')
-		case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
 }
 
 // flagUsages is pflag's listing of fs at 100 columns, with the defaults
