@@ -45,6 +45,18 @@ func enterCheckExample(t *testing.T, block string) []string {
 	return args
 }
 
+// runInto runs the command base with --out out and then extra, and
+// returns what it printed; a failure ends the test, naming extra.
+func runInto(t *testing.T, base []string, out string, extra ...string) string {
+	t.Helper()
+	args := append(append(append([]string{}, base...), "--out", out), extra...)
+	code, stdout, stderr := run(t, args...)
+	if code != 0 {
+		t.Fatalf("%v: exit %d: %s", extra, code, stderr)
+	}
+	return stdout
+}
+
 // singleRunTree runs the command in args in one process into DIR/single and
 // returns the files it wrote, the bytes a sharded run's merge must match.
 func singleRunTree(t *testing.T, dir string, args []string) map[string][]byte {

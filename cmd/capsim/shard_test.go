@@ -14,12 +14,7 @@ var shardBase = []string{"sweep", "trip", "--designs", "v1-original,v1-improved"
 
 func sweepTo(t *testing.T, out string, extra ...string) string {
 	t.Helper()
-	args := append(append(append([]string{}, shardBase...), "--out", out), extra...)
-	code, stdout, stderr := run(t, args...)
-	if code != 0 {
-		t.Fatalf("%v: exit %d: %s", extra, code, stderr)
-	}
-	return stdout
+	return runInto(t, shardBase, out, extra...)
 }
 
 // runRounds runs every shard of rounds 0 to 2 into dir.
