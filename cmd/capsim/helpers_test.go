@@ -45,6 +45,18 @@ func enterCheckExample(t *testing.T, block string) []string {
 	return args
 }
 
+// runWritingFile runs capsim with args, the last of them a flag naming a
+// file to write, given a file called name in a fresh folder, and returns
+// that file's path; a failure ends the test.
+func runWritingFile(t *testing.T, name string, args ...string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if code, _, stderr := run(t, append(args, path)...); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	return path
+}
+
 // runInto runs the command base with --out out and then extra, and
 // returns what it printed; a failure ends the test, naming extra.
 func runInto(t *testing.T, base []string, out string, extra ...string) string {
