@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -67,6 +68,20 @@ func runInto(t *testing.T, base []string, out string, extra ...string) string {
 		t.Fatalf("%v: exit %d: %s", extra, code, stderr)
 	}
 	return stdout
+}
+
+// runShards runs every shard I/n of rounds 0 to rounds-1 of the command in
+// args, one process each, into the folder shards; a failure ends the test.
+func runShards(t *testing.T, args []string, shards string, rounds, n int) {
+	t.Helper()
+	for r := range rounds {
+		for i := range n {
+			shard := []string{"--round", strconv.Itoa(r), "--shard", strconv.Itoa(i) + "/" + strconv.Itoa(n), "--out", shards}
+			if code, _, stderr := run(t, append(append([]string{}, args...), shard...)...); code != 0 {
+				t.Fatalf("round %d shard %d: exit %d: %s", r, i, code, stderr)
+			}
+		}
+	}
 }
 
 // singleRunTree runs the command in args in one process into DIR/single and
