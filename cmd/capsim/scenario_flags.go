@@ -45,10 +45,10 @@ type scenarioOptions[O any] interface {
 
 func (s *scenarioFlags) scenarioArg() *string { return &s.Scenario }
 
-// scenarioCommand makes cmd, named and synopsised by use, the command of a
-// scenario run by run: it takes one optional SCENARIO argument into fresh
-// options and hands them to run, which needs nothing else of the command
-// line. The options come back for the command's flags to bind.
+// scenarioCommand completes cmd, whose usage line is use, for a command
+// that needs nothing of the command line but its options when it runs: it
+// makes fresh options, takes the optional SCENARIO argument into them and
+// hands them to run. The options come back for the command's flags to bind.
 func scenarioCommand[O any, P scenarioOptions[O]](io *IOStreams, use string, run func(context.Context, *IOStreams, P) error, cmd *cobra.Command) (*cobra.Command, P) {
 	opts := P(new(O))
 	cmd.Use = use
