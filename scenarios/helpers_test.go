@@ -1,7 +1,6 @@
 package scenarios_test
 
 import (
-	"io/fs"
 	"testing"
 
 	_ "capsim/cmd/golden" // no goldens here: only so that go test ./... -update is accepted
@@ -13,14 +12,7 @@ import (
 // once, with --set overrides.
 func runScenario(t *testing.T, name, design string, opts model.RunOptions, sets ...string) *model.Result {
 	t.Helper()
-	return runFile(t, scenarios.FS(), scenarios.File(name), model.LoadOptions{Design: design, Sets: sets}, opts)
-}
-
-// runFile loads the scenario in file of fsys, compiles it and runs it
-// once; a failure on the way ends the test.
-func runFile(t *testing.T, fsys fs.FS, file string, load model.LoadOptions, opts model.RunOptions) *model.Result {
-	t.Helper()
-	l, err := model.Load(fsys, file, load)
+	l, err := model.Load(scenarios.FS(), scenarios.File(name), model.LoadOptions{Design: design, Sets: sets})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,7 +41,15 @@ routes:
 func traceCall(t *testing.T, yaml string) (apiStart, apiEnd, callerEnd float64, stage string) {
 	t.Helper()
 	fsys := fstest.MapFS{"d.yaml": {Data: []byte(yaml)}}
-	runFile(t, fsys, "d.yaml", model.LoadOptions{}, model.RunOptions{Seed: 1, Trace: func(e *model.TraceEvent) {
+	l, err := model.Load(fsys, "d.yaml", model.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := l.Compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Run(model.RunOptions{Seed: 1, Trace: func(e *model.TraceEvent) {
 		switch {
 		case e.Route == "api" && e.Event == "capsim.request_start":
 			apiStart = e.T
@@ -51,6 +59,9 @@ func traceCall(t *testing.T, yaml string) (apiStart, apiEnd, callerEnd float64, 
 			callerEnd, stage = e.T, e.Stage
 		}
 	}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	return
 }
 
