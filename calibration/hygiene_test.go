@@ -177,17 +177,7 @@ func TestK6SubmetricAsMetric(t *testing.T) {
 		"http_req_duration,1764576000,50,true,200\n" +
 		"http_req_duration,1764576001,900,false,503\n" +
 		"http_req_duration,1764576002,70,true,200\n"
-	r, err := NewReader(Options{Metric: "http_req_duration{expected_response:true}"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Read("k6.csv", strings.NewReader(csv)); err != nil {
-		t.Fatal(err)
-	}
-	s, err := r.Sample()
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := readInput(t, Options{Metric: "http_req_duration{expected_response:true}"}, "k6.csv", strings.NewReader(csv))
 	if len(s.Values) != 2 || s.Values[0] != 0.05 || s.Values[1] != 0.07 || s.Filter.String() != "tag:expected_response=true" {
 		t.Errorf("values %v, filter %s", s.Values, s.Filter.String())
 	}

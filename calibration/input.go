@@ -64,16 +64,23 @@ func skipBOM(br *bufio.Reader) error {
 	return err
 }
 
-// openFile opens path for reading, decompressing it when it is gzipped.
-func openFile(path string) (io.Reader, func() error, error) {
+// OpenFile opens path for reading, decompressing it when it is gzipped.
+func OpenFile(path string) (io.Reader, func() error, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, err
 	}
+	return DecompressFile(f, path)
+}
+
+// DecompressFile is Decompress of a file already open, for a caller that
+// opens it its own way: it returns the reader and what closes the file,
+// or closes the file itself and names it in the error.
+func DecompressFile(f *os.File, name string) (io.Reader, func() error, error) {
 	r, err := Decompress(f)
 	if err != nil {
 		f.Close()
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
+		return nil, nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return r, f.Close, nil
 }

@@ -597,7 +597,7 @@ func (p *Plan) Run(open OpenFunc, rerun string) ([]PlanFit, error) {
 			if !filepath.IsAbs(path) {
 				path = filepath.Join(dir, path)
 			}
-			return openFile(path)
+			return OpenFile(path)
 		}
 	}
 	cache := map[string]*rowFile{}

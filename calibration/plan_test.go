@@ -126,6 +126,21 @@ func writeAndRunPlan(t *testing.T, path, plan string, fits int) []PlanFit {
 	return got
 }
 
+// runPlanOver writes a log named name holding data, and beside it a plan
+// reading it, into a fresh folder, and runs the plan.
+func runPlanOver(t *testing.T, name, data, plan string) []PlanFit {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "plan.yaml")
+	if err := os.WriteFile(path, []byte(plan), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return runPlan(t, path)
+}
+
 func runParsedPlan(t *testing.T, p *Plan) []PlanFit {
 	t.Helper()
 	fits, err := p.Run(nil, "capsim calibrate plan.yaml")
@@ -217,7 +232,6 @@ func TestPlanRerunIsByteIdentical(t *testing.T) {
 // true mean within four standard errors of the mean of the differences.
 func TestPlanRoundedOverheadIsNearZero(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
 	const n = 515
 	src := rand.NewPCG(3, 4)
 	rnd := rand.New(src)
@@ -242,14 +256,7 @@ func TestPlanRoundedOverheadIsNearZero(t *testing.T) {
 		urt := (floorMs(t2+pb) - floorMs(t1+pb)) / 1000
 		fmt.Fprintf(&b, `{"msec":"%.3f","request_id":"%032x","status":"200","request_time":"%.3f","upstream_response_time":"%.3f"}`+"\n", t3, i, rt, urt)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "access.log"), []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	plan := filepath.Join(dir, "plan.yaml")
-	if err := os.WriteFile(plan, []byte("sources:\n  nginx: {file: access.log}\nmeasured:\n  nginx_overhead: {from: nginx, expr: request_time - upstream_response_time}\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	fit := runPlan(t, plan)[0]
+	fit := runPlanOver(t, "access.log", b.String(), "sources:\n  nginx: {file: access.log}\nmeasured:\n  nginx_overhead: {from: nginx, expr: request_time - upstream_response_time}\n")[0]
 	s, res := fit.Sample, fit.Result
 	if s.Clamped == 0 || len(s.Values) != n {
 		t.Fatalf("%d values, %d clamped: want all %d kept, the negative ones as 0", len(s.Values), s.Clamped, n)
@@ -293,7 +300,6 @@ func TestPlanRoundedOverheadIsNearZero(t *testing.T) {
 // the count).
 func TestPlanSplitPerItem(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
 	const n = 3000
 	src := rand.NewPCG(8, 9)
 	rnd := rand.New(src)
@@ -308,10 +314,7 @@ func TestPlanSplitPerItem(t *testing.T) {
 		}
 		fmt.Fprintf(&b, `{"ts":%d,"msg":"batch_saved","trip_id":"t%d","photos":%d,"duration_ms":%.3f}`+"\n", 1764576000+i, i, k, d*1000)
 	}
-	os.WriteFile(filepath.Join(dir, "app.jsonl"), []byte(b.String()), 0o644)
-	plan := filepath.Join(dir, "plan.yaml")
-	os.WriteFile(plan, []byte("sources: {app: app.jsonl}\nmeasured:\n  batch: {from: app, where: event == batch_saved, expr: duration_ms, per: photos}\n"), 0o644)
-	fits := runPlan(t, plan)
+	fits := runPlanOver(t, "app.jsonl", b.String(), "sources: {app: app.jsonl}\nmeasured:\n  batch: {from: app, where: event == batch_saved, expr: duration_ms, per: photos}\n")
 	if len(fits) != 2 || fits[0].Name != "batch_base" || fits[1].Name != "batch_per_item" {
 		t.Fatalf("fits %v", fits)
 	}

@@ -206,7 +206,7 @@ func NewReader(opts Options) (*Reader, error) {
 
 // ReadFile reads the file at path, decompressing it if it is gzipped.
 func (r *Reader) ReadFile(path string) error {
-	in, closeFn, err := openFile(path)
+	in, closeFn, err := OpenFile(path)
 	if err != nil {
 		return err
 	}

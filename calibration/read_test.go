@@ -26,16 +26,35 @@ const testdataDir = "../testdata/calibration"
 
 func testdata(name string) string { return filepath.Join(testdataDir, name) }
 
+// readSample reads the testdata files with opts into a sample.
 func readSample(t *testing.T, opts Options, files ...string) *Sample {
+	t.Helper()
+	return sampleOf(t, opts, func(r *Reader) error {
+		for _, f := range files {
+			if err := r.ReadFile(testdata(f)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// readInput reads the one input in, named name, with opts into a sample.
+func readInput(t *testing.T, opts Options, name string, in io.Reader) *Sample {
+	t.Helper()
+	return sampleOf(t, opts, func(r *Reader) error { return r.Read(name, in) })
+}
+
+// sampleOf is the sample a reader with opts takes from what read gives
+// it; a failure on the way ends the test.
+func sampleOf(t *testing.T, opts Options, read func(*Reader) error) *Sample {
 	t.Helper()
 	r, err := NewReader(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range files {
-		if err := r.ReadFile(testdata(f)); err != nil {
-			t.Fatal(err)
-		}
+	if err := read(r); err != nil {
+		t.Fatal(err)
 	}
 	s, err := r.Sample()
 	if err != nil {
@@ -248,14 +267,7 @@ func TestReadGzipped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, _ := NewReader(Options{Filter: Filter{Route: "/api/trips/*/photos", Status: []string{"200"}}})
-	if err := r.Read("k6-out.csv.gz", in); err != nil {
-		t.Fatal(err)
-	}
-	s, err := r.Sample()
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := readInput(t, Options{Filter: Filter{Route: "/api/trips/*/photos", Status: []string{"200"}}}, "k6-out.csv.gz", in)
 	if len(s.Values) != 42 {
 		t.Errorf("gzipped: %d values, want 42", len(s.Values))
 	}
@@ -282,14 +294,7 @@ func TestReadLineHandling(t *testing.T) {
 	// CRLF endings, blank lines and a missing final newline are fine.
 	long := strings.Repeat("9", MaxLineBytes+10)
 	in := "latency_ms\r\n120\r\n\r\n" + long + "\r\n80\r\n-5\r\n95"
-	r, _ := NewReader(Options{Format: FormatCSV})
-	if err := r.Read("in.csv", strings.NewReader(in)); err != nil {
-		t.Fatal(err)
-	}
-	s, err := r.Sample()
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := readInput(t, Options{Format: FormatCSV}, "in.csv", strings.NewReader(in))
 	if !slices.Equal(s.Values, []float64{0.12, 0.08, 0.095}) {
 		t.Errorf("values %v", s.Values)
 	}
@@ -410,14 +415,7 @@ func TestNginxJSONDefaultEscaping(t *testing.T) {
 	t.Parallel()
 	// Without escape=json nginx writes a quote in a variable as \x22.
 	line := `{"time_local":"29/Sep/2025:14:00:44 +0900","request":"GET /q?x=\x22a\x22 HTTP/1.1","status":"200","request_time":"0.004","http_user_agent":"Mozilla/5.0 \x22test\x22"}`
-	r, _ := NewReader(Options{Format: FormatNginxJSON})
-	if err := r.Read("default-escape.json", strings.NewReader(line)); err != nil {
-		t.Fatal(err)
-	}
-	s, err := r.Sample()
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := readInput(t, Options{Format: FormatNginxJSON}, "default-escape.json", strings.NewReader(line))
 	if !slices.Equal(s.Values, []float64{0.004}) || s.Times[0] != 1759122044 {
 		t.Errorf("values %v times %v", s.Values, s.Times)
 	}

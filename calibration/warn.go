@@ -5,9 +5,10 @@ import (
 	"maps"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
+
+	"capsim/sim/human"
 
 	"gonum.org/v1/gonum/stat"
 )
@@ -482,13 +483,7 @@ func ranks(x []float64) []float64 {
 }
 
 // fmtNum formats v with digits significant digits, never in exponent form.
-func fmtNum(v float64, digits int) string {
-	r, err := strconv.ParseFloat(strconv.FormatFloat(v, 'g', digits, 64), 64)
-	if err != nil {
-		return strconv.FormatFloat(v, 'g', digits, 64)
-	}
-	return strconv.FormatFloat(r, 'f', -1, 64)
-}
+func fmtNum(v float64, digits int) string { return human.Significant(v, digits) }
 
 // fmtSeconds formats a duration in seconds with four significant digits,
 // for messages and tables (the fragment uses sim's six).

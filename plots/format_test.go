@@ -3,24 +3,22 @@ package plots
 import (
 	"math"
 	"testing"
+
+	"capsim/sim/human"
 )
 
+// plots writes numbers and times as package human does, whose tests hold
+// the texts; the values here are those texts' edge cases.
 func TestNumberAndSeconds(t *testing.T) {
-	cases := []struct{ got, want string }{
-		{Number(math.NaN()), "-"},
-		{Number(math.Inf(1)), "-"},
-		{Number(1234.5678), "1235"},
-		{Number(0.000123456), "0.0001235"},
-		{Seconds(math.NaN()), "-"},
-		{Seconds(0), "0s"},
-		{Seconds(0.0004), "400µs"},
-		{Seconds(0.25), "250.0ms"},
-		{Seconds(2.5), "2.50s"},
-		{Seconds(300), "5.0m"},
-	}
-	for i, c := range cases {
-		if c.got != c.want {
-			t.Errorf("case %d: got %q, want %q", i, c.got, c.want)
+	for _, v := range []float64{math.NaN(), math.Inf(1), 0, 0.000123456, 0.0004, 0.25, 2.5, 300, 1234.5678} {
+		if got, want := Number(v), human.Number(v); got != want {
+			t.Errorf("Number(%g) = %q, want human's %q", v, got, want)
+		}
+		if got, want := Seconds(v), human.Seconds(v); got != want {
+			t.Errorf("Seconds(%g) = %q, want human's %q", v, got, want)
+		}
+		if got, want := Percent(v), human.Percent(v); got != want {
+			t.Errorf("Percent(%g) = %q, want human's %q", v, got, want)
 		}
 	}
 }

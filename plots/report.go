@@ -326,12 +326,15 @@ func (r Report) contents() []contentsEntry {
 	return out
 }
 
-// anchor is the id a heading gets, made the way markdown viewers such as
-// GitHub's make it, so the same link works in report.md and report.html:
-// lower case, spaces to hyphens, other punctuation dropped.
-func anchor(heading string) string {
+// anchor is the id a report's heading gets, made of the heading as it is
+// shown, so the same link works in report.md and report.html.
+func anchor(heading string) string { return Anchor(lineClean(heading)) }
+
+// Anchor is the id markdown viewers such as GitHub's give a heading, for a
+// link to it: lower case, spaces to hyphens, other punctuation dropped.
+func Anchor(heading string) string {
 	var b strings.Builder
-	for _, r := range strings.ToLower(lineClean(heading)) {
+	for _, r := range strings.ToLower(heading) {
 		switch {
 		case r == ' ':
 			b.WriteRune('-')

@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"maps"
 	"math"
@@ -190,7 +189,7 @@ func Read(in Inputs) (*Run, error) {
 }
 
 func readClient(c Client) ([]calibration.ClientRequest, error) {
-	r, closeFile, err := openLog(c.File)
+	r, closeFile, err := calibration.OpenFile(c.File)
 	if err != nil {
 		return nil, err
 	}
@@ -257,7 +256,7 @@ func Duplicates(files []string) error {
 	}
 	seen := map[[sha256.Size]byte]at{}
 	for _, f := range files {
-		r, closeFile, err := openLog(f)
+		r, closeFile, err := calibration.OpenFile(f)
 		if err != nil {
 			return err
 		}
@@ -286,17 +285,4 @@ func Duplicates(files []string) error {
 		// A line too long to compare is reported by the reader itself.
 	}
 	return nil
-}
-
-func openLog(path string) (io.Reader, func() error, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	r, err := calibration.Decompress(f)
-	if err != nil {
-		f.Close()
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return r, f.Close, nil
 }

@@ -448,12 +448,7 @@ func openInput(streams *IOStreams, name string) (io.Reader, func() error, error)
 	if err != nil {
 		return nil, nil, fmt.Errorf("cannot read %s: %w", name, unwrapPath(err))
 	}
-	r, err := calibration.Decompress(f)
-	if err != nil {
-		f.Close()
-		return nil, nil, fmt.Errorf("%s: %w", name, err)
-	}
-	return r, f.Close, nil
+	return calibration.DecompressFile(f, name)
 }
 
 func readInput(streams *IOStreams, r *calibration.Reader, name string) error {

@@ -28,9 +28,7 @@ import (
 // unclamped differences. It needs nginx, which CI does not install, and is
 // skipped without it.
 func TestCalibrateRecordedThroughNginx(t *testing.T) {
-	if testing.Short() {
-		t.Skip("records through nginx: not in -short")
-	}
+	notInShort(t, "records through nginx: not in -short")
 	nginx, err := exec.LookPath("nginx")
 	if err != nil {
 		if nginx, err = exec.LookPath("/usr/sbin/nginx"); err != nil {

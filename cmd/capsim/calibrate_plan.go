@@ -292,11 +292,6 @@ func planOpener(plan string) calibration.OpenFunc {
 		if err != nil {
 			return nil, nil, err
 		}
-		r, err := calibration.Decompress(f)
-		if err != nil {
-			f.Close()
-			return nil, nil, fmt.Errorf("%s: %w", path, err)
-		}
-		return r, f.Close, nil
+		return calibration.DecompressFile(f, path)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"capsim/calibration"
 	"capsim/plots/texttab"
 	"capsim/sim"
+	"capsim/sim/human"
 )
 
 // The tables capsim calibrate prints on stderr: a fit's candidates, the
@@ -155,13 +156,7 @@ func writeSplitTable(w io.Writer, name string, s *calibration.Sample, f *calibra
 
 // fitNumber writes v with digits significant digits, never in exponent
 // form, as calibration writes the numbers in its messages.
-func fitNumber(v float64, digits int) string {
-	r, err := strconv.ParseFloat(strconv.FormatFloat(v, 'g', digits, 64), 64)
-	if err != nil {
-		return strconv.FormatFloat(v, 'g', digits, 64)
-	}
-	return strconv.FormatFloat(r, 'f', -1, 64)
-}
+func fitNumber(v float64, digits int) string { return human.Significant(v, digits) }
 
 // fitSeconds writes a time in seconds, without its unit, to four
 // significant digits.

@@ -43,9 +43,7 @@ type checkOptions struct {
 }
 
 func newCheckCmd(io *IOStreams) *cobra.Command {
-	opts := &checkOptions{}
-	cmd := takesScenario(&opts.Scenario, &cobra.Command{
-		Use:   "check [SCENARIO] --access FILE... --app FILE...",
+	cmd, opts := scenarioCommand(io, "check [SCENARIO] --access FILE... --app FILE...", runCheck, &cobra.Command{
 		Short: "Compare a model with the logs of a recorded run",
 		Long: `Run the scenario with one design at one multiplier, the load schedule the
 recorded run followed, and compare what the model predicts with what the
@@ -62,7 +60,7 @@ passes and 3 when one fails: the model does not match.`,
 		Example: `  capsim check trip --design v1-original --access nginx.log --app app.jsonl
   capsim check trip --access k6.csv --route trip_view='/api/trips/*' --out check/
   capsim check trip --access driver.yaml --app app.jsonl`,
-	}, func(cmd *cobra.Command, _ []string) error { return runCheck(cmd.Context(), io, opts) })
+	})
 	opts.addDesign(cmd, "load multiplier the recorded run was driven at")
 	f := cmd.Flags()
 	opts.addSeed(f, replicationSeedUsage)

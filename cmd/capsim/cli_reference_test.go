@@ -1,12 +1,11 @@
 package main
 
 import (
-	"os"
 	"strings"
 	"testing"
-	"unicode"
 
 	"capsim/cmd/golden"
+	"capsim/plots"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -23,15 +22,7 @@ const (
 // flags) is what the commands say of themselves, byte for byte; -update
 // rewrites the part below the marker.
 func TestCLIReferenceIsCurrent(t *testing.T) {
-	data, err := os.ReadFile(cliDoc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	prose, _, ok := strings.Cut(string(data), cliMarker)
-	if !ok {
-		t.Fatalf("%s has no line %q", cliDoc, strings.TrimSpace(cliMarker))
-	}
-	golden.Check(t, cliDoc, []byte(prose+cliMarker+renderCLI(newRootCmd(&IOStreams{}))))
+	golden.CheckBelow(t, cliDoc, cliMarker, []byte(renderCLI(newRootCmd(&IOStreams{}))))
 }
 
 // renderCLI writes every available command, depth first in cobra's order,
@@ -71,7 +62,7 @@ func renderCLI(root *cobra.Command) string {
 			b.WriteString("| command | what it does |\n| --- | --- |\n")
 			for _, s := range c.Commands() {
 				if s.IsAvailableCommand() && s.Name() != "help" {
-					b.WriteString("| [`" + s.CommandPath() + "`](#" + anchor(s.CommandPath()) + ") | " + s.Short + " |\n")
+					b.WriteString("| [`" + s.CommandPath() + "`](#" + plots.Anchor(s.CommandPath()) + ") | " + s.Short + " |\n")
 				}
 			}
 			b.WriteString("\n")
@@ -82,20 +73,6 @@ func renderCLI(root *cobra.Command) string {
 	}
 	walk(root)
 	return "\n" + strings.TrimRight(b.String(), "\n") + "\n"
-}
-
-// anchor is the link target of a heading, as GitHub makes it.
-func anchor(heading string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(heading) {
-		switch {
-		case r == ' ':
-			b.WriteRune('-')
-		case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
 }
 
 // flagUsages is pflag's listing of fs at 100 columns, with the defaults

@@ -19,6 +19,15 @@ func slowTests(t *testing.T) {
 	}
 }
 
+// notInShort skips the test under go test -short, saying why: what it
+// does that a quick run leaves out.
+func notInShort(t *testing.T, why string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip(why)
+	}
+}
+
 // Every embedded scenario runs under each of its designs, and sweeps with
 // its own defaults (charts and report included) at a small -r: two of
 // them once failed to draw their report, and nothing ran them whole.

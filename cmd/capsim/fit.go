@@ -24,9 +24,7 @@ type fitOptions struct {
 }
 
 func newFitCmd(io *IOStreams) *cobra.Command {
-	opts := &fitOptions{}
-	cmd := takesScenario(&opts.Scenario, &cobra.Command{
-		Use:   "fit [SCENARIO]",
+	cmd, opts := scenarioCommand(io, "fit [SCENARIO]", runFit, &cobra.Command{
 		Short: "Find the parameter values under which every observation is plausible",
 		Long: `Fit parameters to the scenario's observations by history matching. Each
 parameter to fit is a value written with its range ({range: [low, high]} or
@@ -46,7 +44,7 @@ sensitivity: set on the base, every design inherits them.
 Exit 0 when some point is plausible, 3 when none is, 2 for bad input.`,
 		Example: `  capsim fit trip
   capsim fit trip --params components.app_cpu.cores --points 30 -r 10`,
-	}, func(cmd *cobra.Command, _ []string) error { return runFit(cmd.Context(), io, opts) })
+	})
 	f := cmd.Flags()
 	f.StringSliceVar(&opts.Params, "params", nil, "the `PATHS` to fit (comma-separated); default: every value with a range labelled fitted:")
 	f.IntVar(&opts.Points, "points", 20, "points of the space-filling design per wave")

@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -43,6 +44,44 @@ func enterCheckExample(t *testing.T, block string) []string {
 		t.Fatalf("the example runs %q, not capsim check", cmd)
 	}
 	return args
+}
+
+// runWritingFile runs capsim with args, the last of them a flag naming a
+// file to write, given a file called name in a fresh folder, and returns
+// that file's path; a failure ends the test.
+func runWritingFile(t *testing.T, name string, args ...string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if code, _, stderr := run(t, append(args, path)...); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	return path
+}
+
+// runInto runs the command base with --out out and then extra, and
+// returns what it printed; a failure ends the test, naming extra.
+func runInto(t *testing.T, base []string, out string, extra ...string) string {
+	t.Helper()
+	args := append(append(append([]string{}, base...), "--out", out), extra...)
+	code, stdout, stderr := run(t, args...)
+	if code != 0 {
+		t.Fatalf("%v: exit %d: %s", extra, code, stderr)
+	}
+	return stdout
+}
+
+// runShards runs every shard I/n of rounds 0 to rounds-1 of the command in
+// args, one process each, into the folder shards; a failure ends the test.
+func runShards(t *testing.T, args []string, shards string, rounds, n int) {
+	t.Helper()
+	for r := range rounds {
+		for i := range n {
+			shard := []string{"--round", strconv.Itoa(r), "--shard", strconv.Itoa(i) + "/" + strconv.Itoa(n), "--out", shards}
+			if code, _, stderr := run(t, append(append([]string{}, args...), shard...)...); code != 0 {
+				t.Fatalf("round %d shard %d: exit %d: %s", r, i, code, stderr)
+			}
+		}
+	}
 }
 
 // singleRunTree runs the command in args in one process into DIR/single and

@@ -15,6 +15,7 @@ import (
 	"capsim/model/hindcast"
 	"capsim/model/sweep"
 	"capsim/plots"
+	"capsim/plots/sweepreport"
 	"capsim/plots/texttab"
 
 	"github.com/spf13/cobra"
@@ -287,17 +288,6 @@ func measureLabel(o *model.Observation) string {
 	return s
 }
 
-// quantity writes a value in its measure's unit.
-func quantity(u model.Unit, v float64) string {
-	switch u {
-	case model.UnitSeconds:
-		return plots.Seconds(v)
-	case model.UnitFraction:
-		return plots.Percent(v)
-	}
-	return plots.Number(v)
-}
-
 func observedText(it *hindcast.Judged) string {
 	o := &it.Obs
 	u := o.MeasureOf().Unit
@@ -305,11 +295,11 @@ func observedText(it *hindcast.Judged) string {
 	case o.Count != nil:
 		return fmt.Sprintf("%d/%d", o.Count.K, o.Count.N)
 	case o.Between != nil:
-		return quantity(u, o.Between[0].V) + "–" + quantity(u, o.Between[1].V)
+		return sweepreport.Quantity(u, o.Between[0].V) + "–" + sweepreport.Quantity(u, o.Between[1].V)
 	case o.Tolerance != nil:
-		return quantity(u, o.Value.V) + " ±" + o.Tolerance.Text
+		return sweepreport.Quantity(u, o.Value.V) + " ±" + o.Tolerance.Text
 	}
-	return quantity(u, o.Value.V)
+	return sweepreport.Quantity(u, o.Value.V)
 }
 
 func simulatedText(it *hindcast.Judged) string {
@@ -317,9 +307,9 @@ func simulatedText(it *hindcast.Judged) string {
 	if math.IsNaN(it.Simulated) {
 		return "-"
 	}
-	s := quantity(u, it.Simulated)
+	s := sweepreport.Quantity(u, it.Simulated)
 	if !math.IsNaN(it.Lo) {
-		s += " (" + quantity(u, max(0, it.Lo)) + "–" + quantity(u, it.Hi) + ")"
+		s += " (" + sweepreport.Quantity(u, max(0, it.Lo)) + "–" + sweepreport.Quantity(u, it.Hi) + ")"
 	}
 	return s
 }

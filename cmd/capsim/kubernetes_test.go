@@ -158,9 +158,7 @@ func TestKubernetesManifestsMatchTheCLI(t *testing.T) {
 // every round, then the merge) but with two designs, two replications and
 // folders of the test's own, give the single-machine sweep's bytes.
 func TestKubernetesManifestsRun(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs every shard of the manifests' rounds")
-	}
+	notInShort(t, "runs every shard of the manifests' rounds")
 	slowTests(t)
 	dir := t.TempDir()
 	local := func(argv []string) []string {

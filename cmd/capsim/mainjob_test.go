@@ -11,9 +11,7 @@ import (
 // embedded trip scenario into ./capsim-out, and finds the first failures
 // the README's "What the model says" table states.
 func TestMainJobOutOfTheBox(t *testing.T) {
-	if testing.Short() {
-		t.Skip("the full default sweep")
-	}
+	notInShort(t, "the full default sweep")
 	t.Chdir(t.TempDir())
 	code, stdout, stderr := run(t, "sweep")
 	// stderr, no terminal here, holds the progress as plain lines.

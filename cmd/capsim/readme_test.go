@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"capsim/plots"
 )
 
 // The README's and the docs' examples are executed, so they stay true: a
@@ -209,7 +211,7 @@ func headingAnchors(t *testing.T, file string) []string {
 	}
 	proseLines(t, file, func(_ int, line string, _ bool) {
 		if h, ok := strings.CutPrefix(line, "#"); ok {
-			out = append(out, anchor(strings.TrimSpace(strings.TrimLeft(h, "#"))))
+			out = append(out, plots.Anchor(strings.TrimSpace(strings.TrimLeft(h, "#"))))
 		}
 	})
 	return out

@@ -24,9 +24,7 @@ type runOptions struct {
 }
 
 func newRunCmd(io *IOStreams) *cobra.Command {
-	opts := &runOptions{}
-	cmd := takesScenario(&opts.Scenario, &cobra.Command{
-		Use:   "run [SCENARIO]",
+	cmd, opts := scenarioCommand(io, "run [SCENARIO]", runRun, &cobra.Command{
 		Short: "Run one scenario once and print what users and components saw",
 		Long: `Run one scenario (a YAML file or the name of an embedded scenario; default
 "trip") with one design, at one load multiplier, with one seed, and print a
@@ -41,7 +39,7 @@ The same scenario, design, multiplier and seed always give the same result.`,
   capsim run trip --trace trace.jsonl
   capsim run trip --series series.csv
   capsim run trip --trace trace.jsonl --trace-origin 2026-01-01T00:00:00Z`,
-	}, func(cmd *cobra.Command, _ []string) error { return runRun(cmd.Context(), io, opts) })
+	})
 	opts.addDesign(cmd, "load multiplier: scales every journey rate and client count")
 	f := cmd.Flags()
 	opts.addSeed(f, "master seed of the random streams")

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -14,10 +13,7 @@ import (
 // run --graph draws the run it made: the diagram is the scenario's, with
 // the loads of a run at the same multiplier and seed computed apart.
 func TestRunGraphCarriesTheRunsLoads(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "g.svg")
-	if code, _, stderr := run(t, "run", "mmc", "-m", "2", "--seed", "7", "--graph", out); code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
+	out := runWritingFile(t, "g.svg", "run", "mmc", "-m", "2", "--seed", "7", "--graph")
 	got, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"math"
 
 	"capsim/model"
@@ -33,6 +34,27 @@ func takesScenario(scenario *string, cmd *cobra.Command, run func(cmd *cobra.Com
 		return run(cmd, args)
 	}
 	return cmd
+}
+
+// scenarioOptions are a command's options held by pointer, P to O, with
+// the SCENARIO argument among them.
+type scenarioOptions[O any] interface {
+	*O
+	scenarioArg() *string
+}
+
+func (s *scenarioFlags) scenarioArg() *string { return &s.Scenario }
+
+// scenarioCommand completes cmd, whose usage line is use, for a command
+// that needs nothing of the command line but its options when it runs: it
+// makes fresh options, takes the optional SCENARIO argument into them and
+// hands them to run. The options come back for the command's flags to bind.
+func scenarioCommand[O any, P scenarioOptions[O]](io *IOStreams, use string, run func(context.Context, *IOStreams, P) error, cmd *cobra.Command) (*cobra.Command, P) {
+	opts := P(new(O))
+	cmd.Use = use
+	return takesScenario(opts.scenarioArg(), cmd, func(cmd *cobra.Command, _ []string) error {
+		return run(cmd.Context(), io, opts)
+	}), opts
 }
 
 // addSeed registers --seed; usage says what the seed seeds, which depends

@@ -15,12 +15,7 @@ var sensShardBase = []string{"sensitivity", "mmck", "--set", "duration=1500s", "
 
 func sensitivityTo(t *testing.T, out string, extra ...string) string {
 	t.Helper()
-	args := append(append(append([]string{}, sensShardBase...), "--out", out), extra...)
-	code, stdout, stderr := run(t, args...)
-	if code != 0 {
-		t.Fatalf("%v: exit %d: %s", extra, code, stderr)
-	}
-	return strings.ReplaceAll(stdout, out, "OUT")
+	return strings.ReplaceAll(runInto(t, sensShardBase, out, extra...), out, "OUT")
 }
 
 // An analysis split into shards round by round, each shard run on its

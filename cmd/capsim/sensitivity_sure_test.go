@@ -139,15 +139,7 @@ func TestShardedSensitivityUntilSureMergesToTheSameBytes(t *testing.T) {
 	wantOut, _ := sensitivityRun(t, single, sure...)
 	shards := filepath.Join(dir, "shards")
 	// 1 refinement round, then 3 looks after the first.
-	for r := range 5 {
-		for i := range 2 {
-			code, _, stderr := run(t, append(append(append([]string{}, sensSure...), sure...),
-				"--round", strconv.Itoa(r), "--shard", strconv.Itoa(i)+"/2", "--out", shards)...)
-			if code != 0 {
-				t.Fatalf("round %d shard %d: exit %d: %s", r, i, code, stderr)
-			}
-		}
-	}
+	runShards(t, append(append([]string{}, sensSure...), sure...), shards, 5, 2)
 	code, _, stderr := run(t, append(append(append([]string{}, sensSure...), sure...), "--round", "5", "--shard", "0/2", "--out", shards)...)
 	if want := "capsim: --round: this sensitivity has rounds 0 to 4 (--refine 1, then 3 looks of --until-sure), got 5\n"; code != exitUsage || stderr != want {
 		t.Errorf("round past the last: exit %d, %q", code, stderr)

@@ -32,10 +32,10 @@ type serveOptions struct {
 	AllowRemote bool
 }
 
+func (o *serveOptions) scenarioArg() *string { return &o.Scenario }
+
 func newServeCmd(io *IOStreams) *cobra.Command {
-	opts := &serveOptions{}
-	cmd := takesScenario(&opts.Scenario, &cobra.Command{
-		Use:   "serve [SCENARIO]",
+	cmd, opts := scenarioCommand(io, "serve [SCENARIO]", runServe, &cobra.Command{
 		Short: "Serve a local what-if page: change parameters, sweep, read the verdicts",
 		Long: `Serve a page for a design review on --addr (default 127.0.0.1:8080; port 0
 picks a free one): the scenario's designs to tick, a field for every
@@ -58,7 +58,7 @@ Exit codes: 0 stopped by an interrupt; 1 the address cannot be listened on;
 2 bad flags, scenario or address.`,
 		Example: `  capsim serve
   capsim serve my-system.yaml --addr 127.0.0.1:0`,
-	}, func(cmd *cobra.Command, _ []string) error { return runServe(cmd.Context(), io, opts) })
+	})
 	f := cmd.Flags()
 	f.StringVar(&opts.Addr, "addr", defaultServeAddr, "`HOST:PORT` to listen on (port 0: any free port)")
 	f.BoolVar(&opts.AllowRemote, "allow-remote", false, "allow an --addr that is not the loopback: anyone who reaches it can run sweeps")

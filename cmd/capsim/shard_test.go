@@ -14,12 +14,7 @@ var shardBase = []string{"sweep", "trip", "--designs", "v1-original,v1-improved"
 
 func sweepTo(t *testing.T, out string, extra ...string) string {
 	t.Helper()
-	args := append(append(append([]string{}, shardBase...), "--out", out), extra...)
-	code, stdout, stderr := run(t, args...)
-	if code != 0 {
-		t.Fatalf("%v: exit %d: %s", extra, code, stderr)
-	}
-	return stdout
+	return runInto(t, shardBase, out, extra...)
 }
 
 // runRounds runs every shard of rounds 0 to 2 into dir.
@@ -190,13 +185,7 @@ func TestShardedUntilSureMergesToTheSameBytes(t *testing.T) {
 	}
 	shards := filepath.Join(dir, "shards")
 	// 2 refinement rounds, 3 looks after the first, their series.
-	for r := range 7 {
-		for i := range 3 {
-			if code, _, stderr := run(t, append(args, "--round", strconv.Itoa(r), "--shard", strconv.Itoa(i)+"/3", "--out", shards)...); code != 0 {
-				t.Fatalf("round %d shard %d: exit %d: %s", r, i, code, stderr)
-			}
-		}
-	}
+	runShards(t, args, shards, 7, 3)
 	code, _, stderr := run(t, append(args, "--round", "7", "--shard", "0/3", "--out", shards)...)
 	if want := "capsim: --round: this sweep has rounds 0 to 6 (--refine 2, then 3 looks of --until-sure and their time series), got 7\n"; code != exitUsage || stderr != want {
 		t.Errorf("round past the last: exit %d, %q", code, stderr)

@@ -48,9 +48,7 @@ func listFiles(t *testing.T, dir string) []string {
 // An interrupted sweep stops its workers, exits 130 and leaves no file,
 // whole or partial; a second interrupt quits at once, also leaving none.
 func TestInterruptedSweepWritesNothing(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a child process")
-	}
+	notInShort(t, "starts a child process")
 	for _, signals := range []int{1, 2} {
 		out := t.TempDir()
 		cmd, stderr := startCapsim(t, "sweep", "trip", "--replications", "200", "--out", out)
@@ -78,9 +76,7 @@ func TestInterruptedSweepWritesNothing(t *testing.T) {
 // every 65,536 events, a few milliseconds apart; the second leaves room for
 // a loaded machine.
 func TestInterruptedRunWritesNothing(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a child process")
-	}
+	notInShort(t, "starts a child process")
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		dir := t.TempDir()
 		cmd, stderr := startCapsim(t, "run", "mmc", "--set", "journeys.customer.count=1000000000",

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -18,11 +17,7 @@ import (
 // the trip (journey) id and, for the AI events, job_id; and the outcome of
 // each trip as capsim.journey_end, never under a name the system logs.
 func TestTripTraceHasTheReportsEvents(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "trace.jsonl")
-	code, _, stderr := run(t, "run", "trip", "--set", "duration=20m", "--trace", path)
-	if code != exitOK {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
+	path := runWritingFile(t, "trace.jsonl", "run", "trip", "--set", "duration=20m", "--trace")
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -100,11 +95,7 @@ func TestTripTraceHasTheReportsEvents(t *testing.T) {
 // reads: the photo_originals_saved events' since_s (the nginx overhead and
 // the S3 save, 000-29 and 000-30) fit back to their mean of about 0.62 s.
 func TestTraceCalibratesBack(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "trace.jsonl")
-	code, _, stderr := run(t, "run", "trip", "--set", "duration=20m", "--trace", path, "--trace-origin", "2026-01-01T00:00:00Z")
-	if code != exitOK {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
+	path := runWritingFile(t, "trace.jsonl", "run", "trip", "--set", "duration=20m", "--trace-origin", "2026-01-01T00:00:00Z", "--trace")
 	code, stdout, stderr := run(t, "calibrate", path, "--from-event", "photo_originals_saved", "--column", "since_s")
 	if code != exitOK {
 		t.Fatalf("calibrate: exit %d: %s", code, stderr)

@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -59,6 +60,24 @@ func Check(t testing.TB, path string, got []byte) {
 		return
 	}
 	t.Errorf("output differs from %s (all of it is in %s; go test -update accepts it)\n%s", path, gotPath, firstDifference(want, got))
+}
+
+// CheckBelow is Check of the part of the file at path below marker, for
+// a page whose text above marker is written by hand: that text is kept as
+// it stands, and got is what must follow the marker.
+func CheckBelow(t testing.TB, path, marker string, got []byte) {
+	t.Helper()
+	page, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+		return
+	}
+	above, _, ok := strings.Cut(string(page), marker)
+	if !ok {
+		t.Fatalf("%s has no line %q", path, strings.TrimSpace(marker))
+		return
+	}
+	Check(t, path, append([]byte(above+marker), got...))
 }
 
 // firstDifference describes the first line where got departs from want.

@@ -21,15 +21,23 @@ func (r *recorder) Errorf(format string, a ...any) {
 func (r *recorder) Fatalf(format string, a ...any) { r.Errorf(format, a...) }
 func (r *recorder) Fatal(a ...any)                 { r.errs = append(r.errs, fmt.Sprint(a...)) }
 
-// A mismatch names the first differing line and keeps the whole output
-// beside the golden; a later match removes that file again.
-func TestCheckKeepsTheOutputOfAMismatch(t *testing.T) {
+// goldenFile writes a golden file named name holding content in a fresh
+// folder, and a recorder to check it with. A test of the comparison is
+// skipped under -update, which replaces the comparison.
+func goldenFile(t *testing.T, name, content string) (string, *recorder) {
+	t.Helper()
 	if *update {
 		t.Skip("checks the comparison, which -update replaces")
 	}
-	path := filepath.Join(t.TempDir(), "x.golden")
-	os.WriteFile(path, []byte("a\nb\nc\n"), 0o644)
-	r := &recorder{TB: t}
+	path := filepath.Join(t.TempDir(), name)
+	os.WriteFile(path, []byte(content), 0o644)
+	return path, &recorder{TB: t}
+}
+
+// A mismatch names the first differing line and keeps the whole output
+// beside the golden; a later match removes that file again.
+func TestCheckKeepsTheOutputOfAMismatch(t *testing.T) {
+	path, r := goldenFile(t, "x.golden", "a\nb\nc\n")
 	Check(r, path, []byte("a\nB\nc\n"))
 	want := "output differs from " + path + " (all of it is in " + path + ".got; go test -update accepts it)\n" +
 		"line 2:\n  got  \"B\\n\"\n  want \"b\\n\""
@@ -75,5 +83,16 @@ func TestWriteFileReplacesInOneStep(t *testing.T) {
 	}
 	if strings.Contains(entries[0].Name(), ".tmp-") {
 		t.Errorf("temporary file left: %s", entries[0].Name())
+	}
+}
+
+// CheckBelow compares only what follows the marker, so the hand-written
+// text above it may change freely; a page without the marker is refused.
+func TestCheckBelowKeepsTheTextAboveTheMarker(t *testing.T) {
+	path, r := goldenFile(t, "page.md", "by hand\n<!-- below -->\ngenerated\n")
+	CheckBelow(r, path, "<!-- below -->\n", []byte("generated\n"))
+	CheckBelow(r, path, "<!-- gone -->\n", []byte("generated\n"))
+	if want := path + ` has no line "<!-- gone -->"`; len(r.errs) != 1 || r.errs[0] != want {
+		t.Errorf("reported %q, want %q", r.errs, want)
 	}
 }

@@ -153,20 +153,23 @@ func measuredCell(res *sweep.Result, d int, m float64) *sweep.Cell {
 	return res.Cells[d*nm+nm-1]
 }
 
+// Quantity writes a value in its measure's unit: a time as plots.Seconds
+// writes it, a fraction as a percentage, anything else as a plain number.
+func Quantity(u model.Unit, v float64) string {
+	switch u {
+	case model.UnitSeconds:
+		return plots.Seconds(v)
+	case model.UnitFraction:
+		return plots.Percent(v)
+	}
+	return plots.Number(v)
+}
+
 // sloSentence reads "trip_creation success_rate >= 0.99" with its mean
 // as "trip_creation success fell to 87.5% (SLO ≥ 99%)", each value in the
 // unit of the measure the SLO bounds.
 func sloSentence(st sweep.SLOStat) string {
 	subject, unit := st.Key.Entity, st.Key.Measure.Unit()
-	val := func(v float64) string {
-		switch unit {
-		case model.UnitFraction:
-			return plots.Percent(v)
-		case model.UnitSeconds:
-			return plots.Seconds(v)
-		}
-		return plots.Number(v)
-	}
 	// The SLO's key in words, less the " rate" the value's percent says.
 	name := strings.TrimSuffix(strings.ReplaceAll(st.Key.Measure.SLOKey(), "_", " "), " rate")
 	verb := "fell to"
@@ -175,9 +178,9 @@ func sloSentence(st sweep.SLOStat) string {
 	}
 	op := map[string]string{">=": "≥", "<=": "≤", ">": ">", "<": "<"}[st.Bound.Op]
 	if st.N == 0 || math.IsNaN(st.Mean) {
-		return fmt.Sprintf("%s %s had no value (SLO %s %s)", subject, name, op, val(st.Bound.Value))
+		return fmt.Sprintf("%s %s had no value (SLO %s %s)", subject, name, op, Quantity(unit, st.Bound.Value))
 	}
-	return fmt.Sprintf("%s %s %s %s (SLO %s %s)", subject, name, verb, val(st.Mean), op, val(st.Bound.Value))
+	return fmt.Sprintf("%s %s %s %s (SLO %s %s)", subject, name, verb, Quantity(unit, st.Mean), op, Quantity(unit, st.Bound.Value))
 }
 
 // failedAt says how the failed journeys ended at a stage: refused when

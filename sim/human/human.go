@@ -54,3 +54,14 @@ func Percent(v float64) string {
 	}
 	return strconv.FormatFloat(p, 'f', digits, 64) + "%"
 }
+
+// Significant writes v to digits significant digits, never in exponent
+// form: 0.000123456 to 3 digits is "0.000123", 123456 is "123000". A value
+// too large to round so keeps its exponent.
+func Significant(v float64, digits int) string {
+	r, err := strconv.ParseFloat(strconv.FormatFloat(v, 'g', digits, 64), 64)
+	if err != nil {
+		return strconv.FormatFloat(v, 'g', digits, 64)
+	}
+	return strconv.FormatFloat(r, 'f', -1, 64)
+}
