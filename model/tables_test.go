@@ -1,40 +1,18 @@
 package model
 
 import (
-	"regexp"
 	"strings"
 	"testing"
+
+	"capsim/cmd/golden"
 )
 
 // The vocabulary lives in one table each (component kinds, step verbs,
 // SLO measures, distribution forms); these tests hold the tables, the
 // schema and the README's reference to each other.
 
-// readme returns the README's rows of the table whose header starts with
-// header, each row's first cell without its backquotes and value.
-func readmeRows(t *testing.T, header string) []string {
-	t.Helper()
-	data := mustReadFile(t, "../README.md")
-	var rows []string
-	in := false
-	cell := regexp.MustCompile("^\\| `([a-z_]+)")
-	for _, line := range strings.Split(string(data), "\n") {
-		switch {
-		case strings.HasPrefix(line, header):
-			in = true
-		case in && !strings.HasPrefix(line, "|"):
-			return rows
-		case in:
-			if m := cell.FindStringSubmatch(line); m != nil {
-				rows = append(rows, m[1])
-			}
-		}
-	}
-	return rows
-}
-
 func TestEveryKindIsDocumentedAndDecodes(t *testing.T) {
-	documented := readmeRows(t, "| kind | keys | behaviour |")
+	documented := golden.TableKeys(t, "../README.md", "| kind | keys | behaviour |")
 	if len(documented) != len(kinds) {
 		t.Fatalf("README documents kinds %v; the registry has %d", documented, len(kinds))
 	}
@@ -54,7 +32,7 @@ func TestEveryKindIsDocumentedAndDecodes(t *testing.T) {
 }
 
 func TestEveryVerbIsAStepFieldAndDocumented(t *testing.T) {
-	documented := readmeRows(t, "| verb | meaning | modifiers |")
+	documented := golden.TableKeys(t, "../README.md", "| verb | meaning | modifiers |")
 	want := append(strings.Split(verbKeys(verbTable, " "), " "), "log", "stage")
 	if strings.Join(documented, " ") != strings.Join(want, " ") {
 		t.Errorf("README verbs %v, table %v", documented, want)

@@ -217,13 +217,16 @@ func (s *Sim) up(i int, e event) {
 		if !e.before(&h[p]) {
 			break
 		}
-		h[i] = h[p]
-		if m := h[i].slot; m != 0 {
-			s.timers[m-1].pos = int32(i)
-		}
+		s.place(i, h[p])
 		i = p
 	}
-	h[i] = e
+	s.place(i, e)
+}
+
+// place puts e at i in the heap and tells its timer, if it has one, where
+// it now is.
+func (s *Sim) place(i int, e event) {
+	s.heap[i] = e
 	if e.slot != 0 {
 		s.timers[e.slot-1].pos = int32(i)
 	}
@@ -259,25 +262,16 @@ func (s *Sim) down(i int, e event) {
 				}
 			}
 		default:
-			h[i] = e
-			if e.slot != 0 {
-				s.timers[e.slot-1].pos = int32(i)
-			}
+			s.place(i, e)
 			return
 		}
 		if !h[m].before(&e) {
 			break
 		}
-		h[i] = h[m]
-		if sl := h[i].slot; sl != 0 {
-			s.timers[sl-1].pos = int32(i)
-		}
+		s.place(i, h[m])
 		i = m
 	}
-	h[i] = e
-	if e.slot != 0 {
-		s.timers[e.slot-1].pos = int32(i)
-	}
+	s.place(i, e)
 }
 
 func (s *Sim) pushSoon(e event) {

@@ -345,12 +345,19 @@ func (w *WorkerPool) start(now Time, i, id int32, since Time) {
 // Release ends the job running on instance i; the instance takes the next
 // queued job or goes idle.
 func (w *WorkerPool) Release(now Time, i int32) {
+	w.endJob(now, i, "Release")
+	w.next(now, i)
+}
+
+// endJob ends the job running on instance i, which the caller, named by
+// method, must have given one.
+func (w *WorkerPool) endJob(now Time, i int32, method string) *instance {
 	in := &w.inst[i]
 	if in.state != busy {
-		panic("sim: WorkerPool.Release of an instance not running a job")
+		panic("sim: WorkerPool." + method + " of an instance not running a job")
 	}
 	w.addBusy(now, -1)
-	w.next(now, i)
+	return in
 }
 
 // Discard ends the job on instance i and stops the instance instead of
@@ -359,11 +366,7 @@ func (w *WorkerPool) Release(now Time, i int32) {
 // the instance starts again at once, as a ReplicaSet replaces a pod it
 // lost, so the count stays the rule's.
 func (w *WorkerPool) Discard(now Time, i int32) {
-	in := &w.inst[i]
-	if in.state != busy {
-		panic("sim: WorkerPool.Discard of an instance not running a job")
-	}
-	w.addBusy(now, -1)
+	in := w.endJob(now, i, "Discard")
 	in.state = stopped
 	w.addRunning(now, -1)
 	if w.as != nil {

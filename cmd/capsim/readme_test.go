@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"capsim/cmd/golden"
 	"capsim/plots"
 )
 
@@ -217,39 +218,13 @@ func headingAnchors(t *testing.T, file string) []string {
 	return out
 }
 
-// tableRows returns the first cells, without backquotes and value, of the
-// table in file whose header line starts with header.
-func tableRows(t *testing.T, file, header string) []string {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join(repoRoot, file))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rows []string
-	in := false
-	cell := regexp.MustCompile("^\\| `([a-z_]+)")
-	for _, line := range strings.Split(string(data), "\n") {
-		switch {
-		case strings.HasPrefix(line, header):
-			in = true
-		case in && !strings.HasPrefix(line, "|"):
-			return rows
-		case in:
-			if m := cell.FindStringSubmatch(line); m != nil {
-				rows = append(rows, m[1])
-			}
-		}
-	}
-	return rows
-}
-
 // The README's short tables of component kinds and step verbs are held to
 // the registry by the model's tests; the reference in docs/language.md
 // lists the same, in the same order.
 func TestLanguageReferenceListsTheREADMEsVocabulary(t *testing.T) {
 	for _, header := range []string{"| kind | keys | behaviour |", "| verb | meaning | modifiers |"} {
-		short := tableRows(t, "README.md", header)
-		full := tableRows(t, "docs/language.md", header)
+		short := golden.TableKeys(t, filepath.Join(repoRoot, "README.md"), header)
+		full := golden.TableKeys(t, filepath.Join(repoRoot, "docs/language.md"), header)
 		if len(short) == 0 || !slices.Equal(short, full) {
 			t.Errorf("%s\nREADME:           %v\ndocs/language.md: %v", header, short, full)
 		}

@@ -10,6 +10,9 @@
 // multiply-add can make on others, rather than keeping a golden per
 // architecture.
 //
+// TableKeys reads the keys a reference page's table lists, for the tests that
+// hold such tables to the registries in the code.
+//
 // Only tests import it. It sits under cmd/ because it writes files, which
 // code under sim/, model/ and plots/ may not do, and because an internal
 // package would be hidden from the tests of the other top-level
@@ -23,6 +26,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -79,6 +83,37 @@ func CheckBelow(t testing.TB, path, marker string, got []byte) {
 	}
 	Check(t, path, append([]byte(above+marker), got...))
 }
+
+// TableKeys returns the keys a Markdown table of the file at path lists:
+// the backquoted name that opens each row's first cell, without its
+// backquotes or any value after the name, of the table whose header line
+// starts with header. Tests hold the reference pages' tables to the code's
+// registries with it.
+func TableKeys(t testing.TB, path, header string) []string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+		return nil
+	}
+	var rows []string
+	in := false
+	for _, line := range strings.Split(string(data), "\n") {
+		switch {
+		case strings.HasPrefix(line, header):
+			in = true
+		case in && !strings.HasPrefix(line, "|"):
+			return rows
+		case in:
+			if m := tableKey.FindStringSubmatch(line); m != nil {
+				rows = append(rows, m[1])
+			}
+		}
+	}
+	return rows
+}
+
+var tableKey = regexp.MustCompile("^\\| `([a-z_]+)")
 
 // firstDifference describes the first line where got departs from want.
 func firstDifference(want, got []byte) string {

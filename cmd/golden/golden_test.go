@@ -96,3 +96,19 @@ func TestCheckBelowKeepsTheTextAboveTheMarker(t *testing.T) {
 		t.Errorf("reported %q, want %q", r.errs, want)
 	}
 }
+
+// TableKeys reads the one table its header names, to its last row, and
+// keeps each row's backquoted key without the value written after it.
+func TestTableKeysReadsOneTable(t *testing.T) {
+	const page = "# Page\n\n| kind | keys |\n| --- | --- |\n| `pool` | servers |\n| `lock: {}` | none |\n" +
+		"| not a key | x |\n\nafter\n\n| verb | meaning |\n| --- | --- |\n| `use` | holds |\n"
+	path := filepath.Join(t.TempDir(), "page.md")
+	if err := os.WriteFile(path, []byte(page), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for header, want := range map[string]string{"| kind |": "pool lock", "| verb |": "use"} {
+		if got := strings.Join(TableKeys(t, path, header), " "); got != want {
+			t.Errorf("table %s: got %q, want %q", header, got, want)
+		}
+	}
+}
