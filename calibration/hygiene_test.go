@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"capsim/cmd/golden"
+
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -220,9 +222,7 @@ func TestRankWarnings(t *testing.T) {
 	want := []string{"b: few", "c: groups", "c: climbs", "a: poor", "b: tail",
 		"3 entries: values are quantised to 1ms; goodness-of-fit tests are not meaningful at this resolution",
 		"d: values are quantised to 100µs; goodness-of-fit tests are not meaningful at this resolution"}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	golden.CheckLines(t, "got\n%s\nwant\n%s", got, want)
 }
 
 // Every kind of warning has its place in warningOrder, so that a new kind

@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"capsim/cmd/golden"
 	"capsim/model"
 )
 
@@ -27,7 +28,7 @@ func TestDiagnosticsNameHiddenFailures(t *testing.T) {
 		"trip: 20.00% of journeys failed but only 2.00% of their HTTP requests: an HTTP dashboard understates the failure 10x",
 		"silent: 50.00% of journeys failed but only 0.00% of their HTTP requests",
 	}
-	checkLines(t, "diagnostics:\n%s\nwant:\n%s", got, want)
+	golden.CheckLines(t, "diagnostics:\n%s\nwant:\n%s", got, want)
 }
 
 // The derived rates are NaN when there is nothing to divide by.

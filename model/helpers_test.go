@@ -192,13 +192,3 @@ func runYAMLNoTrace(t testing.TB, src string) *model.Result {
 	t.Helper()
 	return runNamed(t, "t.yaml", src, model.RunOptions{Seed: 1})
 }
-
-// checkLines fails the test where the lines got are not the lines want,
-// saying so with format, given each list joined one a line: the whole
-// lists side by side read better than the first line that differs.
-func checkLines(t testing.TB, format string, got, want []string) {
-	t.Helper()
-	if g, w := strings.Join(got, "\n"), strings.Join(want, "\n"); g != w {
-		t.Errorf(format, g, w)
-	}
-}

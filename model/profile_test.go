@@ -7,6 +7,7 @@ import (
 	"sort"
 	"testing"
 
+	"capsim/cmd/golden"
 	"capsim/model"
 	"capsim/sim"
 )
@@ -226,7 +227,7 @@ slos:
 		"api p99 <= 1.8s: 3.000 false",
 		"j p99 of all <= 1.8s: 1.500 true",
 	}
-	checkLines(t, "SLOs:\n%s\nwant:\n%s", got, want)
+	golden.CheckLines(t, "SLOs:\n%s\nwant:\n%s", got, want)
 	// run --json holds both, each journey's and route's latency_all
 	// beside its latency.
 	js, err := res.JSON()

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"capsim/cmd/golden"
 	"capsim/model"
 )
 
@@ -84,5 +85,5 @@ func TestTailScopeUnwindsAsItsOwnFrame(t *testing.T) {
 		"6 start a 3", "7 start b 3", "8 end b 3", "8 end a 3",
 		"11 start b 4", "12 end b 4",
 	}
-	checkLines(t, "holds:\n%s\nwant:\n%s", got, want)
+	golden.CheckLines(t, "holds:\n%s\nwant:\n%s", got, want)
 }

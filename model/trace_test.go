@@ -7,6 +7,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"capsim/cmd/golden"
 	"capsim/model"
 	"capsim/sim"
 )
@@ -101,7 +102,7 @@ func TestLogEventsCarryGaugesAndTimes(t *testing.T) {
 		"9 done j3 since picked 1 queue 0 in_flight 1 warm",
 		"9 mailed j3 since served 6 queue 0 in_flight 0 ",
 	}
-	checkLines(t, "got\n%s\nwant\n%s", got, want)
+	golden.CheckLines(t, "got\n%s\nwant\n%s", got, want)
 }
 
 // Request ids are 32 hex digits, distinct within a run and between seeds,

@@ -234,9 +234,7 @@ func TestCalibrateWarningsRanked(t *testing.T) {
 			t.Errorf("%s: the warnings end with %q, not the note that no fragment was written", plan, last)
 		}
 		got = got[:len(got)-1]
-		if strings.Join(got, "\n") != strings.Join(want, "\n") {
-			t.Errorf("%s: warnings\n%s\nwant\n%s", plan, strings.Join(got, "\n"), strings.Join(want, "\n"))
-		}
+		golden.CheckLines(t, plan+": warnings\n%s\nwant\n%s", got, want)
 	}
 }
 

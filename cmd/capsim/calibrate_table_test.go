@@ -2,7 +2,7 @@ package main
 
 import (
 	"bytes"
-	"strings"
+	"os"
 	"testing"
 
 	"capsim/calibration"
@@ -11,16 +11,12 @@ import (
 // The fit table compares the candidates with what was observed: the
 // chosen one marked *, KS and AIC where they measure the fit.
 func TestFitTable(t *testing.T) {
-	csv := `timestamp,route,status,latency_ms
-2025-09-29 05:00:03,/api/trips/191/photos,200,47161
-2025-09-29 05:00:44,/api/trips/191/photos,200,39304
-2025-09-29 05:01:25,/api/trips/191/status,200,14
-2025-09-29 05:02:06,/api/trips/191/photos,200,40495
-2025-09-29 05:02:47,/api/trips/191/photos,200
-2025-09-29 05:03:28,/api/trips/191/photos,200,36926
-2025-09-29 05:04:09,/api/trips/191/photos,500,1300
-2025-09-29 05:04:50,/api/trips/191/photos,200,37797
-`
+	// Eight lines of an export: one of another route, one without a
+	// latency and one that failed, which the filter and the reader leave out.
+	csv, err := os.ReadFile(calData + "photos-export.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
 	r, err := calibration.NewReader(calibration.Options{
 		Column: "latency_ms",
 		Filter: calibration.Filter{Route: "/api/trips/*/photos", Status: []string{"2xx"}},
@@ -28,7 +24,7 @@ func TestFitTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := r.Read("export.csv", strings.NewReader(csv)); err != nil {
+	if err := r.Read("export.csv", bytes.NewReader(csv)); err != nil {
 		t.Fatal(err)
 	}
 	s, err := r.Sample()

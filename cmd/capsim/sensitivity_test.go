@@ -202,7 +202,5 @@ customer.work  -     │ x0.97   0.62891x  +3.2% │ x1.03  0.58984x  -3.2% │ 
 		"customer.work - 0.609375 0.51953125 0.67578125 0.62890625 0.53515625 0.703125 0.03205128205 within",
 		"customer.work + 0.609375 0.51953125 0.67578125 0.58984375 0.50390625 0.6640625 -0.03205128205 within",
 	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("rows (parameter side base lo hi first-failure lo hi change noise):\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	golden.CheckLines(t, "rows (parameter side base lo hi first-failure lo hi change noise):\n%s\nwant\n%s", got, want)
 }

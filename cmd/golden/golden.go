@@ -10,8 +10,9 @@
 // multiply-add can make on others, rather than keeping a golden per
 // architecture.
 //
-// TableKeys reads the keys a reference page's table lists, for the tests that
-// hold such tables to the registries in the code.
+// CheckLines compares lines of output with the lines wanted, and TableKeys
+// reads the keys a reference page's table lists, for the tests that hold
+// such tables to the registries in the code.
 //
 // Only tests import it. It sits under cmd/ because it writes files, which
 // code under sim/, model/ and plots/ may not do, and because an internal
@@ -114,6 +115,16 @@ func TableKeys(t testing.TB, path, header string) []string {
 }
 
 var tableKey = regexp.MustCompile("^\\| `([a-z_]+)")
+
+// CheckLines fails the test unless the lines got are the lines want,
+// reporting both, each joined by newlines, through format (which takes
+// got's text, then want's).
+func CheckLines(t testing.TB, format string, got, want []string) {
+	t.Helper()
+	if g, w := strings.Join(got, "\n"), strings.Join(want, "\n"); g != w {
+		t.Errorf(format, g, w)
+	}
+}
 
 // firstDifference describes the first line where got departs from want.
 func firstDifference(want, got []byte) string {

@@ -6,11 +6,10 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"strings"
 	"testing"
 	"testing/fstest"
 
-	_ "capsim/cmd/golden" // for the -update flag every package accepts
+	"capsim/cmd/golden"
 	"capsim/model"
 	"capsim/model/sensitivity"
 	"capsim/model/sweep"
@@ -358,7 +357,5 @@ journeys:
 		"svc.mean distributions.svc.mean=0.4s → mean 0.5",
 		"svc.mean distributions.svc.mean=0.8s → mean 0.9",
 	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("plan:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	golden.CheckLines(t, "plan:\n%s\nwant:\n%s", got, want)
 }
