@@ -118,8 +118,15 @@ func MMc(lambda, mu float64, c int) (Queue, error) {
 		return Queue{}, fmt.Errorf("mmc: unstable: rho = lambda/(c·mu) = %g, must be < 1", rho)
 	}
 	pWait := ErlangC(c, lambda/mu)
-	wq := pWait / (cf*mu - lambda)
-	w := wq + 1/mu
+	return unblocked(lambda, rho, pWait, pWait/(cf*mu-lambda), 1/mu), nil
+}
+
+// unblocked is the steady state of a queue that admits every arrival, at
+// rate lambda, from its utilisation, probability of waiting, mean wait wq
+// and mean service: the time in the system is wait plus service, and
+// Little's law gives the numbers waiting and present.
+func unblocked(lambda, rho, pWait, wq, service float64) Queue {
+	w := wq + service
 	return Queue{
 		Rho:        rho,
 		PWait:      pWait,
@@ -128,7 +135,7 @@ func MMc(lambda, mu float64, c int) (Queue, error) {
 		Lq:         lambda * wq,
 		L:          lambda * w,
 		Throughput: lambda,
-	}, nil
+	}
 }
 
 // mmcKRescale bounds the unnormalised state probabilities in MMcK; they grow
@@ -231,16 +238,7 @@ func MG1(lambda, meanService, cvService float64) (Queue, error) {
 		return Queue{}, fmt.Errorf("mg1: unstable: rho = lambda·meanService = %g, must be < 1", rho)
 	}
 	wq := rho * meanService * (1 + cvService*cvService) / (2 * (1 - rho))
-	w := wq + meanService
-	return Queue{
-		Rho:        rho,
-		PWait:      rho,
-		Wq:         wq,
-		W:          w,
-		Lq:         lambda * wq,
-		L:          lambda * w,
-		Throughput: lambda,
-	}, nil
+	return unblocked(lambda, rho, rho, wq, meanService), nil
 }
 
 // Tandem returns the steady state of M/M/1 stations in series, each with its
