@@ -2,9 +2,12 @@ package model
 
 import (
 	"fmt"
+	"io/fs"
 	"maps"
 	"math"
+	"path"
 	"slices"
+	"strconv"
 	"strings"
 
 	"capsim/sim"
@@ -613,4 +616,132 @@ func (c *compiler) checkSince() {
 			c.fail(ref.node, ref.path, "since: %q is no log: event of the scenario (log events: %s)", ref.name, strings.Join(names, ", "))
 		}
 	}
+}
+
+func (c *compiler) limits() {
+	l := c.sc.Limits
+	c.p.limits = limitsProg{inFlight: DefaultMaxInFlight, queue: DefaultMaxQueue, events: DefaultMaxEvents, time: sim.Never,
+		instantOps: DefaultMaxStepsPerInstant}
+	if l.MaxStepsPerInstant != nil {
+		if *l.MaxStepsPerInstant < 1 {
+			c.fail(nil, "limits.max_steps_per_instant", "must be >= 1, got %d", *l.MaxStepsPerInstant)
+		}
+		c.p.limits.instantOps = *l.MaxStepsPerInstant
+	}
+	if l.MaxInFlight != nil {
+		if *l.MaxInFlight < 1 {
+			c.fail(nil, "limits.max_in_flight", "must be >= 1, got %d", *l.MaxInFlight)
+		}
+		c.p.limits.inFlight = *l.MaxInFlight
+	}
+	if l.MaxQueue != nil {
+		if *l.MaxQueue < 1 {
+			c.fail(nil, "limits.max_queue", "must be >= 1, got %d", *l.MaxQueue)
+		}
+		c.p.limits.queue = *l.MaxQueue
+	}
+	if l.MaxEvents != nil {
+		if *l.MaxEvents < 1 {
+			c.fail(nil, "limits.max_events", "must be >= 1, got %d", *l.MaxEvents)
+		}
+		c.p.limits.events = uint64(*l.MaxEvents)
+	}
+	if l.MaxTime != nil && l.MaxTime.Set {
+		c.p.limits.time = l.MaxTime.T
+	}
+}
+
+func (c *compiler) distribution(it NamedItem[DistEntry]) {
+	ref := it.Value.Dist
+	if ref.Ref != "" {
+		c.fail(it.node, "distributions."+it.Name, "a named distribution must be a literal, not a reference to %q", ref.Ref)
+		return
+	}
+	c.distIdx[it.Name] = int32(len(c.p.dists))
+	d, ok := c.resolveFile(ref, it.node, "distributions."+it.Name)
+	if !ok {
+		d = sim.Constant(0)
+	}
+	c.p.dists = append(c.p.dists, d)
+	c.p.distName = append(c.p.distName, "dist/"+it.Name)
+}
+
+// resolveFile loads empirical(file=...) values, one number of seconds per
+// line (or the first column of a CSV; a non-numeric header is skipped).
+func (c *compiler) resolveFile(ref DistRef, n *yaml.Node, p string) (sim.Dist, bool) {
+	if ref.File == "" {
+		return ref.Dist, true
+	}
+	name := path.Join(path.Dir(c.l.File), ref.File)
+	data, err := fs.ReadFile(c.l.fsys, name)
+	if err != nil {
+		c.fail(n, p, "empirical: cannot read %s: %s", ref.File, fsErrorText(err))
+		return sim.Dist{}, false
+	}
+	var vals []float64
+	for i, line := range strings.Split(string(data), "\n") {
+		field := strings.TrimSpace(strings.Split(line, ",")[0])
+		if field == "" {
+			continue
+		}
+		v, err := strconv.ParseFloat(field, 64)
+		if err != nil {
+			if i == 0 {
+				continue // header
+			}
+			c.fail(n, p, "empirical: %s:%d: expected a number of seconds, got %q", ref.File, i+1, field)
+			return sim.Dist{}, false
+		}
+		if !(v >= 0) || math.IsInf(v, 0) {
+			c.fail(n, p, "empirical: %s:%d: a duration must be a finite number of seconds >= 0, got %s", ref.File, i+1, field)
+			return sim.Dist{}, false
+		}
+		if v > MaxDuration.Seconds() {
+			c.fail(n, p, "empirical: %s:%d: %s seconds is more than %s, the longest time capsim simulates", ref.File, i+1, field, maxDurationText)
+			return sim.Dist{}, false
+		}
+		vals = append(vals, v)
+	}
+	if len(vals) == 0 {
+		c.fail(n, p, "empirical: %s has no values", ref.File)
+		return sim.Dist{}, false
+	}
+	d, err := sim.Empirical(vals)
+	if err != nil {
+		c.fail(n, p, "%v", err)
+		return sim.Dist{}, false
+	}
+	return d, true
+}
+
+// dist registers a distribution use site and returns its index.
+func (c *compiler) dist(ref *DistRef, n *yaml.Node, p string) int32 {
+	if ref.Ref != "" {
+		i, ok := c.distIdx[ref.Ref]
+		if ok {
+			return i
+		}
+		c.fail(n, p, "unknown distribution %q (define it under distributions: or include a calibration file)", ref.Ref)
+		// Compilation goes on to report every problem: stand in a valid
+		// index, so that whoever reads it back does not fault.
+		ref = &DistRef{Dist: sim.Constant(0)}
+	}
+	d, ok := c.resolveFile(*ref, n, p)
+	if !ok {
+		d = sim.Constant(0)
+	}
+	c.p.dists = append(c.p.dists, d)
+	c.p.distName = append(c.p.distName, "dist/"+p)
+	return int32(len(c.p.dists) - 1)
+}
+
+// negative says whether a branch of choose o has a negative weight for
+// journey j, which is reported on its own.
+func negative(j *journeyProg, o *op) bool {
+	for _, br := range o.branches {
+		if br.weight.attr >= 0 && slices.Min(j.values(br.weight.attr)) < 0 {
+			return true
+		}
+	}
+	return false
 }
