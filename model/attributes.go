@@ -51,24 +51,6 @@ func (a *Attribute) decodeNode(d *decoder, n *yaml.Node, path string) {
 	d.decode(n, reflect.ValueOf(&a.Value).Elem(), path)
 }
 
-// attrDraw draws attribute attr of a journey from its choices.
-type attrDraw struct {
-	attr    int32
-	weights []float64 // cumulative, ending at the total
-	values  []float64
-	stream  int32
-}
-
-// values lists what attribute a may take in journey type j.
-func (j *journeyProg) values(a int32) []float64 {
-	for _, d := range j.draws {
-		if d.attr == a {
-			return d.values
-		}
-	}
-	return []float64{j.attrs[a]}
-}
-
 // drawAttrs fills own with the attributes of a new journey of type j: the
 // type's table with each draw made.
 func (r *run) drawAttrs(j *journeyProg, own []float64) []float64 {

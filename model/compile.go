@@ -281,3 +281,66 @@ func (c *compiler) stream(name string) int32 {
 	c.p.streams = append(c.p.streams, name)
 	return int32(len(c.p.streams) - 1)
 }
+
+// waveProg is a compiled wave; period 0 is none.
+type waveProg struct {
+	amplitude, period, phase float64 // phase and period in seconds
+}
+
+// segment is a stretch of a profile where the value is linear in time,
+// from r0 at t0 to r1 at t1 (seconds from the run's start; per second, or
+// clients).
+type segment struct {
+	t0, t1, r0, r1 float64
+}
+
+// attrDraw draws attribute attr of a journey from its choices.
+type attrDraw struct {
+	attr    int32
+	weights []float64 // cumulative, ending at the total
+	values  []float64
+	stream  int32
+}
+
+// values lists what attribute a may take in journey type j.
+func (j *journeyProg) values(a int32) []float64 {
+	for _, d := range j.draws {
+		if d.attr == a {
+			return d.values
+		}
+	}
+	return []float64{j.attrs[a]}
+}
+
+type recoveryProg struct {
+	base                sim.Time // the pre-spike level is measured over [base, from)
+	from, after, window sim.Time
+	margin              float64
+	windows             int // whole windows from after to the end of the arrivals
+}
+
+// sinceRef is a since: to check once every log: event is known.
+type sinceRef struct {
+	node       *yaml.Node
+	path, name string
+}
+
+// What a route does with a deadline that reaches it (a call's `deadline:`,
+// or one its caller was given). The caller always fails at the deadline;
+// the modes differ in what the route's own work does then.
+type deadlineMode uint8
+
+const (
+	// deadlineCut: every wait and work inside ends at the deadline, which
+	// gives back what the route holds then.
+	deadlineCut deadlineMode = iota
+	// deadlineCheck: nothing is cut; the route reads the clock before each
+	// step and stops (504) when the deadline has passed, so the step under
+	// way runs to its end for nobody.
+	deadlineCheck
+	// deadlineIgnore: the route is not told of the deadline and works on.
+	deadlineIgnore
+)
+
+// deadlineModes are the values of a route's on_deadline, by mode.
+var deadlineModes = [...]string{deadlineCut: "cut", deadlineCheck: "check", deadlineIgnore: "ignore"}

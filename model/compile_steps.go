@@ -601,12 +601,6 @@ func (c *compiler) slos() {
 	}
 }
 
-// sinceRef is a since: to check once every log: event is known.
-type sinceRef struct {
-	node       *yaml.Node
-	path, name string
-}
-
 // checkSince refuses a since: that names no log: event of the scenario:
 // a typo would otherwise time the event from the journey's start.
 func (c *compiler) checkSince() {

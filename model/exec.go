@@ -804,3 +804,15 @@ func (r *run) leakHeld(p *proc) {
 	}
 	p.held = kept
 }
+
+// pastCheck says whether p, checking the clock before a step, finds its
+// deadline spent; it then stops with a 504 that no optional step
+// swallows, as a handler returning its context's error does.
+func (r *run) pastCheck(p *proc) bool {
+	if p.checkAt == sim.Never || r.s.Now() < p.checkAt || p.unwinding {
+		return false
+	}
+	p.abandoned = true
+	r.fail(p, 504, -1)
+	return true
+}

@@ -72,13 +72,6 @@ func (t StageTarget) value() float64 {
 	return t.Rate.PerSecond
 }
 
-// segment is a stretch of a profile where the value is linear in time,
-// from r0 at t0 to r1 at t1 (seconds from the run's start; per second, or
-// clients).
-type segment struct {
-	t0, t1, r0, r1 float64
-}
-
 // compileProfile turns a journey's stages into segments starting at start
 // from the journey's base (its rate, or its clients when closed); the last
 // segment runs forever, or to the end of the period with repeat_every.
@@ -285,20 +278,6 @@ func (r *run) firstArrival(ji int) (sim.Time, bool) {
 		return j.start, true
 	}
 	return r.profileNext(ji, j.start)
-}
-
-// clientRamp is a closed workload's population over time. Client c (from
-// 0) runs while c < want; when want falls, surplus clients stop as their
-// current journey ends (a thinking client stops at once, starting no
-// other), and when it rises again a surplus client still finishing its
-// journey goes on instead of a new one starting.
-type clientRamp struct {
-	ji    int
-	want  int
-	alive []bool // client c has a loop going: in a journey or thinking
-	// The next change: segment seg, crossing i of it (0 = its start).
-	seg, i int
-	offset float64 // the period the segments are in, with repeat_every
 }
 
 // level is a profile value as a client count at the run's multiplier,

@@ -61,13 +61,6 @@ func (s *Share) parseScalar(text string) error {
 	return nil
 }
 
-type recoveryProg struct {
-	base                sim.Time // the pre-spike level is measured over [base, from)
-	from, after, window sim.Time
-	margin              float64
-	windows             int // whole windows from after to the end of the arrivals
-}
-
 const defaultRecoveryWindow = 10 * sim.Second
 
 // maxRecoveryWindows bounds the windows measured after a spike: each holds

@@ -341,3 +341,46 @@ func (j *JourneyResult) FailureRate() Num {
 func (c *ComponentResult) RejectionRate() Num {
 	return ratio(c.Rejected+c.TimedOut, c.Offered)
 }
+
+// BalancerResult is what a balancer saw: per replica, the picks it made,
+// the sessions held and the load reported.
+type BalancerResult struct {
+	Policy   string `json:"policy"`
+	Picks    int64  `json:"picks"`
+	Sessions int64  `json:"session_picks"`
+	// Overloaded counts picks sent to a replica whose load component had no
+	// free capacity at that moment; OverloadedRate is their share.
+	Overloaded     int64 `json:"overloaded_picks"`
+	OverloadedRate Num   `json:"overloaded_rate"`
+	// SessionOverloaded counts the session picks among them (a session
+	// assigned to a replica with no free capacity); SessionOverloadedRate
+	// is their share of the session picks.
+	SessionOverloaded     int64 `json:"session_overloaded_picks"`
+	SessionOverloadedRate Num   `json:"session_overloaded_rate"`
+	// SessionImbalance is the largest replica's time-average of sessions
+	// held over the mean of all replicas' (1 = perfectly even).
+	SessionImbalance Num `json:"session_imbalance"`
+	// Fallback counts picks made by least_request because the last report
+	// was older than the ttl.
+	Fallback int64           `json:"fallback_picks"`
+	Replicas []ReplicaResult `json:"replicas"`
+}
+
+// ReplicaResult is one replica behind a balancer.
+type ReplicaResult struct {
+	Picks        int64 `json:"picks"`
+	MeanSessions Num   `json:"mean_sessions"`
+	PeakSessions int64 `json:"peak_sessions"`
+	// Counter is the replica's own session counter at the end, which a
+	// buggy decrement makes drift from the sessions it really holds.
+	Counter    float64 `json:"session_counter"`
+	Overloaded int64   `json:"overloaded_picks"`
+}
+
+// AutoscaleResult is what an autoscaled worker's rule did.
+type AutoscaleResult struct {
+	ScaleUps    int64   `json:"scale_ups"`   // syncs that raised the count
+	ScaleDowns  int64   `json:"scale_downs"` // syncs that lowered it
+	MeanRunning Num     `json:"mean_running"`
+	PeakRunning float64 `json:"peak_running"`
+}

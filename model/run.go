@@ -259,3 +259,24 @@ func (r *run) compName(c int32) string {
 	}
 	return r.p.comps[c].name
 }
+
+// pick is a balancer's choice made for a request, inherited by everything
+// the request calls.
+type pick struct {
+	bal     int32
+	replica int32
+}
+
+// clientRamp is a closed workload's population over time. Client c (from
+// 0) runs while c < want; when want falls, surplus clients stop as their
+// current journey ends (a thinking client stops at once, starting no
+// other), and when it rises again a surplus client still finishing its
+// journey goes on instead of a new one starting.
+type clientRamp struct {
+	ji    int
+	want  int
+	alive []bool // client c has a loop going: in a journey or thinking
+	// The next change: segment seg, crossing i of it (0 = its start).
+	seg, i int
+	offset float64 // the period the segments are in, with repeat_every
+}

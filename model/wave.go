@@ -32,11 +32,6 @@ type Wave struct {
 	Phase     *Duration `yaml:"phase" bound:"[0,time]" zero:"the default: the rate rises through rate at t = 0"`
 }
 
-// waveProg is a compiled wave; period 0 is none.
-type waveProg struct {
-	amplitude, period, phase float64 // phase and period in seconds
-}
-
 // compileWave checks a journey's wave and sets it on jp.
 func (c *compiler) compileWave(jp *journeyProg, js *Journey, p string) {
 	w := js.Wave
