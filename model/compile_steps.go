@@ -739,3 +739,16 @@ func negative(j *journeyProg, o *op) bool {
 	}
 	return false
 }
+
+// onFailure compiles route r's on_failure block.
+func (c *compiler) onFailure(r int32, rt *Route) {
+	if rt.OnFailure == nil {
+		return
+	}
+	p := "routes." + c.p.routes[r].name + ".on_failure"
+	if len(rt.OnFailure) == 0 {
+		c.failKey(rt.Node, "on_failure", p, "on_failure needs at least one step (or leave it out)")
+		return
+	}
+	c.p.routes[r].onFailure = c.block(rt.OnFailure, p, r)
+}

@@ -254,58 +254,6 @@ func ratio(a, b int64) Num {
 	return Num(float64(a) / float64(b))
 }
 
-func (r *run) result(c *Compiled) *Result {
-	now := r.s.Now()
-	res := &Result{Scenario: c.Name, Design: c.Design, Multiplier: r.mult, Seed: r.opts.Seed,
-		SimTime: now.Seconds(), Events: r.s.Fired(), Broken: r.broken, Tolerated: r.st.tolerated}
-	if res.Design == "" {
-		res.Design = "base"
-	}
-	unfinished := make([]int64, len(r.p.journeys))
-	for _, jr := range r.jrecs {
-		if jr.active && jr.counted {
-			unfinished[jr.typ]++
-		}
-	}
-	for i := range r.p.journeys {
-		js := &r.st.journeys[i]
-		jres := JourneyResult{Name: r.p.journeys[i].name, Started: js.started, Succeeded: js.succeeded,
-			Failed: js.failed, Unfinished: unfinished[i], SuccessRate: ratio(js.succeeded, js.started),
-			Requests: js.requests, RequestFailures: js.requestFailures,
-			HTTPFailureRate: ratio(js.requestFailures, js.requests), Latency: latencyOf(&js.latency),
-			LatencyAll: latencyOf(js.allEnded())}
-		for _, s := range js.stages {
-			jres.Stages = append(jres.Stages, StageResult{Stage: s.stage, Component: s.component, Count: s.n})
-		}
-		if unfinished[i] > 0 {
-			jres.Stages = append(jres.Stages, StageResult{Stage: "unfinished", Count: unfinished[i]})
-		}
-		res.Journeys = append(res.Journeys, jres)
-	}
-	for i := range r.p.routes {
-		rs := &r.st.routes[i]
-		rr := RouteResult{Name: r.p.routes[i].name, Calls: rs.calls, Failures: rs.failures,
-			FailureRate: ratio(rs.failures, rs.calls), Latency: latencyOf(&rs.latency),
-			LatencyAll: latencyOf(&rs.client), Orphaned: rs.orphaned,
-			OrphanedSeconds: rs.orphanedTime}
-		for _, s := range rs.statuses {
-			rr.Statuses = append(rr.Statuses, StatusCount{Status: s.status, Count: s.n})
-		}
-		res.Routes = append(res.Routes, rr)
-	}
-	for i := range r.p.comps {
-		res.Components = append(res.Components, r.componentResult(i, now))
-	}
-	res.SLOs = evaluateSLOs(r.p.slos, res, r.worstWindow)
-	if r.series != nil {
-		res.Series = r.series.finish(now)
-	}
-	if r.recovery != nil {
-		res.Recovery = r.recoveryResult()
-	}
-	return res
-}
-
 func (r *run) componentResult(i int, now sim.Time) ComponentResult {
 	cp := &r.p.comps[i]
 	c := &r.comps[i]
