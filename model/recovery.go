@@ -152,31 +152,6 @@ func (c *compiler) spike() (from, after sim.Time, ok bool) {
 	return from, after, after >= 0
 }
 
-// RecoveryResult is the verdict on recovery after the spike.
-type RecoveryResult struct {
-	From      float64 `json:"from_s"`
-	After     float64 `json:"after_s"`
-	Window    float64 `json:"window_s"`
-	Margin    float64 `json:"margin"`
-	Recovered bool    `json:"recovered"`
-	// At is the start of the first window back within the margin, and
-	// Seconds its time after the spike ended; null when not recovered.
-	At      Num `json:"at_s"`
-	Seconds Num `json:"seconds_after_spike"`
-	// Above is what was still above the margin in the last window, worst
-	// first, when the run did not recover.
-	Above []RecoveryLevel `json:"above,omitempty"`
-}
-
-// RecoveryLevel is one measure against its pre-spike level.
-type RecoveryLevel struct {
-	Component string  `json:"component,omitempty"`
-	Journey   string  `json:"journey,omitempty"`
-	Measure   string  `json:"measure"` // mean_queue, mean_open (connections) or p95
-	Before    float64 `json:"before"`
-	Value     Num     `json:"value"`
-}
-
 // String is the verdict as one line.
 func (v *RecoveryResult) String() string {
 	spike := fmt.Sprintf("the spike ended at %s", sim.Seconds(v.After))
