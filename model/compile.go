@@ -344,3 +344,22 @@ const (
 
 // deadlineModes are the values of a route's on_deadline, by mode.
 var deadlineModes = [...]string{deadlineCut: "cut", deadlineCheck: "check", deadlineIgnore: "ignore"}
+
+// The compiled form of a component: what every kind shares, and the
+// kind's own compiled part.
+type compProg struct {
+	name string
+	// seedName is the name the component's random streams are derived
+	// from: its own, or for a replica's copy name[i] (copy 0 keeps the
+	// component's name, so a scenario's draws do not move when it is put
+	// behind a balancer of one replica).
+	seedName    string
+	kind        *kindDef
+	prog        kindProg
+	status      int32
+	waitTimeout int32 // distribution of the longest wait, or -1
+	// behind is the balancer this component is copied behind, or -1;
+	// copies are the program indices of its copies, one per replica.
+	behind int32
+	copies []int32
+}

@@ -28,20 +28,6 @@ import (
 // p95 at most its pre-spike p95 times 1 + margin. It has recovered at the
 // start of the first window it is back in.
 
-// RecoverySpec is the scenario's recovery: key. From and After default to
-// the rise to and the end of the highest stage target of the journeys
-// with stages.
-type RecoverySpec struct {
-	From   *Duration `yaml:"from" bound:"(0,time]"`   // the spike starts: the pre-spike level is measured before it
-	After  *Duration `yaml:"after" bound:"(0,time]"`  // the spike ends: recovery is measured from here
-	Margin *Share    `yaml:"margin" bound:"[0,inf)"`  // how far above the pre-spike level is still back; default 10%
-	Window *Duration `yaml:"window" bound:"(0,time]"` // measuring window; default 10s
-	// Baseline is how long before From the pre-spike level is measured
-	// over; default all of it from the warm-up on. A level that takes a
-	// while to settle at the start (connections opening) wants it.
-	Baseline *Duration `yaml:"baseline" bound:"(0,time]"`
-}
-
 // Share is a fraction written as a percentage (10%) or a number (0.1).
 type Share struct {
 	V    float64
