@@ -6,7 +6,6 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"strings"
 
 	"capsim/sim"
 )
@@ -27,25 +26,6 @@ import (
 // pre-spike queue is not missed at any wait at all) and every journey's
 // p95 at most its pre-spike p95 times 1 + margin. It has recovered at the
 // start of the first window it is back in.
-
-// Share is a fraction written as a percentage (10%) or a number (0.1).
-type Share struct {
-	V    float64
-	Text string
-}
-
-func (s *Share) parseScalar(text string) error {
-	t := strings.TrimSpace(text)
-	v, err := strconv.ParseFloat(strings.TrimSuffix(t, "%"), 64)
-	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
-		return fmt.Errorf("expected a share >= 0 such as 10%% or 0.1, got %q", text)
-	}
-	if strings.HasSuffix(t, "%") {
-		v /= 100
-	}
-	*s = Share{V: v, Text: t}
-	return nil
-}
 
 const defaultRecoveryWindow = 10 * sim.Second
 
