@@ -1,73 +1,10 @@
 package model
 
-import (
-	"fmt"
-	"reflect"
-
-	"go.yaml.in/yaml/v3"
-)
-
 // Journey attributes are numbers that steps refer to by name: a count
 // (repeat: photos), a weight, a lock's key, or a factor of a work time
 // (work: 300ms, per: photos). An attribute is fixed for its journey type,
 // or drawn once per journey from a weighted choice, so that trips of 30
 // and of 150 photos mix in one stream of arrivals.
-
-// Attribute is one attribute: a number, or {choose: [{weight, value}]}.
-type Attribute struct {
-	Value  float64
-	Choose []AttrChoice
-}
-
-// AttrChoice is one possible value of a drawn attribute.
-type AttrChoice struct {
-	Weight float64 `yaml:"weight"`
-	Value  float64 `yaml:"value"`
-}
-
-func (a *Attribute) decodeNode(d *decoder, n *yaml.Node, path string) {
-	if n.Kind == yaml.MappingNode {
-		var spec struct {
-			Choose []AttrChoice `yaml:"choose"`
-		}
-		d.decode(n, reflect.ValueOf(&spec).Elem(), path)
-		if len(spec.Choose) == 0 {
-			d.fail(n, path, "a drawn attribute needs choose: [{weight, value}, ...] with at least one choice")
-			return
-		}
-		total := 0.0
-		for i, c := range spec.Choose {
-			if !(c.Weight >= 0) {
-				d.fail(n, fmt.Sprintf("%s.choose[%d].weight", path, i), "a weight must be >= 0, got %g", c.Weight)
-			}
-			total += c.Weight
-		}
-		if total <= 0 {
-			d.fail(n, path+".choose", "the weights must not all be 0")
-		}
-		a.Choose = spec.Choose
-		return
-	}
-	d.decode(n, reflect.ValueOf(&a.Value).Elem(), path)
-}
-
-// attrDraw draws attribute attr of a journey from its choices.
-type attrDraw struct {
-	attr    int32
-	weights []float64 // cumulative, ending at the total
-	values  []float64
-	stream  int32
-}
-
-// values lists what attribute a may take in journey type j.
-func (j *journeyProg) values(a int32) []float64 {
-	for _, d := range j.draws {
-		if d.attr == a {
-			return d.values
-		}
-	}
-	return []float64{j.attrs[a]}
-}
 
 // drawAttrs fills own with the attributes of a new journey of type j: the
 // type's table with each draw made.

@@ -2,14 +2,320 @@ package model
 
 import (
 	"fmt"
+	"io/fs"
 	"maps"
+	"math"
+	"path"
 	"slices"
+	"strconv"
 	"strings"
 
 	"capsim/sim"
 
 	"go.yaml.in/yaml/v3"
 )
+
+// Compile checks the scenario's cross-references and builds its program.
+func (l *Loaded) Compile() (*Compiled, error) {
+	c := &compiler{l: l, sc: l.Scenario, p: &program{sc: l.Scenario, design: l.Design},
+		compIdx: map[string]int32{}, routeIdx: map[string]int32{}, nameIdx: map[string]int32{},
+		attrIdx: map[string]int32{}, distIdx: map[string]int32{}}
+	c.compile()
+	c.checkSince()
+	if len(c.errs) > 0 {
+		return nil, c.errs.sorted()
+	}
+	return &Compiled{prog: c.p, Name: l.Scenario.Name, Design: l.Design}, nil
+}
+
+func (c *compiler) compile() {
+	sc := c.sc
+	c.p.sites = []string{""}
+	c.siteNodes = []*yaml.Node{nil}
+	if sc.Name == "" {
+		c.fail(nil, "name", "name is required")
+	}
+	if !sc.Duration.Set || sc.Duration.T <= 0 {
+		c.fail(nil, "duration", "duration is required and must be > 0 (e.g. duration: 1h)")
+	}
+	c.p.duration = sc.Duration.T
+	c.p.drain = sim.Never
+	if sc.Drain.Set {
+		c.p.drain = sc.Drain.T
+	}
+	c.p.warmup = sc.Warmup.T
+	if sc.Warmup.T >= sc.Duration.T && sc.Duration.Set {
+		c.fail(nil, "warmup", "warmup (%s) must be shorter than duration (%s)", sc.Warmup.T, sc.Duration.T)
+	}
+	switch sc.Arrivals {
+	case "", "poisson", "even":
+	default:
+		c.fail(nil, "arrivals", "arrivals must be even or poisson, got %q", sc.Arrivals)
+	}
+	c.limits()
+	for _, it := range sc.Distributions.Items {
+		c.distribution(it)
+	}
+	for _, it := range sc.Components.Items {
+		c.component(it.Name, &it.Value, it.node)
+	}
+	c.replicate()
+	for i, it := range sc.Routes.Items {
+		c.routeIdx[it.Name] = int32(i)
+		c.p.routes = append(c.p.routes, routeProg{name: it.Name, body: -1, onFailure: -1, cancellable: it.Value.Cancellable,
+			onDeadline: c.deadlineMode(it.Name, &it.Value)})
+		c.p.routeLabel = append(c.p.routeLabel, c.name(it.Name))
+	}
+	// Routes compile on first call so that recursion is caught on the path
+	// that makes it; unreachable routes are compiled afterwards all the same.
+	for i := range sc.Routes.Items {
+		c.routeBody(int32(i), sc.Routes.Items[i].node)
+	}
+	if len(sc.Journeys.Items) == 0 {
+		c.fail(nil, "journeys", "at least one journey is required")
+	}
+	for _, it := range sc.Journeys.Items {
+		c.journey(it.Name, &it.Value, it.node)
+	}
+	c.finishAttrs()
+	c.checkPicks()
+	c.slos()
+	c.recovery()
+}
+
+func (c *compiler) routeBody(r int32, key *yaml.Node) int32 {
+	rp := &c.p.routes[r]
+	if rp.body >= 0 {
+		return rp.body
+	}
+	if c.visiting == nil {
+		c.visiting = map[int32]bool{}
+	}
+	if c.visiting[r] {
+		return -2
+	}
+	c.visiting[r] = true
+	c.callPath = append(c.callPath, r)
+	defer func() {
+		delete(c.visiting, r)
+		c.callPath = c.callPath[:len(c.callPath)-1]
+	}()
+	rt := &c.sc.Routes.Items[r].Value
+	p := "routes." + rp.name
+	if len(rt.Steps) == 0 {
+		c.fail(key, p+".steps", "a route needs at least one step")
+	}
+	body := c.block(rt.Steps, p+".steps", r)
+	c.p.routes[r].body = body
+	c.onFailure(r, rt)
+	return body
+}
+
+func (c *compiler) journey(name string, js *Journey, key *yaml.Node) {
+	p := "journeys." + name
+	jp := journeyProg{name: name, think: -1, even: c.sc.Arrivals == "even"}
+	switch {
+	case js.Rate != nil && js.Clients != nil:
+		c.fail(key, p, "give rate (open workload) or clients (closed workload), not both")
+	case js.Clients != nil:
+		// A ramp may start from no clients; a fixed population may not.
+		if *js.Clients < 1 && js.Stages == nil {
+			c.failKey(js.Node, "clients", p+".clients", "clients must be >= 1, got %d (or give stages: to ramp the clients from it)", *js.Clients)
+		}
+		jp.clients, jp.closed = *js.Clients, true
+	case js.Rate != nil || js.Stages != nil:
+		if js.Rate != nil {
+			jp.rate = js.Rate.PerSecond
+		}
+	default:
+		c.fail(key, p, "a journey needs rate (e.g. rate: 4/h) or clients (e.g. clients: 100)")
+	}
+	if js.Think != nil {
+		jp.think = c.dist(js.Think, key, p+".think")
+	}
+	jp.unscaled = js.Scaled != nil && !*js.Scaled
+	switch js.Arrivals {
+	case "":
+	case "even":
+		jp.even = true
+	case "poisson":
+		jp.even = false
+	default:
+		c.fail(key, p+".arrivals", "arrivals must be even or poisson, got %q", js.Arrivals)
+	}
+	if js.Start != nil {
+		jp.start = js.Start.T
+	}
+	if js.Priority != nil {
+		if *js.Priority < 0 || *js.Priority > maxPriority {
+			c.fail(key, p+".priority", "priority must be between 0 and %d, got %d", maxPriority, *js.Priority)
+		}
+		jp.priority = *js.Priority
+		c.p.priorities = true
+	}
+	if js.Stages != nil {
+		c.compileProfile(&jp, js, key, p)
+	} else if js.RepeatEvery != nil {
+		c.failKey(js.Node, "repeat_every", p+".repeat_every", "repeat_every repeats the journey's stages, and it has none")
+	}
+	if js.Wave != nil {
+		c.compileWave(&jp, js, p)
+	}
+	jp.stop = c.p.duration
+	if js.Stop != nil {
+		if js.Stop.T <= jp.start || js.Stop.T > c.p.duration {
+			c.fail(key, p+".stop", "stop must be after start (%s) and at most the duration (%s), got %s", jp.start, c.p.duration, js.Stop.T)
+		}
+		jp.stop = min(jp.stop, js.Stop.T)
+	}
+	if js.Count != nil {
+		if *js.Count < 1 {
+			c.fail(key, p+".count", "count must be >= 1, got %d", *js.Count)
+		}
+		jp.count = int64(*js.Count)
+	}
+	if js.Users != nil {
+		if *js.Users < 1 {
+			c.fail(key, p+".users", "users must be >= 1, got %d", *js.Users)
+		}
+		jp.users = int64(*js.Users)
+	}
+	if len(js.Steps) == 0 {
+		c.fail(key, p+".steps", "a journey needs at least one step")
+	}
+	jp.body = c.block(js.Steps, p+".steps", -1)
+	// Attributes are looked up by index at run time; every attribute any
+	// step names gets a slot, NaN where this journey does not set it.
+	for _, it := range js.Attributes.Items {
+		c.attr(it.Name)
+	}
+	c.p.journeys = append(c.p.journeys, jp)
+}
+
+// finishAttrs sizes every journey's attribute table once all names are known
+// and checks that each attribute a journey's steps need is set.
+func (c *compiler) finishAttrs() {
+	for ji := range c.p.journeys {
+		j := &c.p.journeys[ji]
+		js, _ := c.sc.Journeys.Get(j.name)
+		j.attrs = make([]float64, len(c.p.attrs))
+		for i := range j.attrs {
+			j.attrs[i] = math.NaN()
+		}
+		for _, it := range js.Attributes.Items {
+			a := c.attrIdx[it.Name]
+			j.attrs[a] = it.Value.Value
+			if ch := it.Value.Choose; ch != nil {
+				d := attrDraw{attr: a, stream: c.stream("attribute/" + j.name + "." + it.Name)}
+				total := 0.0
+				for _, x := range ch {
+					total += x.Weight
+					d.weights = append(d.weights, total)
+					d.values = append(d.values, x.Value)
+				}
+				j.attrs[a] = ch[0].Value
+				j.draws = append(j.draws, d)
+			}
+		}
+		seen := map[int32]bool{}
+		c.needs(j, j.body, seen)
+	}
+}
+
+// needs walks every block reachable from b and checks the attributes used.
+// attrNode locates attribute attr of journey jname (or the journey itself
+// when attr is "" or not set there), for error positions.
+func (c *compiler) attrNode(jname, attr string) *yaml.Node {
+	for _, it := range c.sc.Journeys.Items {
+		if it.Name != jname {
+			continue
+		}
+		for _, a := range it.Value.Attributes.Items {
+			if a.Name == attr {
+				return a.node
+			}
+		}
+		return it.node
+	}
+	return nil
+}
+
+func (c *compiler) needs(j *journeyProg, b int32, seen map[int32]bool) {
+	if b < 0 || seen[b] {
+		return
+	}
+	seen[b] = true
+	check := func(a int32, what string) bool {
+		if a >= 0 && math.IsNaN(j.attrs[a]) {
+			c.fail(c.attrNode(j.name, ""), "journeys."+j.name+".attributes", "%s uses attribute %q, which journey %s does not set", what, c.p.attrs[a], j.name)
+			j.attrs[a] = 0 // report once
+			return false
+		}
+		return a >= 0
+	}
+	// An attribute used as a count must be a whole number, at least min,
+	// whatever value a draw gives it.
+	countAt := func(a int32, what string, min float64) {
+		if !check(a, what) {
+			return
+		}
+		for _, v := range j.values(a) {
+			if v < min || v != math.Trunc(v) || v > math.MaxInt32 {
+				c.fail(c.attrNode(j.name, c.p.attrs[a]), "journeys."+j.name+".attributes."+c.p.attrs[a], "%s uses %s as a count: it must be a whole number between %g and %d, got %g", what, c.p.attrs[a], min, MaxCount, v)
+				j.attrs[a] = min // report once
+				return
+			}
+		}
+	}
+	for i := range c.p.blocks[b].ops {
+		o := &c.p.blocks[b].ops[i]
+		where := "a step"
+		if r := c.p.blocks[b].route; r >= 0 {
+			where = "route " + c.p.routes[r].name
+		}
+		if o.code == opRepeat || o.code == opFanout {
+			countAt(o.count.attr, where, 0)
+		}
+		if o.code == opFanout {
+			countAt(o.limit.attr, where, 1)
+		}
+		if o.code == opAcquire {
+			check(o.keyAttr, where)
+		}
+		if a := o.per - 1; check(a, where) {
+			for _, v := range j.values(a) {
+				if !(v >= 0) || math.IsInf(v, 0) {
+					c.fail(c.attrNode(j.name, c.p.attrs[a]), "journeys."+j.name+".attributes."+c.p.attrs[a], "%s uses %s as a factor of a time: it must be a finite number >= 0, got %g", where, c.p.attrs[a], v)
+					break
+				}
+			}
+		}
+		most := 0.0 // the largest total weight the journey's values allow
+		for _, br := range o.branches {
+			if check(br.weight.attr, where) && !(j.attrs[br.weight.attr] >= 0) {
+				c.fail(c.attrNode(j.name, c.p.attrs[br.weight.attr]), "journeys."+j.name+".attributes."+c.p.attrs[br.weight.attr], "%s uses %s as a weight: it must be >= 0, got %g", where, c.p.attrs[br.weight.attr], j.attrs[br.weight.attr])
+			}
+			if br.weight.attr < 0 {
+				most += br.weight.v
+			} else {
+				most += max(0, slices.Max(j.values(br.weight.attr)))
+			}
+			c.needs(j, br.body, seen)
+		}
+		if o.code == opChoose && !(most > 0) && !negative(j, o) {
+			c.fail(c.attrNode(j.name, ""), "journeys."+j.name, "%s chooses among branches whose weights are all 0 for journey %s: nothing to choose", where, j.name)
+		}
+		switch o.code {
+		case opScope, opRepeat, opFanout:
+			c.needs(j, o.body, seen)
+		case opCall, opJob, opPoll, opPollWhile:
+			c.needs(j, c.p.routes[o.route].body, seen)
+		}
+		if o.code == opCall && o.pollBlk >= 0 {
+			c.needs(j, o.pollBlk, seen)
+		}
+	}
+}
 
 // block compiles a step list into a block and returns its index.
 func (c *compiler) block(steps []Step, p string, route int32) int32 {
@@ -295,12 +601,6 @@ func (c *compiler) slos() {
 	}
 }
 
-// sinceRef is a since: to check once every log: event is known.
-type sinceRef struct {
-	node       *yaml.Node
-	path, name string
-}
-
 // checkSince refuses a since: that names no log: event of the scenario:
 // a typo would otherwise time the event from the journey's start.
 func (c *compiler) checkSince() {
@@ -310,4 +610,145 @@ func (c *compiler) checkSince() {
 			c.fail(ref.node, ref.path, "since: %q is no log: event of the scenario (log events: %s)", ref.name, strings.Join(names, ", "))
 		}
 	}
+}
+
+func (c *compiler) limits() {
+	l := c.sc.Limits
+	c.p.limits = limitsProg{inFlight: DefaultMaxInFlight, queue: DefaultMaxQueue, events: DefaultMaxEvents, time: sim.Never,
+		instantOps: DefaultMaxStepsPerInstant}
+	if l.MaxStepsPerInstant != nil {
+		if *l.MaxStepsPerInstant < 1 {
+			c.fail(nil, "limits.max_steps_per_instant", "must be >= 1, got %d", *l.MaxStepsPerInstant)
+		}
+		c.p.limits.instantOps = *l.MaxStepsPerInstant
+	}
+	if l.MaxInFlight != nil {
+		if *l.MaxInFlight < 1 {
+			c.fail(nil, "limits.max_in_flight", "must be >= 1, got %d", *l.MaxInFlight)
+		}
+		c.p.limits.inFlight = *l.MaxInFlight
+	}
+	if l.MaxQueue != nil {
+		if *l.MaxQueue < 1 {
+			c.fail(nil, "limits.max_queue", "must be >= 1, got %d", *l.MaxQueue)
+		}
+		c.p.limits.queue = *l.MaxQueue
+	}
+	if l.MaxEvents != nil {
+		if *l.MaxEvents < 1 {
+			c.fail(nil, "limits.max_events", "must be >= 1, got %d", *l.MaxEvents)
+		}
+		c.p.limits.events = uint64(*l.MaxEvents)
+	}
+	if l.MaxTime != nil && l.MaxTime.Set {
+		c.p.limits.time = l.MaxTime.T
+	}
+}
+
+func (c *compiler) distribution(it NamedItem[DistEntry]) {
+	ref := it.Value.Dist
+	if ref.Ref != "" {
+		c.fail(it.node, "distributions."+it.Name, "a named distribution must be a literal, not a reference to %q", ref.Ref)
+		return
+	}
+	c.distIdx[it.Name] = int32(len(c.p.dists))
+	d, ok := c.resolveFile(ref, it.node, "distributions."+it.Name)
+	if !ok {
+		d = sim.Constant(0)
+	}
+	c.p.dists = append(c.p.dists, d)
+	c.p.distName = append(c.p.distName, "dist/"+it.Name)
+}
+
+// resolveFile loads empirical(file=...) values, one number of seconds per
+// line (or the first column of a CSV; a non-numeric header is skipped).
+func (c *compiler) resolveFile(ref DistRef, n *yaml.Node, p string) (sim.Dist, bool) {
+	if ref.File == "" {
+		return ref.Dist, true
+	}
+	name := path.Join(path.Dir(c.l.File), ref.File)
+	data, err := fs.ReadFile(c.l.fsys, name)
+	if err != nil {
+		c.fail(n, p, "empirical: cannot read %s: %s", ref.File, fsErrorText(err))
+		return sim.Dist{}, false
+	}
+	var vals []float64
+	for i, line := range strings.Split(string(data), "\n") {
+		field := strings.TrimSpace(strings.Split(line, ",")[0])
+		if field == "" {
+			continue
+		}
+		v, err := strconv.ParseFloat(field, 64)
+		if err != nil {
+			if i == 0 {
+				continue // header
+			}
+			c.fail(n, p, "empirical: %s:%d: expected a number of seconds, got %q", ref.File, i+1, field)
+			return sim.Dist{}, false
+		}
+		if !(v >= 0) || math.IsInf(v, 0) {
+			c.fail(n, p, "empirical: %s:%d: a duration must be a finite number of seconds >= 0, got %s", ref.File, i+1, field)
+			return sim.Dist{}, false
+		}
+		if v > MaxDuration.Seconds() {
+			c.fail(n, p, "empirical: %s:%d: %s seconds is more than %s, the longest time capsim simulates", ref.File, i+1, field, maxDurationText)
+			return sim.Dist{}, false
+		}
+		vals = append(vals, v)
+	}
+	if len(vals) == 0 {
+		c.fail(n, p, "empirical: %s has no values", ref.File)
+		return sim.Dist{}, false
+	}
+	d, err := sim.Empirical(vals)
+	if err != nil {
+		c.fail(n, p, "%v", err)
+		return sim.Dist{}, false
+	}
+	return d, true
+}
+
+// dist registers a distribution use site and returns its index.
+func (c *compiler) dist(ref *DistRef, n *yaml.Node, p string) int32 {
+	if ref.Ref != "" {
+		i, ok := c.distIdx[ref.Ref]
+		if ok {
+			return i
+		}
+		c.fail(n, p, "unknown distribution %q (define it under distributions: or include a calibration file)", ref.Ref)
+		// Compilation goes on to report every problem: stand in a valid
+		// index, so that whoever reads it back does not fault.
+		ref = &DistRef{Dist: sim.Constant(0)}
+	}
+	d, ok := c.resolveFile(*ref, n, p)
+	if !ok {
+		d = sim.Constant(0)
+	}
+	c.p.dists = append(c.p.dists, d)
+	c.p.distName = append(c.p.distName, "dist/"+p)
+	return int32(len(c.p.dists) - 1)
+}
+
+// negative says whether a branch of choose o has a negative weight for
+// journey j, which is reported on its own.
+func negative(j *journeyProg, o *op) bool {
+	for _, br := range o.branches {
+		if br.weight.attr >= 0 && slices.Min(j.values(br.weight.attr)) < 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// onFailure compiles route r's on_failure block.
+func (c *compiler) onFailure(r int32, rt *Route) {
+	if rt.OnFailure == nil {
+		return
+	}
+	p := "routes." + c.p.routes[r].name + ".on_failure"
+	if len(rt.OnFailure) == 0 {
+		c.failKey(rt.Node, "on_failure", p, "on_failure needs at least one step (or leave it out)")
+		return
+	}
+	c.p.routes[r].onFailure = c.block(rt.OnFailure, p, r)
 }

@@ -42,11 +42,22 @@
 //
 // cmd/capsim/layers_test.go checks these rules on the source.
 //
-// Inside model the files lean the same way where they can: the ground floor
-// is vocabulary (errors.go, text.go, suggest.go, bounds.go, files.go, the yaml
-// lookups of decode.go, values.go, dist.go); the language (schema, load,
-// overlays, params, override, scale) sits on it; the compiler and the
-// execution (compile, exec, waits, calls, kind_*) above; runs, results,
-// measures and analyses on top. Methods of run and compiler spread over the
-// files of each feature still tie some floors in a loop.
+// Inside model the files lean the same way: data below, behaviour above.
+// The ground is vocabulary (errors.go, text.go, suggest.go, bounds.go,
+// files.go, sources.go, decode.go, values.go, dist.go); on it stands the
+// state everything shares: compile.go's program with every feature's
+// compiled form, run.go's run, procs and the interfaces a component's
+// runtime offers, kind.go's registry and stats.go's tallies. The language
+// (schema.go, with the YAML forms of attributes, waves, stages and the
+// recovery verdict) and the results (result.go, every result type) come
+// next; then loading (load.go, and above it the overlays, params and
+// document.go's Parse and Load) beside each feature's file (profile, wave,
+// attributes, deadline, recovery, trace, series, observe, slo, the
+// kind_*.go) with its compile and run methods; on top, the behaviour that
+// ties features together: the compiler's passes (compile_steps.go,
+// verbs.go), the interpreter (exec.go, waits.go, guards.go, calls.go) and
+// a run's life (lifecycle.go). What still runs back up: the registry
+// names each kind, the run names each feature's record (tracer, recovery,
+// a proc's wait state), and the wait table hands each state's end to the
+// interpreter's handlers.
 package model

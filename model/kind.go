@@ -17,7 +17,9 @@ import (
 // spec, and the runtime that reacts to the interpreter's acquire, release
 // and abandon. This file holds what every kind shares: the registry (the
 // only list of kinds), the decoding of a component mapping, and the
-// interfaces the interpreter, the results and the time series talk to.
+// interfaces of a kind's spec and compiled form. The interfaces a kind's
+// runtime offers the interpreter, the results and the time series
+// (component and its kin) are run.go's, beside the run that holds them.
 //
 // Adding a kind means sim/<kind>.go for the primitive, model/kind_<kind>.go
 // for the spec, compile step and runtime, one line in kinds, docs and tests.
@@ -129,80 +131,11 @@ type kindProg interface {
 	newRuntime(r *run, ci int32, cp *compProg, st *sim.Streams) component
 }
 
-// component is a kind's state in one run: a small state machine the
-// interpreter drives.
-type component interface {
-	// acquire takes the component for p at op o; see acquired.
-	acquire(r *run, p *proc, o *op, c *compRT) (out acquired, key int64)
-	// release gives back a hold; failed says its frame ended by a failure.
-	release(r *run, p *proc, h held, failed bool)
-	// abandon withdraws p, which waits here, or runs work here, and has
-	// given up.
-	abandon(now sim.Time, p *proc)
-	// waiting counts the requests waiting here now, for the queue guard.
-	waiting() int
-	resetStats(now sim.Time)
-	// result fills the kind's part of cr: capacity, busy, queue, waits.
-	result(r *run, cr *ComponentResult, now sim.Time)
-	// signals names the time series the component samples (suffixes of
-	// its name), and sample records their current values in that order.
-	signals() []string
-	sample(put func(float64))
-}
-
-// acquired is what an acquire did with the caller.
-type acquired uint8
-
-const (
-	acqGranted  acquired = iota // p holds it (with the key returned) until its frame ends
-	acqPassed                   // p goes on, holding nothing
-	acqQueued                   // p waits in line; the component grants it later
-	acqRejected                 // refused at once: p fails with the component's status
-	acqParked                   // the component made p sleep or failed it itself
-)
-
-// capacityUser is a component with a capacity, whose busy share a
-// balancer can read as a replica's load.
-type capacityUser interface {
-	busy() *sim.TimeWeighted // time-weighted busy servers, instances or cores
-	busyNow() float64
-	capacity() float64
-}
-
 // keyedProg is a compiled kind whose uses take a key, with the attribute
 // that names it when a step does not ("" for the journey's user).
 type keyedProg interface {
 	keyAttr() string
 }
-
-// signalled is a component that listens to overload signals (an adaptive
-// bucket): the outcomes of calls marked signal:, and its own late refusals.
-type signalled interface {
-	// signal reports a call's outcome with status; 0 is an overload the
-	// component saw itself.
-	signal(now sim.Time, status int32)
-}
-
-// linker is a component that reads other components of the same run (a
-// balancer reading its replicas' load); link runs once all are built.
-type linker interface {
-	link(r *run, ci int32)
-}
-
-// lingering is a component that keeps something after the work that
-// made it is done (connections left open, idle, for their keep-alive): a
-// recovery verdict waits for that to come back down too, not only for the
-// queue to drain.
-type lingering interface {
-	// lingers is how many it keeps now (the verdict's mean_open).
-	lingers() int
-}
-
-// noWaits is embedded by kinds where nobody waits in line.
-type noWaits struct{}
-
-func (noWaits) abandon(sim.Time, *proc) {}
-func (noWaits) waiting() int            { return 0 }
 
 // Component is one part that holds or limits work: the keys every kind
 // shares, and the kind's own keys in Spec.
@@ -325,35 +258,6 @@ func (cs *Component) decodeNode(d *decoder, n *yaml.Node, path string) {
 			d.fail(k, p, "%s", unknownKey(k.Value, known))
 		}
 	}
-}
-
-// The compiled form of a component: what every kind shares, and the
-// kind's own compiled part.
-type compProg struct {
-	name string
-	// seedName is the name the component's random streams are derived
-	// from: its own, or for a replica's copy name[i] (copy 0 keeps the
-	// component's name, so a scenario's draws do not move when it is put
-	// behind a balancer of one replica).
-	seedName    string
-	kind        *kindDef
-	prog        kindProg
-	status      int32
-	waitTimeout int32 // distribution of the longest wait, or -1
-	// behind is the balancer this component is copied behind, or -1;
-	// copies are the program indices of its copies, one per replica.
-	behind int32
-	copies []int32
-}
-
-// compRT is a component's state in one run: its kind's runtime and the
-// counts every kind keeps.
-type compRT struct {
-	rt       component
-	leaked   int64 // holds never released (leak_on_failure)
-	offered  int64
-	rejected int64
-	timedOut int64
 }
 
 // component compiles one entry of components:.

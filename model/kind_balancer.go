@@ -291,13 +291,6 @@ func (r *run) replicaComp(p *proc, ci int32) int32 {
 	return -1
 }
 
-// pick is a balancer's choice made for a request, inherited by everything
-// the request calls.
-type pick struct {
-	bal     int32
-	replica int32
-}
-
 func (x *balancerProg) newRuntime(_ *run, _ int32, _ *compProg, _ *sim.Streams) component {
 	return &balancerRT{prog: x, sessions: make([]sim.TimeWeighted, x.replicas), overloaded: make([]int64, x.replicas)}
 }
@@ -425,41 +418,6 @@ func (b *balancerRT) resetStats(now sim.Time) {
 		b.overloaded[i] = 0
 	}
 	b.picks, b.sessPicks, b.sessOver = 0, 0, 0
-}
-
-// BalancerResult is what a balancer saw: per replica, the picks it made,
-// the sessions held and the load reported.
-type BalancerResult struct {
-	Policy   string `json:"policy"`
-	Picks    int64  `json:"picks"`
-	Sessions int64  `json:"session_picks"`
-	// Overloaded counts picks sent to a replica whose load component had no
-	// free capacity at that moment; OverloadedRate is their share.
-	Overloaded     int64 `json:"overloaded_picks"`
-	OverloadedRate Num   `json:"overloaded_rate"`
-	// SessionOverloaded counts the session picks among them (a session
-	// assigned to a replica with no free capacity); SessionOverloadedRate
-	// is their share of the session picks.
-	SessionOverloaded     int64 `json:"session_overloaded_picks"`
-	SessionOverloadedRate Num   `json:"session_overloaded_rate"`
-	// SessionImbalance is the largest replica's time-average of sessions
-	// held over the mean of all replicas' (1 = perfectly even).
-	SessionImbalance Num `json:"session_imbalance"`
-	// Fallback counts picks made by least_request because the last report
-	// was older than the ttl.
-	Fallback int64           `json:"fallback_picks"`
-	Replicas []ReplicaResult `json:"replicas"`
-}
-
-// ReplicaResult is one replica behind a balancer.
-type ReplicaResult struct {
-	Picks        int64 `json:"picks"`
-	MeanSessions Num   `json:"mean_sessions"`
-	PeakSessions int64 `json:"peak_sessions"`
-	// Counter is the replica's own session counter at the end, which a
-	// buggy decrement makes drift from the sessions it really holds.
-	Counter    float64 `json:"session_counter"`
-	Overloaded int64   `json:"overloaded_picks"`
 }
 
 func (b *balancerRT) result(_ *run, cr *ComponentResult, now sim.Time) {

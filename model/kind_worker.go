@@ -73,14 +73,6 @@ type AutoscaleSpec struct {
 	MaxStep         *int      `yaml:"max_step" bound:"[1,count]" hint:"instances added per period at most"` // instances added per period at most
 }
 
-// AutoscaleResult is what an autoscaled worker's rule did.
-type AutoscaleResult struct {
-	ScaleUps    int64   `json:"scale_ups"`   // syncs that raised the count
-	ScaleDowns  int64   `json:"scale_downs"` // syncs that lowered it
-	MeanRunning Num     `json:"mean_running"`
-	PeakRunning float64 `json:"peak_running"`
-}
-
 type workerProg struct {
 	cfg       sim.WorkerConfig
 	discard   bool

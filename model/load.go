@@ -58,28 +58,6 @@ type Loaded struct {
 	overlaid *overlaid
 }
 
-// Load reads the scenario at name from fsys, overlays the design and the
-// overrides, and decodes it strictly: Parse, then Document.Load. Every
-// problem is reported with file:line:column; the error is an ErrorList
-// when there are several.
-func Load(fsys fs.FS, name string, opts LoadOptions) (*Loaded, error) {
-	d, err := Parse(fsys, name, ParseOptions{DisplayName: opts.DisplayName})
-	if err != nil {
-		return nil, err
-	}
-	return d.Load(opts)
-}
-
-// LoadBytes is Load for a scenario already in memory; includes and
-// empirical files are still read from fsys relative to name.
-func LoadBytes(fsys fs.FS, name string, data []byte, opts LoadOptions) (*Loaded, error) {
-	d, err := ParseBytes(fsys, name, data, ParseOptions{DisplayName: opts.DisplayName})
-	if err != nil {
-		return nil, err
-	}
-	return d.Load(opts)
-}
-
 func fsErrorText(err error) string {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {

@@ -3,8 +3,6 @@ package model
 import (
 	"fmt"
 	"math"
-	"strconv"
-	"strings"
 
 	"capsim/sim"
 
@@ -30,54 +28,6 @@ import (
 // journey's start: each period starts again from the base (rate or
 // clients), runs the stages, and holds the last target to the period's
 // end. Arrivals still invert the cumulative rate, now across periods.
-
-// Stage is one step of a load profile.
-type Stage struct {
-	Target   StageTarget `yaml:"target" bound:"[0,rate]" zero:"arrivals stop"`                      // at the stage's end, at multiplier 1
-	Duration Duration    `yaml:"duration" bound:"[0,time]" zero:"a step to the target, not a ramp"` // of the linear ramp to target; 0 = a step
-}
-
-// StageTarget is a stage's target: a rate (80/s) for an open workload, a
-// whole number of clients (50) for a closed one.
-type StageTarget struct {
-	Rate    Rate
-	Clients int
-	IsCount bool // written as a number of clients
-	Set     bool
-}
-
-func (t *StageTarget) parseScalar(s string) error {
-	if strings.Contains(s, "/") {
-		var r Rate
-		if err := r.parseScalar(s); err != nil {
-			return err
-		}
-		*t = StageTarget{Rate: r, Set: true}
-		return nil
-	}
-	n, err := strconv.Atoi(strings.TrimSpace(s))
-	if err != nil || n < 0 || n > MaxClients {
-		return fmt.Errorf("expected a rate such as 80/s (an open workload) or a whole number of clients from 0 to %d such as 50 (a closed workload), got %q", MaxClients, s)
-	}
-	*t = StageTarget{Clients: n, IsCount: true, Set: true}
-	return nil
-}
-
-// value is the target as the profile holds it: arrivals per second, or
-// clients.
-func (t StageTarget) value() float64 {
-	if t.IsCount {
-		return float64(t.Clients)
-	}
-	return t.Rate.PerSecond
-}
-
-// segment is a stretch of a profile where the value is linear in time,
-// from r0 at t0 to r1 at t1 (seconds from the run's start; per second, or
-// clients).
-type segment struct {
-	t0, t1, r0, r1 float64
-}
 
 // compileProfile turns a journey's stages into segments starting at start
 // from the journey's base (its rate, or its clients when closed); the last
@@ -285,20 +235,6 @@ func (r *run) firstArrival(ji int) (sim.Time, bool) {
 		return j.start, true
 	}
 	return r.profileNext(ji, j.start)
-}
-
-// clientRamp is a closed workload's population over time. Client c (from
-// 0) runs while c < want; when want falls, surplus clients stop as their
-// current journey ends (a thinking client stops at once, starting no
-// other), and when it rises again a surplus client still finishing its
-// journey goes on instead of a new one starting.
-type clientRamp struct {
-	ji    int
-	want  int
-	alive []bool // client c has a loop going: in a journey or thinking
-	// The next change: segment seg, crossing i of it (0 = its start).
-	seg, i int
-	offset float64 // the period the segments are in, with repeat_every
 }
 
 // level is a profile value as a client count at the run's multiplier,

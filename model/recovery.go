@@ -6,7 +6,6 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"strings"
 
 	"capsim/sim"
 )
@@ -27,46 +26,6 @@ import (
 // pre-spike queue is not missed at any wait at all) and every journey's
 // p95 at most its pre-spike p95 times 1 + margin. It has recovered at the
 // start of the first window it is back in.
-
-// RecoverySpec is the scenario's recovery: key. From and After default to
-// the rise to and the end of the highest stage target of the journeys
-// with stages.
-type RecoverySpec struct {
-	From   *Duration `yaml:"from" bound:"(0,time]"`   // the spike starts: the pre-spike level is measured before it
-	After  *Duration `yaml:"after" bound:"(0,time]"`  // the spike ends: recovery is measured from here
-	Margin *Share    `yaml:"margin" bound:"[0,inf)"`  // how far above the pre-spike level is still back; default 10%
-	Window *Duration `yaml:"window" bound:"(0,time]"` // measuring window; default 10s
-	// Baseline is how long before From the pre-spike level is measured
-	// over; default all of it from the warm-up on. A level that takes a
-	// while to settle at the start (connections opening) wants it.
-	Baseline *Duration `yaml:"baseline" bound:"(0,time]"`
-}
-
-// Share is a fraction written as a percentage (10%) or a number (0.1).
-type Share struct {
-	V    float64
-	Text string
-}
-
-func (s *Share) parseScalar(text string) error {
-	t := strings.TrimSpace(text)
-	v, err := strconv.ParseFloat(strings.TrimSuffix(t, "%"), 64)
-	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
-		return fmt.Errorf("expected a share >= 0 such as 10%% or 0.1, got %q", text)
-	}
-	if strings.HasSuffix(t, "%") {
-		v /= 100
-	}
-	*s = Share{V: v, Text: t}
-	return nil
-}
-
-type recoveryProg struct {
-	base                sim.Time // the pre-spike level is measured over [base, from)
-	from, after, window sim.Time
-	margin              float64
-	windows             int // whole windows from after to the end of the arrivals
-}
 
 const defaultRecoveryWindow = 10 * sim.Second
 
@@ -157,31 +116,6 @@ func (c *compiler) spike() (from, after sim.Time, ok bool) {
 		}
 	}
 	return from, after, after >= 0
-}
-
-// RecoveryResult is the verdict on recovery after the spike.
-type RecoveryResult struct {
-	From      float64 `json:"from_s"`
-	After     float64 `json:"after_s"`
-	Window    float64 `json:"window_s"`
-	Margin    float64 `json:"margin"`
-	Recovered bool    `json:"recovered"`
-	// At is the start of the first window back within the margin, and
-	// Seconds its time after the spike ended; null when not recovered.
-	At      Num `json:"at_s"`
-	Seconds Num `json:"seconds_after_spike"`
-	// Above is what was still above the margin in the last window, worst
-	// first, when the run did not recover.
-	Above []RecoveryLevel `json:"above,omitempty"`
-}
-
-// RecoveryLevel is one measure against its pre-spike level.
-type RecoveryLevel struct {
-	Component string  `json:"component,omitempty"`
-	Journey   string  `json:"journey,omitempty"`
-	Measure   string  `json:"measure"` // mean_queue, mean_open (connections) or p95
-	Before    float64 `json:"before"`
-	Value     Num     `json:"value"`
 }
 
 // String is the verdict as one line.

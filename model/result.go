@@ -254,58 +254,6 @@ func ratio(a, b int64) Num {
 	return Num(float64(a) / float64(b))
 }
 
-func (r *run) result(c *Compiled) *Result {
-	now := r.s.Now()
-	res := &Result{Scenario: c.Name, Design: c.Design, Multiplier: r.mult, Seed: r.opts.Seed,
-		SimTime: now.Seconds(), Events: r.s.Fired(), Broken: r.broken, Tolerated: r.st.tolerated}
-	if res.Design == "" {
-		res.Design = "base"
-	}
-	unfinished := make([]int64, len(r.p.journeys))
-	for _, jr := range r.jrecs {
-		if jr.active && jr.counted {
-			unfinished[jr.typ]++
-		}
-	}
-	for i := range r.p.journeys {
-		js := &r.st.journeys[i]
-		jres := JourneyResult{Name: r.p.journeys[i].name, Started: js.started, Succeeded: js.succeeded,
-			Failed: js.failed, Unfinished: unfinished[i], SuccessRate: ratio(js.succeeded, js.started),
-			Requests: js.requests, RequestFailures: js.requestFailures,
-			HTTPFailureRate: ratio(js.requestFailures, js.requests), Latency: latencyOf(&js.latency),
-			LatencyAll: latencyOf(js.allEnded())}
-		for _, s := range js.stages {
-			jres.Stages = append(jres.Stages, StageResult{Stage: s.stage, Component: s.component, Count: s.n})
-		}
-		if unfinished[i] > 0 {
-			jres.Stages = append(jres.Stages, StageResult{Stage: "unfinished", Count: unfinished[i]})
-		}
-		res.Journeys = append(res.Journeys, jres)
-	}
-	for i := range r.p.routes {
-		rs := &r.st.routes[i]
-		rr := RouteResult{Name: r.p.routes[i].name, Calls: rs.calls, Failures: rs.failures,
-			FailureRate: ratio(rs.failures, rs.calls), Latency: latencyOf(&rs.latency),
-			LatencyAll: latencyOf(&rs.client), Orphaned: rs.orphaned,
-			OrphanedSeconds: rs.orphanedTime}
-		for _, s := range rs.statuses {
-			rr.Statuses = append(rr.Statuses, StatusCount{Status: s.status, Count: s.n})
-		}
-		res.Routes = append(res.Routes, rr)
-	}
-	for i := range r.p.comps {
-		res.Components = append(res.Components, r.componentResult(i, now))
-	}
-	res.SLOs = evaluateSLOs(r.p.slos, res, r.worstWindow)
-	if r.series != nil {
-		res.Series = r.series.finish(now)
-	}
-	if r.recovery != nil {
-		res.Recovery = r.recoveryResult()
-	}
-	return res
-}
-
 func (r *run) componentResult(i int, now sim.Time) ComponentResult {
 	cp := &r.p.comps[i]
 	c := &r.comps[i]
@@ -340,4 +288,72 @@ func (j *JourneyResult) FailureRate() Num {
 // (Rejected + TimedOut) / Offered. It is NaN when nothing was offered.
 func (c *ComponentResult) RejectionRate() Num {
 	return ratio(c.Rejected+c.TimedOut, c.Offered)
+}
+
+// BalancerResult is what a balancer saw: per replica, the picks it made,
+// the sessions held and the load reported.
+type BalancerResult struct {
+	Policy   string `json:"policy"`
+	Picks    int64  `json:"picks"`
+	Sessions int64  `json:"session_picks"`
+	// Overloaded counts picks sent to a replica whose load component had no
+	// free capacity at that moment; OverloadedRate is their share.
+	Overloaded     int64 `json:"overloaded_picks"`
+	OverloadedRate Num   `json:"overloaded_rate"`
+	// SessionOverloaded counts the session picks among them (a session
+	// assigned to a replica with no free capacity); SessionOverloadedRate
+	// is their share of the session picks.
+	SessionOverloaded     int64 `json:"session_overloaded_picks"`
+	SessionOverloadedRate Num   `json:"session_overloaded_rate"`
+	// SessionImbalance is the largest replica's time-average of sessions
+	// held over the mean of all replicas' (1 = perfectly even).
+	SessionImbalance Num `json:"session_imbalance"`
+	// Fallback counts picks made by least_request because the last report
+	// was older than the ttl.
+	Fallback int64           `json:"fallback_picks"`
+	Replicas []ReplicaResult `json:"replicas"`
+}
+
+// ReplicaResult is one replica behind a balancer.
+type ReplicaResult struct {
+	Picks        int64 `json:"picks"`
+	MeanSessions Num   `json:"mean_sessions"`
+	PeakSessions int64 `json:"peak_sessions"`
+	// Counter is the replica's own session counter at the end, which a
+	// buggy decrement makes drift from the sessions it really holds.
+	Counter    float64 `json:"session_counter"`
+	Overloaded int64   `json:"overloaded_picks"`
+}
+
+// AutoscaleResult is what an autoscaled worker's rule did.
+type AutoscaleResult struct {
+	ScaleUps    int64   `json:"scale_ups"`   // syncs that raised the count
+	ScaleDowns  int64   `json:"scale_downs"` // syncs that lowered it
+	MeanRunning Num     `json:"mean_running"`
+	PeakRunning float64 `json:"peak_running"`
+}
+
+// RecoveryResult is the verdict on recovery after the spike.
+type RecoveryResult struct {
+	From      float64 `json:"from_s"`
+	After     float64 `json:"after_s"`
+	Window    float64 `json:"window_s"`
+	Margin    float64 `json:"margin"`
+	Recovered bool    `json:"recovered"`
+	// At is the start of the first window back within the margin, and
+	// Seconds its time after the spike ended; null when not recovered.
+	At      Num `json:"at_s"`
+	Seconds Num `json:"seconds_after_spike"`
+	// Above is what was still above the margin in the last window, worst
+	// first, when the run did not recover.
+	Above []RecoveryLevel `json:"above,omitempty"`
+}
+
+// RecoveryLevel is one measure against its pre-spike level.
+type RecoveryLevel struct {
+	Component string  `json:"component,omitempty"`
+	Journey   string  `json:"journey,omitempty"`
+	Measure   string  `json:"measure"` // mean_queue, mean_open (connections) or p95
+	Before    float64 `json:"before"`
+	Value     Num     `json:"value"`
 }

@@ -2,14 +2,9 @@ package model
 
 import (
 	"errors"
-	"fmt"
-	"maps"
-	"math"
 	"math/rand/v2"
-	"slices"
 
 	"capsim/sim"
-	"capsim/sim/human"
 )
 
 // RunOptions are the knobs of one run.
@@ -226,163 +221,6 @@ type run struct {
 	recovery *recoveryRec
 }
 
-// Run executes the program once. A run is a pure function of the compiled
-// scenario and the options.
-func (c *Compiled) Run(opts RunOptions) (*Result, error) {
-	if opts.Multiplier == 0 {
-		opts.Multiplier = 1
-	}
-	if opts.Multiplier < 0 || math.IsNaN(opts.Multiplier) || math.IsInf(opts.Multiplier, 0) {
-		return nil, fmt.Errorf("multiplier must be a finite number > 0, got %g", opts.Multiplier)
-	}
-	for _, name := range slices.Sorted(maps.Keys(opts.Arrivals)) {
-		times := opts.Arrivals[name]
-		if !slices.ContainsFunc(c.prog.journeys, func(j journeyProg) bool { return j.name == name }) {
-			return nil, fmt.Errorf("arrivals given for journey %q, which the scenario does not have", name)
-		}
-		if !slices.IsSorted(times) || len(times) > 0 && times[0] < 0 {
-			return nil, fmt.Errorf("arrivals of journey %s must be sorted times >= 0", name)
-		}
-	}
-	r := newRun(c.prog, opts)
-	r.execute()
-	if opts.Interrupted != nil && r.broken == nil && r.s.Stopped() && opts.Interrupted() {
-		return nil, ErrInterrupted
-	}
-	return r.result(c), nil
-}
-
-func newRun(p *program, opts RunOptions) *run {
-	r := &run{p: p, opts: opts, s: sim.New(), mult: opts.Multiplier}
-	r.s.MaxEvents = p.limits.events
-	r.s.Interrupted = opts.Interrupted
-	st := sim.NewStreams(opts.Seed)
-	for i := range p.dists {
-		r.distRng = append(r.distRng, st.Get(p.distName[i]))
-	}
-	for _, name := range p.streams {
-		r.streams = append(r.streams, st.Get(name))
-	}
-	for _, j := range p.journeys {
-		r.arrRng = append(r.arrRng, st.Get("arrivals/"+j.name))
-	}
-	r.kWake = r.s.Handle(r.onWake)
-	r.kTimeout = r.s.Handle(r.onTimeout)
-	r.kArrive = r.s.Handle(r.onArrive)
-	r.kWarm = r.s.Handle(r.onWarmup)
-	r.kEnd = r.s.Handle(r.onArrivalsEnd)
-	r.kSample = r.s.Handle(r.onSample)
-	r.kClient = r.s.Handle(r.onClientNext)
-	r.comps = make([]compRT, len(p.comps))
-	if opts.Trace != nil {
-		r.tr = newTracer(r)
-	}
-	for i := range p.comps {
-		cp := &p.comps[i]
-		r.comps[i].rt = cp.prog.newRuntime(r, int32(i), cp, st)
-	}
-	for i := range r.comps {
-		if l, ok := r.comps[i].rt.(linker); ok { // after the rest: it reads them
-			l.link(r, int32(i))
-		}
-	}
-	r.st = newStats(p)
-	r.retryTokens = make([]float64, len(p.sites))
-	for i := range r.retryTokens {
-		r.retryTokens[i] = -1
-	}
-	r.arrivals = make([]int64, len(p.journeys))
-	if opts.Arrivals != nil {
-		r.replay = make([][]sim.Time, len(p.journeys))
-		for ji, j := range p.journeys {
-			if times, ok := opts.Arrivals[j.name]; ok {
-				if times == nil {
-					times = []sim.Time{} // given, and empty: no arrivals
-				}
-				r.replay[ji] = times
-			}
-		}
-	}
-	if opts.SeriesStep > 0 {
-		r.series = newSeriesRec(r, opts.SeriesStep)
-		r.s.At(0, r.kSample, 0)
-	}
-	if p.recovery != nil {
-		r.recovery = newRecoveryRec(r)
-	}
-	return r
-}
-
-func (r *run) execute() {
-	p := r.p
-	for ji := range p.journeys {
-		j := &p.journeys[ji]
-		if times, ok := r.opts.Arrivals[j.name]; ok {
-			if len(times) > 0 {
-				r.s.At(times[0], r.kArrive, int64(ji))
-			}
-			continue
-		}
-		if j.closed && j.profile != nil {
-			r.startRamp(ji)
-			continue
-		}
-		if j.clients > 0 {
-			n := int(math.Round(float64(j.clients) * r.multOf(ji)))
-			for c := 0; c < n; c++ {
-				r.s.At(j.start, r.kClient, int64(ji)<<32|int64(c))
-			}
-			continue
-		}
-		if j.profile != nil {
-			if first, ok := r.firstArrival(ji); ok {
-				r.s.At(first, r.kArrive, int64(ji))
-			}
-			continue
-		}
-		if j.wave.period > 0 {
-			if first, ok := r.waveFirst(ji); ok {
-				r.s.At(first, r.kArrive, int64(ji))
-			}
-			continue
-		}
-		if j.rate*r.multOf(ji) > 0 {
-			// A constant arrival rate starts at once, as a load tester's
-			// does; a Poisson stream starts one random gap in.
-			first := j.start
-			if !j.even {
-				first += r.gap(ji)
-			}
-			if first < j.stop {
-				r.s.At(first, r.kArrive, int64(ji))
-			}
-		}
-	}
-	if p.warmup > 0 {
-		r.s.At(p.warmup, r.kWarm, 0)
-	}
-	r.s.At(p.duration, r.kEnd, 0)
-	end := sim.Never
-	if p.drain != sim.Never {
-		end = p.duration + p.drain
-	}
-	if p.limits.time < end {
-		end = p.limits.time
-	}
-	r.s.RunUntil(end)
-	switch {
-	case r.broken != nil:
-	case r.s.Stopped() && r.s.Fired() == p.limits.events:
-		r.breakRun("max_events", -1, fmt.Sprintf("%d events fired", p.limits.events))
-	case !r.s.Stopped() && r.s.Pending() == 0 && r.active > 0 && r.s.Now() < end:
-		// Nothing is left to happen, yet journeys are in flight: they
-		// wait for each other (a job awaiting its own journey's jobs).
-		r.breakRun("deadlock", -1, fmt.Sprintf("nothing left to happen at %s with %d journeys still waiting%s", human.Seconds(r.s.Now().Seconds()), r.active, r.waitingWhere()))
-	case !r.s.Stopped() && end == p.limits.time && r.active > 0:
-		r.breakRun("max_time", -1, fmt.Sprintf("simulated time reached %s with %d journeys in flight", human.Seconds(p.limits.time.Seconds()), r.active))
-	}
-}
-
 // multOf is the load multiplier of journey ji: the run's, or 1 for a
 // journey that is not scaled.
 func (r *run) multOf(ji int) float64 {
@@ -405,183 +243,6 @@ func (r *run) gap(ji int) sim.Time {
 	return max(1, sim.Seconds(r.arrRng[ji].ExpFloat64()/rate))
 }
 
-func (r *run) onArrive(arg int64) {
-	ji := int(arg)
-	j := &r.p.journeys[ji]
-	if r.ended {
-		return
-	}
-	r.arrivals[ji]++
-	r.startJourney(int32(ji), -1)
-	r.runReady()
-	if r.replay != nil && r.replay[ji] != nil {
-		times := r.replay[ji]
-		if n := r.arrivals[ji]; n < int64(len(times)) {
-			r.s.At(max(times[n], r.s.Now()), r.kArrive, arg)
-		}
-		return
-	}
-	if j.count > 0 && r.arrivals[ji] >= j.count {
-		r.arrivalsDone(ji)
-		return
-	}
-	if j.profile != nil {
-		if next, ok := r.profileNext(ji, r.s.Now()); ok {
-			r.s.At(next, r.kArrive, arg)
-		}
-		return
-	}
-	if j.wave.period > 0 {
-		if next, ok := r.waveNext(ji, r.s.Now()); ok {
-			r.s.At(next, r.kArrive, arg)
-		}
-		return
-	}
-	if next := r.s.Now() + r.gap(ji); next < j.stop {
-		r.s.At(next, r.kArrive, arg)
-	}
-}
-
-func (r *run) onClientNext(arg int64) {
-	ji := int32(arg >> 32)
-	if r.ended {
-		return
-	}
-	if !r.clientStays(ji, int32(arg)) {
-		return
-	}
-	j := &r.p.journeys[ji]
-	if j.count > 0 && r.arrivals[ji] >= j.count || r.s.Now() >= j.stop {
-		r.arrivalsDone(int(ji))
-		return
-	}
-	r.arrivals[ji]++
-	r.startJourney(ji, int32(arg))
-	r.runReady()
-}
-
-// arrivalsDone notes that journey ji will start no more journeys; when no
-// journey type will, the run ends as it would at the end of the duration.
-func (r *run) arrivalsDone(ji int) {
-	if r.exhausted == nil {
-		r.exhausted = make([]bool, len(r.p.journeys))
-	}
-	r.exhausted[ji] = true
-	for _, x := range r.exhausted {
-		if !x {
-			return
-		}
-	}
-	r.onArrivalsEnd(0)
-}
-
-func (r *run) onArrivalsEnd(int64) {
-	r.ended = true
-	if r.active == 0 && r.p.drain == sim.Never {
-		r.s.Stop()
-	}
-}
-
-func (r *run) onWarmup(int64) {
-	now := r.s.Now()
-	for i := range r.comps {
-		c := &r.comps[i]
-		c.rt.resetStats(now)
-		c.offered, c.rejected, c.timedOut = 0, 0, 0
-	}
-	r.st.reset()
-}
-
-func (r *run) startJourney(ji int32, client int32) {
-	if r.guardInFlight() {
-		return
-	}
-	var jr *jrec
-	if n := len(r.freeJ); n > 0 {
-		jr = r.jrecs[r.freeJ[n-1]]
-		r.freeJ = r.freeJ[:n-1]
-	} else {
-		jr = &jrec{slot: int32(len(r.jrecs))}
-		r.jrecs = append(r.jrecs, jr)
-	}
-	j := &r.p.journeys[ji]
-	r.nextJrn++
-	// Reset in place, field by field: a literal assigned whole is built on
-	// the stack and copied in wider loads than its stores, which the
-	// processor cannot forward (a stall on every journey start).
-	slot := jr.slot
-	*jr = jrec{}
-	jr.typ, jr.id, jr.client, jr.slot = ji, r.nextJrn, client, slot
-	jr.start = r.s.Now()
-	jr.counted, jr.active = jr.start >= r.p.warmup, true
-	jr.attrs = j.attrs
-	if len(j.draws) > 0 {
-		for int(jr.slot) >= len(r.attrBufs) {
-			r.attrBufs = append(r.attrBufs, nil)
-		}
-		r.attrBufs[jr.slot] = r.drawAttrs(j, r.attrBufs[jr.slot])
-		jr.attrs = r.attrBufs[jr.slot]
-	}
-	jr.user = jr.id
-	if j.users > 0 {
-		jr.user = (r.arrivals[ji]-1)%j.users + 1
-		jr.user = -int64(ji)<<40 - jr.user // distinct from journey ids and from other journeys' users
-	}
-	r.active++
-	if jr.counted {
-		r.st.journeys[ji].started++
-	}
-	if r.recovery != nil {
-		r.recovery.live[ji]++
-	}
-	root := r.newProc(procRoot, jr, nil)
-	root.client = true
-	root.route = -1
-	root.deadline, root.checkAt = sim.Never, sim.Never
-	root.stage = -1
-	root.pushFrame(j.body, 0, -1, false)
-	r.emitOpen(EvJourneyStart, root)
-	r.exec(root)
-}
-
-func (r *run) endJourney(p *proc, status int32) {
-	jr := p.journey
-	j := &r.p.journeys[jr.typ]
-	jr.active = false
-	r.active--
-	if r.recovery != nil {
-		r.recovery.live[jr.typ]--
-	}
-	now := r.s.Now()
-	if jr.counted {
-		js := &r.st.journeys[jr.typ]
-		d := (now - jr.start).Seconds()
-		if status < 400 {
-			js.succeed(d)
-		} else {
-			js.fail(d)
-			js.addStage(r.stageName(p.failStage, p), r.compName(p.failComp))
-		}
-		if len(r.st.windowed) > 0 {
-			r.st.journeyEnded(jr.typ, now-r.p.warmup, d, status < 400)
-		}
-		if r.recovery != nil {
-			r.recovery.journeyEnded(jr.typ, now, r.p.warmup, d)
-		}
-	}
-	r.emitEnd(p, status)
-	if jr.client >= 0 && !r.ended && r.clientStays(jr.typ, jr.client) {
-		think := sim.Time(0)
-		if j.think >= 0 {
-			think = sim.Seconds(r.p.dists[j.think].Sample(r.distRng[j.think]))
-		}
-		r.s.After(think, r.kClient, int64(jr.typ)<<32|int64(jr.client))
-	}
-	if r.ended && r.active == 0 && r.p.drain == sim.Never {
-		r.s.Stop()
-	}
-}
-
 func (r *run) stageName(stage int32, p *proc) string {
 	if stage >= 0 {
 		return r.p.names[stage]
@@ -597,4 +258,123 @@ func (r *run) compName(c int32) string {
 		return ""
 	}
 	return r.p.comps[c].name
+}
+
+// pick is a balancer's choice made for a request, inherited by everything
+// the request calls.
+type pick struct {
+	bal     int32
+	replica int32
+}
+
+// clientRamp is a closed workload's population over time. Client c (from
+// 0) runs while c < want; when want falls, surplus clients stop as their
+// current journey ends (a thinking client stops at once, starting no
+// other), and when it rises again a surplus client still finishing its
+// journey goes on instead of a new one starting.
+type clientRamp struct {
+	ji    int
+	want  int
+	alive []bool // client c has a loop going: in a journey or thinking
+	// The next change: segment seg, crossing i of it (0 = its start).
+	seg, i int
+	offset float64 // the period the segments are in, with repeat_every
+}
+
+// seriesRec samples signals at a fixed step for time-series charts: a
+// sampling event every step records each signal's value in its sim.Series.
+// Sampling goes on as long as anything is left to happen, journeys or not:
+// after a spike, connections close and instances stop with no journey in
+// flight, and the series must show it.
+type seriesRec struct {
+	r      *run
+	step   sim.Time
+	names  []string
+	of     [][2]string // each signal's component ("" for the run's own) and what it samples
+	series []*sim.Series
+	// busy samples, for each component that counts what is in use, the
+	// integral of it so far: busy-seconds, whose differences give the
+	// mean over a window exactly (an instant's sample of a busy count
+	// aliases with work shorter than the step).
+	busy     []*sim.Series
+	busyComp []int
+}
+
+// component is a kind's state in one run: a small state machine the
+// interpreter drives.
+type component interface {
+	// acquire takes the component for p at op o; see acquired.
+	acquire(r *run, p *proc, o *op, c *compRT) (out acquired, key int64)
+	// release gives back a hold; failed says its frame ended by a failure.
+	release(r *run, p *proc, h held, failed bool)
+	// abandon withdraws p, which waits here, or runs work here, and has
+	// given up.
+	abandon(now sim.Time, p *proc)
+	// waiting counts the requests waiting here now, for the queue guard.
+	waiting() int
+	resetStats(now sim.Time)
+	// result fills the kind's part of cr: capacity, busy, queue, waits.
+	result(r *run, cr *ComponentResult, now sim.Time)
+	// signals names the time series the component samples (suffixes of
+	// its name), and sample records their current values in that order.
+	signals() []string
+	sample(put func(float64))
+}
+
+// acquired is what an acquire did with the caller.
+type acquired uint8
+
+const (
+	acqGranted  acquired = iota // p holds it (with the key returned) until its frame ends
+	acqPassed                   // p goes on, holding nothing
+	acqQueued                   // p waits in line; the component grants it later
+	acqRejected                 // refused at once: p fails with the component's status
+	acqParked                   // the component made p sleep or failed it itself
+)
+
+// capacityUser is a component with a capacity, whose busy share a
+// balancer can read as a replica's load.
+type capacityUser interface {
+	busy() *sim.TimeWeighted // time-weighted busy servers, instances or cores
+	busyNow() float64
+	capacity() float64
+}
+
+// signalled is a component that listens to overload signals (an adaptive
+// bucket): the outcomes of calls marked signal:, and its own late refusals.
+type signalled interface {
+	// signal reports a call's outcome with status; 0 is an overload the
+	// component saw itself.
+	signal(now sim.Time, status int32)
+}
+
+// linker is a component that reads other components of the same run (a
+// balancer reading its replicas' load); link runs once all are built.
+type linker interface {
+	link(r *run, ci int32)
+}
+
+// lingering is a component that keeps something after the work that
+// made it is done (connections left open, idle, for their keep-alive): a
+// recovery verdict waits for that to come back down too, not only for the
+// queue to drain.
+type lingering interface {
+	// lingers is how many it keeps now (the verdict's mean_open).
+	lingers() int
+}
+
+// noWaits is embedded by kinds where nobody waits in line.
+type noWaits struct{}
+
+func (noWaits) abandon(sim.Time, *proc) {}
+func (noWaits) waiting() int            { return 0 }
+
+// compRT is a component's state in one run: its kind's runtime and the
+// counts every kind keeps.
+type compRT struct {
+	rt       component
+	leaked   int64 // holds never released (leak_on_failure)
+	offered  int64
+	rejected int64
+	timedOut int64
 }

@@ -1,6 +1,11 @@
 package model
 
 import (
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+
 	"go.yaml.in/yaml/v3"
 )
 
@@ -238,4 +243,104 @@ type SweepDefaults struct {
 type Span struct {
 	From Duration `yaml:"from" bound:"[0,time]"`
 	To   Duration `yaml:"to" bound:"(0,time]"`
+}
+
+// Attribute is one attribute: a number, or {choose: [{weight, value}]}.
+type Attribute struct {
+	Value  float64
+	Choose []AttrChoice
+}
+
+// AttrChoice is one possible value of a drawn attribute.
+type AttrChoice struct {
+	Weight float64 `yaml:"weight"`
+	Value  float64 `yaml:"value"`
+}
+
+func (a *Attribute) decodeNode(d *decoder, n *yaml.Node, path string) {
+	if n.Kind == yaml.MappingNode {
+		var spec struct {
+			Choose []AttrChoice `yaml:"choose"`
+		}
+		d.decode(n, reflect.ValueOf(&spec).Elem(), path)
+		if len(spec.Choose) == 0 {
+			d.fail(n, path, "a drawn attribute needs choose: [{weight, value}, ...] with at least one choice")
+			return
+		}
+		total := 0.0
+		for i, c := range spec.Choose {
+			if !(c.Weight >= 0) {
+				d.fail(n, fmt.Sprintf("%s.choose[%d].weight", path, i), "a weight must be >= 0, got %g", c.Weight)
+			}
+			total += c.Weight
+		}
+		if total <= 0 {
+			d.fail(n, path+".choose", "the weights must not all be 0")
+		}
+		a.Choose = spec.Choose
+		return
+	}
+	d.decode(n, reflect.ValueOf(&a.Value).Elem(), path)
+}
+
+// Wave is a journey's sinusoidal rate.
+type Wave struct {
+	Amplitude *float64  `yaml:"amplitude" bound:"[0,1]" zero:"a constant rate"`
+	Period    *Duration `yaml:"period" bound:"(0,time]"`
+	Phase     *Duration `yaml:"phase" bound:"[0,time]" zero:"the default: the rate rises through rate at t = 0"`
+}
+
+// Stage is one step of a load profile.
+type Stage struct {
+	Target   StageTarget `yaml:"target" bound:"[0,rate]" zero:"arrivals stop"`                      // at the stage's end, at multiplier 1
+	Duration Duration    `yaml:"duration" bound:"[0,time]" zero:"a step to the target, not a ramp"` // of the linear ramp to target; 0 = a step
+}
+
+// StageTarget is a stage's target: a rate (80/s) for an open workload, a
+// whole number of clients (50) for a closed one.
+type StageTarget struct {
+	Rate    Rate
+	Clients int
+	IsCount bool // written as a number of clients
+	Set     bool
+}
+
+func (t *StageTarget) parseScalar(s string) error {
+	if strings.Contains(s, "/") {
+		var r Rate
+		if err := r.parseScalar(s); err != nil {
+			return err
+		}
+		*t = StageTarget{Rate: r, Set: true}
+		return nil
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil || n < 0 || n > MaxClients {
+		return fmt.Errorf("expected a rate such as 80/s (an open workload) or a whole number of clients from 0 to %d such as 50 (a closed workload), got %q", MaxClients, s)
+	}
+	*t = StageTarget{Clients: n, IsCount: true, Set: true}
+	return nil
+}
+
+// value is the target as the profile holds it: arrivals per second, or
+// clients.
+func (t StageTarget) value() float64 {
+	if t.IsCount {
+		return float64(t.Clients)
+	}
+	return t.Rate.PerSecond
+}
+
+// RecoverySpec is the scenario's recovery: key. From and After default to
+// the rise to and the end of the highest stage target of the journeys
+// with stages.
+type RecoverySpec struct {
+	From   *Duration `yaml:"from" bound:"(0,time]"`   // the spike starts: the pre-spike level is measured before it
+	After  *Duration `yaml:"after" bound:"(0,time]"`  // the spike ends: recovery is measured from here
+	Margin *Share    `yaml:"margin" bound:"[0,inf)"`  // how far above the pre-spike level is still back; default 10%
+	Window *Duration `yaml:"window" bound:"(0,time]"` // measuring window; default 10s
+	// Baseline is how long before From the pre-spike level is measured
+	// over; default all of it from the warm-up on. A level that takes a
+	// while to settle at the start (connections opening) wants it.
+	Baseline *Duration `yaml:"baseline" bound:"(0,time]"`
 }

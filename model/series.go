@@ -1,25 +1,8 @@
 package model
 
-import "capsim/sim"
-
-// seriesRec samples signals at a fixed step for time-series charts: a
-// sampling event every step records each signal's value in its sim.Series.
-// Sampling goes on as long as anything is left to happen, journeys or not:
-// after a spike, connections close and instances stop with no journey in
-// flight, and the series must show it.
-type seriesRec struct {
-	r      *run
-	step   sim.Time
-	names  []string
-	of     [][2]string // each signal's component ("" for the run's own) and what it samples
-	series []*sim.Series
-	// busy samples, for each component that counts what is in use, the
-	// integral of it so far: busy-seconds, whose differences give the
-	// mean over a window exactly (an instant's sample of a busy count
-	// aliases with work shorter than the step).
-	busy     []*sim.Series
-	busyComp []int
-}
+import (
+	"capsim/sim"
+)
 
 func newSeriesRec(r *run, step sim.Time) *seriesRec {
 	s := &seriesRec{r: r, step: step}

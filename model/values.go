@@ -222,3 +222,22 @@ func (w *Weight) parseScalar(s string) error {
 	*w = Weight{Attr: s}
 	return nil
 }
+
+// Share is a fraction written as a percentage (10%) or a number (0.1).
+type Share struct {
+	V    float64
+	Text string
+}
+
+func (s *Share) parseScalar(text string) error {
+	t := strings.TrimSpace(text)
+	v, err := strconv.ParseFloat(strings.TrimSuffix(t, "%"), 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+		return fmt.Errorf("expected a share >= 0 such as 10%% or 0.1, got %q", text)
+	}
+	if strings.HasSuffix(t, "%") {
+		v /= 100
+	}
+	*s = Share{V: v, Text: t}
+	return nil
+}

@@ -25,18 +25,6 @@ import (
 // (ω = 2π/period) has grown by one since the last, as a staged profile's
 // do; the first comes at the journey's start unless the rate is 0 there.
 
-// Wave is a journey's sinusoidal rate.
-type Wave struct {
-	Amplitude *float64  `yaml:"amplitude" bound:"[0,1]" zero:"a constant rate"`
-	Period    *Duration `yaml:"period" bound:"(0,time]"`
-	Phase     *Duration `yaml:"phase" bound:"[0,time]" zero:"the default: the rate rises through rate at t = 0"`
-}
-
-// waveProg is a compiled wave; period 0 is none.
-type waveProg struct {
-	amplitude, period, phase float64 // phase and period in seconds
-}
-
 // compileWave checks a journey's wave and sets it on jp.
 func (c *compiler) compileWave(jp *journeyProg, js *Journey, p string) {
 	w := js.Wave
