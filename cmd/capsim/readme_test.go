@@ -205,6 +205,32 @@ func TestDocLinksResolve(t *testing.T) {
 	}
 }
 
+// A source path the pages name, in prose or in a code block: a file of
+// the repository's top-level folders, or one of those folders' folders
+// (ending in a slash).
+var docPath = regexp.MustCompile("(?:^|[\\s`(])((?:cmd|sim|model|plots|calibration|scenarios|testdata)/" +
+	"(?:[\\w.*-]+/)*(?:[\\w*-]+\\.(?:go|yaml|sh|csv|log|json|jsonl)|))(?:[\\s`),:;.]|$)")
+
+// Every source file or folder the pages name exists, so that a page
+// describing where a feature lives follows the code when files move; a
+// name with a * must match at least one file.
+func TestDocPathsExist(t *testing.T) {
+	for _, page := range docPages(t) {
+		data, err := os.ReadFile(filepath.Join(repoRoot, page))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for n, line := range strings.Split(string(data), "\n") {
+			for _, m := range docPath.FindAllStringSubmatch(line, -1) {
+				matches, err := filepath.Glob(filepath.Join(repoRoot, m[1]))
+				if err != nil || len(matches) == 0 {
+					t.Errorf("%s:%d names %s, which does not exist", page, n+1, m[1])
+				}
+			}
+		}
+	}
+}
+
 func headingAnchors(t *testing.T, file string) []string {
 	var out []string
 	if !strings.HasSuffix(file, ".md") {
