@@ -84,10 +84,7 @@ func Uniform(lo, hi float64) (Dist, error) {
 
 // Exponential returns the exponential distribution with the given mean.
 func Exponential(mean float64) (Dist, error) {
-	if err := checkPositive("exponential", "mean", mean); err != nil {
-		return Dist{}, err
-	}
-	return Dist{kind: kindExponential, a: mean}, nil
+	return checked(Dist{kind: kindExponential, a: mean}, checkPositive("exponential", "mean", mean))
 }
 
 // Normal returns a normal distribution truncated at 0: a draw below 0 is
@@ -99,49 +96,29 @@ func Exponential(mean float64) (Dist, error) {
 // so a draw needs on average at most two tries; a negative mean could make
 // rejection arbitrarily slow.
 func Normal(mean, sd float64) (Dist, error) {
-	if err := checkNonNegative("normal", "mean", mean); err != nil {
-		return Dist{}, err
-	}
-	if err := checkPositive("normal", "sd", sd); err != nil {
-		return Dist{}, err
-	}
-	return Dist{kind: kindNormal, a: mean, b: sd}, nil
+	return checked(Dist{kind: kindNormal, a: mean, b: sd},
+		checkNonNegative("normal", "mean", mean), checkPositive("normal", "sd", sd))
 }
 
 // LogNormal returns the distribution of X where ln X is normal with mean mu
 // and standard deviation sigma.
 func LogNormal(mu, sigma float64) (Dist, error) {
-	if err := checkFinite("lognormal", "mu", mu); err != nil {
-		return Dist{}, err
-	}
-	if err := checkPositive("lognormal", "sigma", sigma); err != nil {
-		return Dist{}, err
-	}
-	return Dist{kind: kindLogNormal, a: mu, b: sigma}, nil
+	return checked(Dist{kind: kindLogNormal, a: mu, b: sigma},
+		checkFinite("lognormal", "mu", mu), checkPositive("lognormal", "sigma", sigma))
 }
 
 // Gamma returns the gamma distribution with the given shape k and scale θ:
 // mean kθ, variance kθ².
 func Gamma(shape, scale float64) (Dist, error) {
-	if err := checkPositive("gamma", "shape", shape); err != nil {
-		return Dist{}, err
-	}
-	if err := checkPositive("gamma", "scale", scale); err != nil {
-		return Dist{}, err
-	}
-	return Dist{kind: kindGamma, a: shape, b: scale}, nil
+	return checked(Dist{kind: kindGamma, a: shape, b: scale},
+		checkPositive("gamma", "shape", shape), checkPositive("gamma", "scale", scale))
 }
 
 // Weibull returns the Weibull distribution with the given shape k and scale
 // λ: P(X > x) = exp(-(x/λ)^k).
 func Weibull(shape, scale float64) (Dist, error) {
-	if err := checkPositive("weibull", "shape", shape); err != nil {
-		return Dist{}, err
-	}
-	if err := checkPositive("weibull", "scale", scale); err != nil {
-		return Dist{}, err
-	}
-	return Dist{kind: kindWeibull, a: shape, b: scale}, nil
+	return checked(Dist{kind: kindWeibull, a: shape, b: scale},
+		checkPositive("weibull", "shape", shape), checkPositive("weibull", "scale", scale))
 }
 
 // Empirical returns the distribution that resamples the observed values, each
@@ -241,26 +218,16 @@ func LogNormalP50P95(p50, p95 float64) (Dist, error) {
 // LogNormalMeanCV returns the lognormal with the given mean and coefficient
 // of variation: σ² = ln(1 + cv²), μ = ln mean − σ²/2.
 func LogNormalMeanCV(mean, cv float64) (Dist, error) {
-	if err := checkPositive("lognormal", "mean", mean); err != nil {
-		return Dist{}, err
-	}
-	if err := checkPositive("lognormal", "cv", cv); err != nil {
-		return Dist{}, err
-	}
 	s2 := math.Log1p(cv * cv)
-	return Dist{kind: kindLogNormal, a: math.Log(mean) - s2/2, b: math.Sqrt(s2)}, nil
+	return checked(Dist{kind: kindLogNormal, a: math.Log(mean) - s2/2, b: math.Sqrt(s2)},
+		checkPositive("lognormal", "mean", mean), checkPositive("lognormal", "cv", cv))
 }
 
 // GammaMeanCV returns the gamma with the given mean and coefficient of
 // variation: shape = 1/cv², scale = mean·cv².
 func GammaMeanCV(mean, cv float64) (Dist, error) {
-	if err := checkPositive("gamma", "mean", mean); err != nil {
-		return Dist{}, err
-	}
-	if err := checkPositive("gamma", "cv", cv); err != nil {
-		return Dist{}, err
-	}
-	return Dist{kind: kindGamma, a: 1 / (cv * cv), b: mean * cv * cv}, nil
+	return checked(Dist{kind: kindGamma, a: 1 / (cv * cv), b: mean * cv * cv},
+		checkPositive("gamma", "mean", mean), checkPositive("gamma", "cv", cv))
 }
 
 // gammaP95OverMean is p95/mean of any gamma with the given shape; the scale
@@ -577,6 +544,17 @@ func (d Dist) Scale(f float64) Dist {
 		d.b *= f
 	}
 	return d
+}
+
+// checked is d, or the first error of the checks of its parameters, which
+// its constructor lists in the order the parameters are written.
+func checked(d Dist, checks ...error) (Dist, error) {
+	for _, err := range checks {
+		if err != nil {
+			return Dist{}, err
+		}
+	}
+	return d, nil
 }
 
 func checkFinite(family, name string, v float64) error {
