@@ -13,6 +13,7 @@ import (
 // assertions hold the fit, they do not show the model predicts them.
 
 func TestPlacesBlockingVsNonBlocking(t *testing.T) {
+	t.Parallel()
 	blocking := runOnce(t, "places-fanout", "test-003-03+threadpool", 1, nil)
 	coroutines := runOnce(t, "places-fanout", "test-003-03+coroutines", 1, nil)
 	withinRel(t, "threadpool p95 (s)", float64(route(t, blocking, "group_search").Latency.P95), 9.76, 0.25)
@@ -26,6 +27,7 @@ func TestPlacesBlockingVsNonBlocking(t *testing.T) {
 // switch cost, and break again at twice the users: at 0.15 ms of CPU per
 // call the cpu is never busy enough for threads to contend on it.
 func TestPlacesMoreThreads(t *testing.T) {
+	t.Parallel()
 	p95 := func(design string, mult float64, sets ...string) float64 {
 		t.Helper()
 		r := runScenario(t, "places-fanout", design, model.RunOptions{Seed: 1, Multiplier: mult}, sets...)
@@ -101,6 +103,7 @@ func cpuPerWindow(t *testing.T, r *model.Result, cores float64, from float64) []
 // of the scenario's observations, logged here and not held (a model that
 // came to reproduce it must not fail this test).
 func TestPlacesCPU(t *testing.T) {
+	t.Parallel()
 	peak := func(xs []float64) (m float64) {
 		for _, x := range xs {
 			m = max(m, x)
@@ -125,6 +128,7 @@ func TestPlacesCPU(t *testing.T) {
 // same level. Coroutines take the extra users and complete twice as many.
 // Over seeds 1-5 the dip is to 59-65% of the level before.
 func TestPlacesThroughputDip(t *testing.T) {
+	t.Parallel()
 	tps := func(design string) (before, dip, after float64) {
 		var evs []model.TraceEvent
 		runSeries(t, design, sysCollect(&evs), "journeys.more_users.start=150s")
@@ -206,6 +210,7 @@ func sysCollect(into *[]model.TraceEvent) func(*model.TraceEvent) {
 }
 
 func TestPlacesUnlimitedVsLimitedFanout(t *testing.T) {
+	t.Parallel()
 	var ue, le []model.TraceEvent
 	unlimited := runOnce(t, "places-fanout", "test-003-22+unlimited", 1, sysCollect(&ue))
 	limited := runOnce(t, "places-fanout", "test-003-22+limited", 1, sysCollect(&le))
@@ -230,6 +235,7 @@ func TestPlacesUnlimitedVsLimitedFanout(t *testing.T) {
 }
 
 func TestPlacesTokenBucketUnderOverload(t *testing.T) {
+	t.Parallel()
 	var evs []model.TraceEvent
 	res := runOnce(t, "places-fanout", "", 1, sysCollect(&evs))
 	// External calls per second in each phase.

@@ -24,6 +24,7 @@ const defaultHindcastReplications = 10
 // counted one (predictions and fitted figures) to agree with the model.
 // An observation labelled exception: is shown, not judged.
 func TestEverySeedScenarioAgreesWithItsObservations(t *testing.T) {
+	t.Parallel()
 	seen := 0
 	for _, name := range scenarios.List() {
 		base, err := model.Load(scenarios.FS(), scenarios.File(name), model.LoadOptions{})

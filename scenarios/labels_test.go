@@ -15,6 +15,7 @@ import (
 // as that design: such a value is labelled by the overlay's own comments
 // (model.Param.Design), never by the base's for the value it replaces.
 func TestEverySeedParameterIsLabelled(t *testing.T) {
+	t.Parallel()
 	seen, overlaid := 0, 0
 	for _, name := range scenarios.List() {
 		file := scenarios.File(name)

@@ -66,6 +66,7 @@ func traceCall(t *testing.T, yaml string) (apiStart, apiEnd, callerEnd float64, 
 }
 
 func TestPoolDeadlineRemainder(t *testing.T) {
+	t.Parallel()
 	start, end, done, _ := traceCall(t, fmt.Sprintf(deadlineTrace, "5s", "200ms", "300ms", "deadline: 1s", ""))
 	if math.Abs(start-0.5) > 1e-9 || math.Abs(end-1.0) > 1e-9 || math.Abs(done-1.0) > 1e-9 {
 		t.Fatalf("response stage ran %.3f-%.3f s and the call ended at %.3f s; want 0.5-1.0 s: 1 s - 300 ms - 200 ms leaves 500 ms", start, end, done)
@@ -197,6 +198,7 @@ const poolSeeds = 3
 // let the load through, and the bigger pool hurts both success and p95.
 // Raising the limit one step (L17's action) is what the model rewards.
 func TestPoolDecisionTable(t *testing.T) {
+	t.Parallel()
 	at := map[string]map[float64][]poolRun{}
 	for _, d := range []string{"small-pool", "step-up", "bigger-pool"} {
 		at[d] = map[float64][]poolRun{}
@@ -238,6 +240,7 @@ func TestPoolDecisionTable(t *testing.T) {
 // throughput does not fall with concurrency, and the bigger pool wins on
 // success at 2x.
 func TestPoolHarmNeedsContention(t *testing.T) {
+	t.Parallel()
 	small := poolReplicate(t, "small-pool", 2, poolSeeds, "components.downstream_cpu.switch_cost=0")
 	big := poolReplicate(t, "bigger-pool", 2, poolSeeds, "components.downstream_cpu.switch_cost=0")
 	s, b := mean(small, func(r poolRun) float64 { return r.peakOK }), mean(big, func(r poolRun) float64 { return r.peakOK })
@@ -254,6 +257,7 @@ func TestPoolHarmNeedsContention(t *testing.T) {
 // with it for tens of seconds. A downstream told the deadline (a
 // counterfactual) drops that work and recovers at once.
 func TestPoolOrphanedWorkDelaysRecovery(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("CAPSIM_SLOW_TESTS") != "1" {
 		t.Skip("75,000 orphaned calls a run, 9 s: set CAPSIM_SLOW_TESTS=1 (as .ci/run does) to run it")
 	}
@@ -282,6 +286,7 @@ func TestPoolOrphanedWorkDelaysRecovery(t *testing.T) {
 // Row 3 (L20): slots not returned on the exception path exhaust the pools;
 // after the load drops they stay exhausted.
 func TestPoolLeakedSlotsExhaust(t *testing.T) {
+	t.Parallel()
 	clean := poolReplicate(t, "small-pool", 1, poolSeeds)
 	leak := poolReplicate(t, "leaked-slots", 1, poolSeeds)
 	for i := range leak {
@@ -300,6 +305,7 @@ func TestPoolLeakedSlotsExhaust(t *testing.T) {
 // one connection per slot, each such call costs the next call on its slot
 // a connect.
 func TestPoolAbandonedConnectionsPayConnect(t *testing.T) {
+	t.Parallel()
 	for _, d := range []string{"small-pool", "step-up"} {
 		m := 1.0
 		kept := poolReplicate(t, d, m, 1, "components.connections.discard_on=null")[0]

@@ -73,6 +73,7 @@ func policyName(d string) string {
 // because least_request counts idle listeners as it counts sessions and
 // round robin evens arrivals of every kind.
 func TestSessionsPoliciesAtThousands(t *testing.T) {
+	t.Parallel()
 	got := map[string]sessionStats{}
 	for _, d := range sessionPolicies {
 		got[d] = sessionMeans(t, d, 1)
@@ -107,6 +108,7 @@ func TestSessionsPoliciesAtThousands(t *testing.T) {
 // least_sessions loses sessions, and hybrid ties with least_request: the
 // seed's "lowest overloaded-assignment rate" is not a clear lead here.
 func TestSessionsHybridTiesLeastRequestPastTheDesignLoad(t *testing.T) {
+	t.Parallel()
 	rr := sessionMeans(t, "", 1.5)
 	lr := sessionMeans(t, "least-request", 1.5)
 	hyb := sessionMeans(t, "hybrid", 1.5)
@@ -127,6 +129,7 @@ func TestSessionsHybridTiesLeastRequestPastTheDesignLoad(t *testing.T) {
 // evenness comes from the connections a standard balancer cannot tell from
 // conversations (004 L22).
 func TestSessionsEvennessNeedsIdleListeners(t *testing.T) {
+	t.Parallel()
 	lr := sessionMeans(t, "least-request", 1, "journeys.listener.rate=0.001/s")
 	hyb := sessionMeans(t, "hybrid", 1, "journeys.listener.rate=0.001/s")
 	t.Logf("no idle listeners: least_request %v; hybrid %v", lr, hyb)
@@ -140,6 +143,7 @@ func TestSessionsEvennessNeedsIdleListeners(t *testing.T) {
 // backend runs out of talking slots under any policy, so the policies do
 // not differ in what users see.
 func TestSessionsPoliciesBarelyDifferAtHundreds(t *testing.T) {
+	t.Parallel()
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, d := range sessionPolicies {
 		design := "hundreds"
@@ -166,6 +170,7 @@ func TestSessionsPoliciesBarelyDifferAtHundreds(t *testing.T) {
 // Stale counts mis-route: reported every 10 s, least_sessions sends every
 // session of an interval to one backend; seen live, it does not.
 func TestSessionsStaleCountsMisroute(t *testing.T) {
+	t.Parallel()
 	stale := sessionMeans(t, "least-sessions", 1)
 	live := sessionMeans(t, "least-sessions", 1, "components.lb.report_every=0s")
 	t.Logf("least_sessions reported every 10 s: %v; live: %v", stale, live)
@@ -176,6 +181,7 @@ func TestSessionsStaleCountsMisroute(t *testing.T) {
 }
 
 func TestSessionsPartitionAndTTL(t *testing.T) {
+	t.Parallel()
 	part := sessionRun(t, "stale-partition", 1, 1)
 	ttl := sessionRun(t, "partition-ttl", 1, 1)
 	bp, bt := balancerOf(t, part), balancerOf(t, ttl)
@@ -194,6 +200,7 @@ func TestSessionsPartitionAndTTL(t *testing.T) {
 // Within this hour the drift is about 2 sessions a backend against 80
 // open, too little to change where sessions go (SYSTEMS.md).
 func TestSessionsCounterBugs(t *testing.T) {
+	t.Parallel()
 	ok := balancerOf(t, sessionRun(t, "least-sessions", 1, 1))
 	for i, r := range ok.Replicas {
 		if r.Counter != 0 {

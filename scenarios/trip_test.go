@@ -180,6 +180,7 @@ func jobTimes(events []model.TraceEvent) (waits, execs []float64) {
 // 15%; the last upload is held for its batch plus the Worker's cold start
 // (000-37: 36-40 s) and the AI.
 func TestTripAlone(t *testing.T) {
+	t.Parallel()
 	runs := runTrip(t, "v1-original+single-trip", 1, 10, true)
 	for i, r := range runs {
 		if j := journey(t, r.res, "trip_creation"); j.Started != 1 || j.Succeeded != 1 {
@@ -221,6 +222,7 @@ const (
 // that, so the check only guards the fit (the busiest minute of one busy
 // conversion thread is 0.78 of a core), it reproduces nothing.
 func TestTripTwoTripsOverlapping(t *testing.T) {
+	t.Parallel()
 	alone := runTrip(t, "v1-original+single-trip", 1, 10, false)
 	paired := runTripSeries(t, "v1-original+paired-trips", 1, 10, false, sim.Seconds(1))
 	peak := each(paired, func(r tripRun) float64 { return peakWindow(t, r.res, "app_cpu.busy", 60) })
@@ -239,6 +241,7 @@ func TestTripTwoTripsOverlapping(t *testing.T) {
 // refuses at 2x: the upload ends in a 500 at derivative_create
 // (000-112..000-114).
 func TestTripOriginalExecutor(t *testing.T) {
+	t.Parallel()
 	for i, r := range runTrip(t, "v1-original", 1, 10, false) {
 		if j := journey(t, r.res, "trip_creation"); j.Failed != 0 || j.Succeeded != 4 {
 			t.Errorf("seed %d at 1x: %d of %d trips failed (%v), want 4 of 4 to succeed", i+1, j.Failed, j.Started, j.Stages)
@@ -315,6 +318,7 @@ func agreeCount(t *testing.T, what string, kModel, nModel, kReport, nReport int,
 // keep at most 4 x 0.68 of the App's cores busy, so the intake, not the
 // CPU, refuses the photos of a third overlapping upload.
 func TestTripImprovedScheduler(t *testing.T) {
+	t.Parallel()
 	for _, m := range []struct {
 		mult         float64
 		trips        int
@@ -376,6 +380,7 @@ func TestTripImprovedScheduler(t *testing.T) {
 // half the trips (000-120), 20 per kind lose none: the report's failure is
 // the intake's and the threads', not the CPU's. The report ran neither.
 func TestTripConverterThreads(t *testing.T) {
+	t.Parallel()
 	wide := []string{"components.heic_converter.servers=20", "components.light_converter.servers=20"}
 	open := append([]string{"components.heic_intake.permits=200", "components.light_intake.permits=200"}, wide...)
 	many := runTrip(t, "v1-improved+single-trip", 1, 10, false, open...)
@@ -408,6 +413,7 @@ func TestTripConverterThreads(t *testing.T) {
 // fills 78% of the App, core sharing alone gave 1.55x. The ratio is logged,
 // not held.
 func TestTripViewsUnaffectedByUploads(t *testing.T) {
+	t.Parallel()
 	mixed := runTrip(t, "v1-original+mixed-load", 1, 10, false)
 	alone := runTrip(t, "v1-original+mixed-load+views-only", 1, 10, false)
 	ratio := make([]float64, len(mixed))
@@ -438,6 +444,7 @@ func TestTripViewsUnaffectedByUploads(t *testing.T) {
 // double as 000-108's do, and each trip takes about 10 minutes longer than
 // alone; +150 s would take a partial overlap the report does not give.
 func TestTripMixedSizes(t *testing.T) {
+	t.Parallel()
 	runs := runTrip(t, "v1-original+mixed-sizes", 1, 10, true)
 	alone := runTrip(t, "v1-original+single-trip", 1, 10, false)
 	small := make([]float64, len(runs))
@@ -489,6 +496,7 @@ func TestTripMixedSizes(t *testing.T) {
 // 20 runs, must be compatible with 4 of 741 by Fisher's exact test, and
 // the journeys' failure rate more than ten times the HTTP one.
 func TestTripHTTPFailureRateHidesLostTrips(t *testing.T) {
+	t.Parallel()
 	runs := runTrip(t, "v1-improved", 4, 20, false, "duration=30m")
 	failed, requests := 0, 0
 	for _, r := range runs {
@@ -512,6 +520,7 @@ func TestTripHTTPFailureRateHidesLostTrips(t *testing.T) {
 // wait timeout (000-82, 000-86). More Workers do not help; taking the S3
 // queries out of the lock does (section 4).
 func TestTripSameAccountBurst(t *testing.T) {
+	t.Parallel()
 	runs := runTrip(t, "v1-original+same-account-burst", 1, 40, true)
 	var first, drop12, drop23 []float64
 	for i, r := range runs {
@@ -561,6 +570,7 @@ func TestTripSameAccountBurst(t *testing.T) {
 // requests/s (000-135, 000-140): no failure and a flat p95, far below the
 // 1 s criterion (000-13, 000-137: 12-15 ms).
 func TestTripReadPath(t *testing.T) {
+	t.Parallel()
 	runs := runTrip(t, "v1-improved+read-path", 1, 3, false)
 	rps := each(runs, func(r tripRun) float64 { return float64(route(t, r.res, "trip_view").Calls) / 180 })
 	near(t, "view requests per second", rps, 40, 0.05, "40 API RPS, 000-135")
@@ -589,6 +599,7 @@ func TestTripReadPath(t *testing.T) {
 // At the expected peak every design meets every SLO (000-09, 000-22): the
 // proposals change what happens under load, not the baseline.
 func TestTripDesignsMeetSLOsAtPeak(t *testing.T) {
+	t.Parallel()
 	data, _ := scenarios.Get("trip")
 	l, err := model.LoadBytes(scenarios.FS(), scenarios.File("trip"), data, model.LoadOptions{})
 	if err != nil {
@@ -617,6 +628,7 @@ func TestTripDesignsMeetSLOsAtPeak(t *testing.T) {
 // load, trips' conversions queue behind each other's and the last calls
 // outlive the 600 s first (4.25x, TRIP.md). The report did not run it.
 func TestTripDirectUpload(t *testing.T) {
+	t.Parallel()
 	for i, r := range runTrip(t, "direct-upload+single-trip", 1, 5, false) {
 		if j := journey(t, r.res, "trip_creation"); j.Succeeded != 1 {
 			t.Errorf("seed %d: the lone direct-upload trip failed (%v)", i+1, j.Stages)
@@ -643,6 +655,7 @@ func TestTripDirectUpload(t *testing.T) {
 // read path (000-138, TestTripReadPath): at 30 requests/s, between 10.9%
 // and 18% of a core.
 func TestTripViewSpike(t *testing.T) {
+	t.Parallel()
 	// Sampled every 7 ms: a step that divides the even arrivals' 33 ms
 	// would catch a view in flight at every sample.
 	runs := runTripSeries(t, "view-spike", 1, 5, false, sim.Seconds(0.007))
