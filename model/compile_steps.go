@@ -612,32 +612,22 @@ func (c *compiler) checkSince() {
 	}
 }
 
+// limits takes the scenario's guards over the defaults. Their bounds are
+// the schema's (Limits' bound tags), checked where the values are decoded.
 func (c *compiler) limits() {
 	l := c.sc.Limits
 	c.p.limits = limitsProg{inFlight: DefaultMaxInFlight, queue: DefaultMaxQueue, events: DefaultMaxEvents, time: sim.Never,
 		instantOps: DefaultMaxStepsPerInstant}
 	if l.MaxStepsPerInstant != nil {
-		if *l.MaxStepsPerInstant < 1 {
-			c.fail(nil, "limits.max_steps_per_instant", "must be >= 1, got %d", *l.MaxStepsPerInstant)
-		}
 		c.p.limits.instantOps = *l.MaxStepsPerInstant
 	}
 	if l.MaxInFlight != nil {
-		if *l.MaxInFlight < 1 {
-			c.fail(nil, "limits.max_in_flight", "must be >= 1, got %d", *l.MaxInFlight)
-		}
 		c.p.limits.inFlight = *l.MaxInFlight
 	}
 	if l.MaxQueue != nil {
-		if *l.MaxQueue < 1 {
-			c.fail(nil, "limits.max_queue", "must be >= 1, got %d", *l.MaxQueue)
-		}
 		c.p.limits.queue = *l.MaxQueue
 	}
 	if l.MaxEvents != nil {
-		if *l.MaxEvents < 1 {
-			c.fail(nil, "limits.max_events", "must be >= 1, got %d", *l.MaxEvents)
-		}
 		c.p.limits.events = uint64(*l.MaxEvents)
 	}
 	if l.MaxTime != nil && l.MaxTime.Set {
