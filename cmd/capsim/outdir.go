@@ -9,7 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
+
+	"golang.org/x/sync/errgroup"
 )
 
 // sweepNames are the entries a sweep writes in its folder. A folder
@@ -208,22 +209,15 @@ func (o *outDir) write(name string, data []byte) error {
 // order that failed, whatever order they were written in.
 func (o *outDir) writeAll(files []outFile) error {
 	errs := make([]error, len(files))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(8, len(files)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				errs[i] = o.write(files[i].name, files[i].data)
-			}
-		}()
+	var g errgroup.Group
+	g.SetLimit(8)
+	for i, f := range files {
+		g.Go(func() error {
+			errs[i] = o.write(f.name, f.data)
+			return nil
+		})
 	}
-	for i := range files {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	g.Wait()
 	for _, err := range errs {
 		if err != nil {
 			return err

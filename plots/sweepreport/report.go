@@ -7,11 +7,12 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 
 	"capsim/model"
 	"capsim/model/sweep"
 	"capsim/plots"
+
+	"golang.org/x/sync/errgroup"
 )
 
 // Options is what a report says besides the sweep's result.
@@ -769,23 +770,6 @@ func prerender(r plots.Report, workers int) {
 		}
 	}
 	out := make([]*rendered, len(figs))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range max(1, min(workers, len(figs))) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				f := figs[i]
-				rd := &rendered{w: f.WidthCm, h: f.HeightCm}
-				rd.svg, rd.err = f.Chart.Render(plots.SVG, rd.w, rd.h)
-				if rd.err == nil && r.PNG {
-					rd.png, rd.err = f.Chart.Render(plots.PNG, rd.w, rd.h)
-				}
-				out[i] = rd
-			}
-		}()
-	}
 	// The costliest charts first, so that no long one is left to draw
 	// alone at the end while the other workers idle.
 	order := make([]int, len(figs))
@@ -793,11 +777,21 @@ func prerender(r plots.Report, workers int) {
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(drawCost(figs[b].Chart), drawCost(figs[a].Chart)) })
+	var g errgroup.Group
+	g.SetLimit(max(1, workers))
 	for _, i := range order {
-		next <- i
+		g.Go(func() error {
+			f := figs[i]
+			rd := &rendered{w: f.WidthCm, h: f.HeightCm}
+			rd.svg, rd.err = f.Chart.Render(plots.SVG, rd.w, rd.h)
+			if rd.err == nil && r.PNG {
+				rd.png, rd.err = f.Chart.Render(plots.PNG, rd.w, rd.h)
+			}
+			out[i] = rd
+			return nil
+		})
 	}
-	close(next)
-	wg.Wait()
+	g.Wait()
 	for i, f := range figs {
 		f.Chart = out[i]
 	}
