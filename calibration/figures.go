@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"capsim/sim"
+	"capsim/sim/human"
 )
 
 // Figures are summary statistics of one measurement, durations in seconds.
@@ -67,9 +68,9 @@ func (f Figures) String() string {
 
 func figure(name string, v float64, duration bool) string {
 	if duration {
-		return name + "=" + fmtNum(v, 6) + "s"
+		return name + "=" + human.Significant(v, 6) + "s"
 	}
-	return name + "=" + fmtNum(v, 6)
+	return name + "=" + human.Significant(v, 6)
 }
 
 // SummaryCandidate is one distribution built from some of the figures.
@@ -229,7 +230,7 @@ func (f Figures) check() error {
 		}
 	}
 	if has(f.Min) && has(f.Max) && f.Min > f.Max {
-		return fmt.Errorf("min %ss is above max %ss", fmtNum(f.Min, 6), fmtNum(f.Max, 6))
+		return fmt.Errorf("min %ss is above max %ss", human.Significant(f.Min, 6), human.Significant(f.Max, 6))
 	}
 	qs := []struct {
 		name string
@@ -241,7 +242,7 @@ func (f Figures) check() error {
 			continue
 		}
 		if last >= 0 && q.v < qs[last].v {
-			return fmt.Errorf("%s %ss is below %s %ss: quantiles must increase", q.name, fmtNum(q.v, 6), qs[last].name, fmtNum(qs[last].v, 6))
+			return fmt.Errorf("%s %ss is below %s %ss: quantiles must increase", q.name, human.Significant(q.v, 6), qs[last].name, human.Significant(qs[last].v, 6))
 		}
 		last = i
 	}

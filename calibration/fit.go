@@ -195,7 +195,7 @@ func Fit(values, times []float64, opts FitOptions) (*Result, error) {
 		c := Candidate{Family: FamilyConstant, Dist: sim.Constant(round6(x[0]))}
 		res.Chosen, res.Sorted = &c, x
 		res.Warnings = append(res.Warnings, warnf(WarnNoSpread,
-			"all %d values are %ss: no family can be fitted; the constant is used", len(x), fmtSeconds(x[0])))
+			"all %d values are %ss: no family can be fitted; the constant is used", len(x), SecondsText(x[0])))
 		return res, nil
 	}
 	orig := slices.Clone(x)
@@ -308,7 +308,7 @@ func fitByMoments(raw []float64, q float64, roundings int) (*Candidate, Warning)
 	roundings = max(roundings, 1)
 	variance := sd*sd - float64(roundings)*q*q/12
 	how := fmt.Sprintf("values within %d quanta of 0 at the %ss resolution: fitted by moments (mean %ss of the unclamped values; variance less %d roundings of q²/12, Sheppard's correction), not by maximum likelihood",
-		coarseQuanta, fmtSeconds(q), fmtSeconds(mean), roundings)
+		coarseQuanta, SecondsText(q), SecondsText(mean), roundings)
 	if mean > 0 && variance >= q*q {
 		shape, scale := round6(mean*mean/variance), round6(variance/mean)
 		if d, err := sim.Gamma(shape, scale); err == nil {
@@ -333,7 +333,7 @@ func replaceZeros(x []float64) Warning {
 		x[i] = half
 	}
 	return warnf(WarnZeros, "%d of %d values are 0 (below the timer's resolution); they were fitted as %ss, half the smallest positive value",
-		zeros, len(x), fmtSeconds(half))
+		zeros, len(x), SecondsText(half))
 }
 
 func observe(sorted []float64) Observed {

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"capsim/sim/human"
+
 	"go.yaml.in/yaml/v3"
 )
 
@@ -288,7 +290,7 @@ func (e Entry) nodes() (key, val *yaml.Node) {
 		add("filter", scalar(e.Filter, yaml.DoubleQuotedStyle))
 		add("n", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.Itoa(e.N)})
 		if e.Fitted {
-			add("ks", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!float", Value: fmtNum(e.KS, 3)})
+			add("ks", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!float", Value: human.Significant(e.KS, 3)})
 			add("aic", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!float", Value: strconv.FormatFloat(e.AIC, 'f', 1, 64)})
 		}
 		if e.Resolution != "" {
@@ -333,7 +335,7 @@ func (u *Uncertainty) node() *yaml.Node {
 	if len(u.SE) > 0 {
 		se := &yaml.Node{Kind: yaml.MappingNode, Style: yaml.FlowStyle}
 		for i, p := range u.Params {
-			v := fmtNum(u.SE[i], 3)
+			v := human.Significant(u.SE[i], 3)
 			tag := "" // plain: the encoder tags a number as its text reads
 			if u.Time[i] {
 				v, tag = v+"s", "!!str"
@@ -342,7 +344,7 @@ func (u *Uncertainty) node() *yaml.Node {
 		}
 		add("se", se)
 		if len(u.SE) == 2 {
-			add("corr", num(fmtNum(u.Corr, 3), ""))
+			add("corr", num(human.Significant(u.Corr, 3), ""))
 		}
 	}
 	return m

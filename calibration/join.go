@@ -179,7 +179,7 @@ func (p *Plan) sample(e *PlanEntry, files []*rowFile) (*Sample, error) {
 		if v < 0 {
 			if v < clampBelow {
 				stats[0].Rejected++
-				lineError(t[len(t)-1], "%s: value %ss is negative beyond the rounding of its fields (%ss); skipped", e.Name, fmtSeconds(v), fmtSeconds(tolerance))
+				lineError(t[len(t)-1], "%s: value %ss is negative beyond the rounding of its fields (%ss); skipped", e.Name, SecondsText(v), SecondsText(tolerance))
 				continue
 			}
 			v = 0
@@ -216,7 +216,7 @@ func (p *Plan) sample(e *PlanEntry, files []*rowFile) (*Sample, error) {
 		}
 	}
 	if s.Clamped > 0 {
-		s.Notes = append(s.Notes, fmt.Sprintf("%d of %d values were negative within the rounding of their fields (%d × %ss) and were kept as 0", s.Clamped, len(s.Values), s.RoundedFields, fmtSeconds(s.Resolution)))
+		s.Notes = append(s.Notes, fmt.Sprintf("%d of %d values were negative within the rounding of their fields (%d × %ss) and were kept as 0", s.Clamped, len(s.Values), s.RoundedFields, SecondsText(s.Resolution)))
 	}
 	if len(s.Values) == 0 {
 		return s, fmt.Errorf("no values: %d records read, filter %s", len(records), s.FilterText)

@@ -431,7 +431,7 @@ func (r *Reader) Sample() (*Sample, error) {
 	}
 	s := r.s
 	if s.Clamped > 0 {
-		s.Notes = append(s.Notes, fmt.Sprintf("%d of %d values were negative within the rounding of their fields (%d × %ss) and were kept as 0", s.Clamped, len(s.Values), s.RoundedFields, fmtSeconds(s.Resolution)))
+		s.Notes = append(s.Notes, fmt.Sprintf("%d of %d values were negative within the rounding of their fields (%d × %ss) and were kept as 0", s.Clamped, len(s.Values), s.RoundedFields, SecondsText(s.Resolution)))
 	}
 	if len(s.Stats) == 0 {
 		return &s, errors.New("no files were read")

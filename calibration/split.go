@@ -48,10 +48,10 @@ func FitSplit(y, n []float64) (*SplitFit, error) {
 	}
 	f := &SplitFit{N: len(y), BaseMean: b0, ItemMean: b1, BaseMeanSE: se0, ItemMeanSE: se1, BaseVarSE: sv0, ItemVarSE: sv1}
 	if b1 <= 0 {
-		return nil, fmt.Errorf("the time does not grow with the count (%ss per item by least squares): nothing to split", fmtSeconds(b1))
+		return nil, fmt.Errorf("the time does not grow with the count (%ss per item by least squares): nothing to split", SecondsText(b1))
 	}
 	if b0 < 0 {
-		f.Warnings = append(f.Warnings, warnf(WarnPoorFit, "the base comes out at %ss, below 0: the time is not a base plus a time per item; the base is taken as 0", fmtSeconds(b0)))
+		f.Warnings = append(f.Warnings, warnf(WarnPoorFit, "the base comes out at %ss, below 0: the time is not a base plus a time per item; the base is taken as 0", SecondsText(b0)))
 		b0 = 0
 	}
 	if len(y) < minSample {

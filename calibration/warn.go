@@ -119,24 +119,24 @@ func diagnose(res *Result, times, values []float64) []Warning {
 		case onGrid && d > crit:
 			ws = append(ws, warnf(WarnPoorFit,
 				"the chosen %s is %s from the data even rounded to their %s lattice (KS), above the 5%% critical value %s for %d values: no family fits well; consider the empirical distribution",
-				c.Family, fmtNum(d, 3), quantumText(step), fmtNum(crit, 3), n))
+				c.Family, human.Significant(d, 3), quantumText(step), human.Significant(crit, 3), n))
 		case !onGrid:
 			ws = append(ws, warnf(WarnPoorFit,
 				"the chosen %s is %s from the data (KS), above the 5%% critical value %s for %d values: no family fits well; consider the empirical distribution",
-				c.Family, fmtNum(c.KS, 3), fmtNum(crit, 3), n))
+				c.Family, human.Significant(c.KS, 3), human.Significant(crit, 3), n))
 		}
 	}
 	if n >= minTailSample && !byMoments {
 		var parts string
 		if o.P50 > 0 && o.P99/o.P50 >= heavyP99OverP50 {
-			parts = fmt.Sprintf("p99/p50 = %s", fmtNum(o.P99/o.P50, 3))
+			parts = fmt.Sprintf("p99/p50 = %s", human.Significant(o.P99/o.P50, 3))
 		}
 		if c := res.Chosen; c != nil && c.Family != FamilyEmpirical && c.Family != FamilyConstant {
 			if fp99 := c.Dist.Quantile(0.99); o.P99 > tailUnderstated*fp99 {
 				if parts != "" {
 					parts += "; "
 				}
-				parts += fmt.Sprintf("observed p99 %ss, fitted %s p99 %ss: the fit understates the tail", fmtSeconds(o.P99), c.Family, fmtSeconds(fp99))
+				parts += fmt.Sprintf("observed p99 %ss, fitted %s p99 %ss: the fit understates the tail", SecondsText(o.P99), c.Family, SecondsText(fp99))
 			}
 		}
 		if parts != "" {
@@ -309,7 +309,7 @@ func timeoutCluster(sorted, values []float64, o Observed) (Warning, bool) {
 	}
 	return warnf(WarnTruncated,
 		"%d of %d values sit within %d%% of the maximum %ss, %s× the median: a cluster at a limit looks like timeouts, durations cut off rather than measured; exclude them (a status or error field) or model the timeout",
-		k, n, int(clusterBand*100), fmtSeconds(o.Max), fmtNum(o.Max/o.P50, 3)), true
+		k, n, int(clusterBand*100), SecondsText(o.Max), human.Significant(o.Max/o.P50, 3)), true
 }
 
 // bimodal looks for values that form two groups, which no single family
@@ -363,7 +363,7 @@ func bimodal(values []float64) (Warning, bool) {
 	}
 	return warnf(WarnBimodal,
 		"the values form two groups, %d around %ss and %d around %ss (Ashman's D = %s on their logarithms): no single family describes both; split them by a field (route, status, size) and fit each",
-		split, fmtSeconds(math.Exp(m1)), n-split, fmtSeconds(math.Exp(m2)), fmtNum(d, 3)), true
+		split, SecondsText(math.Exp(m1)), n-split, SecondsText(math.Exp(m2)), human.Significant(d, 3)), true
 }
 
 // Statuses of failed responses start at 400.
@@ -448,7 +448,7 @@ func saturation(values, times []float64) (Warning, bool) {
 	}
 	return warnf(WarnSaturation,
 		"latency climbs over the recording (rank correlation with time %s; median of the last third %s× that of the first): the data look recorded under saturation, so a fit describes the backlog, not the service; narrow the time window",
-		fmtNum(rho, 2), fmtNum(m3/m1, 2)), true
+		human.Significant(rho, 2), human.Significant(m3/m1, 2)), true
 }
 
 // ranks returns the rank of each element (1-based, ties sharing the mean of
@@ -482,12 +482,10 @@ func ranks(x []float64) []float64 {
 	return r
 }
 
-// fmtNum formats v with digits significant digits, never in exponent form.
-func fmtNum(v float64, digits int) string { return human.Significant(v, digits) }
-
-// fmtSeconds formats a duration in seconds with four significant digits,
-// for messages and tables (the fragment uses sim's six).
-func fmtSeconds(v float64) string { return fmtNum(v, 4) }
+// SecondsText writes a duration in seconds, without its unit, to the four
+// significant digits of calibration's messages, and of the tables that
+// show its fits beside them (the fragment uses sim's six).
+func SecondsText(v float64) string { return human.Significant(v, 4) }
 
 // warningOrder lists the kinds in the order a reader meets them. First
 // those that change what one should fit: two groups (fit each), latency

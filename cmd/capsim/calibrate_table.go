@@ -65,9 +65,9 @@ func writeFitTable(w io.Writer, name string, s *calibration.Sample, r *calibrati
 		aic, ks := "-", "-"
 		if c.Scored() {
 			aic = strconv.FormatFloat(c.AIC, 'f', 1, 64)
-			ks = fitNumber(c.KS, 3)
+			ks = human.Significant(c.KS, 3)
 		}
-		t.Row(c.Family+mark, distParams(c.Dist), ks, aic, fitSeconds(c.Dist.Mean())+"s", fitSeconds(c.Dist.Quantile(0.95))+"s")
+		t.Row(c.Family+mark, distParams(c.Dist), ks, aic, calibration.SecondsText(c.Dist.Mean())+"s", calibration.SecondsText(c.Dist.Quantile(0.95))+"s")
 	}
 	inList := false
 	for i := range r.Candidates {
@@ -84,7 +84,7 @@ func writeFitTable(w io.Writer, name string, s *calibration.Sample, r *calibrati
 	if !inList && r.Chosen != nil {
 		row(r.Chosen)
 	}
-	t.Row("observed", fmt.Sprintf("n=%d sd=%ss cv=%s", o.N, fitSeconds(o.SD), fitNumber(o.CV, 3)), "", "", fitSeconds(o.Mean)+"s", fitSeconds(o.P95)+"s")
+	t.Row("observed", fmt.Sprintf("n=%d sd=%ss cv=%s", o.N, calibration.SecondsText(o.SD), human.Significant(o.CV, 3)), "", "", calibration.SecondsText(o.Mean)+"s", calibration.SecondsText(o.P95)+"s")
 	t.Write(w, width, howToSee)
 	return nil
 }
@@ -110,11 +110,11 @@ func writeFiguresTable(w io.Writer, name string, f *calibration.SummaryFit, widt
 			mark = " *"
 		}
 		t.Row(distFamily(c.Dist)+mark, distParams(c.Dist), c.Uses,
-			fitSeconds(c.Dist.Mean())+"s", fitSeconds(c.Dist.Quantile(0.5))+"s", fitSeconds(c.Dist.Quantile(0.95))+"s")
+			calibration.SecondsText(c.Dist.Mean())+"s", calibration.SecondsText(c.Dist.Quantile(0.5))+"s", calibration.SecondsText(c.Dist.Quantile(0.95))+"s")
 	}
 	given := func(v float64) string {
 		if !math.IsNaN(v) {
-			return fitSeconds(v) + "s"
+			return calibration.SecondsText(v) + "s"
 		}
 		return "-"
 	}
@@ -148,16 +148,8 @@ func writeSplitTable(w io.Writer, name string, s *calibration.Sample, f *calibra
 	texttab.WriteLines(w, texttab.Hang("", fmt.Sprintf("%s: %d values of %s from %s, filter %s, split into a base and a time per item", name, f.N, s.Source, strings.Join(s.Files, ", "), s.FilterString()), "  ", width))
 	fmt.Fprintln(w)
 	t := texttab.Table{Cols: splitColumns}
-	t.Row(name+"_base", fitSeconds(f.BaseMean)+"s", fitSeconds(f.BaseMeanSE)+"s", fitSeconds(f.BaseSD)+"s", f.Base.String())
-	t.Row(name+"_per_item", fitSeconds(f.ItemMean)+"s", fitSeconds(f.ItemMeanSE)+"s", fitSeconds(f.ItemSD)+"s", f.PerItem.String())
+	t.Row(name+"_base", calibration.SecondsText(f.BaseMean)+"s", calibration.SecondsText(f.BaseMeanSE)+"s", calibration.SecondsText(f.BaseSD)+"s", f.Base.String())
+	t.Row(name+"_per_item", calibration.SecondsText(f.ItemMean)+"s", calibration.SecondsText(f.ItemMeanSE)+"s", calibration.SecondsText(f.ItemSD)+"s", f.PerItem.String())
 	t.Write(w, width, howToSee)
 	return nil
 }
-
-// fitNumber writes v with digits significant digits, never in exponent
-// form, as calibration writes the numbers in its messages.
-func fitNumber(v float64, digits int) string { return human.Significant(v, digits) }
-
-// fitSeconds writes a time in seconds, without its unit, to four
-// significant digits.
-func fitSeconds(v float64) string { return fitNumber(v, 4) }
