@@ -24,15 +24,23 @@ const (
 
 // Seconds converts a duration in seconds, as distributions yield them, to
 // Time. Values beyond the representable range saturate instead of wrapping.
-func Seconds(s float64) Time {
-	ns := s * 1e9
+func Seconds(s float64) Time { return nanoseconds(s * 1e9) }
+
+// nanoseconds rounds ns to the nearest Time, halves away from zero as
+// math.Round does, saturating. It adds the float64 just below one half,
+// signed as ns, and truncates: below 2⁵² the sum rounds to the next
+// integer exactly when ns's fraction is at least one half, and above it
+// every float64 is an integer the sum leaves alone. That is a few
+// branchless instructions where math.Round's bit manipulation is a dozen,
+// and three of these run for every customer.
+func nanoseconds(ns float64) Time {
 	switch {
 	case ns >= math.MaxInt64:
 		return Never
 	case ns <= math.MinInt64:
 		return math.MinInt64
 	}
-	return Time(math.Round(ns))
+	return Time(ns + math.Copysign(0.49999999999999994, ns))
 }
 
 // Seconds returns t in seconds.
