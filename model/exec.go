@@ -362,16 +362,18 @@ func (r *run) popFrame(p *proc) {
 
 // acquire takes o's component for p; false means p now waits or failed.
 func (r *run) acquire(p *proc, o *op) bool {
-	if ci := r.replicaComp(p, o.comp); ci != o.comp {
+	cp := &r.p.comps[o.comp]
+	if cp.behind >= 0 {
+		ci := r.replicaComp(p, o.comp)
 		if ci < 0 {
-			r.breakRun("no_replica", o.comp, "used outside any pick of its balancer "+r.p.comps[r.p.comps[o.comp].behind].name)
+			r.breakRun("no_replica", o.comp, "used outside any pick of its balancer "+r.p.comps[cp.behind].name)
 			return false
 		}
 		routed := *o
 		routed.comp = ci
 		o = &routed
+		cp = &r.p.comps[ci]
 	}
-	cp := &r.p.comps[o.comp]
 	c := &r.comps[o.comp]
 	c.offered++
 	out, key := c.rt.acquire(r, p, o, c)

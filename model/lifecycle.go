@@ -179,7 +179,7 @@ func (r *run) onArrive(arg int64) {
 		return
 	}
 	r.arrivals[ji]++
-	r.startJourney(int32(ji), -1)
+	r.startJourney(int32(ji), j, -1)
 	r.runReady()
 	if r.replay != nil && r.replay[ji] != nil {
 		times := r.replay[ji]
@@ -223,7 +223,7 @@ func (r *run) onClientNext(arg int64) {
 		return
 	}
 	r.arrivals[ji]++
-	r.startJourney(ji, int32(arg))
+	r.startJourney(ji, j, int32(arg))
 	r.runReady()
 }
 
@@ -259,7 +259,7 @@ func (r *run) onWarmup(int64) {
 	r.st.reset()
 }
 
-func (r *run) startJourney(ji int32, client int32) {
+func (r *run) startJourney(ji int32, j *journeyProg, client int32) {
 	if r.guardInFlight() {
 		return
 	}
@@ -271,7 +271,6 @@ func (r *run) startJourney(ji int32, client int32) {
 		jr = &jrec{slot: int32(len(r.jrecs))}
 		r.jrecs = append(r.jrecs, jr)
 	}
-	j := &r.p.journeys[ji]
 	r.nextJrn++
 	// Reset in place, field by field: a literal assigned whole is built on
 	// the stack and copied in wider loads than its stores, which the
@@ -313,7 +312,6 @@ func (r *run) startJourney(ji int32, client int32) {
 
 func (r *run) endJourney(p *proc, status int32) {
 	jr := p.journey
-	j := &r.p.journeys[jr.typ]
 	jr.active = false
 	r.active--
 	if r.recovery != nil {
@@ -339,7 +337,7 @@ func (r *run) endJourney(p *proc, status int32) {
 	r.emitEnd(p, status)
 	if jr.client >= 0 && !r.ended && r.clientStays(jr.typ, jr.client) {
 		think := sim.Time(0)
-		if j.think >= 0 {
+		if j := &r.p.journeys[jr.typ]; j.think >= 0 {
 			think = sim.Seconds(r.p.dists[j.think].Sample(r.distRng[j.think]))
 		}
 		r.s.After(think, r.kClient, int64(jr.typ)<<32|int64(jr.client))
