@@ -117,7 +117,7 @@ func (r *run) execute() {
 			continue
 		}
 		if j.clients > 0 {
-			n := int(math.Round(float64(j.clients) * r.multOf(ji)))
+			n := int(math.Round(float64(j.clients) * r.multOf(j)))
 			for c := 0; c < n; c++ {
 				r.s.At(j.start, r.kClient, int64(ji)<<32|int64(c))
 			}
@@ -135,7 +135,7 @@ func (r *run) execute() {
 			}
 			continue
 		}
-		if j.rate*r.multOf(ji) > 0 {
+		if j.rate*r.multOf(j) > 0 {
 			// A constant arrival rate starts at once, as a load tester's
 			// does; a Poisson stream starts one random gap in.
 			first := j.start

@@ -218,7 +218,7 @@ func (r *run) profileNext(ji int, now sim.Time) (sim.Time, bool) {
 	if !j.even {
 		need = r.arrRng[ji].ExpFloat64()
 	}
-	t, ok := nextArrival(j.profile, j.period, now.Seconds(), need/r.multOf(ji))
+	t, ok := nextArrival(j.profile, j.period, now.Seconds(), need/r.multOf(j))
 	if !ok || t >= j.stop.Seconds() {
 		return 0, false
 	}
@@ -239,7 +239,9 @@ func (r *run) firstArrival(ji int) (sim.Time, bool) {
 
 // level is a profile value as a client count at the run's multiplier,
 // rounded as clients: is.
-func (r *run) level(ji int, v float64) int { return int(math.Round(v * r.multOf(ji))) }
+func (r *run) level(ji int, v float64) int {
+	return int(math.Round(v * r.multOf(&r.p.journeys[ji])))
+}
 
 // startRamp starts closed journey ji's first clients and schedules the
 // ramp's first change.

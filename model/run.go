@@ -221,10 +221,10 @@ type run struct {
 	recovery *recoveryRec
 }
 
-// multOf is the load multiplier of journey ji: the run's, or 1 for a
+// multOf is the load multiplier of journey j: the run's, or 1 for a
 // journey that is not scaled.
-func (r *run) multOf(ji int) float64 {
-	if r.p.journeys[ji].unscaled {
+func (r *run) multOf(j *journeyProg) float64 {
+	if j.unscaled {
 		return 1
 	}
 	return r.mult
@@ -233,7 +233,7 @@ func (r *run) multOf(ji int) float64 {
 // gap is the time to the next arrival of journey ji.
 func (r *run) gap(ji int) sim.Time {
 	j := &r.p.journeys[ji]
-	rate := j.rate * r.multOf(ji)
+	rate := j.rate * r.multOf(j)
 	// At least a nanosecond: at an absurd rate the clock must still move,
 	// so that the arrival window ends (or a guard trips) instead of every
 	// arrival landing on one instant.

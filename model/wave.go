@@ -94,7 +94,7 @@ func (w *waveProg) evenNext(rate, s float64) float64 {
 // rate's, else one draw or one arrival's mass in.
 func (r *run) waveFirst(ji int) (sim.Time, bool) {
 	j := &r.p.journeys[ji]
-	if j.even && j.rate*r.multOf(ji) > 0 && j.wave.at(j.start.Seconds()) > 0 {
+	if j.even && j.rate*r.multOf(j) > 0 && j.wave.at(j.start.Seconds()) > 0 {
 		return j.start, true
 	}
 	return r.waveNext(ji, j.start)
@@ -104,12 +104,12 @@ func (r *run) waveFirst(ji int) (sim.Time, bool) {
 // false when none comes before its stop.
 func (r *run) waveNext(ji int, from sim.Time) (sim.Time, bool) {
 	j := &r.p.journeys[ji]
-	peak := j.rate * r.multOf(ji) * (1 + j.wave.amplitude)
+	peak := j.rate * r.multOf(j) * (1 + j.wave.amplitude)
 	if !(peak > 0) {
 		return 0, false
 	}
 	if j.even {
-		t := j.wave.evenNext(j.rate*r.multOf(ji), from.Seconds())
+		t := j.wave.evenNext(j.rate*r.multOf(j), from.Seconds())
 		if t >= j.stop.Seconds() {
 			return 0, false
 		}
