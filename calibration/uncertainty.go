@@ -24,6 +24,14 @@ import (
 //     correlated (a gamma's shape and scale strongly: a larger shape with a
 //     smaller scale keeps the mean), so Corr is given too; drawing them
 //     independently would overstate the mean's uncertainty many times.
+//   - exponential+shift, lognormal+shift: the floor held at its estimate,
+//     and the part above it as its family above, given the floor. What a
+//     run reads of a service time, its mean and its tail, then spreads as
+//     over repeated samples (TestUncertaintyShiftedMatchesSpread): the
+//     exponential's floor is off by about mean/n, far less than the mean's
+//     mean/√n, and the lognormal's, correlated with mu, moves the mean and
+//     the tail little once mu has made up for it. Drawing the floor from a
+//     normal would be wrong besides: it lies below the smallest value.
 //   - empirical: N alone, Method "bootstrap": a draw resamples the n values
 //     with replacement, which needs no model of their shape.
 //   - uniform, a fit by moments, a constant: N alone and no Method. The
@@ -65,17 +73,22 @@ func SamplingUncertainty(c *Candidate, sorted []float64) (Uncertainty, error) {
 		return u, nil
 	}
 	nf := float64(n)
+	m := c.model
+	if s, ok := m.(shifted); ok {
+		// The floor is held where it was estimated and the part above it
+		// gets its family's closed form (see the type's comment).
+		m = s.m
+	}
 	switch c.Family {
 	case FamilyEmpirical:
 		u.Method = MethodBootstrap
 		return u, nil
-	case FamilyExponential:
-		e := c.model.(distuv.Exponential)
-		mean := 1 / e.Rate
+	case FamilyExponential, FamilyShiftedExponential:
+		mean := 1 / m.(distuv.Exponential).Rate
 		u.Method, u.Params, u.Time, u.SE = MethodFisher, []string{"mean"}, []bool{true}, []float64{mean / math.Sqrt(nf)}
 		return u, nil
-	case FamilyLogNormal:
-		l := c.model.(distuv.LogNormal)
+	case FamilyLogNormal, FamilyShiftedLogNormal:
+		l := m.(distuv.LogNormal)
 		u.Method, u.Params, u.Time = MethodFisher, []string{"mu", "sigma"}, []bool{false, false}
 		u.SE = []float64{l.Sigma / math.Sqrt(nf), l.Sigma / math.Sqrt(2*nf)}
 		return u, nil

@@ -148,3 +148,75 @@ func TestUncertaintyWithoutStandardErrors(t *testing.T) {
 		t.Errorf("uniform: %+v", u)
 	}
 }
+
+// For a floor plus a lognormal or an exponential, what a run reads of the
+// distribution is its mean and its tail. Over 300 samples of 400 values
+// from a known shifted distribution, the sd of the fitted distributions'
+// mean and p95 (the real sampling spread) must match the sd of the mean
+// and p95 of 2,000 distributions drawn, as a sweep with --uncertainty
+// draws them, from one sample's uncertainty (the median over the samples),
+// within 15 %.
+func TestUncertaintyShiftedMatchesSpread(t *testing.T) {
+	const z95 = 1.6448536269514722
+	cases := []struct {
+		family string
+		gen    func(r *rand.Rand) float64
+		// mean and p95 of the floor and the part above it, given the
+		// parameters the uncertainty draws (the others as fitted).
+		stats func(c *Candidate, x []float64) (float64, float64)
+	}{
+		{FamilyShiftedLogNormal, func(r *rand.Rand) float64 { return 0.02 + math.Exp(-4.9+0.6*r.NormFloat64()) },
+			func(c *Candidate, x []float64) (float64, float64) {
+				floor := c.model.(shifted).shift
+				return floor + math.Exp(x[0]+x[1]*x[1]/2), floor + math.Exp(x[0]+z95*x[1])
+			}},
+		{FamilyShiftedExponential, func(r *rand.Rand) float64 { return 2 + 0.5*r.ExpFloat64() },
+			func(c *Candidate, x []float64) (float64, float64) {
+				floor := c.model.(shifted).shift
+				return floor + x[0], floor + x[0]*math.Log(20)
+			}},
+	}
+	for _, c := range cases {
+		t.Run(c.family, func(t *testing.T) {
+			t.Parallel()
+			var fitted, drawn [2][]float64
+			for rep := range 300 {
+				x := draw(400, uint64(2000+rep), c.gen)
+				res, err := Fit(x, nil, FitOptions{Choose: c.family})
+				if err != nil {
+					t.Fatal(err)
+				}
+				u, err := SamplingUncertainty(res.Chosen, res.Sorted)
+				if err != nil || u.Method != MethodFisher {
+					t.Fatalf("rep %d: %+v, %v", rep, u, err)
+				}
+				var est []float64 // in the order of u.Params
+				switch m := res.Chosen.model.(shifted).m.(type) {
+				case distuv.LogNormal:
+					est = []float64{m.Mu, m.Sigma}
+				case distuv.Exponential:
+					est = []float64{1 / m.Rate}
+				}
+				mean, p95 := c.stats(res.Chosen, est)
+				fitted[0], fitted[1] = append(fitted[0], mean), append(fitted[1], p95)
+				rng := rand.New(rand.NewPCG(uint64(rep), 7))
+				var means, p95s []float64
+				for range 2000 {
+					x := make([]float64, len(est))
+					for i := range x {
+						x[i] = est[i] + u.SE[i]*rng.NormFloat64() // uncorrelated: corr is 0 for both
+					}
+					m, q := c.stats(res.Chosen, x)
+					means, p95s = append(means, m), append(p95s, q)
+				}
+				drawn[0], drawn[1] = append(drawn[0], stat.StdDev(means, nil)), append(drawn[1], stat.StdDev(p95s, nil))
+			}
+			for i, name := range []string{"mean", "p95"} {
+				real, claimed := stat.StdDev(fitted[i], nil), median(drawn[i])
+				if math.Abs(claimed/real-1) > 0.15 {
+					t.Errorf("%s: drawn distributions spread %.4g, fitted ones over samples %.4g", name, claimed, real)
+				}
+			}
+		})
+	}
+}
