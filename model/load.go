@@ -400,12 +400,22 @@ func spliceIncludes(pos *positions, fsys *fileCache, file string, root *yaml.Nod
 	return nil
 }
 
+// CheckMultiplierRange refuses a load multiplier no scenario can run at:
+// not a number > 0, or above MaxMultiplier. Commands ask it of a flag
+// before reading anything, and CheckMultiplier asks it first.
+func CheckMultiplierRange(m float64) error {
+	if !(m > 0 && m <= MaxMultiplier) {
+		return fmt.Errorf("a load multiplier must be > 0 and at most %g, got %g", float64(MaxMultiplier), m)
+	}
+	return nil
+}
+
 // CheckMultiplier reports whether the scenario can run at load multiplier
 // m: a multiplier scales every rate and client count, and the scaled ones
 // must keep within MaxRate and MaxClients too.
 func (l *Loaded) CheckMultiplier(m float64) error {
-	if !(m > 0 && m <= MaxMultiplier) {
-		return fmt.Errorf("a load multiplier must be > 0 and at most %g, got %g", float64(MaxMultiplier), m)
+	if err := CheckMultiplierRange(m); err != nil {
+		return err
 	}
 	for _, it := range l.Scenario.Journeys.Items {
 		j := it.Value

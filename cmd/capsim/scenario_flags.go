@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"math"
 
 	"capsim/model"
 
@@ -129,8 +128,8 @@ func (d *designFlags) addDesign(cmd *cobra.Command, multiplierUsage string) {
 // checkMultiplier refuses a multiplier no load can have, before anything
 // is read.
 func (d *designFlags) checkMultiplier() error {
-	if d.Multiplier <= 0 || math.IsNaN(d.Multiplier) || math.IsInf(d.Multiplier, 0) {
-		return usageErr("--multiplier must be a number > 0, got %g", d.Multiplier)
+	if err := model.CheckMultiplierRange(d.Multiplier); err != nil {
+		return usageErr("--multiplier: %v", err)
 	}
 	return nil
 }

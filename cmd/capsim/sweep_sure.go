@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"capsim/model"
 	"capsim/model/hindcast"
 	"capsim/model/sweep"
 	"github.com/spf13/pflag"
@@ -71,8 +72,11 @@ func parseRequirements(specs []string, designs []string) ([]requirement, error) 
 			return nil, usageErr("--require %q: design %q is not swept%s (swept: %s)", spec, name, didYouMean(name, designs), strings.Join(designs, ", "))
 		}
 		mult, err := strconv.ParseFloat(strings.TrimSuffix(m, "x"), 64)
-		if err != nil || !(mult > 0) || math.IsInf(mult, 0) {
-			return nil, usageErr("--require %q: the multiplier must be a number > 0, got %q", spec, m)
+		if err != nil {
+			return nil, usageErr("--require %q: the multiplier must be a number, got %q", spec, m)
+		}
+		if err := model.CheckMultiplierRange(mult); err != nil {
+			return nil, usageErr("--require %q: %v", spec, err)
 		}
 		out = append(out, requirement{name, mult})
 	}

@@ -203,6 +203,21 @@ func TestSweepRequireExitCodes(t *testing.T) {
 	}
 }
 
+// A --require whose multiplier no load can have is refused before the
+// sweep, with the bound every multiplier flag is held to.
+func TestSweepRequireRefusesMultiplier(t *testing.T) {
+	for _, c := range []struct{ spec, want string }{
+		{"v1-improved@abc", `capsim: --require "v1-improved@abc": the multiplier must be a number, got "abc"` + "\n"},
+		{"v1-improved@0", `capsim: --require "v1-improved@0": a load multiplier must be > 0 and at most 1e+06, got 0` + "\n"},
+		{"v1-improved@1e9x", `capsim: --require "v1-improved@1e9x": a load multiplier must be > 0 and at most 1e+06, got 1e+09` + "\n"},
+	} {
+		code, _, stderr := run(t, "sweep", "trip", "--designs", "v1-improved", "--require", c.spec, "--out", t.TempDir(), "-q")
+		if code != exitUsage || stderr != c.want {
+			t.Errorf("--require %s: exit %d, stderr %q; want exit %d, %q", c.spec, code, stderr, exitUsage, c.want)
+		}
+	}
+}
+
 // --until-sure writes the same bytes at any worker count.
 func TestSweepUntilSureWorkers(t *testing.T) {
 	files := func(workers string) map[string][]byte {

@@ -90,7 +90,7 @@ func TestUnknownScenarioAndDesign(t *testing.T) {
 		{"unknown design", []string{"run", "mmc", "--design", "bigger"},
 			"capsim: mmc.yaml: unknown design \"bigger\": the scenario defines no designs\n", false},
 		{"negative multiplier", []string{"run", "mmc", "--multiplier", "-1"},
-			"capsim: --multiplier must be a number > 0, got -1\n", false},
+			"capsim: --multiplier: a load multiplier must be > 0 and at most 1e+06, got -1\n", false},
 		{"zero servers", []string{"run", "mmc", "--set", "components.server.servers=0"},
 			"capsim: --set components.server.servers=0: components.server.servers: servers must be at least 1, got 0\n", false},
 		{"misspelt key", []string{"run", "mmc", "--set", "components.server.servrs=2"},
