@@ -129,12 +129,12 @@ func (r *run) waitUntil(p *proc, timeout sim.Time) sim.Time {
 // again) only marks p to go on, and the loop here carries on with the step
 // after the frame.
 func (r *run) exec(p *proc) {
-	if r.executing == p {
+	if r.executing == p.id+1 {
 		p.resume = true
 		return
 	}
 	prev := r.executing
-	r.executing = p
+	r.executing = p.id + 1
 	// n counts the ops run since p was woken, across swallowed failures,
 	// for the yield below.
 	n := 0

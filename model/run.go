@@ -200,9 +200,12 @@ type run struct {
 	ramps []*clientRamp
 	kRamp sim.Kind
 
-	// executing is the proc whose ops run now; instant and instantOps
-	// count the ops run at one instant, for the zero-time loop guard.
-	executing  *proc
+	// executing is the id of the proc whose ops run now, plus one (0:
+	// none): an integer, stored twice per exec, where a pointer would be
+	// stored through the collector's write barrier. instant and
+	// instantOps count the ops run at one instant, for the zero-time loop
+	// guard.
+	executing  int32
 	instant    sim.Time
 	instantOps int64
 
