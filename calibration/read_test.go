@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"errors"
 	"io"
 	"math"
 	"os"
@@ -559,6 +560,45 @@ func TestByteOrderMarkIsSkipped(t *testing.T) {
 		got, _ := io.ReadAll(r)
 		if string(got) != "duration_s\n1.5\n2.5\n" {
 			t.Errorf("gzip %v: read %q", gz, got)
+		}
+	}
+}
+
+// A stream shorter than a byte order mark, an empty gzip member and a gzip
+// stream cut short or corrupt: the first two read as what they hold, the
+// others fail with a message saying what is wrong with the stream.
+func TestDecompressShortAndBrokenStreams(t *testing.T) {
+	t.Parallel()
+	var empty, whole bytes.Buffer
+	gzip.NewWriter(&empty).Close()
+	zw := gzip.NewWriter(&whole)
+	zw.Write(bytes.Repeat([]byte("latency_ms,120\n"), 5000))
+	zw.Close()
+	for in, want := range map[string]string{"": "", "5": "5", "5\n": "5\n", empty.String(): ""} {
+		r, err := Decompress(strings.NewReader(in))
+		if err != nil {
+			t.Errorf("Decompress(%q): %v", in, err)
+			continue
+		}
+		if got, err := io.ReadAll(r); err != nil || string(got) != want {
+			t.Errorf("Decompress(%q) reads %q, %v; want %q", in, got, err, want)
+		}
+	}
+	corrupt := append(slices.Clone(whole.Bytes()[:10]), "garbage that is no deflate stream"...)
+	for name, c := range map[string]struct {
+		in   []byte
+		want string
+	}{
+		"magic only":  {gzipMagic, "the gzip stream ends early: the file is truncated"},
+		"cut short":   {whole.Bytes()[:whole.Len()/2], "the gzip stream ends early: the file is truncated"},
+		"not deflate": {corrupt, "the gzip stream is corrupt: flate: corrupt input before offset 1"},
+	} {
+		r, err := Decompress(bytes.NewReader(c.in))
+		if err == nil {
+			_, err = io.ReadAll(r)
+		}
+		if err == nil || err.Error() != c.want || !errors.Is(err, ErrBadGzip) {
+			t.Errorf("%s: error %v, want %q satisfying ErrBadGzip", name, err, c.want)
 		}
 	}
 }

@@ -431,7 +431,7 @@ func openInput(streams *IOStreams, name string) (io.Reader, func() error, error)
 	if name == "-" {
 		r, err := calibration.Decompress(streams.In)
 		if err != nil {
-			return nil, nil, fmt.Errorf("standard input: %w", err)
+			return nil, nil, badGzipInput(fmt.Errorf("standard input: %w", err))
 		}
 		return r, func() error { return nil }, nil
 	}
@@ -448,7 +448,17 @@ func openInput(streams *IOStreams, name string) (io.Reader, func() error, error)
 	if err != nil {
 		return nil, nil, fmt.Errorf("cannot read %s: %w", name, unwrapPath(err))
 	}
-	return calibration.DecompressFile(f, name)
+	r, closeFn, err := calibration.DecompressFile(f, name)
+	return r, closeFn, badGzipInput(err)
+}
+
+// badGzipInput makes a gzip stream cut short or corrupt bad input (exit 2),
+// as a line that does not parse is, leaving a failed read as I/O.
+func badGzipInput(err error) error {
+	if errors.Is(err, calibration.ErrBadGzip) {
+		return inputErr(err)
+	}
+	return err
 }
 
 func readInput(streams *IOStreams, r *calibration.Reader, name string) error {

@@ -184,3 +184,35 @@ func TestMessagesArePlacedAndPrintable(t *testing.T) {
 		t.Errorf("--set: exit %d, stderr %q, want %q", code, stderr, want)
 	}
 }
+
+// An input that is empty, a value too short for a header, or a gzip file
+// cut short is bad input, exit 2, with a message saying what the file
+// holds: never a bare "EOF" and the exit code of a failed read.
+func TestShortAndBrokenInputsAreBadInput(t *testing.T) {
+	dir := t.TempDir()
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(bytes.Repeat([]byte("0.25\n"), 10000))
+	zw.Close()
+	files := map[string][]byte{"empty.csv": nil, "two.csv": []byte("5\n"), "cut.csv.gz": gz.Bytes()[:gz.Len()/2]}
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	at := func(name string) string { return filepath.Join(dir, name) }
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"calibrate", at("empty.csv")}, "capsim: " + at("empty.csv") + ": is empty\n"},
+		{[]string{"calibrate", at("two.csv"), "--column", "value"}, "capsim: " + at("two.csv") + ":1: no column \"value\"; the header has 5\n"},
+		{[]string{"calibrate", at("cut.csv.gz"), "--column", "value"}, "capsim: " + at("cut.csv.gz") + ": the gzip stream ends early: the file is truncated\n"},
+		{[]string{"check", "testdata/check/shop.yaml", "--access", at("empty.csv")}, "capsim: " + at("empty.csv") + ": is empty\n"},
+	} {
+		code, stdout, stderr := run(t, c.args...)
+		if code != exitUsage || stdout != "" || stderr != c.want {
+			t.Errorf("capsim %s: exit %d, stdout %q, stderr %q; want exit 2 and %q", strings.Join(c.args, " "), code, stdout, stderr, c.want)
+		}
+	}
+}
