@@ -311,6 +311,29 @@ func TestReadLineHandling(t *testing.T) {
 	}
 }
 
+// A time no scenario could hold, longer than the clock's bound, is a
+// line's mistake (a field in the wrong unit, a counter read as a time)
+// and skipped as a negative one is: kept, it would give a fit an
+// infinite mean that a scenario then refuses far from the data.
+func TestReadSkipsTimesPastTheClock(t *testing.T) {
+	t.Parallel()
+	in := "latency_ms\n120\n1e308\n80\n4e12\n3155760000000\n"
+	s := readInput(t, Options{Format: FormatCSV}, "in.csv", strings.NewReader(in))
+	if !slices.Equal(s.Values, []float64{0.12, 0.08, 3155760000}) {
+		t.Errorf("values %v", s.Values)
+	}
+	want := []LineError{
+		{"in.csv", 3, "value 1e+305s passes 100 years, the longest time capsim simulates; skipped"},
+		{"in.csv", 5, "value 4e+09s passes 100 years, the longest time capsim simulates; skipped"},
+	}
+	if !slices.Equal(s.LineErrors, want) {
+		t.Errorf("line errors %v, want %v", s.LineErrors, want)
+	}
+	if st := s.Stats[0]; st.Used != 3 || st.Rejected != 2 {
+		t.Errorf("stats %+v", st)
+	}
+}
+
 func TestReadOptionErrors(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {

@@ -15,8 +15,9 @@ import (
 // and no back end waits a century.
 const MaxDuration = 36525 * 24 * sim.Hour
 
-// maxDurationText is MaxDuration as messages say it.
-const maxDurationText = "100 years"
+// MaxDurationText is MaxDuration as messages say it, here and in what
+// refuses a value no scenario could hold (a calibrated time).
+const MaxDurationText = "100 years"
 
 // MinQuantum is the shortest time slice a cpu may give (discipline rr):
 // each slice is an event, and a nanosecond quantum would take a billion of
@@ -40,10 +41,10 @@ const MaxClients = 1_000_000
 func checkDist(d sim.Dist) error {
 	limit := MaxDuration.Seconds()
 	if m := d.Mean(); !(m <= limit) {
-		return fmt.Errorf("its mean (%s) passes %s, the longest time capsim simulates", secondsText(m), maxDurationText)
+		return fmt.Errorf("its mean (%s) passes %s, the longest time capsim simulates", secondsText(m), MaxDurationText)
 	}
 	if q := d.Quantile(0.99); !(q <= limit) {
-		return fmt.Errorf("its 99th percentile (%s) passes %s, the longest time capsim simulates", secondsText(q), maxDurationText)
+		return fmt.Errorf("its 99th percentile (%s) passes %s, the longest time capsim simulates", secondsText(q), MaxDurationText)
 	}
 	return nil
 }

@@ -510,6 +510,17 @@ func writeFragment(streams *IOStreams, path string, entries []calibration.Entry)
 	return writeFragmentRemoving(streams, path, entries, nil)
 }
 
+// mergeFragment is calibration.MergeFragment with an entry no scenario
+// could load made bad input (exit 2): the data or figures it came from
+// are what to fix.
+func mergeFragment(existing []byte, entries []calibration.Entry) ([]byte, error) {
+	data, err := calibration.MergeFragment(existing, entries)
+	if errors.Is(err, calibration.ErrUnloadable) {
+		return nil, inputErr(err)
+	}
+	return data, err
+}
+
 // writeFragmentRemoving is writeFragment that first takes the entries named
 // remove out of the fragment at path.
 func writeFragmentRemoving(streams *IOStreams, path string, entries []calibration.Entry, remove []string) error {
@@ -518,7 +529,7 @@ func writeFragmentRemoving(streams *IOStreams, path string, entries []calibratio
 		fmt.Fprintln(streams.ErrOut, "no fragment written: give --out FILE, or --out - for standard output")
 		return nil
 	case "-":
-		data, err := calibration.MergeFragment(nil, entries)
+		data, err := mergeFragment(nil, entries)
 		if err != nil {
 			return err
 		}
@@ -534,7 +545,10 @@ func writeFragmentRemoving(streams *IOStreams, path string, entries []calibratio
 			return fmt.Errorf("%s: %v", path, err)
 		}
 	}
-	data, err := calibration.MergeFragment(existing, entries)
+	data, err := mergeFragment(existing, entries)
+	if errors.Is(err, calibration.ErrUnloadable) {
+		return err
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %v", path, err)
 	}

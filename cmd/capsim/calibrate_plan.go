@@ -247,7 +247,7 @@ func runPlan(io *IOStreams, p *calibration.Plan, out string, remove []string, wh
 		printWarnings(io, warned)
 	}
 	if whole && out != "" && out != "-" {
-		data, err := calibration.MergeFragment(nil, entries)
+		data, err := mergeFragment(nil, entries)
 		if err != nil {
 			return err
 		}
