@@ -165,6 +165,15 @@ func runCheck(ctx context.Context, io *IOStreams, opts *checkOptions) error {
 			return usageErr("%v", err)
 		}
 	}
+	if len(opts.Access) > 0 && len(simRun.Routes) == 0 {
+		// Nothing would be compared with it: without an application log
+		// the check would pass on no line at all.
+		instead := "leave it out"
+		if len(opts.App) == 0 {
+			instead = "give the application log (--app FILE) to compare the journeys"
+		}
+		return usageErr("--access: the scenario's journeys call no route, so an access log has nothing to be compared with; %s", instead)
+	}
 	for name := range simRun.Routes {
 		if _, ok := patterns[name]; !ok {
 			patterns[name] = "/" + name
