@@ -259,3 +259,18 @@ func TestCalibrateWritesOnlyWhatAScenarioLoads(t *testing.T) {
 		t.Errorf("figures: %s written", out)
 	}
 }
+
+// The root folder as --out is refused naming the command that would
+// replace it: sensitivity's refusal once spoke of a sweep.
+func TestRootFolderOutNamesTheCommand(t *testing.T) {
+	for _, c := range []struct{ args, who string }{
+		{"sweep mm1 -q -r 1 -m 1 --refine 0 -o /", "a sweep"},
+		{"sensitivity mm1 -q -r 1 -m 1 --refine 0 -o /", "sensitivity"},
+	} {
+		code, stdout, stderr := run(t, strings.Fields(c.args)...)
+		want := "capsim: --out /: " + c.who + " replaces its folder whole; name a folder of its own\n"
+		if code != exitUsage || stdout != "" || stderr != want {
+			t.Errorf("capsim %s: exit %d, stdout %q, stderr %q; want exit 2 and %q", c.args, code, stdout, stderr, want)
+		}
+	}
+}
