@@ -95,7 +95,9 @@ func isPlanFile(path string) bool {
 	if ext != ".yaml" && ext != ".yml" {
 		return false
 	}
-	data, err := os.ReadFile(path)
+	// Only a regular file can be a plan: reading a pipe to find out
+	// would block, or take the lines it was given to fit.
+	data, err := readRegular(path)
 	return err == nil && calibration.IsPlan(data)
 }
 

@@ -77,6 +77,11 @@ func TestOnlyRegularFilesInsideTheFolderAreRead(t *testing.T) {
 		{[]string{"calibrate", "figures", "/dev/zero"}, exitUsage, "cannot read /dev/zero: a device, not a regular file"},
 		{[]string{"calibrate", "figures", pipe}, exitUsage, "cannot read " + pipe + ": a named pipe, not a regular file"},
 		{[]string{"sweep", "mmck", "--merge", pipe, "--out", filepath.Join(dir, "out")}, exitUsage, "--merge: cannot read " + pipe + ": a named pipe, not a regular file"},
+		// check reads each log twice (for doubled lines, then its records):
+		// a device never ended and a pipe blocked, past an interrupt.
+		{[]string{"check", "testdata/check/shop.yaml", "--app", "/dev/zero"}, exitUsage, "cannot read /dev/zero: a device, not a regular file"},
+		{[]string{"check", "testdata/check/shop.yaml", "--access", pipe}, exitUsage, "cannot read " + pipe + ": a named pipe, not a regular file"},
+		{[]string{"check", "testdata/check/shop.yaml", "--app", dir}, exitUsage, "cannot read " + dir + ": a folder, not a regular file"},
 	}
 	for _, tc := range others {
 		code, _, stderr := run(t, tc.args...)
