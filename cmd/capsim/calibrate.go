@@ -334,9 +334,10 @@ func isK6Summary(io *IOStreams, files []string, format calibration.Format) (bool
 	default:
 		return false, nil
 	}
-	if len(files) != 1 || files[0] == "-" {
+	if len(files) != 1 || files[0] == "-" || !isRegular(files[0]) {
 		// Several files are read as values; a summary among them is
-		// reported by the reader. Standard input cannot be read twice.
+		// reported by the reader. Standard input and a pipe cannot be
+		// read twice.
 		return false, nil
 	}
 	in, closeFn, err := openInput(io, files[0])

@@ -46,6 +46,13 @@ func readRegular(name string) ([]byte, error) {
 	return data, nil
 }
 
+// isRegular reports whether name is a regular file, which can be read
+// more than once (a pipe cannot).
+func isRegular(name string) bool {
+	st, err := os.Stat(name)
+	return err == nil && st.Mode().IsRegular()
+}
+
 func fileKind(m fs.FileMode) string { return calibration.FileKind(m) }
 
 // checkRegular refuses, before anything opens it, a file that is not a
