@@ -196,9 +196,6 @@ func MergeFragment(existing []byte, entries []Entry) ([]byte, error) {
 		if err := checkName(e.Name); err != nil {
 			return nil, err
 		}
-		if err := checkLoadable(e); err != nil {
-			return nil, err
-		}
 		key, val := e.nodes()
 		replaced := false
 		for i := 0; i+1 < len(dists.Content); i += 2 {

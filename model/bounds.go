@@ -9,15 +9,12 @@ import (
 )
 
 // MaxDuration is the longest span a scenario may write, for any duration,
-// and the most a distribution's mean or 99th percentile may be. The clock
-// counts nanoseconds in an int64 and ends after about 292 years; 100 years
-// leaves room to add a run's own length to any value without passing it,
-// and no back end waits a century.
-const MaxDuration = 36525 * 24 * sim.Hour
+// and the most a distribution's mean or 99th percentile may be (see
+// sim.MaxDuration).
+const MaxDuration = sim.MaxDuration
 
-// MaxDurationText is MaxDuration as messages say it, here and in what
-// refuses a value no scenario could hold (a calibrated time).
-const MaxDurationText = "100 years"
+// MaxDurationText is MaxDuration as messages say it.
+const MaxDurationText = sim.MaxDurationText
 
 // MinQuantum is the shortest time slice a cpu may give (discipline rr):
 // each slice is an event, and a nanosecond quantum would take a billion of

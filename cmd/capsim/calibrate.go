@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"capsim/calibration"
+	"capsim/model"
 	"capsim/plots"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -511,15 +512,19 @@ func writeFragment(streams *IOStreams, path string, entries []calibration.Entry)
 	return writeFragmentRemoving(streams, path, entries, nil)
 }
 
-// mergeFragment is calibration.MergeFragment with an entry no scenario
-// could load made bad input (exit 2): the data or figures it came from
-// are what to fix.
+// mergeFragment is calibration.MergeFragment of entries that a scenario
+// including the fragment would load: one it would refuse (a mean past
+// the clock, from figures far apart or values spread over many orders of
+// magnitude) is bad input (exit 2), the data or figures it came from being
+// what to fix, and no fragment is written. Every fragment capsim writes
+// is made here.
 func mergeFragment(existing []byte, entries []calibration.Entry) ([]byte, error) {
-	data, err := calibration.MergeFragment(existing, entries)
-	if errors.Is(err, calibration.ErrUnloadable) {
-		return nil, inputErr(err)
+	for _, e := range entries {
+		if err := model.CheckDistribution(e.Dist); err != nil {
+			return nil, inputErr(fmt.Errorf("%s: %s is a distribution no scenario could load: %v", e.Name, e.Dist, err))
+		}
 	}
-	return data, err
+	return calibration.MergeFragment(existing, entries)
 }
 
 // writeFragmentRemoving is writeFragment that first takes the entries named
@@ -547,7 +552,8 @@ func writeFragmentRemoving(streams *IOStreams, path string, entries []calibratio
 		}
 	}
 	data, err := mergeFragment(existing, entries)
-	if errors.Is(err, calibration.ErrUnloadable) {
+	var ce *codedError
+	if errors.As(err, &ce) {
 		return err
 	}
 	if err != nil {
