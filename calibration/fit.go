@@ -164,6 +164,9 @@ func Fit(values, times []float64, opts FitOptions) (*Result, error) {
 		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
 			return nil, fmt.Errorf("value %g is not a duration (negative or not finite)", v)
 		}
+		if err := withinClock(v); err != nil {
+			return nil, err
+		}
 	}
 	families := opts.Families
 	if families == nil {

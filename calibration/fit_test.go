@@ -297,6 +297,7 @@ func TestFitDegenerateAndBadInput(t *testing.T) {
 		{nil, "no values to fit"},
 		{[]float64{1, -2}, "value -2 is not a duration (negative or not finite)"},
 		{[]float64{1, math.NaN()}, "value NaN is not a duration (negative or not finite)"},
+		{[]float64{1, 1e305}, "value 1e+305s passes 100 years, the longest time capsim simulates"},
 	} {
 		if _, err := Fit(c.x, nil, FitOptions{}); err == nil || err.Error() != c.want {
 			t.Errorf("Fit(%v) error %v, want %q", c.x, err, c.want)

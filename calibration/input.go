@@ -3,10 +3,12 @@ package calibration
 import (
 	"bufio"
 	"bytes"
+	"compress/flate"
 	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 )
 
@@ -39,12 +41,50 @@ func Decompress(r io.Reader) (io.Reader, error) {
 	if bytes.Equal(head, gzipMagic) {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
-			return nil, err
+			return nil, gzipFault(err)
 		}
-		zbr := bufio.NewReaderSize(zr, 64<<10)
+		zbr := bufio.NewReaderSize(gzipBody{zr}, 64<<10)
 		return zbr, skipBOM(zbr)
 	}
 	return br, skipBOM(br)
+}
+
+// ErrBadGzip is what every error reading a gzip stream that is cut short
+// or corrupt satisfies: what the file holds is wrong, not the reading of
+// it, and the message says so instead of a bare "unexpected EOF".
+var ErrBadGzip = errors.New("bad gzip stream")
+
+type gzipError struct{ err error }
+
+func (e *gzipError) Error() string {
+	if errors.Is(e.err, io.ErrUnexpectedEOF) {
+		return "the gzip stream ends early: the file is truncated"
+	}
+	return "the gzip stream is corrupt: " + e.err.Error()
+}
+
+func (e *gzipError) Is(target error) bool { return target == ErrBadGzip }
+func (e *gzipError) Unwrap() error        { return e.err }
+
+// gzipFault marks err as a fault of the gzip stream when it is one; an
+// error of the file beneath it (a read that failed) stays as it is.
+func gzipFault(err error) error {
+	var corrupt flate.CorruptInputError
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, gzip.ErrHeader) || errors.Is(err, gzip.ErrChecksum) || errors.As(err, &corrupt) {
+		return &gzipError{err}
+	}
+	return err
+}
+
+// gzipBody is a gzip stream's content, its faults told as gzipFault does.
+type gzipBody struct{ zr *gzip.Reader }
+
+func (g gzipBody) Read(p []byte) (int, error) {
+	n, err := g.zr.Read(p)
+	if err != nil && err != io.EOF {
+		err = gzipFault(err)
+	}
+	return n, err
 }
 
 // utf8BOM is the byte order mark some Windows tools begin a text file with.
@@ -54,14 +94,18 @@ var utf8BOM = []byte{0xef, 0xbb, 0xbf}
 // be the first character of the first field, and a format or a header
 // would not be recognised.
 func skipBOM(br *bufio.Reader) error {
+	// A stream shorter than the mark ends before it: that is no error
+	// here, but an input to tell apart by what it holds (nothing, or a
+	// value too short to have a header).
 	head, err := br.Peek(len(utf8BOM))
 	if err != nil && !errors.Is(err, io.EOF) {
 		return err
 	}
 	if bytes.Equal(head, utf8BOM) {
-		_, err = br.Discard(len(utf8BOM))
+		_, err := br.Discard(len(utf8BOM))
+		return err
 	}
-	return err
+	return nil
 }
 
 // OpenFile opens path for reading, decompressing it when it is gzipped.
@@ -143,4 +187,20 @@ func (lr *lineReader) next() (line []byte, num int, tooLong bool, err error) {
 func trimEOL(b []byte) []byte {
 	b = bytes.TrimSuffix(b, []byte("\n"))
 	return bytes.TrimSuffix(b, []byte("\r"))
+}
+
+// FileKind says in words what a file that is not a regular one is, for
+// the messages that refuse it.
+func FileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a folder"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "not a regular file"
 }

@@ -185,6 +185,11 @@ func (p *Plan) sample(e *PlanEntry, files []*rowFile) (*Sample, error) {
 			v = 0
 			s.Clamped++
 		}
+		if err := withinClock(v); err != nil {
+			stats[0].Rejected++
+			lineError(t[len(t)-1], "%s: %v; skipped", e.Name, err)
+			continue
+		}
 		tm := math.NaN()
 		for _, r := range t {
 			if !math.IsNaN(r.time) && (math.IsNaN(tm) || r.time > tm) {

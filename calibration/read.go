@@ -411,6 +411,11 @@ func (r *Reader) add(name string, fs *FileStats, line int, rec *record) {
 		r.lineError(name, line, "value %gs is not a duration (negative or not finite); skipped", rec.value)
 		return
 	}
+	if err := withinClock(rec.value); err != nil {
+		fs.Rejected++
+		r.lineError(name, line, "%v; skipped", err)
+		return
+	}
 	fs.Used++
 	r.s.Values = append(r.s.Values, rec.value)
 	r.s.Times = append(r.s.Times, rec.time)

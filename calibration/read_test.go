@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"errors"
 	"io"
 	"math"
 	"os"
@@ -310,6 +311,29 @@ func TestReadLineHandling(t *testing.T) {
 	}
 }
 
+// A time no scenario could hold, longer than the clock's bound, is a
+// line's mistake (a field in the wrong unit, a counter read as a time)
+// and skipped as a negative one is: kept, it would give a fit an
+// infinite mean that a scenario then refuses far from the data.
+func TestReadSkipsTimesPastTheClock(t *testing.T) {
+	t.Parallel()
+	in := "latency_ms\n120\n1e308\n80\n4e12\n3155760000000\n"
+	s := readInput(t, Options{Format: FormatCSV}, "in.csv", strings.NewReader(in))
+	if !slices.Equal(s.Values, []float64{0.12, 0.08, 3155760000}) {
+		t.Errorf("values %v", s.Values)
+	}
+	want := []LineError{
+		{"in.csv", 3, "value 1e+305s passes 100 years, the longest time capsim simulates; skipped"},
+		{"in.csv", 5, "value 4e+09s passes 100 years, the longest time capsim simulates; skipped"},
+	}
+	if !slices.Equal(s.LineErrors, want) {
+		t.Errorf("line errors %v, want %v", s.LineErrors, want)
+	}
+	if st := s.Stats[0]; st.Used != 3 || st.Rejected != 2 {
+		t.Errorf("stats %+v", st)
+	}
+}
+
 func TestReadOptionErrors(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
@@ -559,6 +583,45 @@ func TestByteOrderMarkIsSkipped(t *testing.T) {
 		got, _ := io.ReadAll(r)
 		if string(got) != "duration_s\n1.5\n2.5\n" {
 			t.Errorf("gzip %v: read %q", gz, got)
+		}
+	}
+}
+
+// A stream shorter than a byte order mark, an empty gzip member and a gzip
+// stream cut short or corrupt: the first two read as what they hold, the
+// others fail with a message saying what is wrong with the stream.
+func TestDecompressShortAndBrokenStreams(t *testing.T) {
+	t.Parallel()
+	var empty, whole bytes.Buffer
+	gzip.NewWriter(&empty).Close()
+	zw := gzip.NewWriter(&whole)
+	zw.Write(bytes.Repeat([]byte("latency_ms,120\n"), 5000))
+	zw.Close()
+	for in, want := range map[string]string{"": "", "5": "5", "5\n": "5\n", empty.String(): ""} {
+		r, err := Decompress(strings.NewReader(in))
+		if err != nil {
+			t.Errorf("Decompress(%q): %v", in, err)
+			continue
+		}
+		if got, err := io.ReadAll(r); err != nil || string(got) != want {
+			t.Errorf("Decompress(%q) reads %q, %v; want %q", in, got, err, want)
+		}
+	}
+	corrupt := append(slices.Clone(whole.Bytes()[:10]), "garbage that is no deflate stream"...)
+	for name, c := range map[string]struct {
+		in   []byte
+		want string
+	}{
+		"magic only":  {gzipMagic, "the gzip stream ends early: the file is truncated"},
+		"cut short":   {whole.Bytes()[:whole.Len()/2], "the gzip stream ends early: the file is truncated"},
+		"not deflate": {corrupt, "the gzip stream is corrupt: flate: corrupt input before offset 1"},
+	} {
+		r, err := Decompress(bytes.NewReader(c.in))
+		if err == nil {
+			_, err = io.ReadAll(r)
+		}
+		if err == nil || err.Error() != c.want || !errors.Is(err, ErrBadGzip) {
+			t.Errorf("%s: error %v, want %q satisfying ErrBadGzip", name, err, c.want)
 		}
 	}
 }

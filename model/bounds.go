@@ -9,14 +9,12 @@ import (
 )
 
 // MaxDuration is the longest span a scenario may write, for any duration,
-// and the most a distribution's mean or 99th percentile may be. The clock
-// counts nanoseconds in an int64 and ends after about 292 years; 100 years
-// leaves room to add a run's own length to any value without passing it,
-// and no back end waits a century.
-const MaxDuration = 36525 * 24 * sim.Hour
+// and the most a distribution's mean or 99th percentile may be (see
+// sim.MaxDuration).
+const MaxDuration = sim.MaxDuration
 
-// maxDurationText is MaxDuration as messages say it.
-const maxDurationText = "100 years"
+// MaxDurationText is MaxDuration as messages say it.
+const MaxDurationText = sim.MaxDurationText
 
 // MinQuantum is the shortest time slice a cpu may give (discipline rr):
 // each slice is an event, and a nanosecond quantum would take a billion of
@@ -40,10 +38,10 @@ const MaxClients = 1_000_000
 func checkDist(d sim.Dist) error {
 	limit := MaxDuration.Seconds()
 	if m := d.Mean(); !(m <= limit) {
-		return fmt.Errorf("its mean (%s) passes %s, the longest time capsim simulates", secondsText(m), maxDurationText)
+		return fmt.Errorf("its mean (%s) passes %s, the longest time capsim simulates", secondsText(m), MaxDurationText)
 	}
 	if q := d.Quantile(0.99); !(q <= limit) {
-		return fmt.Errorf("its 99th percentile (%s) passes %s, the longest time capsim simulates", secondsText(q), maxDurationText)
+		return fmt.Errorf("its 99th percentile (%s) passes %s, the longest time capsim simulates", secondsText(q), MaxDurationText)
 	}
 	return nil
 }

@@ -59,6 +59,15 @@ type DistRef struct {
 	File string
 }
 
+// CheckDistribution reads text as a scenario reads a distribution literal
+// and holds it to the same bounds, for what writes distributions for
+// scenarios to include (capsim calibrate) to refuse one that none could
+// load, instead of leaving the error to the scenario.
+func CheckDistribution(text string) error {
+	var r DistRef
+	return r.parseScalar(text)
+}
+
 func (r *DistRef) parseScalar(s string) error {
 	s = strings.TrimSpace(s)
 	*r = DistRef{Text: s}

@@ -48,3 +48,13 @@ func (t Time) Seconds() float64 { return float64(t) / 1e9 }
 
 // String formats t as a Go duration ("1m30s").
 func (t Time) String() string { return time.Duration(t).String() }
+
+// MaxDuration is the longest span a scenario may write, and the longest
+// time a calibrated distribution may stand for. The clock counts
+// nanoseconds in an int64 and ends after about 292 years; 100 years
+// leaves room to add a run's own length to any value without passing it,
+// and no back end waits a century.
+const MaxDuration = 36525 * 24 * Hour
+
+// MaxDurationText is MaxDuration as messages say it.
+const MaxDurationText = "100 years"

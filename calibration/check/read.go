@@ -61,12 +61,19 @@ func (in Inputs) Files() []string {
 // simulating, to answer a mistyped name at once.
 func (in Inputs) Stat() error {
 	for _, f := range in.Files() {
-		if _, err := os.Stat(f); err != nil {
+		st, err := os.Stat(f)
+		if err != nil {
 			var pe *fs.PathError
 			if errors.As(err, &pe) {
 				err = pe.Err
 			}
 			return fmt.Errorf("%s: %v", f, err)
+		}
+		// Each log is read twice, for doubled lines and then for its
+		// records: a device never ends, and a pipe is empty the second
+		// time or blocks the open, beyond an interrupt's reach.
+		if !st.Mode().IsRegular() {
+			return fmt.Errorf("cannot read %s: %s, not a regular file", f, calibration.FileKind(st.Mode()))
 		}
 	}
 	return nil

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"capsim/calibration"
+	"capsim/model"
 	"capsim/plots"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -334,9 +335,10 @@ func isK6Summary(io *IOStreams, files []string, format calibration.Format) (bool
 	default:
 		return false, nil
 	}
-	if len(files) != 1 || files[0] == "-" {
+	if len(files) != 1 || files[0] == "-" || !isRegular(files[0]) {
 		// Several files are read as values; a summary among them is
-		// reported by the reader. Standard input cannot be read twice.
+		// reported by the reader. Standard input and a pipe cannot be
+		// read twice.
 		return false, nil
 	}
 	in, closeFn, err := openInput(io, files[0])
@@ -431,7 +433,7 @@ func openInput(streams *IOStreams, name string) (io.Reader, func() error, error)
 	if name == "-" {
 		r, err := calibration.Decompress(streams.In)
 		if err != nil {
-			return nil, nil, fmt.Errorf("standard input: %w", err)
+			return nil, nil, badGzipInput(fmt.Errorf("standard input: %w", err))
 		}
 		return r, func() error { return nil }, nil
 	}
@@ -448,7 +450,17 @@ func openInput(streams *IOStreams, name string) (io.Reader, func() error, error)
 	if err != nil {
 		return nil, nil, fmt.Errorf("cannot read %s: %w", name, unwrapPath(err))
 	}
-	return calibration.DecompressFile(f, name)
+	r, closeFn, err := calibration.DecompressFile(f, name)
+	return r, closeFn, badGzipInput(err)
+}
+
+// badGzipInput makes a gzip stream cut short or corrupt bad input (exit 2),
+// as a line that does not parse is, leaving a failed read as I/O.
+func badGzipInput(err error) error {
+	if errors.Is(err, calibration.ErrBadGzip) {
+		return inputErr(err)
+	}
+	return err
 }
 
 func readInput(streams *IOStreams, r *calibration.Reader, name string) error {
@@ -500,6 +512,21 @@ func writeFragment(streams *IOStreams, path string, entries []calibration.Entry)
 	return writeFragmentRemoving(streams, path, entries, nil)
 }
 
+// mergeFragment is calibration.MergeFragment of entries that a scenario
+// including the fragment would load: one it would refuse (a mean past
+// the clock, from figures far apart or values spread over many orders of
+// magnitude) is bad input (exit 2), the data or figures it came from being
+// what to fix, and no fragment is written. Every fragment capsim writes
+// is made here.
+func mergeFragment(existing []byte, entries []calibration.Entry) ([]byte, error) {
+	for _, e := range entries {
+		if err := model.CheckDistribution(e.Dist); err != nil {
+			return nil, inputErr(fmt.Errorf("%s: %s is a distribution no scenario could load: %v", e.Name, e.Dist, err))
+		}
+	}
+	return calibration.MergeFragment(existing, entries)
+}
+
 // writeFragmentRemoving is writeFragment that first takes the entries named
 // remove out of the fragment at path.
 func writeFragmentRemoving(streams *IOStreams, path string, entries []calibration.Entry, remove []string) error {
@@ -508,7 +535,7 @@ func writeFragmentRemoving(streams *IOStreams, path string, entries []calibratio
 		fmt.Fprintln(streams.ErrOut, "no fragment written: give --out FILE, or --out - for standard output")
 		return nil
 	case "-":
-		data, err := calibration.MergeFragment(nil, entries)
+		data, err := mergeFragment(nil, entries)
 		if err != nil {
 			return err
 		}
@@ -524,7 +551,11 @@ func writeFragmentRemoving(streams *IOStreams, path string, entries []calibratio
 			return fmt.Errorf("%s: %v", path, err)
 		}
 	}
-	data, err := calibration.MergeFragment(existing, entries)
+	data, err := mergeFragment(existing, entries)
+	var ce *codedError
+	if errors.As(err, &ce) {
+		return err
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %v", path, err)
 	}

@@ -95,7 +95,9 @@ func isPlanFile(path string) bool {
 	if ext != ".yaml" && ext != ".yml" {
 		return false
 	}
-	data, err := os.ReadFile(path)
+	// Only a regular file can be a plan: reading a pipe to find out
+	// would block, or take the lines it was given to fit.
+	data, err := readRegular(path)
 	return err == nil && calibration.IsPlan(data)
 }
 
@@ -247,7 +249,7 @@ func runPlan(io *IOStreams, p *calibration.Plan, out string, remove []string, wh
 		printWarnings(io, warned)
 	}
 	if whole && out != "" && out != "-" {
-		data, err := calibration.MergeFragment(nil, entries)
+		data, err := mergeFragment(nil, entries)
 		if err != nil {
 			return err
 		}

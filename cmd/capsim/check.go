@@ -117,6 +117,11 @@ func runCheck(ctx context.Context, io *IOStreams, opts *checkOptions) error {
 	if len(opts.Access) == 0 && len(opts.App) == 0 {
 		return usageErr("give the recorded run's logs: --access FILE (nginx or k6) and/or --app FILE (application log)")
 	}
+	// The files named, before any is opened (a sources file is read
+	// here); the logs a sources file names are held to the same below.
+	if err := (check.Inputs{Access: opts.Access, App: opts.App}).Stat(); err != nil {
+		return usageErr("%v", err)
+	}
 	access, clients, err := accessLogs(opts.Access)
 	if err != nil {
 		return err
@@ -164,6 +169,15 @@ func runCheck(ctx context.Context, io *IOStreams, opts *checkOptions) error {
 			}
 			return usageErr("%v", err)
 		}
+	}
+	if len(opts.Access) > 0 && len(simRun.Routes) == 0 {
+		// Nothing would be compared with it: without an application log
+		// the check would pass on no line at all.
+		instead := "leave it out"
+		if len(opts.App) == 0 {
+			instead = "give the application log (--app FILE) to compare the journeys"
+		}
+		return usageErr("--access: the scenario's journeys call no route, so an access log has nothing to be compared with; %s", instead)
 	}
 	for name := range simRun.Routes {
 		if _, ok := patterns[name]; !ok {

@@ -171,6 +171,10 @@ func TestCheckBadInput(t *testing.T) {
 		{"check " + shop + " --access " + app + " --replay", "capsim: --replay reads the journeys' starts from their outcome events: give --app FILE"},
 		{"check " + shop + " --app " + torn + " --replay", "capsim: " + torn + ":2: the line ends inside the JSON object (truncated)"},
 		{"check missing.yaml --app " + app, "capsim: missing.yaml: no such file"},
+		// A model whose journeys call no route has nothing to hold an
+		// access log to: once "no line failed", exit 0.
+		{"check mm1 --set duration=60s --set warmup=0s -r 1 --access " + nginx,
+			"capsim: --access: the scenario's journeys call no route, so an access log has nothing to be compared with; give the application log (--app FILE) to compare the journeys"},
 	}
 	for _, c := range cases {
 		code, stdout, stderr := run(t, strings.Fields(c.args)...)

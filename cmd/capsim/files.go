@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 
+	"capsim/calibration"
 	"capsim/model"
 )
 
@@ -45,19 +46,14 @@ func readRegular(name string) ([]byte, error) {
 	return data, nil
 }
 
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a folder"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return "not a regular file"
+// isRegular reports whether name is a regular file, which can be read
+// more than once (a pipe cannot).
+func isRegular(name string) bool {
+	st, err := os.Stat(name)
+	return err == nil && st.Mode().IsRegular()
 }
+
+func fileKind(m fs.FileMode) string { return calibration.FileKind(m) }
 
 // checkRegular refuses, before anything opens it, a file that is not a
 // regular one of at most model.MaxFileSize bytes.

@@ -184,3 +184,93 @@ func TestMessagesArePlacedAndPrintable(t *testing.T) {
 		t.Errorf("--set: exit %d, stderr %q, want %q", code, stderr, want)
 	}
 }
+
+// An input that is empty, a value too short for a header, or a gzip file
+// cut short is bad input, exit 2, with a message saying what the file
+// holds: never a bare "EOF" and the exit code of a failed read.
+func TestShortAndBrokenInputsAreBadInput(t *testing.T) {
+	dir := t.TempDir()
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(bytes.Repeat([]byte("0.25\n"), 10000))
+	zw.Close()
+	files := map[string][]byte{"empty.csv": nil, "two.csv": []byte("5\n"), "cut.csv.gz": gz.Bytes()[:gz.Len()/2]}
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	at := func(name string) string { return filepath.Join(dir, name) }
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"calibrate", at("empty.csv")}, "capsim: " + at("empty.csv") + ": is empty\n"},
+		{[]string{"calibrate", at("two.csv"), "--column", "value"}, "capsim: " + at("two.csv") + ":1: no column \"value\"; the header has 5\n"},
+		{[]string{"calibrate", at("cut.csv.gz"), "--column", "value"}, "capsim: " + at("cut.csv.gz") + ": the gzip stream ends early: the file is truncated\n"},
+		{[]string{"check", "testdata/check/shop.yaml", "--access", at("empty.csv")}, "capsim: " + at("empty.csv") + ": is empty\n"},
+	} {
+		code, stdout, stderr := run(t, c.args...)
+		if code != exitUsage || stdout != "" || stderr != c.want {
+			t.Errorf("capsim %s: exit %d, stdout %q, stderr %q; want exit 2 and %q", strings.Join(c.args, " "), code, stdout, stderr, c.want)
+		}
+	}
+}
+
+// calibrate writes no entry that a scenario including the fragment would
+// refuse: a time past the clock's bound is a line's mistake, skipped as a
+// negative one is, whether read from a column or computed by --expr, and
+// figures that give a distribution whose mean passes it are refused with
+// exit 2 before any fragment is written.
+func TestCalibrateWritesOnlyWhatAScenarioLoads(t *testing.T) {
+	dir := t.TempDir()
+	csv := filepath.Join(dir, "times.csv")
+	app := filepath.Join(dir, "app.jsonl")
+	figures := filepath.Join(dir, "figures.yaml")
+	out := filepath.Join(dir, "fragment.yaml")
+	files := map[string]string{
+		csv:     "duration_ms\n5\n6\n1e308\n7\n",
+		app:     `{"event":"done","x_ms":5}` + "\n" + `{"event":"done","x_ms":6}` + "\n" + `{"event":"done","x_ms":1e300}` + "\n" + `{"event":"done","x_ms":7}` + "\n",
+		figures: "figures:\n  wide: {p50: 1s, p95: 3000000000s, source: \"FIGURES 1\"}\n",
+	}
+	for name, data := range files {
+		if err := os.WriteFile(name, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		line string
+	}{
+		{[]string{"calibrate", csv, "--column", "duration_ms", "--out", "-"}, csv + ":4: value 1e+305s passes 100 years, the longest time capsim simulates; skipped\n"},
+		{[]string{"calibrate", app, "--expr", "x_ms * 2", "--name", "twice", "--out", "-"}, app + ":3: twice: value 2e+297s passes 100 years, the longest time capsim simulates; skipped\n"},
+	} {
+		code, stdout, stderr := run(t, c.args...)
+		if code != exitOK || !strings.Contains(stderr, c.line) || !strings.Contains(stdout, "n: 3\n") {
+			t.Errorf("capsim %s: exit %d, stderr:\n%s\nwant exit 0, 3 values fitted and the line %q", strings.Join(c.args, " "), code, stderr, c.line)
+		}
+	}
+	code, stdout, stderr := run(t, "calibrate", "figures", figures, "--out", out)
+	want := "capsim: wide: lognormal(mu=0, sigma=13.2668) is a distribution no scenario could load: lognormal: its mean (1.66e+38s) passes 100 years, the longest time capsim simulates\n"
+	if code != exitUsage || stdout != "" || !strings.HasSuffix(stderr, want) {
+		t.Errorf("figures: exit %d, stdout %q, stderr:\n%s\nwant exit 2 ending %q", code, stdout, stderr, want)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("figures: %s written", out)
+	}
+}
+
+// The root folder as --out is refused naming the command that would
+// replace it: sensitivity's refusal once spoke of a sweep.
+func TestRootFolderOutNamesTheCommand(t *testing.T) {
+	for _, c := range []struct{ args, who string }{
+		{"sweep mm1 -q -r 1 -m 1 --refine 0 -o /", "a sweep"},
+		{"sensitivity mm1 -q -r 1 -m 1 --refine 0 -o /", "sensitivity"},
+	} {
+		code, stdout, stderr := run(t, strings.Fields(c.args)...)
+		want := "capsim: --out /: " + c.who + " replaces its folder whole; name a folder of its own\n"
+		if code != exitUsage || stdout != "" || stderr != want {
+			t.Errorf("capsim %s: exit %d, stdout %q, stderr %q; want exit 2 and %q", c.args, code, stdout, stderr, want)
+		}
+	}
+}

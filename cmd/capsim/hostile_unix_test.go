@@ -3,6 +3,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -77,6 +78,11 @@ func TestOnlyRegularFilesInsideTheFolderAreRead(t *testing.T) {
 		{[]string{"calibrate", "figures", "/dev/zero"}, exitUsage, "cannot read /dev/zero: a device, not a regular file"},
 		{[]string{"calibrate", "figures", pipe}, exitUsage, "cannot read " + pipe + ": a named pipe, not a regular file"},
 		{[]string{"sweep", "mmck", "--merge", pipe, "--out", filepath.Join(dir, "out")}, exitUsage, "--merge: cannot read " + pipe + ": a named pipe, not a regular file"},
+		// check reads each log twice (for doubled lines, then its records):
+		// a device never ended and a pipe blocked, past an interrupt.
+		{[]string{"check", "testdata/check/shop.yaml", "--app", "/dev/zero"}, exitUsage, "cannot read /dev/zero: a device, not a regular file"},
+		{[]string{"check", "testdata/check/shop.yaml", "--access", pipe}, exitUsage, "cannot read " + pipe + ": a named pipe, not a regular file"},
+		{[]string{"check", "testdata/check/shop.yaml", "--app", dir}, exitUsage, "cannot read " + dir + ": a folder, not a regular file"},
 	}
 	for _, tc := range others {
 		code, _, stderr := run(t, tc.args...)
@@ -248,5 +254,24 @@ func TestAnInterruptDuringTheWriteKeepsTheOldFolder(t *testing.T) {
 	after, _ := os.ReadFile(filepath.Join(out, "summary.csv"))
 	if code != exitInterrupt || !strings.HasSuffix(stderr, "\ncapsim: interrupted; "+out+" left as it was\n") || string(after) != string(before) {
 		t.Errorf("exit %d, stderr %q; summary.csv kept: %v", code, stderr, string(after) == string(before))
+	}
+}
+
+// calibrate reads a pipe (a log through <(zcat ...)) once: telling a k6
+// summary apart from values once read it to its end, and the fit then
+// found it empty ("is empty", exit 2), or blocked on a named pipe's open.
+func TestCalibrateReadsAPipeOnce(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	w.WriteString("latency_ms\n120\n80\n95\n110\n")
+	w.Close()
+	// The path a process substitution gives: each open is the same pipe.
+	name := fmt.Sprintf("/dev/fd/%d", r.Fd())
+	code, stdout, stderr := run(t, "calibrate", name, "--out", "-")
+	if code != exitOK || !strings.Contains(stdout, "n: 4\n") {
+		t.Errorf("exit %d, stdout:\n%s\nstderr:\n%s\nwant exit 0 and 4 values fitted", code, stdout, stderr)
 	}
 }

@@ -56,7 +56,7 @@ func createOutDirOf(dir string, names []string, who string) (*outDir, error) {
 	}
 	parent, base := filepath.Dir(abs), filepath.Base(abs)
 	if parent == abs {
-		return nil, usageErr("--out %s: the sweep replaces its folder whole; name a folder of its own", dir)
+		return nil, usageErr("--out %s: %s replaces its folder whole; name a folder of its own", dir, who)
 	}
 	o.target = abs
 	if wd, err := os.Getwd(); err == nil {

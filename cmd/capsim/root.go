@@ -82,6 +82,7 @@ better? With no scenario argument, commands use the embedded "trip" scenario.`,
 	root.SetOut(io.Out)
 	root.SetErr(io.ErrOut)
 	root.SetFlagErrorFunc(flagError)
+	root.PersistentPreRunE = refuseEmptyValues
 	root.PersistentFlags().BoolVar(&io.Wide, "wide", false, "print tables as wide as they need, every column shown (else they fit COLUMNS, the terminal, or 100 columns)")
 	// capsim --version is what capsim version prints: scripts try either.
 	root.Version = versionLine()
@@ -147,6 +148,51 @@ func usageArgs(c *cobra.Command) {
 	for _, sub := range c.Commands() {
 		usageArgs(sub)
 	}
+}
+
+// refuseEmptyValues refuses, in every command, a flag given an empty text
+// and an empty argument. No flag means by "" what its default means, and
+// --trace "$FILE" with FILE unset, or capsim run "", must not quietly run
+// without the trace or on the default scenario.
+func refuseEmptyValues(cmd *cobra.Command, args []string) error {
+	if cmd.Name() == cobra.ShellCompRequestCmd || cmd.Name() == cobra.ShellCompNoDescRequestCmd {
+		return nil // the word being completed is empty at first
+	}
+	var empty *pflag.Flag
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		if empty == nil && emptyValue(f.Value) {
+			empty = f
+		}
+	})
+	if empty != nil {
+		return usageErr("--%s needs a value, got an empty one (see %s --help)", empty.Name, cmd.CommandPath())
+	}
+	for i, a := range args {
+		if strings.TrimSpace(a) == "" {
+			return usageErr("argument %d is empty (see %s --help)", i+1, cmd.CommandPath())
+		}
+	}
+	return nil
+}
+
+// emptyValue reports whether a text flag holds nothing: a blank string, or
+// a list one of whose values is blank ("" parses as a list of none).
+func emptyValue(v pflag.Value) bool {
+	switch v.Type() {
+	case "string":
+		return strings.TrimSpace(v.String()) == ""
+	case "stringArray", "stringSlice":
+		values := v.(pflag.SliceValue).GetSlice()
+		if len(values) == 0 {
+			return true
+		}
+		for _, s := range values {
+			if strings.TrimSpace(s) == "" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // helpTopics makes capsim help NAME with no command called NAME a usage

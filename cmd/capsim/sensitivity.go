@@ -137,6 +137,11 @@ func parseDelta(s string) (float64, error) {
 	if err != nil || !(v > 0) || math.IsInf(v, 0) || v/div >= 1 {
 		return 0, fmt.Errorf("--delta must be a fraction in (0, 1) or a percentage in (0%%, 100%%), such as 10%% or 0.1, got %q", s)
 	}
+	// Below the precision of a float64 near 1 a factor 1 ± delta is the
+	// base itself, and every perturbation would run the base again.
+	if d := v / div; 1+d == 1 || 1-d == 1 {
+		return 0, fmt.Errorf("--delta %s moves no value: 1 + %g is 1 in floating point", strings.TrimSpace(s), d)
+	}
 	return v / div, nil
 }
 

@@ -76,6 +76,12 @@ func TestSensitivityRefusesBadFlags(t *testing.T) {
 			`capsim: --delta must be a fraction in (0, 1) or a percentage in (0%, 100%), such as 10% or 0.1, got "0"`},
 		{[]string{"--delta", "150%"},
 			`capsim: --delta must be a fraction in (0, 1) or a percentage in (0%, 100%), such as 10% or 0.1, got "150%"`},
+		// 1 ± 1e-17 is 1: the perturbations would all be the base, and
+		// collide as designs given twice (once exit 1, from the sweep).
+		{[]string{"--delta", "1e-17"},
+			`capsim: --delta 1e-17 moves no value: 1 + 1e-17 is 1 in floating point`},
+		{[]string{"--delta", "1e-14%"},
+			`capsim: --delta 1e-14% moves no value: 1 + 1e-16 is 1 in floating point`},
 	} {
 		args := append([]string{"sensitivity", "trip", "--list"}, tc.args...)
 		code, _, stderr := run(t, args...)

@@ -68,9 +68,14 @@ Exit codes: 0 stopped by an interrupt; 1 the address cannot be listened on;
 // checkServeAddr refuses an address beyond this machine without
 // --allow-remote: every request runs simulations.
 func checkServeAddr(addr string, allowRemote bool) error {
-	host, _, err := net.SplitHostPort(addr)
+	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		return usageErr("--addr %s: expected HOST:PORT, such as %s", addr, defaultServeAddr)
+	}
+	// A service's name (http) is a port too; what neither is could only
+	// fail to listen, which is no fault of the machine.
+	if _, err := net.LookupPort("tcp", port); err != nil {
+		return usageErr("--addr %s: the port must be a number from 0 (any free port) to 65535, got %q", addr, port)
 	}
 	if allowRemote || host == "localhost" {
 		return nil

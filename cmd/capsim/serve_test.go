@@ -238,6 +238,15 @@ func TestServeRefusesRemoteAddr(t *testing.T) {
 	if want := "capsim: --addr 8080: expected HOST:PORT, such as 127.0.0.1:8080\n"; code != exitUsage || stderr != want {
 		t.Errorf("--addr 8080: exit %d %q; want 2 %q", code, stderr, want)
 	}
+	// A port no socket can have is the command line's mistake, as a
+	// missing one is: once exit 1, from the listen that failed.
+	for addr, port := range map[string]string{"127.0.0.1:99999": "99999", "localhost:-1": "-1", "[::1]:no-such-service": "no-such-service"} {
+		code, _, stderr := run(t, "serve", "--addr", addr)
+		want := "capsim: --addr " + addr + ": the port must be a number from 0 (any free port) to 65535, got \"" + port + "\"\n"
+		if code != exitUsage || stderr != want {
+			t.Errorf("--addr %s: exit %d %q; want 2 %q", addr, code, stderr, want)
+		}
+	}
 }
 
 // capsim serve on port 0 says where it listens, serves the page there and
