@@ -149,6 +149,16 @@ func runCheck(ctx context.Context, io *IOStreams, opts *checkOptions) error {
 	if err != nil {
 		return err
 	}
+	if len(opts.Access) > 0 && !journeysCallRoutes(c.Graph()) {
+		// Nothing would be compared with it: without an application log
+		// the check would pass on no line at all. Read off the scenario,
+		// not the runs: a run at a tiny multiplier calls no route either.
+		instead := "leave it out"
+		if len(opts.App) == 0 {
+			instead = "give the application log (--app FILE) to compare the journeys"
+		}
+		return usageErr("--access: the scenario's journeys call no route, so an access log has nothing to be compared with; %s", instead)
+	}
 	var replay map[string][]sim.Time
 	if opts.Replay {
 		if replay, err = recordedStarts(l, opts.App); err != nil {
@@ -169,15 +179,6 @@ func runCheck(ctx context.Context, io *IOStreams, opts *checkOptions) error {
 			}
 			return usageErr("%v", err)
 		}
-	}
-	if len(opts.Access) > 0 && len(simRun.Routes) == 0 {
-		// Nothing would be compared with it: without an application log
-		// the check would pass on no line at all.
-		instead := "leave it out"
-		if len(opts.App) == 0 {
-			instead = "give the application log (--app FILE) to compare the journeys"
-		}
-		return usageErr("--access: the scenario's journeys call no route, so an access log has nothing to be compared with; %s", instead)
 	}
 	for name := range simRun.Routes {
 		if _, ok := patterns[name]; !ok {
@@ -448,4 +449,15 @@ func listOrNone(files []string) string {
 		return "none"
 	}
 	return strings.Join(files, ", ")
+}
+
+// journeysCallRoutes reports whether some step of g calls a route (or
+// starts or polls a job on one), so that requests reach its access log.
+func journeysCallRoutes(g model.Graph) bool {
+	for _, e := range g.Edges {
+		if e.To.Layer == model.LayerRoute {
+			return true
+		}
+	}
+	return false
 }
