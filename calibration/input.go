@@ -189,6 +189,17 @@ func trimEOL(b []byte) []byte {
 	return bytes.TrimSuffix(b, []byte("\r"))
 }
 
+// NotRegular is the error refusing name, whose mode is m, when it is not a
+// regular file (nil when it is): the one wording of every command that
+// reads a file twice or whole, where a device never ends and a named pipe
+// blocks the open.
+func NotRegular(name string, m fs.FileMode) error {
+	if m.IsRegular() {
+		return nil
+	}
+	return fmt.Errorf("cannot read %s: %s, not a regular file", name, FileKind(m))
+}
+
 // FileKind says in words what a file that is not a regular one is, for
 // the messages that refuse it.
 func FileKind(m fs.FileMode) string {

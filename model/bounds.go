@@ -13,9 +13,6 @@ import (
 // sim.MaxDuration).
 const MaxDuration = sim.MaxDuration
 
-// MaxDurationText is MaxDuration as messages say it.
-const MaxDurationText = sim.MaxDurationText
-
 // MinQuantum is the shortest time slice a cpu may give (discipline rr):
 // each slice is an event, and a nanosecond quantum would take a billion of
 // them per second of work, a run that never ends. Kernels and runtimes
@@ -38,10 +35,10 @@ const MaxClients = 1_000_000
 func checkDist(d sim.Dist) error {
 	limit := MaxDuration.Seconds()
 	if m := d.Mean(); !(m <= limit) {
-		return fmt.Errorf("its mean (%s) passes %s, the longest time capsim simulates", secondsText(m), MaxDurationText)
+		return fmt.Errorf("its mean (%s) passes %s, the longest time capsim simulates", secondsText(m), sim.MaxDurationText)
 	}
 	if q := d.Quantile(0.99); !(q <= limit) {
-		return fmt.Errorf("its 99th percentile (%s) passes %s, the longest time capsim simulates", secondsText(q), MaxDurationText)
+		return fmt.Errorf("its 99th percentile (%s) passes %s, the longest time capsim simulates", secondsText(q), sim.MaxDurationText)
 	}
 	return nil
 }

@@ -681,7 +681,7 @@ func (c *compiler) resolveFile(ref DistRef, n *yaml.Node, p string) (sim.Dist, b
 			return sim.Dist{}, false
 		}
 		if v > MaxDuration.Seconds() {
-			c.fail(n, p, "empirical: %s:%d: %s seconds is more than %s, the longest time capsim simulates", ref.File, i+1, field, MaxDurationText)
+			c.fail(n, p, "empirical: %s:%d: %s seconds is more than %s, the longest time capsim simulates", ref.File, i+1, field, sim.MaxDurationText)
 			return sim.Dist{}, false
 		}
 		vals = append(vals, v)

@@ -402,7 +402,7 @@ func (KeyBound) endWords(t reflect.Type, x float64) string {
 	switch unitOf(t) {
 	case unitTime:
 		if x == MaxDuration.Seconds() {
-			return MaxDurationText
+			return sim.MaxDurationText
 		}
 		return sim.Time(math.Round(x * 1e9)).String()
 	case unitRate:

@@ -53,7 +53,7 @@ func parseDuration(s string) (sim.Time, error) {
 		case ns < 0:
 			return 0, fmt.Errorf("duration must not be negative, got %s", s)
 		case ns >= math.MaxInt64:
-			return 0, fmt.Errorf("duration %s is more than %s, the longest time capsim simulates", s, MaxDurationText)
+			return 0, fmt.Errorf("duration %s is more than %s, the longest time capsim simulates", s, sim.MaxDurationText)
 		case ns > 0 && ns < 0.5:
 			// It would round to 0, a different meaning from what was
 			// written (0 often reads as "none" or "at once").
@@ -65,7 +65,7 @@ func parseDuration(s string) (sim.Time, error) {
 		return 0, fmt.Errorf("duration must not be negative, got %s", s)
 	}
 	if sim.Time(d) > MaxDuration {
-		return 0, fmt.Errorf("duration %s is more than %s, the longest time capsim simulates", s, MaxDurationText)
+		return 0, fmt.Errorf("duration %s is more than %s, the longest time capsim simulates", s, sim.MaxDurationText)
 	}
 	return sim.Time(d), nil
 }
@@ -114,7 +114,7 @@ func (r *Rate) parseScalar(s string) error {
 	case ps > MaxRate:
 		return fmt.Errorf("rate %s is more than %g/s, one arrival per nanosecond of the clock", strings.TrimSpace(s), float64(MaxRate))
 	case ps > 0 && 1/ps > MaxDuration.Seconds():
-		return fmt.Errorf("rate %s is less than one per %s, the longest time capsim simulates (write 0/h for no arrivals)", strings.TrimSpace(s), MaxDurationText)
+		return fmt.Errorf("rate %s is less than one per %s, the longest time capsim simulates (write 0/h for no arrivals)", strings.TrimSpace(s), sim.MaxDurationText)
 	}
 	*r = Rate{PerSecond: v / per, Text: strings.TrimSpace(s)}
 	return nil

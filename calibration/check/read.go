@@ -72,8 +72,8 @@ func (in Inputs) Stat() error {
 		// Each log is read twice, for doubled lines and then for its
 		// records: a device never ends, and a pipe is empty the second
 		// time or blocks the open, beyond an interrupt's reach.
-		if !st.Mode().IsRegular() {
-			return fmt.Errorf("cannot read %s: %s, not a regular file", f, calibration.FileKind(st.Mode()))
+		if err := calibration.NotRegular(f, st.Mode()); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -439,7 +439,7 @@ func openInput(streams *IOStreams, name string) (io.Reader, func() error, error)
 	}
 	// A pipe is a stream of lines as a file is; a device or a folder is not.
 	if st, err := os.Stat(name); err == nil && (st.IsDir() || st.Mode()&os.ModeDevice != 0) {
-		return nil, nil, fmt.Errorf("cannot read %s: %s, not a file or a pipe", name, fileKind(st.Mode()))
+		return nil, nil, fmt.Errorf("cannot read %s: %s, not a file or a pipe", name, calibration.FileKind(st.Mode()))
 	}
 	f, err := os.Open(name)
 	if errors.Is(err, fs.ErrNotExist) {

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 
 	"capsim/calibration"
@@ -18,8 +17,8 @@ func openRegular(name string) (*os.File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot read %s: %w", name, unwrapPath(err))
 	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("cannot read %s: %s, not a regular file", name, fileKind(st.Mode()))
+	if err := calibration.NotRegular(name, st.Mode()); err != nil {
+		return nil, err
 	}
 	f, err := os.Open(name)
 	if err != nil {
@@ -53,8 +52,6 @@ func isRegular(name string) bool {
 	return err == nil && st.Mode().IsRegular()
 }
 
-func fileKind(m fs.FileMode) string { return calibration.FileKind(m) }
-
 // checkRegular refuses, before anything opens it, a file that is not a
 // regular one of at most model.MaxFileSize bytes.
 func checkRegular(name string) error {
@@ -63,7 +60,7 @@ func checkRegular(name string) error {
 	case err != nil:
 		return nil // opening it says why
 	case !st.Mode().IsRegular():
-		return fmt.Errorf("cannot read %s: %s, not a regular file", name, fileKind(st.Mode()))
+		return calibration.NotRegular(name, st.Mode())
 	case st.Size() > model.MaxFileSize:
 		return fmt.Errorf("cannot read %s: larger than %d MB", name, model.MaxFileSize>>20)
 	}
