@@ -29,18 +29,28 @@ func List() []string {
 	entries, _ := fs.ReadDir(files, ".")
 	var names []string
 	for _, e := range entries {
-		n := e.Name()
-		if strings.HasSuffix(n, "-calibration.yaml") || strings.HasSuffix(n, "-figures.yaml") {
-			continue
+		if n := e.Name(); !isFragment(n) {
+			names = append(names, strings.TrimSuffix(n, ".yaml"))
 		}
-		names = append(names, strings.TrimSuffix(n, ".yaml"))
 	}
 	sort.Strings(names)
 	return names
 }
 
-// Get returns the YAML of scenario name.
+// isFragment reports whether the embedded file named n is one the
+// scenarios include (a calibration fragment, or the figures it is made
+// from) rather than a scenario.
+func isFragment(n string) bool {
+	return strings.HasSuffix(n, "-calibration.yaml") || strings.HasSuffix(n, "-figures.yaml")
+}
+
+// Get returns the YAML of scenario name; a fragment the scenarios include
+// is none, so that a command given its name says what the scenarios are
+// instead of the fragment's lack of a name, a duration and journeys.
 func Get(name string) ([]byte, bool) {
+	if isFragment(File(name)) {
+		return nil, false
+	}
 	data, err := fs.ReadFile(files, File(name))
 	return data, err == nil
 }

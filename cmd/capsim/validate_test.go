@@ -87,6 +87,8 @@ func TestUnknownScenarioAndDesign(t *testing.T) {
 	}{
 		{"unknown scenario", []string{"run", "nosuch"},
 			`capsim: no scenario file or embedded scenario called "nosuch" (embedded: `, true},
+		{"a fragment the scenarios include", []string{"run", "trip-calibration"},
+			`capsim: no scenario file or embedded scenario called "trip-calibration" (embedded: http-client-pool, md1, `, true},
 		{"unknown design", []string{"run", "mmc", "--design", "bigger"},
 			"capsim: mmc.yaml: unknown design \"bigger\": the scenario defines no designs\n", false},
 		{"negative multiplier", []string{"run", "mmc", "--multiplier", "-1"},
