@@ -306,7 +306,9 @@ func (r *run) startJourney(ji int32, j *journeyProg, client int32) {
 	root.deadline, root.checkAt = sim.Never, sim.Never
 	root.stage = -1
 	root.pushFrame(j.body, 0, -1, false)
-	r.emitOpen(EvJourneyStart, root)
+	if r.tr != nil { // here, not in a wrapper: a function this large inlines none
+		r.emitOpenTraced(EvJourneyStart, root)
+	}
 	r.exec(root)
 }
 
@@ -334,7 +336,9 @@ func (r *run) endJourney(p *proc, status int32) {
 			r.recovery.journeyEnded(jr.typ, now, r.p.warmup, d)
 		}
 	}
-	r.emitEnd(p, status)
+	if r.tr != nil { // here, not in a wrapper: a function this large inlines none
+		r.emitEndTraced(p, status)
+	}
 	if jr.client >= 0 && !r.ended && r.clientStays(jr.typ, jr.client) {
 		think := sim.Time(0)
 		if j := &r.p.journeys[jr.typ]; j.think >= 0 {

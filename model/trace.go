@@ -436,15 +436,9 @@ func result(status int32) string {
 	return "failure"
 }
 
-// emitEnd traces a journey's end. It names the last request and job the
+// emitEndTraced traces a journey's end. It names the last request and job the
 // journey made, as an application logs a journey's outcome in the request
-// that completes it.
-func (r *run) emitEnd(p *proc, status int32) {
-	if r.tr != nil {
-		r.emitEndTraced(p, status)
-	}
-}
-
+// that completes it. Its caller tests r.tr.
 func (r *run) emitEndTraced(p *proc, status int32) {
 	e := r.fillTrace(EvJourneyEnd, p)
 	e.Route = ""
