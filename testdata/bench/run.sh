@@ -78,7 +78,12 @@ stats() {
 
 rev=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 if ! git diff --quiet HEAD -- 2>/dev/null; then rev="$rev+changes"; fi
-echo "capsim $rev · $(date -u '+%Y-%m-%d %H:%M UTC') · $(go env GOVERSION) · $(nproc) cores"
+# The processor is part of the record: the ratio moves with it (by a fifth
+# between two hosts of the development machine, the code alike), so two
+# records compare only on the same processor.
+cpu=$(sed -n 's/^model name[[:space:]]*: *//p' /proc/cpuinfo 2>/dev/null | head -1)
+cpu=${cpu:-$(uname -m)}
+echo "capsim $rev · $(date -u '+%Y-%m-%d %H:%M UTC') · $(go env GOVERSION) · $(nproc) cores · $cpu"
 
 if [ -f "$yard/main.go" ]; then
   go -C "$yard" build -o "$tmp/loop" .
