@@ -15,7 +15,7 @@ import (
 // report back.
 func (r *run) spawn(p *proc, kind procKind, blk int32) *proc {
 	child := r.newProc(kind, p.journey, p)
-	child.pushFrame(blk, 0, child.stage, false)
+	child.pushBody(r.p.blocks, blk, child.stage, false)
 	child.seq++
 	child.waiting = waitStart
 	r.s.After(0, r.kWake, pack(child))

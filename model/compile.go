@@ -112,6 +112,14 @@ type count64 struct {
 type block struct {
 	ops   []op
 	route int32 // the route this block belongs to, -1 for journeys
+	// entry is where a frame running this block once starts: the block
+	// itself, or, when the block is nothing but a scope (not optional),
+	// that scope's body, followed down while the same holds. entryTails
+	// counts the scopes skipped. The interpreter would merge each such
+	// scope into the frame on its first op (see exec); a frame pushed at
+	// the entry starts merged and skips those ops, one per journey of a
+	// single use: step.
+	entry, entryTails int32
 }
 
 type journeyProg struct {

@@ -81,6 +81,23 @@ func (c *compiler) compile() {
 	c.checkPicks()
 	c.slos()
 	c.recovery()
+	c.entries()
+}
+
+// entries sets every block's entry (see block).
+func (c *compiler) entries() {
+	for i := range c.p.blocks {
+		b := &c.p.blocks[i]
+		b.entry = int32(i)
+		for {
+			ops := c.p.blocks[b.entry].ops
+			if len(ops) != 1 || ops[0].code != opScope || ops[0].optional {
+				break
+			}
+			b.entry = ops[0].body
+			b.entryTails++
+		}
+	}
 }
 
 func (c *compiler) routeBody(r int32, key *yaml.Node) int32 {

@@ -207,7 +207,7 @@ ops:
 				f.tails++
 				continue
 			}
-			r.pushFrame(p, o.body, 1, o.optional)
+			p.pushBody(blocks, o.body, p.stage, o.optional)
 			continue
 		}
 		if r.step(p, f, o) {
@@ -339,6 +339,14 @@ func (p *proc) pushFrame(blk, n, stage int32, optional bool) {
 	f := &p.frames[len(p.frames)-1]
 	f.blk, f.pc, f.iter, f.n = blk, 0, 0, n
 	f.stage, f.held, f.optional, f.tails = stage, int32(len(p.held)), optional, 0
+}
+
+// pushBody starts a frame running block blk once, at its entry (see
+// block): the frame a journey, a request or a scope starts in.
+func (p *proc) pushBody(blocks []block, blk, stage int32, optional bool) {
+	b := &blocks[blk]
+	p.pushFrame(b.entry, 1, stage, optional)
+	p.frames[len(p.frames)-1].tails = b.entryTails
 }
 
 // popFrame ends the top frame, releasing what was acquired inside it.

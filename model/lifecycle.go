@@ -305,7 +305,7 @@ func (r *run) startJourney(ji int32, j *journeyProg, client int32) {
 	root.route = -1
 	root.deadline, root.checkAt = sim.Never, sim.Never
 	root.stage = -1
-	root.pushFrame(j.body, 0, -1, false)
+	root.pushBody(r.p.blocks, j.body, -1, false)
 	if r.tr != nil { // here, not in a wrapper: a function this large inlines none
 		r.emitOpenTraced(EvJourneyStart, root)
 	}
