@@ -15,7 +15,8 @@ import (
 // report back.
 func (r *run) spawn(p *proc, kind procKind, blk int32) *proc {
 	child := r.newProc(kind, p.journey, p)
-	child.pushBody(r.p.blocks, blk, child.stage, false)
+	b := &r.p.blocks[blk]
+	child.pushFrame(b.entry, 1, child.stage, false, b.entryTails)
 	child.seq++
 	child.waiting = waitStart
 	r.s.After(0, r.kWake, pack(child))

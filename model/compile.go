@@ -118,7 +118,7 @@ type block struct {
 	// counts the scopes skipped. The interpreter would merge each such
 	// scope into the frame on its first op (see exec); a frame pushed at
 	// the entry starts merged and skips those ops, one per journey of a
-	// single use: step.
+	// single use: step. pushFrame's callers start frames there.
 	entry, entryTails int32
 }
 

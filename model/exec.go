@@ -207,7 +207,8 @@ ops:
 				f.tails++
 				continue
 			}
-			p.pushBody(blocks, o.body, p.stage, o.optional)
+			b := &blocks[o.body]
+			p.pushFrame(b.entry, 1, p.stage, o.optional, b.entryTails)
 			continue
 		}
 		if r.step(p, f, o) {
@@ -322,15 +323,16 @@ func (r *run) choose(p *proc, o *op) int32 {
 }
 
 func (r *run) pushFrame(p *proc, blk int32, n int32, optional bool) {
-	p.pushFrame(blk, n, p.stage, optional)
+	p.pushFrame(blk, n, p.stage, optional, 0)
 }
 
 // pushFrame starts a frame running block blk n times (0 counts as once)
-// above the holds p has now. The fields are written where the frame lives:
+// above the holds p has now, standing for tails frames besides its own: a
+// frame pushed at a block's entry (see block) passes its entryTails. The fields are written where the frame lives:
 // a frame literal appended whole is built on the stack in 4-byte stores
 // and copied in 16-byte loads, which the processor cannot forward from
 // those stores, a stall on every frame pushed.
-func (p *proc) pushFrame(blk, n, stage int32, optional bool) {
+func (p *proc) pushFrame(blk, n, stage int32, optional bool, tails int32) {
 	if len(p.frames) == cap(p.frames) {
 		p.frames = append(p.frames, frame{})
 	} else {
@@ -338,15 +340,7 @@ func (p *proc) pushFrame(blk, n, stage int32, optional bool) {
 	}
 	f := &p.frames[len(p.frames)-1]
 	f.blk, f.pc, f.iter, f.n = blk, 0, 0, n
-	f.stage, f.held, f.optional, f.tails = stage, int32(len(p.held)), optional, 0
-}
-
-// pushBody starts a frame running block blk once, at its entry (see
-// block): the frame a journey, a request or a scope starts in.
-func (p *proc) pushBody(blocks []block, blk, stage int32, optional bool) {
-	b := &blocks[blk]
-	p.pushFrame(b.entry, 1, stage, optional)
-	p.frames[len(p.frames)-1].tails = b.entryTails
+	f.stage, f.held, f.optional, f.tails = stage, int32(len(p.held)), optional, tails
 }
 
 // popFrame ends the top frame, releasing what was acquired inside it.
