@@ -328,10 +328,11 @@ func (r *run) pushFrame(p *proc, blk int32, n int32, optional bool) {
 
 // pushFrame starts a frame running block blk n times (0 counts as once)
 // above the holds p has now, standing for tails frames besides its own: a
-// frame pushed at a block's entry (see block) passes its entryTails. The fields are written where the frame lives:
-// a frame literal appended whole is built on the stack in 4-byte stores
-// and copied in 16-byte loads, which the processor cannot forward from
-// those stores, a stall on every frame pushed.
+// frame pushed at a block's entry (see block) passes its entryTails. The
+// fields are written where the frame lives: a frame literal appended whole
+// is built on the stack in 4-byte stores and copied in 16-byte loads, which
+// the processor cannot forward from those stores, a stall on every frame
+// pushed.
 func (p *proc) pushFrame(blk, n, stage int32, optional bool, tails int32) {
 	if len(p.frames) == cap(p.frames) {
 		p.frames = append(p.frames, frame{})
