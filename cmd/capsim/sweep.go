@@ -22,6 +22,7 @@ import (
 	"capsim/sim"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"golang.org/x/sync/errgroup"
 )
 
 // Built-in sweep defaults, used when neither a flag nor the scenario's
@@ -425,15 +426,12 @@ func planSweep(opts *sweepOptions) (*sweepPlan, error) {
 	if err != nil {
 		return nil, usageErr("%s: %v", source, err)
 	}
-	for _, name := range names {
-		design := name
-		if name == baseDesign && !slices.Contains(l.Scenario.Designs.Names(), baseDesign) {
-			design = ""
-		}
-		c, dl, err := compileDesign(doc, model.LoadOptions{Design: design, Overrides: overrides})
-		if err != nil {
-			return nil, err
-		}
+	compiled, err := compileDesigns(doc, names, l, overrides, plan.workers)
+	if err != nil {
+		return nil, err
+	}
+	for i, name := range names {
+		design, c, dl := compiled[i].design, compiled[i].c, compiled[i].l
 		if err := dl.CheckMultiplier(plan.multipliers[len(plan.multipliers)-1]); err != nil {
 			return nil, usageErr("design %s: %v", name, err)
 		}
@@ -480,6 +478,43 @@ func planSweep(opts *sweepOptions) (*sweepPlan, error) {
 			len(plan.designs), len(plan.multipliers), plan.reps, runs, sweep.MaxRuns)
 	}
 	return plan, nil
+}
+
+// compiledDesign is one design of a sweep, loaded and compiled.
+type compiledDesign struct {
+	design string // the overlay's name, "" for the bare scenario
+	c      *model.Compiled
+	l      *model.Loaded
+}
+
+// compileDesigns loads and compiles the named designs on up to workers
+// goroutines: the sweep's runs wait for all of them, and eight designs
+// compiled one after another kept a core idle for the first tens of
+// milliseconds. The error is the first design's in names' order, as a
+// loop would have met it.
+func compileDesigns(doc *model.Document, names []string, bare *model.Loaded, overrides []model.Override, workers int) ([]compiledDesign, error) {
+	out := make([]compiledDesign, len(names))
+	errs := make([]error, len(names))
+	var g errgroup.Group
+	g.SetLimit(max(workers, 1))
+	for i, name := range names {
+		design := name
+		if name == baseDesign && !slices.Contains(bare.Scenario.Designs.Names(), baseDesign) {
+			design = ""
+		}
+		g.Go(func() error {
+			c, l, err := compileDesign(doc, model.LoadOptions{Design: design, Overrides: overrides})
+			out[i], errs[i] = compiledDesign{design, c, l}, err
+			return nil
+		})
+	}
+	g.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // drawDesign compiles design once per replication, each with its draw of
@@ -563,39 +598,46 @@ type outFile struct {
 }
 
 // sweepFiles renders every output but runs.csv, in memory, so that a
-// failure leaves the folder as it was.
+// failure leaves the folder as it was. The tables and the manifest are
+// written while the report draws its charts: each alone left a core idle.
 func sweepFiles(res *sweep.Result, plan *sweepPlan, opts *sweepOptions, hc *hindcastVerdict) ([]outFile, error) {
-	var files []outFile
-	add := func(name string, write func(io.Writer) error) error {
-		var b bytes.Buffer
-		if err := write(&b); err != nil {
+	var (
+		files []outFile
+		g     errgroup.Group
+	)
+	g.Go(func() error {
+		tables := []struct {
+			name  string
+			write func(io.Writer) error
+		}{
+			{"summary.csv", res.WriteSummaryCSV},
+			{"compare.csv", res.WriteCompareCSV},
+			{"first_failure.csv", res.WriteFirstFailureCSV},
+			{"verdicts.csv", res.WriteVerdictsCSV},
+		}
+		for _, t := range tables {
+			if t.name == "compare.csv" && len(res.Designs) < 2 {
+				continue
+			}
+			var b bytes.Buffer
+			if err := t.write(&b); err != nil {
+				return err
+			}
+			files = append(files, outFile{t.name, b.Bytes()})
+		}
+		manifest, err := sweepManifest(res, plan, opts)
+		if err != nil {
 			return err
 		}
-		files = append(files, outFile{name, b.Bytes()})
+		files = append(files, outFile{"manifest.json", manifest})
 		return nil
-	}
-	if err := add("summary.csv", res.WriteSummaryCSV); err != nil {
-		return nil, err
-	}
-	if len(res.Designs) > 1 {
-		if err := add("compare.csv", res.WriteCompareCSV); err != nil {
-			return nil, err
-		}
-	}
-	if err := add("first_failure.csv", res.WriteFirstFailureCSV); err != nil {
-		return nil, err
-	}
-	if err := add("verdicts.csv", res.WriteVerdictsCSV); err != nil {
-		return nil, err
-	}
-	manifest, err := sweepManifest(res, plan, opts)
-	if err != nil {
-		return nil, err
-	}
-	files = append(files, outFile{"manifest.json", manifest})
+	})
 	sc := plan.scenario.Scenario
 	report, err := sweepreport.Build(res, sweepreport.Options{Description: sc.Description, Journeys: sc.Journeys.Names(),
 		CommandLine: opts.cmdline, Workers: plan.workers, Hinges: plan.hinges, Hindcast: hindcastLine(hc), Graphs: plan.graphs(), PNG: opts.PNG})
+	if werr := g.Wait(); werr != nil {
+		return nil, werr
+	}
 	if err != nil {
 		return nil, err
 	}
