@@ -109,7 +109,7 @@ func (h Histogram) figure() (*figure, error) {
 		var peak span
 		flush := func() {
 			if len(seg) > 1 {
-				p.Add(&plotter.Line{XYs: seg, LineStyle: lk.line})
+				p.Add(newLine(seg, lk.line))
 			}
 			seg = nil
 		}

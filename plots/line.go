@@ -139,7 +139,7 @@ func (lc LineChart) figure() (*figure, error) {
 		var seg, pts, sat plotter.XYs
 		flush := func() {
 			if len(seg) > 1 {
-				lines = append(lines, &plotter.Line{XYs: seg, LineStyle: lk.line})
+				lines = append(lines, newLine(seg, lk.line))
 			}
 			seg = nil
 		}

@@ -2,8 +2,11 @@ package plots
 
 import (
 	"image/color"
+	"math"
+	"slices"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
@@ -122,4 +125,68 @@ func (s swatch) Thumbnail(c *draw.Canvas) {
 	}
 	c.FillPolygon(s.fill, pts)
 	c.StrokeLines(draw.LineStyle{Color: barOutline, Width: vg.Points(0.5)}, append(pts, pts[0]))
+}
+
+// line is gonum/plot's line that tells the plot only the glyph boxes that
+// can pad it. plotter.Line gives one box per point, every box the same
+// size, and the plot asks for them four times a draw (twice to align small
+// multiples, twice to draw) only to keep the leftmost, rightmost, lowest
+// and highest: for the time series' thousands of points that was half the
+// allocation of a sweep. The boxes kept are those the plot would not drop
+// (inside the axes' range) and within a hair of an extreme, in their
+// order, the first of those alike, so that the plot's pick, ties and
+// rounding included, is the one it makes among all of them and the chart's
+// bytes do not change.
+type line struct{ *plotter.Line }
+
+func newLine(xys plotter.XYs, style draw.LineStyle) line {
+	return line{&plotter.Line{XYs: xys, LineStyle: style}}
+}
+
+// edgeHair is how far, as a fraction of an axis, a box may lie from the
+// extreme and still be kept: far above the rounding of the plot's own
+// arithmetic (which maps a fraction onto some hundreds of points), far
+// below a visible difference.
+const edgeHair = 1e-9
+
+func (l line) GlyphBoxes(p *plot.Plot) []plot.GlyphBox {
+	r := 0.5 * l.LineStyle.Width
+	if r <= 0 || l.XYs.Len() == 0 {
+		return nil // a box of no size pads nothing
+	}
+	box := func(i int) plot.GlyphBox {
+		x, y := l.XY(i)
+		return plot.GlyphBox{X: p.X.Norm(x), Y: p.Y.Norm(y), Rectangle: vg.Rectangle{Min: vg.Point{X: -r, Y: -r}, Max: vg.Point{X: r, Y: r}}}
+	}
+	inside := func(b plot.GlyphBox) bool { return b.X >= 0 && b.X <= 1 && b.Y >= 0 && b.Y <= 1 }
+	minX, maxX, minY, maxY := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+	for i := range l.XYs.Len() {
+		if b := box(i); inside(b) {
+			minX, maxX = min(minX, b.X), max(maxX, b.X)
+			minY, maxY = min(minY, b.Y), max(maxY, b.Y)
+		}
+	}
+	// Boxes alike in a coordinate are alike to the plot's pick in that
+	// direction, and it takes the first of them: a queue's series at 0
+	// for most of a run ties a thousand points at the bottom.
+	var kept []plot.GlyphBox
+	var xs, ys []float64
+	for i := range l.XYs.Len() {
+		b := box(i)
+		if !inside(b) {
+			continue
+		}
+		padsX := (b.X <= minX+edgeHair || b.X >= maxX-edgeHair) && !slices.Contains(xs, b.X)
+		padsY := (b.Y <= minY+edgeHair || b.Y >= maxY-edgeHair) && !slices.Contains(ys, b.Y)
+		if padsX {
+			xs = append(xs, b.X)
+		}
+		if padsY {
+			ys = append(ys, b.Y)
+		}
+		if padsX || padsY {
+			kept = append(kept, b)
+		}
+	}
+	return kept
 }

@@ -64,7 +64,7 @@ func (tc TimeSeriesChart) figure() (*figure, error) {
 				// A single sample between gaps would vanish as a line.
 				lone = append(lone, seg[0])
 			default:
-				p.Add(&plotter.Line{XYs: seg, LineStyle: lk.line})
+				p.Add(newLine(seg, lk.line))
 			}
 			seg = nil
 		}
