@@ -109,3 +109,24 @@ func TestUnknownScenarioAndDesign(t *testing.T) {
 		})
 	}
 }
+
+// A sweep compiles its designs at once on its workers, and still names the
+// first bad one in the order the designs were asked for, as one after
+// another would: the message does not depend on which finished first.
+func TestSweepNamesTheFirstBadDesignAsked(t *testing.T) {
+	const f = "testdata/bad/designs_two_bad.yaml"
+	fewer := f + `:14:25: components.server.servers: servers must be at least 1, got 0`
+	other := f + `:17:7: components.nosuch: design "other" overlays components.nosuch, which does not exist in the base scenario (a new entry needs kind:)`
+	for _, tc := range []struct{ designs, want string }{
+		{"fewer,other", fewer},
+		{"other,fewer", other},
+		{"base,other,fewer", other},
+	} {
+		for range 5 {
+			code, _, stderr := run(t, "sweep", f, "--designs", tc.designs, "--workers", "2", "-q", "--out", t.TempDir()+"/out")
+			if code != exitUsage || stderr != "capsim: "+tc.want+"\n" {
+				t.Fatalf("--designs %s: exit %d, stderr %q; want exit %d, %q", tc.designs, code, stderr, exitUsage, tc.want)
+			}
+		}
+	}
+}
