@@ -131,16 +131,22 @@ func (s swatch) Thumbnail(c *draw.Canvas) {
 // can pad it. plotter.Line gives one box per point, every box the same
 // size, and the plot asks for them four times a draw (twice to align small
 // multiples, twice to draw) only to keep the leftmost, rightmost, lowest
-// and highest: for the time series' thousands of points that was half the
-// allocation of a sweep. The boxes kept are those the plot would not drop
-// (inside the axes' range) and within a hair of an extreme, in their
-// order, the first of those alike, so that the plot's pick, ties and
-// rounding included, is the one it makes among all of them and the chart's
-// bytes do not change.
-type line struct{ *plotter.Line }
+// and highest: for the time series' thousands of points that was a
+// quarter of a sweep's allocation. The boxes kept are those the plot
+// would not drop (inside the axes' range) and within a hair of an extreme,
+// in their order, the first of those alike, so that the plot's pick, ties
+// and rounding included, is the one it makes among all of them and the
+// chart's bytes do not change. They are worked out once for the axes'
+// range the plot asks with, which is set before it draws.
+type line struct {
+	*plotter.Line
+	axes  [4]float64 // the range boxes was told for: x min and max, y min and max
+	boxes []plot.GlyphBox
+	told  bool
+}
 
-func newLine(xys plotter.XYs, style draw.LineStyle) line {
-	return line{&plotter.Line{XYs: xys, LineStyle: style}}
+func newLine(xys plotter.XYs, style draw.LineStyle) *line {
+	return &line{Line: &plotter.Line{XYs: xys, LineStyle: style}}
 }
 
 // edgeHair is how far, as a fraction of an axis, a box may lie from the
@@ -149,7 +155,15 @@ func newLine(xys plotter.XYs, style draw.LineStyle) line {
 // below a visible difference.
 const edgeHair = 1e-9
 
-func (l line) GlyphBoxes(p *plot.Plot) []plot.GlyphBox {
+func (l *line) GlyphBoxes(p *plot.Plot) []plot.GlyphBox {
+	axes := [4]float64{p.X.Min, p.X.Max, p.Y.Min, p.Y.Max}
+	if !l.told || axes != l.axes {
+		l.boxes, l.axes, l.told = l.edgeBoxes(p), axes, true
+	}
+	return l.boxes
+}
+
+func (l *line) edgeBoxes(p *plot.Plot) []plot.GlyphBox {
 	r := 0.5 * l.LineStyle.Width
 	if r <= 0 || l.XYs.Len() == 0 {
 		return nil // a box of no size pads nothing

@@ -100,3 +100,31 @@ func TestLinePadsAsGonumLineDoes(t *testing.T) {
 		}
 	}
 }
+
+// The boxes are worked out again when the axes' range changes between two
+// questions, as gonum/plot's line's are.
+func TestLineBoxesFollowTheAxes(t *testing.T) {
+	xys := plotter.XYs{{X: 0, Y: 1}, {X: 1, Y: 3}, {X: 2, Y: 0}, {X: 3, Y: 2}}
+	style := draw.LineStyle{Width: vg.Points(2)}
+	ours, theirs := newLine(xys, style), &plotter.Line{XYs: xys, LineStyle: style}
+	p := plot.New()
+	for _, r := range [][4]float64{{0, 3, 0, 3}, {0.5, 3, 0, 2.5}, {0, 3, 0, 3}} {
+		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = r[0], r[1], r[2], r[3]
+		var want []plot.GlyphBox
+		for _, b := range theirs.GlyphBoxes(p) {
+			if b.X >= 0 && b.X <= 1 && b.Y >= 0 && b.Y <= 1 {
+				want = append(want, b)
+			}
+		}
+		got := ours.GlyphBoxes(p)
+		// Here every point inside the range is at an edge of it.
+		if len(got) != len(want) {
+			t.Fatalf("axes %v: %d boxes, want %d", r, len(got), len(want))
+		}
+		for i := range got {
+			if got[i] != want[i] {
+				t.Errorf("axes %v: box %d is %+v, want %+v", r, i, got[i], want[i])
+			}
+		}
+	}
+}
