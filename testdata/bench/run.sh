@@ -27,6 +27,12 @@
 # 4. The merge's share: trip -r 40 split over 4 shards (every round's shards
 #    run one after another, --workers 1), the CPU time (user + system) of
 #    the merge over that of the same sweep on one machine with --workers 1.
+# 5. Scale on one machine, in $SCALE interleaved pairs (default 5): the
+#    default sweep's wall time with --workers 1 over that with --workers 2,
+#    and the machine's own ceiling for it, two independent one-worker
+#    sweeps one after the other over the same two at once. Processes on
+#    the same cores share their cache and memory as a sweep's workers do,
+#    so the second is what two workers can approach, not 2x.
 #
 # Needs bash 5 ($EPOCHREALTIME) and Go.
 set -euo pipefail
@@ -134,6 +140,23 @@ for ((i = 0; i < sweeps; i++)); do
 done
 read -r sm slo shi _ _ < <(stats <"$tmp/sweep.s")
 echo "default sweep (trip), $sweeps runs: ${sm} s median (from ${slo} s to ${shi} s)"
+
+scale=${SCALE:-5}
+: >"$tmp/scale"
+for ((i = 0; i < scale; i++)); do
+  rm -rf "$tmp/w1" "$tmp/w2" "$tmp/p1" "$tmp/p2" "$tmp/q1" "$tmp/q2"
+  one=$(elapsed "$tmp/capsim" sweep --workers 1 --out "$tmp/w1" 2>/dev/null)
+  two=$(elapsed "$tmp/capsim" sweep --workers 2 --out "$tmp/w2" 2>/dev/null)
+  apart=$(elapsed sh -c '"$0" sweep --workers 1 --out "$1" && "$0" sweep --workers 1 --out "$2"' \
+    "$tmp/capsim" "$tmp/p1" "$tmp/p2" 2>/dev/null)
+  together=$(elapsed sh -c '"$0" sweep --workers 1 --out "$1" & "$0" sweep --workers 1 --out "$2"; wait' \
+    "$tmp/capsim" "$tmp/q1" "$tmp/q2" 2>/dev/null)
+  echo "$one $two $apart $together" | awk '{printf "%.4f %.4f\n", $1 / $2, $3 / $4}' >>"$tmp/scale"
+done
+read -r xm xlo xhi _ _ < <(awk '{print $1}' "$tmp/scale" | stats)
+read -r ym ylo yhi _ _ < <(awk '{print $2}' "$tmp/scale" | stats)
+echo "two workers over one (default sweep, $scale pairs): ${xm}x median (from ${xlo}x to ${xhi}x)"
+echo "  two one-worker sweeps at once over one after the other: ${ym}x median (from ${ylo}x to ${yhi}x)"
 
 s=$(elapsed "$tmp/capsim" sensitivity trip --design v1-original --design v1-improved --params all -r 5 \
   --out "$tmp/sens" 2>/dev/null)
