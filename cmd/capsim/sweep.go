@@ -609,14 +609,15 @@ func sweepFiles(res *sweep.Result, plan *sweepPlan, opts *sweepOptions, hc *hind
 		tables := []struct {
 			name  string
 			write func(io.Writer) error
+			skip  bool
 		}{
-			{"summary.csv", res.WriteSummaryCSV},
-			{"compare.csv", res.WriteCompareCSV},
-			{"first_failure.csv", res.WriteFirstFailureCSV},
-			{"verdicts.csv", res.WriteVerdictsCSV},
+			{"summary.csv", res.WriteSummaryCSV, false},
+			{"compare.csv", res.WriteCompareCSV, len(res.Designs) < 2}, // nothing to compare
+			{"first_failure.csv", res.WriteFirstFailureCSV, false},
+			{"verdicts.csv", res.WriteVerdictsCSV, false},
 		}
 		for _, t := range tables {
-			if t.name == "compare.csv" && len(res.Designs) < 2 {
+			if t.skip {
 				continue
 			}
 			var b bytes.Buffer
