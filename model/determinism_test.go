@@ -6,9 +6,11 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+	"time"
 
 	"capsim/cmd/golden"
 	"capsim/model"
+	"capsim/scenarios"
 )
 
 // runBytes runs once and returns the result and the trace, as bytes.
@@ -91,6 +93,42 @@ func TestMemoryDoesNotGrowWithRunLength(t *testing.T) {
 	t.Logf("allocated %d bytes for 20k customers, %d for 200k", short, long)
 	if float64(long) > 1.5*float64(short) {
 		t.Fatalf("10x the customers allocated %.1fx the memory", float64(long)/float64(short))
+	}
+}
+
+// No embedded scenario allocates per event: the same scenario run three
+// times as long (its arrivals going on at their rate, at steady state
+// after the warm-up) makes about as many allocations, whatever its
+// components and steps. They are counted, not weighed: the buffers that
+// double as a longer run reaches a longer queue add bytes, few
+// allocations. One allocation on the path of an event, as a copy of the
+// step per acquire of a backend behind a balancer was, triples the count.
+func TestNoScenarioAllocatesPerEvent(t *testing.T) {
+	allocs := func(c *model.Compiled) (uint64, uint64) {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		res, err := c.Run(model.RunOptions{Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		runtime.ReadMemStats(&after)
+		return after.Mallocs - before.Mallocs, res.Events
+	}
+	for _, name := range scenarios.List() {
+		t.Run(name, func(t *testing.T) {
+			l, err := model.Load(scenarios.FS(), scenarios.File(name), model.LoadOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := time.Duration(l.Scenario.Duration.T)
+			a, ae := allocs(compileEmbedded(t, name, model.LoadOptions{}))
+			b, be := allocs(compileEmbedded(t, name, model.LoadOptions{Sets: []string{"duration=" + (3 * d).String()}}))
+			t.Logf("%d allocations in %v (%d events), %d in three times as long (%d events)", a, d, ae, b, be)
+			if float64(b) > 1.25*float64(a) {
+				t.Errorf("three times as long made %.2fx the allocations (%d against %d)", float64(b)/float64(a), b, a)
+			}
+		})
 	}
 }
 

@@ -365,26 +365,26 @@ func (r *run) popFrame(p *proc) {
 
 // acquire takes o's component for p; false means p now waits or failed.
 func (r *run) acquire(p *proc, o *op) bool {
-	cp := &r.p.comps[o.comp]
+	comp := o.comp
+	cp := &r.p.comps[comp]
 	if cp.behind >= 0 {
-		ci := r.replicaComp(p, o.comp)
-		if ci < 0 {
+		// The replica of p's pick, passed beside the op: a copy of the op
+		// naming it escaped to the heap, an allocation per acquire.
+		comp = r.replicaComp(p, o.comp)
+		if comp < 0 {
 			r.breakRun("no_replica", o.comp, "used outside any pick of its balancer "+r.p.comps[cp.behind].name)
 			return false
 		}
-		routed := *o
-		routed.comp = ci
-		o = &routed
-		cp = &r.p.comps[ci]
+		cp = &r.p.comps[comp]
 	}
-	c := &r.comps[o.comp]
+	c := &r.comps[comp]
 	c.offered++
-	out, key := c.rt.acquire(r, p, o, c)
+	out, key := c.rt.acquire(r, p, o, comp, c)
 	switch out {
 	case acqGranted:
-		p.held = append(p.held, held{comp: o.comp, key: key, leak: o.leak})
+		p.held = append(p.held, held{comp: comp, key: key, leak: o.leak})
 		if r.tr != nil {
-			r.traceAcquired(p, o.comp, key)
+			r.traceAcquired(p, comp, key)
 		}
 		return true
 	case acqPassed:
@@ -393,18 +393,18 @@ func (r *run) acquire(p *proc, o *op) bool {
 		return false
 	case acqRejected:
 		c.rejected++
-		r.emit(EvRejected, p, o.comp, cp.status)
-		r.fail(p, cp.status, o.comp)
+		r.emit(EvRejected, p, comp, cp.status)
+		r.fail(p, cp.status, comp)
 		return false
 	}
 	p.seq++
 	p.waiting = waitAcquire
-	p.waitComp, p.waitKey, p.waitLeak = o.comp, key, o.leak
+	p.waitComp, p.waitKey, p.waitLeak = comp, key, o.leak
 	if end := r.waitUntil(p, r.drawTime(cp.waitTimeout)); end != sim.Never {
 		p.timer = r.s.Timer(end, r.kTimeout, pack(p))
 	}
-	r.emit(EvEnqueue, p, o.comp, 0)
-	r.guardQueue(o.comp)
+	r.emit(EvEnqueue, p, comp, 0)
+	r.guardQueue(comp)
 	return false
 }
 

@@ -362,7 +362,7 @@ func busyShare(u capacityUser) float64 { return u.busyNow() / u.capacity() }
 // acquire routes p through the balancer and records the pick: in p.picks,
 // so that what p and its callees use behind the balancer is the copy on
 // that replica, and as a hold, so that the pick ends with the frame.
-func (b *balancerRT) acquire(r *run, p *proc, o *op, _ *compRT) (acquired, int64) {
+func (b *balancerRT) acquire(r *run, p *proc, o *op, comp int32, _ *compRT) (acquired, int64) {
 	now := r.s.Now()
 	units := 0.0
 	if o.session {
@@ -384,7 +384,7 @@ func (b *balancerRT) acquire(r *run, p *proc, o *op, _ *compRT) (acquired, int64
 		b.sessions[i].Add(now, 1)
 		key |= 1 << 32
 	}
-	p.picks = append(p.picks, pick{bal: o.comp, replica: int32(i)})
+	p.picks = append(p.picks, pick{bal: comp, replica: int32(i)})
 	return acqGranted, key
 }
 

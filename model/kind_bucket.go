@@ -135,7 +135,7 @@ type bucketRT struct {
 // acquire takes a token. A caller that must wait for one sleeps; one that
 // would wait past max_wait (or its deadline) is refused, at once or after
 // waiting out what it may wait.
-func (c *bucketRT) acquire(r *run, p *proc, o *op, rt *compRT) (acquired, int64) {
+func (c *bucketRT) acquire(r *run, p *proc, o *op, comp int32, rt *compRT) (acquired, int64) {
 	now := r.s.Now()
 	limit := sim.Time(-1)
 	if p.deadline != sim.Never {
@@ -148,12 +148,12 @@ func (c *bucketRT) acquire(r *run, p *proc, o *op, rt *compRT) (acquired, int64)
 		if p.deadline != sim.Never && p.deadline-now < d {
 			d = p.deadline - now
 		}
-		p.waitComp = o.comp
+		p.waitComp = comp
 		r.sleep(p, waitRefused, d)
 		return acqParked, 0
 	case !ok:
 		c.Signal(now)
-		return c.refuse(r, p, o, rt, now)
+		return c.refuse(r, p, comp, rt, now)
 	case wait > 0:
 		r.sleep(p, waitSleep, wait)
 		return acqParked, 0
@@ -164,22 +164,22 @@ func (c *bucketRT) acquire(r *run, p *proc, o *op, rt *compRT) (acquired, int64)
 // refuse answers a caller refused at once: with the bucket's status, or
 // deadline_status when only its deadline stood in the way, after
 // refuse_cost when the refusal takes time to arrive.
-func (c *bucketRT) refuse(r *run, p *proc, o *op, rt *compRT, now sim.Time) (acquired, int64) {
-	status := r.p.comps[o.comp].status
+func (c *bucketRT) refuse(r *run, p *proc, comp int32, rt *compRT, now sim.Time) (acquired, int64) {
+	status := r.p.comps[comp].status
 	if c.prog.deadlineStatus != 0 && c.NextWait(now) <= c.prog.cfg.MaxWait {
 		status = c.prog.deadlineStatus
 	}
-	if c.prog.refuseCost < 0 && status == r.p.comps[o.comp].status {
+	if c.prog.refuseCost < 0 && status == r.p.comps[comp].status {
 		return acqRejected, 0
 	}
 	rt.rejected++
-	r.emit(EvRejected, p, o.comp, status)
+	r.emit(EvRejected, p, comp, status)
 	if c.prog.refuseCost < 0 {
-		r.fail(p, status, o.comp)
+		r.fail(p, status, comp)
 		return acqParked, 0
 	}
 	d := sim.Seconds(r.p.dists[c.prog.refuseCost].Sample(r.distRng[c.prog.refuseCost]))
-	r.failLater(p, d, status, o.comp)
+	r.failLater(p, d, status, comp)
 	return acqParked, 0
 }
 

@@ -109,7 +109,7 @@ type connectionsRT struct {
 // caller holds a connection it opens at once and pays connect holding it,
 // so the hold is taken here and the caller sleeps (a held connection being
 // opened is active, as a socket in its handshake occupies a slot).
-func (c *connectionsRT) acquire(r *run, p *proc, o *op, _ *compRT) (acquired, int64) {
+func (c *connectionsRT) acquire(r *run, p *proc, o *op, comp int32, _ *compRT) (acquired, int64) {
 	key := p.journey.id
 	switch {
 	case o.keyAttr >= 0:
@@ -126,7 +126,7 @@ func (c *connectionsRT) acquire(r *run, p *proc, o *op, _ *compRT) (acquired, in
 	case open == 0:
 		return acqGranted, int64(slot)
 	}
-	p.held = append(p.held, held{comp: o.comp, key: int64(slot), leak: o.leak})
+	p.held = append(p.held, held{comp: comp, key: int64(slot), leak: o.leak})
 	connecting(r, p, open)
 	return acqParked, 0
 }

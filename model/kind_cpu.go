@@ -183,7 +183,7 @@ type cpuRT struct {
 // acquire starts a draw of the step's work on the cores; p sleeps until it
 // is done (workDone) or its deadline fails it. Its class is the pools': the
 // step's, else the journey's.
-func (c *cpuRT) acquire(r *run, p *proc, o *op, _ *compRT) (acquired, int64) {
+func (c *cpuRT) acquire(r *run, p *proc, o *op, comp int32, _ *compRT) (acquired, int64) {
 	class := 0
 	if c.priorities {
 		class = r.p.journeys[p.journey.typ].priority
@@ -192,7 +192,7 @@ func (c *cpuRT) acquire(r *run, p *proc, o *op, _ *compRT) (acquired, int64) {
 		}
 	}
 	c.server.start(r.s.Now(), p.id, r.p.dists[o.dist].Sample(r.distRng[o.dist])*attrFactor(p.journey, o.per), class)
-	r.runningAt(p, o.comp)
+	r.runningAt(p, comp)
 	return acqParked, 0
 }
 

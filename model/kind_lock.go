@@ -36,7 +36,7 @@ func (lp *lockProg) newRuntime(r *run, ci int32, _ *compProg, _ *sim.Streams) co
 
 type lockRT struct{ *sim.KeyedLock }
 
-func (c *lockRT) acquire(r *run, p *proc, o *op, _ *compRT) (acquired, int64) {
+func (c *lockRT) acquire(r *run, p *proc, o *op, _ int32, _ *compRT) (acquired, int64) {
 	key := p.journey.user
 	if o.keyAttr >= 0 {
 		key = int64(p.journey.attrs[o.keyAttr])

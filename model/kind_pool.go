@@ -332,7 +332,7 @@ type poolRT struct {
 	balked     int64 // also in the component's rejected, taken out in result
 }
 
-func (c *poolRT) acquire(r *run, p *proc, o *op, rt *compRT) (acquired, int64) {
+func (c *poolRT) acquire(r *run, p *proc, o *op, _ int32, rt *compRT) (acquired, int64) {
 	class := 0
 	if c.priorities {
 		class = r.p.journeys[p.journey.typ].priority

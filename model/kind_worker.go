@@ -221,7 +221,7 @@ type workerRT struct {
 	prog *workerProg
 }
 
-func (c *workerRT) acquire(r *run, p *proc, _ *op, _ *compRT) (acquired, int64) {
+func (c *workerRT) acquire(r *run, p *proc, _ *op, _ int32, _ *compRT) (acquired, int64) {
 	switch c.Submit(r.s.Now(), p.id) {
 	case sim.Granted:
 		return acqGranted, 0

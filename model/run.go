@@ -306,8 +306,11 @@ type seriesRec struct {
 // component is a kind's state in one run: a small state machine the
 // interpreter drives.
 type component interface {
-	// acquire takes the component for p at op o; see acquired.
-	acquire(r *run, p *proc, o *op, c *compRT) (out acquired, key int64)
+	// acquire takes the component for p at op o; see acquired. comp is
+	// the component's index, which is o.comp unless o names a backend
+	// behind a balancer, when it is the replica p's pick chose: the
+	// component reads comp, never o.comp.
+	acquire(r *run, p *proc, o *op, comp int32, c *compRT) (out acquired, key int64)
 	// release gives back a hold; failed says its frame ended by a failure.
 	release(r *run, p *proc, h held, failed bool)
 	// abandon withdraws p, which waits here, or runs work here, and has
