@@ -135,14 +135,14 @@ func (c *ProcessorSharing) changed(now Time) {
 	n := float64(len(c.jobs))
 	c.InSystem.Set(now, n)
 	c.Busy.Set(now, min(n, c.cores))
-	c.s.Cancel(c.timer)
 	if len(c.jobs) == 0 {
+		c.s.Cancel(c.timer)
 		c.Useful.Set(now, 0)
 	} else {
 		rate := c.rate()
 		c.Useful.Set(now, n*rate)
 		left := (c.jobs[0].finish - c.v) / rate
-		c.timer = c.s.Timer(now+Seconds(max(left, 0)), c.kDone, 0)
+		c.timer = c.s.Reschedule(c.timer, now+Seconds(max(left, 0)), c.kDone, 0)
 	}
 }
 

@@ -361,3 +361,86 @@ func TestSimMatchesABruteForceQueue(t *testing.T) {
 		}
 	}
 }
+
+// Reschedule is Cancel then Timer to the bit: two kernels driven by the
+// same random schedule, one moving its timers with Reschedule and the
+// other cancelling and scheduling them anew, fire the same events at the
+// same instants in the same order, whether the timer is on the heap, due
+// now, in the soon ring, already fired or cancelled, and from inside the
+// handler of the event being fired.
+func TestRescheduleIsCancelThenTimer(t *testing.T) {
+	type fired struct {
+		id int64
+		at Time
+	}
+	for trial := 0; trial < 200; trial++ {
+		run := func(moveInPlace bool) []fired {
+			r := rand.New(rand.NewPCG(uint64(trial), 11))
+			s := New()
+			var timers []Timer
+			var out []fired
+			var k Kind
+			id := int64(0)
+			later := func() Time {
+				switch r.IntN(4) {
+				case 0:
+					return s.Now() // due now: the soon ring
+				case 1:
+					return s.Now() + Time(r.IntN(3))*Millisecond // ties
+				}
+				return s.Now() + Time(r.IntN(1_000_000))*Nanosecond
+			}
+			move := func() {
+				if len(timers) == 0 {
+					return
+				}
+				j := r.IntN(len(timers))
+				id++
+				at := later()
+				if moveInPlace {
+					timers[j] = s.Reschedule(timers[j], at, k, id)
+				} else {
+					s.Cancel(timers[j])
+					timers[j] = s.Timer(at, k, id)
+				}
+			}
+			k = s.Handle(func(got int64) {
+				out = append(out, fired{got, s.Now()})
+				for n := r.IntN(3); n > 0 && id < 4000; n-- {
+					switch r.IntN(4) {
+					case 0:
+						id++
+						timers = append(timers, s.Timer(later(), k, id))
+					case 1:
+						id++
+						s.At(later(), k, id)
+					case 2:
+						if len(timers) > 0 {
+							s.Cancel(timers[r.IntN(len(timers))])
+						}
+					default:
+						move() // fired, cancelled and live timers alike
+					}
+				}
+			})
+			for range 200 {
+				id++
+				timers = append(timers, s.Timer(later(), k, id))
+			}
+			for range 50 {
+				move()
+			}
+			s.RunUntil(Never)
+			return out
+		}
+		want, got := run(false), run(true)
+		if len(got) != len(want) {
+			t.Fatalf("trial %d: %d events fired with Reschedule, %d with Cancel and Timer", trial, len(got), len(want))
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("trial %d: event %d is %+v with Reschedule, %+v with Cancel and Timer", trial, i, got[i], want[i])
+			}
+		}
+	}
+}

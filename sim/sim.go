@@ -153,6 +153,39 @@ func (s *Sim) Cancel(t Timer) bool {
 	return t.slot != 0 && s.cancel(t)
 }
 
+// Reschedule moves timer t to fire kind(arg) at time at instead, and
+// returns the timer that now stands for it. The result is Cancel(t) then
+// Timer(at, k, arg) to the bit: the event takes a new place among
+// simultaneous ones, as one scheduled now would. A timer still on the
+// heap is moved where it is, one sift instead of a removal and a push,
+// for the models that put off their next event at every change (a
+// processor-sharing CPU, at every arrival and departure).
+func (s *Sim) Reschedule(t Timer, at Time, k Kind, arg int64) Timer {
+	if at < s.now {
+		at = s.now
+	}
+	if t.slot == 0 || at == s.now {
+		s.Cancel(t) // one due now goes to the soon ring, as Timer sends it
+		return s.Timer(at, k, arg)
+	}
+	ts := &s.timers[t.slot-1]
+	if ts.gen != t.gen || ts.pos < 0 {
+		// Fired, cancelled, or in the soon ring.
+		s.Cancel(t)
+		return s.Timer(at, k, arg)
+	}
+	i := int(ts.pos)
+	e := s.heap[i]
+	s.seq++
+	e.at, e.key, e.arg = at, uint64(k)|s.seq<<kindBits, arg
+	if i > 0 && e.before(&s.heap[(i-1)>>2]) {
+		s.up(i, e)
+	} else {
+		s.down(i, e)
+	}
+	return t
+}
+
 func (s *Sim) cancel(t Timer) bool {
 	ts := &s.timers[t.slot-1]
 	if ts.gen != t.gen || ts.cancelled {
