@@ -201,10 +201,14 @@ func (b *Balancer) Done(now Time, i int) {
 func (b *Balancer) argBest(score func(j int) float64) int {
 	n := b.cfg.Targets
 	best, bestScore := b.next, math.Inf(-1)
-	for k := 0; k < n; k++ {
-		j := (b.next + k) % n
+	// j walks round from next, wrapping by a test: a % per target was a
+	// division, the scan's dearest instruction.
+	for k, j := 0, b.next; k < n; k++ {
 		if s := score(j); s > bestScore {
 			best, bestScore = j, s
+		}
+		if j++; j == n {
+			j = 0
 		}
 	}
 	return best
