@@ -170,11 +170,19 @@ func (b *Balancer) Pick(now Time, units float64) int {
 	case RoundRobin:
 		i = b.next
 	case LeastInFlight:
-		i = b.argBest(func(j int) float64 { return -float64(b.inFlight[j]) })
+		i = argLeast(b.next, b.inFlight)
 	case LeastCount:
-		i = b.argBest(func(j int) float64 { c, _ := b.Reported(j); return -c })
+		if b.cfg.ReportEvery > 0 {
+			i = argLeast(b.next, b.repCount)
+		} else {
+			i = argLeast(b.next, b.count)
+		}
 	case LeastLoad:
-		i = b.argBest(func(j int) float64 { _, l := b.Reported(j); return -l })
+		if b.cfg.ReportEvery > 0 {
+			i = argLeast(b.next, b.repLoad)
+		} else {
+			i = b.argBest(func(j int) float64 { return -b.loadOf(j) })
+		}
 	case Headroom:
 		fleet := b.fleetCost()
 		i = b.argBest(func(j int) float64 { return b.headroom(j, fleet) })
@@ -208,6 +216,23 @@ func (b *Balancer) argBest(score func(j int) float64) int {
 			best, bestScore = j, s
 		}
 		if j++; j == n {
+			j = 0
+		}
+	}
+	return best
+}
+
+// argLeast is argBest of the values negated, read straight from the
+// slice the policy ranks by instead of through a call per target: the
+// scan runs over every replica at every pick. A NaN is never the least,
+// as its negation is never the best.
+func argLeast[T int | float64](next int, v []T) int {
+	best, least := next, math.Inf(1)
+	for k, j := 0, next; k < len(v); k++ {
+		if x := float64(v[j]); x < least {
+			best, least = j, x
+		}
+		if j++; j == len(v) {
 			j = 0
 		}
 	}

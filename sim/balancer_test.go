@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 )
@@ -209,5 +210,24 @@ func TestBalancerRequestPolicy(t *testing.T) {
 	}
 	if !slices.Equal(got, []int{1, 1, 1, 1}) {
 		t.Fatalf("without a request policy requests went to %v, want all on 1 (the fewest sessions)", got)
+	}
+}
+
+// argLeast picks what argBest picks of the values negated, ties (in
+// round-robin order from next), NaNs and infinities included.
+func TestArgLeastIsArgBestNegated(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	pool := []float64{0, 1, 1, 2, math.NaN(), math.Inf(1), math.Inf(-1), -0.0}
+	for trial := 0; trial < 2000; trial++ {
+		n := 1 + r.IntN(8)
+		v := make([]float64, n)
+		for i := range v {
+			v[i] = pool[r.IntN(len(pool))]
+		}
+		b := &Balancer{cfg: BalancerConfig{Targets: n}, next: r.IntN(n)}
+		want := b.argBest(func(j int) float64 { return -v[j] })
+		if got := argLeast(b.next, v); got != want {
+			t.Fatalf("values %v from %d: argLeast %d, argBest of the negations %d", v, b.next, got, want)
+		}
 	}
 }
