@@ -140,6 +140,14 @@ func (b *Balancer) Reported(i int) (count, load float64) {
 	return b.repCount[i], b.repLoad[i]
 }
 
+// reportedCounts is every target's count as Reported gives it.
+func (b *Balancer) reportedCounts() []float64 {
+	if b.cfg.ReportEvery == 0 {
+		return b.count
+	}
+	return b.repCount
+}
+
 // Count returns target i's counter as the target keeps it now.
 func (b *Balancer) Count(i int) float64 { return b.count[i] }
 
@@ -172,16 +180,12 @@ func (b *Balancer) Pick(now Time, units float64) int {
 	case LeastInFlight:
 		i = argLeast(b.next, b.inFlight)
 	case LeastCount:
-		if b.cfg.ReportEvery > 0 {
-			i = argLeast(b.next, b.repCount)
-		} else {
-			i = argLeast(b.next, b.count)
-		}
+		i = argLeast(b.next, b.reportedCounts())
 	case LeastLoad:
 		if b.cfg.ReportEvery > 0 {
 			i = argLeast(b.next, b.repLoad)
-		} else {
-			i = b.argBest(func(j int) float64 { return -b.loadOf(j) })
+		} else { // live loads are asked for, target by target
+			i = b.argBest(func(j int) float64 { _, l := b.Reported(j); return -l })
 		}
 	case Headroom:
 		fleet := b.fleetCost()

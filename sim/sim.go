@@ -164,26 +164,24 @@ func (s *Sim) Reschedule(t Timer, at Time, k Kind, arg int64) Timer {
 	if at < s.now {
 		at = s.now
 	}
-	if t.slot == 0 || at == s.now {
-		s.Cancel(t) // one due now goes to the soon ring, as Timer sends it
-		return s.Timer(at, k, arg)
+	if t.slot != 0 && at > s.now {
+		if ts := &s.timers[t.slot-1]; ts.gen == t.gen && ts.pos >= 0 {
+			i := int(ts.pos)
+			e := s.heap[i]
+			s.seq++
+			e.at, e.key, e.arg = at, uint64(k)|s.seq<<kindBits, arg
+			if i > 0 && e.before(&s.heap[(i-1)>>2]) {
+				s.up(i, e)
+			} else {
+				s.down(i, e)
+			}
+			return t
+		}
 	}
-	ts := &s.timers[t.slot-1]
-	if ts.gen != t.gen || ts.pos < 0 {
-		// Fired, cancelled, or in the soon ring.
-		s.Cancel(t)
-		return s.Timer(at, k, arg)
-	}
-	i := int(ts.pos)
-	e := s.heap[i]
-	s.seq++
-	e.at, e.key, e.arg = at, uint64(k)|s.seq<<kindBits, arg
-	if i > 0 && e.before(&s.heap[(i-1)>>2]) {
-		s.up(i, e)
-	} else {
-		s.down(i, e)
-	}
-	return t
+	// Fired, cancelled, in the soon ring, or now due at once (which the
+	// soon ring takes): the long way.
+	s.Cancel(t)
+	return s.Timer(at, k, arg)
 }
 
 func (s *Sim) cancel(t Timer) bool {
