@@ -96,3 +96,30 @@ func TestTheClockDoesNotSaturate(t *testing.T) {
 		t.Errorf("broken %v, %d of 4 jobs succeeded; want the clock guard after 2", res.Broken, j.Succeeded)
 	}
 }
+
+// A cpu works out its own finish times from its rate, and those too stop
+// the run at the clock's end: a job too long for the clock once finished
+// at once, the sum wrapping round into the past, and a queue of jobs on
+// fifo cores "succeeded" past the furthest time a run reaches.
+func TestACPUDoesNotOutrunTheClock(t *testing.T) {
+	for _, tc := range []struct {
+		name, cpu, work string
+		succeeded       int64
+	}{
+		{"a job longer than the clock", "{kind: cpu, cores: 1}", "90000h", 0},
+		{"cores too slow for any job", "{kind: cpu, cores: 1e-300}", "1s", 0},
+		{"slow cores", "{kind: cpu, cores: 1e-9}", "1s", 0},
+		{"fifo cores", "{kind: cpu, cores: 1, discipline: fifo}", "800000h", 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := scenarioSrc("clock", "30s", "arrivals: even\n", "  cpu: "+tc.cpu+"\n",
+				"  job:\n    rate: 1/s\n    steps: [{use: cpu, work: "+tc.work+"}]\n")
+			res := runYAMLNoTrace(t, src)
+			j, _ := res.Journey("job")
+			if res.Broken == nil || res.Broken.Guard != "clock" || j.Succeeded != tc.succeeded {
+				t.Errorf("broken %v, %d of %d jobs succeeded; want the clock guard after %d",
+					res.Broken, j.Succeeded, j.Started, tc.succeeded)
+			}
+		})
+	}
+}

@@ -158,9 +158,13 @@ func (r *run) execute() {
 	if p.limits.time < end {
 		end = p.limits.time
 	}
+	r.s.Horizon = clockEnd
 	r.s.RunUntil(end)
 	switch {
 	case r.broken != nil:
+	case r.s.PastHorizon():
+		r.breakRun("clock", -1, fmt.Sprintf("the next event falls past %s of simulated time, the furthest a run reaches, with %d journeys in flight%s",
+			human.Seconds(clockEnd.Seconds()), r.active, r.waitingWhere()))
 	case r.s.Stopped() && r.s.Fired() == p.limits.events:
 		r.breakRun("max_events", -1, fmt.Sprintf("%d events fired", p.limits.events))
 	case !r.s.Stopped() && r.s.Pending() == 0 && r.active > 0 && r.s.Now() < end:

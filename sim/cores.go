@@ -323,7 +323,7 @@ func (c *Cores) run(now Time, k, id int32, switched bool) {
 	c.Busy.Set(now, float64(c.busy))
 	if e := c.busy + c.queued - c.n; switched && c.sigma > 0 && e > 0 && !math.IsInf(c.quantum, 1) {
 		sl.switching = true
-		sl.timer = c.s.Timer(now+Seconds(c.sigma*float64(e)*c.quantum), c.kTimer, int64(k))
+		sl.timer = c.s.Timer(now.Add(Seconds(c.sigma*float64(e)*c.quantum)), c.kTimer, int64(k))
 		return
 	}
 	c.slice(now, k)
@@ -337,7 +337,7 @@ func (c *Cores) slice(now Time, k int32) {
 	sl.slice = min(c.jobs[sl.job].left, c.quantum)
 	c.work++
 	c.Useful.Set(now, float64(c.work))
-	sl.timer = c.s.Timer(now+Seconds(sl.slice), c.kTimer, int64(k))
+	sl.timer = c.s.Timer(now.Add(Seconds(sl.slice)), c.kTimer, int64(k))
 }
 
 func (c *Cores) onTimer(arg int64) {

@@ -142,7 +142,7 @@ func (c *ProcessorSharing) changed(now Time) {
 		rate := c.rate()
 		c.Useful.Set(now, n*rate)
 		left := (c.jobs[0].finish - c.v) / rate
-		c.timer = c.s.Reschedule(c.timer, now+Seconds(max(left, 0)), c.kDone, 0)
+		c.timer = c.s.Reschedule(c.timer, now.Add(Seconds(max(left, 0))), c.kDone, 0)
 	}
 }
 

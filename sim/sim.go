@@ -65,6 +65,13 @@ type Sim struct {
 	// how a caller cancels a long run without the kernel knowing of
 	// contexts or signals.
 	Interrupted func() bool
+	// Horizon, when non-zero, is the furthest instant a run reaches:
+	// RunUntil stops short of an event due after it, and PastHorizon then
+	// says so. Times summed past the clock's range saturate at Never, so
+	// such an event may stand for work that never ends, and firing it
+	// would end that work as if it had.
+	Horizon     Time
+	pastHorizon bool
 
 	heap []event // 4-ary min-heap: shallower than binary, fewer cache misses per pop
 	// firing: heap[0] is the event whose handler runs now, left in place
@@ -391,11 +398,16 @@ func (s *Sim) Step() bool {
 }
 
 // RunUntil fires every event up to and including time end, then leaves the
-// clock at end (or where Stop left it). It returns false if stopped early.
+// clock at end (or where Stop left it). It returns false if stopped early,
+// by Stop, MaxEvents, Interrupted or an event due past the Horizon.
 // Its loop is Step's, with the look at the next event's time folded in:
 // the kernel's own cost per event is what this loop and the handler's
 // scheduling spend.
 func (s *Sim) RunUntil(end Time) bool {
+	stop := end
+	if s.Horizon > 0 && s.Horizon < stop {
+		stop = s.Horizon
+	}
 	for !s.stopped {
 		var e event
 		if s.soonLen > 0 {
@@ -407,21 +419,21 @@ func (s *Sim) RunUntil(end Time) bool {
 				continue
 			}
 			if len(s.heap) == 0 || head.before(&s.heap[0]) {
-				if head.at > end {
+				if head.at > stop {
 					break
 				}
 				e = *head
 				s.soonHead = (s.soonHead + 1) & (len(s.soon) - 1)
 				s.soonLen--
 			} else {
-				if s.heap[0].at > end {
+				if s.heap[0].at > stop {
 					break
 				}
 				e = s.heap[0]
 				s.firing = true
 			}
 		} else {
-			if len(s.heap) == 0 || s.heap[0].at > end {
+			if len(s.heap) == 0 || s.heap[0].at > stop {
 				break // nothing left to fire (RunUntil(Never) on an empty queue)
 			}
 			e = s.heap[0]
@@ -447,11 +459,19 @@ func (s *Sim) RunUntil(end Time) bool {
 	if s.stopped {
 		return false
 	}
+	if stop < end && s.Pending() > 0 {
+		s.stopped, s.pastHorizon = true, true
+		return false
+	}
 	if end > s.now && end != Never {
 		s.now = end
 	}
 	return true
 }
+
+// PastHorizon reports whether RunUntil stopped because the next event was
+// due after the Horizon.
+func (s *Sim) PastHorizon() bool { return s.pastHorizon }
 
 // Stop makes Step and RunUntil return before the next event; handlers call it
 // when a guard trips.

@@ -115,6 +115,45 @@ func TestMaxEventsStopsTheRun(t *testing.T) {
 	}
 }
 
+// An event due past the Horizon is not fired: the run stops at the last
+// event before it and says why, and the clock stays where that event was.
+// Events up to the Horizon itself fire, and a run whose end comes first
+// never reaches the Horizon.
+func TestRunUntilStopsShortOfTheHorizon(t *testing.T) {
+	s := New()
+	s.Horizon = 5 * Second
+	var fired []Time
+	k := s.Handle(func(int64) { fired = append(fired, s.Now()) })
+	for _, at := range []Time{Second, 5 * Second, 6 * Second, Never} {
+		s.At(at, k, 0)
+	}
+	if !s.RunUntil(3*Second) || s.PastHorizon() {
+		t.Fatalf("RunUntil(3s): stopped %v, past the horizon %v; want neither", s.Stopped(), s.PastHorizon())
+	}
+	if s.RunUntil(Never) || !s.PastHorizon() || !s.Stopped() {
+		t.Fatalf("RunUntil(Never) went on: past the horizon %v, stopped %v", s.PastHorizon(), s.Stopped())
+	}
+	if !slices.Equal(fired, []Time{Second, 5 * Second}) || s.Now() != 5*Second || s.Pending() != 2 {
+		t.Errorf("fired at %v, clock at %v, %d pending; want 1s and 5s, 5s, 2", fired, s.Now(), s.Pending())
+	}
+}
+
+// Add saturates where + would wrap round, at both ends of the clock.
+func TestTimeAddSaturates(t *testing.T) {
+	for _, tc := range []struct{ t, d, want Time }{
+		{Second, Second, 2 * Second},
+		{Second, Never, Never},
+		{Never - Second, 2 * Second, Never},
+		{Never, 0, Never},
+		{-Never, -2 * Second, -Never - 1},
+		{5 * Second, -2 * Second, 3 * Second},
+	} {
+		if got := tc.t.Add(tc.d); got != tc.want {
+			t.Errorf("%d.Add(%d) = %d, want %d", tc.t, tc.d, got, tc.want)
+		}
+	}
+}
+
 // Property: over random schedules and cancellations, time never goes
 // backwards, ties fire in schedule order, and cancelled timers never fire.
 func TestRandomSchedulesKeepOrder(t *testing.T) {

@@ -43,6 +43,20 @@ func nanoseconds(ns float64) Time {
 	return Time(ns + math.Copysign(0.49999999999999994, ns))
 }
 
+// Add returns t+d, saturating at Never (and at the clock's start) instead
+// of wrapping round: a finish worked out from a rate can lie further off
+// than the clock reaches, and a wrapped sum would fall in the past, where
+// the kernel fires it at once.
+func (t Time) Add(d Time) Time {
+	switch {
+	case d > 0 && t > Never-d:
+		return Never
+	case d < 0 && t < math.MinInt64-d:
+		return math.MinInt64
+	}
+	return t + d
+}
+
 // Seconds returns t in seconds.
 func (t Time) Seconds() float64 { return float64(t) / 1e9 }
 
