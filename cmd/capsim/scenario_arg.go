@@ -17,22 +17,49 @@ import (
 // an embedded scenario — and parses it: once per command, every design,
 // perturbation and draw then loads from the document.
 func parseScenario(arg string) (*model.Document, error) {
+	name, embedded, err := resolveScenario(arg)
+	if err != nil {
+		return nil, err
+	}
+	if embedded {
+		return model.Parse(scenarios.FS(), scenarios.File(name), model.ParseOptions{})
+	}
+	dir, file := filepath.Split(name)
+	if dir == "" {
+		dir = "."
+	}
+	// Errors name the files under the path typed, not their names inside
+	// the folder's file system.
+	return model.Parse(os.DirFS(dir), file, model.ParseOptions{DisplayName: name})
+}
+
+// resolveScenario says what a scenario argument names: a file (its path)
+// or an embedded scenario (its name). No argument is the embedded default,
+// whatever the folder holds. A bare name that is both an embedded scenario
+// and a file here is refused rather than guessed: either reading would
+// run a model the user may not have meant, and nothing in the output
+// would show it (a copy edited under the same name keeps its name:).
+func resolveScenario(arg string) (name string, embedded bool, err error) {
 	if arg == "" {
-		arg = scenarios.Default
+		return scenarios.Default, true, nil
 	}
-	if isPath(arg) {
-		dir, file := filepath.Split(arg)
-		if dir == "" {
-			dir = "."
-		}
-		// Errors name the files under the path typed, not their names
-		// inside the folder's file system.
-		return model.Parse(os.DirFS(dir), file, model.ParseOptions{DisplayName: arg})
+	if writtenAsPath(arg) {
+		return arg, false, nil
 	}
-	if _, ok := scenarios.Get(arg); !ok {
-		return nil, usageErr("no scenario file or embedded scenario called %q%s (embedded: %s)", arg, didYouMean(arg, scenarios.List()), strings.Join(scenarios.List(), ", "))
+	_, isEmbedded := scenarios.Get(arg)
+	info, statErr := os.Stat(arg)
+	isFile := statErr == nil && !info.IsDir()
+	switch {
+	case isEmbedded && isFile:
+		return "", false, usageErr("%q is both an embedded scenario and a file here: write ./%s for the file, "+
+			"or run from another folder for the embedded one", arg, arg)
+	case isEmbedded:
+		return arg, true, nil
+	case statErr == nil:
+		return arg, false, nil // a folder, refused as such when read
 	}
-	return model.Parse(scenarios.FS(), scenarios.File(arg), model.ParseOptions{})
+	return "", false, usageErr("no scenario file or embedded scenario called %q%s (embedded: %s)", arg,
+		didYouMean(arg, scenarios.List()), strings.Join(scenarios.List(), ", "))
 }
 
 // openScenario parses the scenario argument and the command line's
@@ -100,11 +127,9 @@ func loadDesign(doc *model.Document, opts model.LoadOptions) (*model.Loaded, err
 	return nil, err
 }
 
-// isPath tells a scenario file from an embedded scenario's name.
-func isPath(arg string) bool {
-	if _, err := os.Stat(arg); err == nil {
-		return true
-	}
+// writtenAsPath says whether a scenario argument can only be a file:
+// it has a folder in it or a YAML file's extension.
+func writtenAsPath(arg string) bool {
 	return strings.ContainsAny(arg, "/\\") || strings.HasSuffix(arg, ".yaml") || strings.HasSuffix(arg, ".yml")
 }
 

@@ -767,11 +767,11 @@ func sweepManifest(res *sweep.Result, plan *sweepPlan, opts *sweepOptions) ([]by
 		sum := sha256.Sum256(data)
 		return hex.EncodeToString(sum[:])
 	}
-	file := opts.Scenario
-	if file == "" {
-		file = scenarios.Default
+	file, embedded, err := resolveScenario(opts.Scenario)
+	if err != nil {
+		return nil, err
 	}
-	if !isPath(file) {
+	if embedded {
 		file = scenarios.File(file) + " (embedded)"
 	}
 	m := manifest{
