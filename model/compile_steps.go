@@ -123,8 +123,11 @@ func (c *compiler) routeBody(r int32, key *yaml.Node) int32 {
 		c.fail(key, p+".steps", "a route needs at least one step")
 	}
 	body := c.block(rt.Steps, p+".steps", r)
-	c.p.routes[r].body = body
+	// The on_failure block compiles while r is still being visited, so a
+	// call back to r from it is the cycle it is, as from the steps: a route
+	// that fails into itself recurses as long as it fails.
 	c.onFailure(r, rt)
+	c.p.routes[r].body = body
 	return body
 }
 

@@ -175,3 +175,27 @@ func TestOnFailureStopsWhenCancelled(t *testing.T) {
 		t.Errorf("route statuses %v, mean %gs, longest %gs; want two 499 after 0.7s", r.Statuses, r.Latency.Mean, r.Latency.Max)
 	}
 }
+
+// A call back into a route from its on_failure block, directly or through
+// other routes, is a cycle as one from its steps is: a route that fails
+// into itself recurses for as long as it fails. It once compiled, and
+// only the in-flight guard stopped the run.
+func TestOnFailureCyclesAreRefused(t *testing.T) {
+	for _, c := range []struct{ name, routes, want string }{
+		{"itself", `  a:
+    steps: [{fail: {p: 1, status: 500}}]
+    on_failure: [{call: a}]
+`, `c.yaml:6:18: routes.a.on_failure[0].call: routes call each other in a cycle (a → a); a request cannot recurse forever`},
+		{"through a poll", `  a:
+    steps: [{fail: {p: 1, status: 500}}]
+    on_failure: [{call: b}]
+  b:
+    steps: [{poll: {call: a, every: 1s}}]
+`, `c.yaml:8:13: routes.b.steps[0].poll.call: routes call each other in a cycle (a → b → a); a request cannot recurse forever`},
+	} {
+		src := "name: c\nduration: 100s\nroutes:\n" + c.routes + "journeys: {customer: {rate: 0.5/s, steps: [{call: a}]}}\n"
+		if got := compileErrorText("c.yaml", src); got != c.want {
+			t.Errorf("%s:\ngot  %s\nwant %s", c.name, got, c.want)
+		}
+	}
+}
