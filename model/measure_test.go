@@ -3,6 +3,7 @@ package model
 import (
 	"bytes"
 	"encoding/gob"
+	"math"
 	"reflect"
 	"slices"
 	"strings"
@@ -158,5 +159,29 @@ func TestMetricKeyGob(t *testing.T) {
 	}
 	if err := m.GobDecode([]byte{200, 'x'}); err == nil {
 		t.Error("a measure of an unknown subject was read")
+	}
+}
+
+// An interval is kept to the values its unit can take, and only there.
+func TestUnitClampKeepsAnIntervalWithinItsUnit(t *testing.T) {
+	nan := math.NaN()
+	for _, c := range []struct {
+		u              Unit
+		lo, hi, wl, wh float64
+	}{
+		{UnitFraction, -0.2, 1.3, 0, 1},
+		{UnitFraction, 0.1, 0.9, 0.1, 0.9},
+		{UnitSeconds, -1, 5, 0, 5},
+		{UnitCount, -3, -1, 0, -1},
+		{UnitPerSecond, -1, math.Inf(1), 0, math.Inf(1)},
+		{UnitRatio, -0.5, 2, 0, 2},
+		{UnitNone, -4, 4, -4, 4},
+		{UnitFraction, nan, nan, nan, nan},
+	} {
+		lo, hi := c.u.Clamp(c.lo, c.hi)
+		same := func(a, b float64) bool { return a == b || math.IsNaN(a) && math.IsNaN(b) }
+		if !same(lo, c.wl) || !same(hi, c.wh) {
+			t.Errorf("%v.Clamp(%g, %g) = %g, %g; want %g, %g", c.u.Suffix(), c.lo, c.hi, lo, hi, c.wl, c.wh)
+		}
 	}
 }

@@ -127,3 +127,31 @@ func TestARunStoppedByAGuardIsNotDone(t *testing.T) {
 		t.Errorf("exit %d\n%s%s", code, stdout, stderr)
 	}
 }
+
+// The band single runs fall in stays within what the measure can take: a
+// busy share of 30 s runs spreads widely, and its mean ± the t band once
+// reached 121 %, where no run can fall.
+func TestAHindcastBandStaysWithinItsMeasure(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "hb.yaml")
+	src := `name: hb
+duration: 30s
+components:
+  server: {kind: pool, servers: 1}
+journeys:
+  customer:
+    rate: 0.2/s
+    steps:
+      - use: server
+        work: exponential(mean=5s)
+observations:
+  - {id: busy, component: server, measure: utilisation, value: 50%, tolerance: 5%}
+`
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := sweepCLI(t, false, "hindcast", file, "-q")
+	want := "ok  busy    1x  base    server utilisation   50% ±5%  65.7% (10.0%–100%)  0.6  band vs runs\n"
+	if code != 0 || !strings.Contains(stdout, want) {
+		t.Errorf("exit %d, stdout\n%s\nstderr %s\nwant exit 0 and the row\n%s", code, stdout, stderr, want)
+	}
+}

@@ -495,7 +495,8 @@ func judgeValue(j *Judged, m *model.ObservedMeasure, runs []*model.Result, disc,
 	mean, sd := stat.MeanStdDev(xs, nil)
 	nr := float64(len(xs))
 	half := tQuantile(len(xs)-1) * sd * math.Sqrt(1+1/nr)
-	j.Simulated, j.Lo, j.Hi = mean, mean-half, mean+half
+	j.Simulated = mean
+	j.Lo, j.Hi = m.Unit.Clamp(mean-half, mean+half)
 	j.Agrees = j.Lo <= j.ObsHi && j.ObsLo <= j.Hi
 	// The rule in a few words: the band of single runs meets the
 	// reported range, the value with its tolerance, or the value.
