@@ -566,6 +566,12 @@ func (l *Loaded) CheckObserved(i int, variant *Loaded) error {
 		}
 		return l.pos.errAt(valueNode(o.Node, kind), p+"."+kind, "%s has no %s %q (it has %s)", in, kind, name, strings.Join(sortedCopy(names), ", "))
 	}
+	if w, span := o.Window, sc.Duration.T-sc.Warmup.T; w != nil && w.T > span {
+		// Not one whole window is measured: every run would read NaN,
+		// and the observation would disagree with a model it never met.
+		return l.pos.errAt(valueNode(o.Node, "window"), p+".window",
+			"window (%s) is longer than the run measures (%s from the warm-up to the end of the arrivals)", w.T, span)
+	}
 	if c, ok := sc.Components.Get(name); ok && kind == "component" {
 		if m := o.MeasureOf(); m != nil && !measuredBy(m, c.Kind) {
 			return l.pos.errAt(valueNode(o.Node, "measure"), p+".measure", "measure %s is not a %s's: component %s is a %s", o.Measure, kindsMeasuring(m), name, c.Kind)

@@ -92,6 +92,10 @@ observations:
 		{"  - {id: a, journey: j, measure: p95, between: [4s, 2s]}", "o.yaml:12:48: observations[0].between: between [4s, 2s]: the low end is above the high end"},
 		{"  - {id: a, journey: j, measure: p95, value: 3s, tolerence: 1s}", `o.yaml:12:50: observations[0].tolerence: unknown key "tolerence"; did you mean "tolerance"?`},
 		{"  - {id: a, journey: j, measure: p95, value: 3s}\n  - {id: a, journey: j, measure: p50, value: 3s}", `o.yaml:13:10: observations[1].id: observation id "a" is used twice`},
+		// Each observation is checked, not only the first of those run
+		// under the same design, settings and load.
+		{"  - {id: a, journey: j, measure: p95, value: 3s}\n  - {id: b, journey: k, measure: p95, value: 3s}", `o.yaml:13:22: observations[1].journey: the base scenario has no journey "k" (it has j)`},
+		{"  - {id: a, component: app, measure: busiest, window: 2m, value: 1}", "o.yaml:12:55: observations[0].window: window (2m0s) is longer than the run measures (1m40s from the warm-up to the end of the arrivals)"},
 		{"  - {id: a, journey: k, measure: p95, value: 3s}", `o.yaml:12:22: observations[0].journey: the base scenario has no journey "k" (it has j)`},
 		{"  - {id: a, design: huge, journey: j, measure: p95, value: 3s}", `unknown design "huge"`},
 		{"  - {id: a, multiplier: 0, journey: j, measure: p95, value: 3s}", "o.yaml:12:25: observations[0].multiplier: multiplier must be > 0 and at most 1000000, got 0"},

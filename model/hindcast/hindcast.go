@@ -196,6 +196,7 @@ type group struct {
 	step   sim.Time // series sampling, when an observation reads one
 	obs    []int    // indexes into the scenario's observations
 	prog   *model.Compiled
+	loaded *model.Loaded // the scenario under the design and sets, for checks
 	runs   []*model.Result
 }
 
@@ -297,6 +298,12 @@ func plan(cfg Config, obs []model.Observation) ([]*group, error) {
 			return g.design == o.Design && g.mult == o.Load() && slices.Equal(g.sets, sets)
 		})
 		if k >= 0 {
+			// Checked against the variant as the group's first was: an
+			// observation of a journey the scenario lacks once ran, and
+			// read as a disagreement of the model.
+			if err := cfg.Base.CheckObserved(i, groups[k].loaded); err != nil {
+				return nil, err
+			}
 			groups[k].obs = append(groups[k].obs, i)
 			if st := o.SeriesStep(); st > 0 && (groups[k].step == 0 || st < groups[k].step) {
 				groups[k].step = st
@@ -323,7 +330,7 @@ func plan(cfg Config, obs []model.Observation) ([]*group, error) {
 		if err := l.CheckMultiplier(o.Load()); err != nil {
 			return nil, cfg.Base.ObservationError(i, "multiplier", err)
 		}
-		groups = append(groups, &group{design: o.Design, sets: sets, mult: o.Load(), step: o.SeriesStep(), obs: []int{i}, prog: c})
+		groups = append(groups, &group{design: o.Design, sets: sets, mult: o.Load(), step: o.SeriesStep(), obs: []int{i}, prog: c, loaded: l})
 	}
 	return groups, nil
 }
