@@ -92,7 +92,7 @@ func sweepPreamble(res *sweep.Result) []string {
 			res.Scenario, strings.Join(res.Designs, ", "), grid, res.Replications, res.Seed),
 		"cells: mean over replications with its 95 % confidence interval: rates [low–high], counts and times ± % of the mean",
 		"rates: intervals are Wilson intervals of the journeys or requests pooled over the replications, widened to the spread between replications where that is larger",
-		"verdict: pass/fail against the scenario's SLOs on the replication mean; ~ when the Student t interval of an SLO's per-run values straddles its bound",
+		"verdict: pass/fail against the scenario's SLOs on the replication mean; ~ when the SLO's interval straddles its bound (the cell's: for a rate, widened as above)",
 	}
 	if res.Replications < 2 {
 		lines = append(lines, "± ∞: one replication gives no confidence interval, and no verdict is settled; use --replications 2 or more")
@@ -395,7 +395,7 @@ func reportSettings(res *sweep.Result) []string {
 		"Load multipliers " + strings.Join(ms, ", ") + ", each run " + strconv.Itoa(res.Replications) +
 			" times (seeds " + strconv.FormatUint(res.Seed, 10) + " on), every design on the same traffic in each replication.",
 		cellsLegend,
-		"Verdict: pass or FAIL against the scenario's SLOs on the replication mean; ~ when the Student t interval of an SLO's per-run values straddles its bound.",
+		"Verdict: pass or FAIL against the scenario's SLOs on the replication mean; ~ when the SLO's interval straddles its bound: the Student t interval of its per-run values, for a rate widened to the Wilson interval of the pooled counts.",
 	}
 	if res.Replications < 2 {
 		lines = append(lines, "± ∞: one replication gives no confidence interval, and no verdict is settled.")
