@@ -81,6 +81,10 @@ func runRun(ctx context.Context, io *IOStreams, opts *runOptions) error {
 		}
 		origin = t
 	}
+	if err := refuseSameOutputs([2]string{"--trace", opts.Trace}, [2]string{"--series", opts.Series},
+		[2]string{"--graph", opts.Graph}); err != nil {
+		return err
+	}
 	var series *atomicFile
 	var inputs []string
 	for _, src := range l.Sources() {
@@ -89,9 +93,6 @@ func runRun(ctx context.Context, io *IOStreams, opts *runOptions) error {
 	if opts.Series != "" {
 		if err := refuseInput("--series", opts.Series, inputs); err != nil {
 			return err
-		}
-		if opts.Series == opts.Trace {
-			return usageErr("--series %s: it is the --trace file too; name another file", opts.Series)
 		}
 		ro.SeriesStep = seriesStep(l.Scenario.Duration.T)
 		// Opened before the run, so that a path that cannot be written
@@ -107,9 +108,6 @@ func runRun(ctx context.Context, io *IOStreams, opts *runOptions) error {
 	if opts.Graph != "" {
 		if err := refuseInput("--graph", opts.Graph, inputs); err != nil {
 			return err
-		}
-		if opts.Graph == opts.Series || opts.Graph == opts.Trace {
-			return usageErr("--graph %s: it is another output's file too; name another file", opts.Graph)
 		}
 		f, err := createAtomic(opts.Graph)
 		if err != nil {
