@@ -195,6 +195,62 @@ func refuseInput(flag, target string, inputs []string) error {
 	return nil
 }
 
+// sameOutput reports whether the output names a and b are one file,
+// however spelled: by identity when both exist, else by their absolute
+// paths with the symlinks of what exists resolved.
+func sameOutput(a, b string) bool {
+	sa, aerr := os.Stat(a)
+	sb, berr := os.Stat(b)
+	if aerr == nil && berr == nil {
+		return os.SameFile(sa, sb)
+	}
+	return resolvedPath(a) == resolvedPath(b)
+}
+
+// within reports whether name is the folder dir or inside it, however
+// either is spelled.
+func within(name, dir string) bool {
+	rel, err := filepath.Rel(resolvedPath(dir), resolvedPath(name))
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// resolvedPath is name made absolute with the symlinks of its longest
+// existing prefix resolved: what it will name once created.
+func resolvedPath(name string) string {
+	abs, err := filepath.Abs(name)
+	if err != nil {
+		return filepath.Clean(name)
+	}
+	return resolveExisting(abs)
+}
+
+func resolveExisting(abs string) string {
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		return real
+	}
+	parent := filepath.Dir(abs)
+	if parent == abs {
+		return abs
+	}
+	return filepath.Join(resolveExisting(parent), filepath.Base(abs))
+}
+
+// refuseSameOutputs refuses two outputs that are one file: the one
+// written last would replace the other. Unset outputs ("") pass.
+func refuseSameOutputs(outs ...[2]string) error {
+	for i, o := range outs {
+		if o[1] == "" {
+			continue
+		}
+		for _, earlier := range outs[:i] {
+			if earlier[1] != "" && sameOutput(earlier[1], o[1]) {
+				return usageErr("%s %s: it is the %s file too; name another file", o[0], o[1], earlier[0])
+			}
+		}
+	}
+	return nil
+}
+
 func unwrapPath(err error) error {
 	switch e := err.(type) {
 	case *os.PathError:

@@ -205,6 +205,9 @@ func calibrateRun(io *IOStreams, o *calibrateOptions, rerun string) error {
 	if err := refuseInput("--out", o.Out, o.Files); err != nil {
 		return err
 	}
+	if err := sameFileTwice(o.Files); err != nil {
+		return err
+	}
 	opts, err := o.readOptions()
 	if err != nil {
 		return err

@@ -328,3 +328,27 @@ func TestDefaultEntryName(t *testing.T) {
 		}
 	}
 }
+
+// A file given twice, however spelled, is refused: its values would count
+// twice, and the fit's uncertainty (n, se) claim twice the evidence.
+func TestCalibrateRefusesAFileTwice(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	data := "duration\n0.011\n0.023\n0.018\n0.042\n0.015\n0.027\n0.031\n0.019\n0.022\n0.036\n"
+	if err := os.WriteFile("c1.csv", []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("c1.csv", "link.csv"); err != nil {
+		t.Fatal(err)
+	}
+	for _, second := range []string{"./c1.csv", filepath.Join(dir, "c1.csv"), "link.csv"} {
+		code, stdout, stderr := run(t, "calibrate", "c1.csv", second, "--out", "-")
+		want := "capsim: c1.csv and " + second + " are the same file: its records would count twice; give each file once\n"
+		if code != exitUsage || stderr != want || stdout != "" {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want %d, %q", second, code, stdout, stderr, exitUsage, want)
+		}
+	}
+	if code, stdout, stderr := run(t, "calibrate", "c1.csv", "--out", "-"); code != 0 || !strings.Contains(stdout, "n: 10,") {
+		t.Errorf("once: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}

@@ -165,7 +165,7 @@ func TestCheckBadInput(t *testing.T) {
 		{"check " + shop + " --app " + app + " --tolerance 200%", `capsim: --tolerance must be a share between 0 and 100% (10% or 0.1), got "200%"`},
 		{"check " + shop + " --app " + app + " --replications 0", "capsim: --replications must be between 1 and 10000, got 0"},
 		{"check " + shop + " --app " + app + " --alpha 2", "capsim: --alpha must be between 0 and 1, got 2"},
-		{"check " + shop + " --app " + app + " --app " + app, "capsim: " + app + " and " + app + " are the same file: give each log once"},
+		{"check " + shop + " --app " + app + " --app " + app, "capsim: " + app + " and " + app + " are the same file: its records would count twice; give each file once"},
 		{"check " + shop + " --app " + odd, "capsim: 1 shopper event(s) have a result other than success or failure: every outcome must say one of the two"},
 		{"check " + shop + " --app " + app + " --resolution 876000h", "capsim: --resolution must be > 0 and at most 1s (the granularity a log writes times in), got 876000h0m0s"},
 		{"check " + shop + " --access " + app + " --replay", "capsim: --replay reads the journeys' starts from their outcome events: give --app FILE"},

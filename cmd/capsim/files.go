@@ -67,8 +67,9 @@ func checkRegular(name string) error {
 	return nil
 }
 
-// sameFileTwice refuses a file given twice, by any path: its lines would
-// count twice, and every rate and time judged on twice the evidence.
+// sameFileTwice refuses an input file given twice, by any path: its lines
+// would count twice, and every rate, time and fit judged on twice the
+// evidence.
 func sameFileTwice(files []string) error {
 	seen := make([]os.FileInfo, len(files))
 	for i, f := range files {
@@ -78,7 +79,7 @@ func sameFileTwice(files []string) error {
 		}
 		for j := range i {
 			if seen[j] != nil && os.SameFile(seen[j], st) {
-				return usageErr("%s and %s are the same file: give each log once", files[j], f)
+				return usageErr("%s and %s are the same file: its records would count twice; give each file once", files[j], f)
 			}
 		}
 		seen[i] = st

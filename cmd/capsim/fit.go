@@ -10,6 +10,7 @@ import (
 
 	"capsim/model"
 	"capsim/model/hindcast"
+	"capsim/model/sensitivity"
 	"capsim/plots"
 	"capsim/plots/texttab"
 
@@ -87,6 +88,9 @@ func fitParams(l *model.Loaded, names []string) ([]model.Uncertain, error) {
 			return nil, usageErr("no value with a range is labelled fitted: in its comment; name the values to fit with --params (values with a range: %s)", paths())
 		}
 		return out, nil
+	}
+	if err := sensitivity.ListedTwice(names); err != nil {
+		return nil, usageErr("--params: %v", err)
 	}
 	var out []model.Uncertain
 	for _, n := range names {

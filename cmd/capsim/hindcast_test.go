@@ -65,6 +65,46 @@ func TestFitFindsTheThreadCount(t *testing.T) {
 	}
 }
 
+// fit refuses what hindcast and sensitivity refuse, in their words: an
+// --only id the scenario has no observation of, a parameter listed twice,
+// and a selection of exceptions alone, which leaves nothing to fit.
+func TestFitRefusesWhatHindcastRefuses(t *testing.T) {
+	unknown := `capsim: no observation "nope" (the scenario has wait, busy, half-load)` + "\n"
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"hindcast", checkoutExample, "--only", "nope"}, unknown},
+		{[]string{"fit", checkoutExample, "--only", "nope"}, unknown},
+		{[]string{"sensitivity", checkoutExample, "--params", "components.threads.servers,components.threads.servers"},
+			`capsim: --params: parameter "components.threads.servers" is listed twice` + "\n"},
+		{[]string{"fit", checkoutExample, "--params", "components.threads.servers,components.threads.servers"},
+			`capsim: --params: parameter "components.threads.servers" is listed twice` + "\n"},
+	} {
+		code, stdout, stderr := sweepCLI(t, false, append(c.args, "-q")...)
+		if code != exitUsage || stderr != c.want || stdout != "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want %d, %q", c.args, code, stdout, stderr, exitUsage, c.want)
+		}
+	}
+	src, err := os.ReadFile(checkoutExample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "checkout.yaml")
+	excepted := strings.Replace(string(src), "    tolerance: 10%\n", "    tolerance: 10%\n    exception: measured before the pool grew\n", 1)
+	if excepted == string(src) {
+		t.Fatal("the example's wait observation has changed")
+	}
+	if err := os.WriteFile(file, []byte(excepted), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := sweepCLI(t, false, "fit", file, "--only", "wait", "-q")
+	want := "capsim: no observation to fit: every one selected has an exception: (the model knowingly does not reproduce it)\n"
+	if code != exitUsage || stderr != want || stdout != "" {
+		t.Errorf("exceptions alone: exit %d, stdout %q, stderr %q; want %d, %q", code, stdout, stderr, exitUsage, want)
+	}
+}
+
 func TestObservationMistakes(t *testing.T) {
 	head := `name: o
 duration: 100s

@@ -158,13 +158,7 @@ func refuseEmptyValues(cmd *cobra.Command, args []string) error {
 	if cmd.Name() == cobra.ShellCompRequestCmd || cmd.Name() == cobra.ShellCompNoDescRequestCmd {
 		return nil // the word being completed is empty at first
 	}
-	var empty *pflag.Flag
-	cmd.Flags().Visit(func(f *pflag.Flag) {
-		if empty == nil && emptyValue(f.Value) {
-			empty = f
-		}
-	})
-	if empty != nil {
+	if empty := emptyFlag(cmd.Flags()); empty != nil {
 		return usageErr("--%s needs a value, got an empty one (see %s --help)", empty.Name, cmd.CommandPath())
 	}
 	for i, a := range args {
@@ -177,6 +171,18 @@ func refuseEmptyValues(cmd *cobra.Command, args []string) error {
 
 // emptyValue reports whether a text flag holds nothing: a blank string, or
 // a list one of whose values is blank ("" parses as a list of none).
+// emptyFlag is the first flag given in fs with an empty value, nil if
+// none is.
+func emptyFlag(fs *pflag.FlagSet) *pflag.Flag {
+	var empty *pflag.Flag
+	fs.Visit(func(f *pflag.Flag) {
+		if empty == nil && emptyValue(f.Value) {
+			empty = f
+		}
+	})
+	return empty
+}
+
 func emptyValue(v pflag.Value) bool {
 	switch v.Type() {
 	case "string":

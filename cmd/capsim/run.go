@@ -59,6 +59,23 @@ func traceTime(origin time.Time, t float64) string {
 	return origin.Add(time.Duration(math.Round(t * 1e9))).Format("2006-01-02T15:04:05.000000000Z07:00")
 }
 
+// lastRFC3339 is the last instant RFC 3339 can write in origin's zone:
+// its year has four digits.
+func lastRFC3339(origin time.Time) time.Time {
+	return time.Date(9999, 12, 31, 23, 59, 59, 999_999_999, origin.Location())
+}
+
+// checkOrigin refuses an origin from which span, what the run's trace
+// covers, would reach a year of five digits.
+func checkOrigin(flag string, origin time.Time, span time.Duration, what string) error {
+	last := lastRFC3339(origin)
+	if !origin.Add(span).After(last) {
+		return nil
+	}
+	return usageErr("--trace-origin %s: %s is %s after it, past %s, the last time RFC 3339 can write; give an origin of %s or earlier",
+		flag, what, span, last.Format(time.RFC3339Nano), last.Add(-span).Format(time.RFC3339Nano))
+}
+
 func runRun(ctx context.Context, io *IOStreams, opts *runOptions) error {
 	if err := opts.checkMultiplier(); err != nil {
 		return err
@@ -80,6 +97,13 @@ func runRun(ctx context.Context, io *IOStreams, opts *runOptions) error {
 			return usageErr("--trace-origin: %q is not an RFC 3339 time (e.g. 2026-01-01T00:00:00Z)", opts.Origin)
 		}
 		origin = t
+		if err := checkOrigin(opts.Origin, origin, time.Duration(l.Scenario.Duration.T), "the scenario's end"); err != nil {
+			return err
+		}
+	}
+	if err := refuseSameOutputs([2]string{"--trace", opts.Trace}, [2]string{"--series", opts.Series},
+		[2]string{"--graph", opts.Graph}); err != nil {
+		return err
 	}
 	var series *atomicFile
 	var inputs []string
@@ -89,9 +113,6 @@ func runRun(ctx context.Context, io *IOStreams, opts *runOptions) error {
 	if opts.Series != "" {
 		if err := refuseInput("--series", opts.Series, inputs); err != nil {
 			return err
-		}
-		if opts.Series == opts.Trace {
-			return usageErr("--series %s: it is the --trace file too; name another file", opts.Series)
 		}
 		ro.SeriesStep = seriesStep(l.Scenario.Duration.T)
 		// Opened before the run, so that a path that cannot be written
@@ -107,9 +128,6 @@ func runRun(ctx context.Context, io *IOStreams, opts *runOptions) error {
 	if opts.Graph != "" {
 		if err := refuseInput("--graph", opts.Graph, inputs); err != nil {
 			return err
-		}
-		if opts.Graph == opts.Series || opts.Graph == opts.Trace {
-			return usageErr("--graph %s: it is another output's file too; name another file", opts.Graph)
 		}
 		f, err := createAtomic(opts.Graph)
 		if err != nil {
@@ -130,8 +148,15 @@ func runRun(ctx context.Context, io *IOStreams, opts *runOptions) error {
 		w := bufio.NewWriterSize(trace, 1<<16)
 		var werr error
 		var line []byte
+		// A run goes on past its duration until its last journey ends:
+		// the latest event is known only once it has happened.
+		lastEvent, past := 0.0, false
+		limit := lastRFC3339(origin).Sub(origin).Seconds()
 		ro.Trace = func(e *model.TraceEvent) {
-			if werr != nil {
+			if opts.Origin != "" && e.T > limit {
+				past, lastEvent = true, max(lastEvent, e.T)
+			}
+			if werr != nil || past {
 				return
 			}
 			if opts.Origin != "" {
@@ -141,13 +166,16 @@ func runRun(ctx context.Context, io *IOStreams, opts *runOptions) error {
 			_, werr = w.Write(line)
 		}
 		finishTrace = func() error {
+			if past {
+				return checkOrigin(opts.Origin, origin, time.Duration(math.Ceil(lastEvent*1e9)), "the run's last event")
+			}
 			if werr == nil {
 				werr = w.Flush()
 			}
 			if werr == nil {
-				return trace.Commit()
+				return withCode(exitError, trace.Commit())
 			}
-			return fmt.Errorf("writing trace: %w", werr)
+			return withCode(exitError, fmt.Errorf("writing trace: %w", werr))
 		}
 	}
 	res, rerr := c.Run(ro)
@@ -161,7 +189,7 @@ func runRun(ctx context.Context, io *IOStreams, opts *runOptions) error {
 	// closes stdout early (| head) must not cost the file.
 	if finishTrace != nil {
 		if err := finishTrace(); err != nil {
-			return withCode(exitError, err)
+			return err
 		}
 	}
 	if opts.Series != "" {

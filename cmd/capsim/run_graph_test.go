@@ -38,7 +38,7 @@ func TestRunGraphCarriesTheRunsLoads(t *testing.T) {
 		t.Errorf("an overloaded M/M/c at 2x shows no full utilisation:\n%s", got)
 	}
 	code, _, stderr := run(t, "run", "mmc", "--graph", out, "--series", out)
-	if code != exitUsage || !strings.Contains(stderr, "--graph "+out+": it is another output's file too") {
+	if code != exitUsage || !strings.Contains(stderr, "--graph "+out+": it is the --series file too") {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 }

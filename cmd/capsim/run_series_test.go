@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"capsim/cmd/golden"
@@ -97,5 +98,42 @@ func TestRunSeriesRefusesItsInputs(t *testing.T) {
 	after, err := os.ReadFile(scenario)
 	if err != nil || string(after) != src {
 		t.Errorf("the scenario was changed: %q, %v", after, err)
+	}
+}
+
+// Outputs are one file however they are spelled: another path to the
+// same file, or a symlink to it, is refused before anything is written.
+func TestRunOutputsSpelledApartAreOneFile(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	trace := "tr.jsonl"
+	if err := os.WriteFile(trace, []byte("kept\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(trace, "link.jsonl"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir("sub", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ args, want string }{
+		{"--trace tr.jsonl --series ./tr.jsonl", "--series ./tr.jsonl: it is the --trace file too"},
+		{"--trace tr.jsonl --graph ./tr.jsonl", "--graph ./tr.jsonl: it is the --trace file too"},
+		{"--trace tr.jsonl --graph link.jsonl", "--graph link.jsonl: it is the --trace file too"},
+		{"--series new.csv --graph " + filepath.Join(dir, "new.csv"), "--graph " + filepath.Join(dir, "new.csv") + ": it is the --series file too"},
+		{"--trace sub/../t.jsonl --series t.jsonl", "--series t.jsonl: it is the --trace file too"},
+	} {
+		code, _, stderr := run(t, append([]string{"run", "mmc"}, strings.Fields(c.args)...)...)
+		if want := "capsim: " + c.want + "; name another file\n"; code != exitUsage || stderr != want {
+			t.Errorf("%s: exit %d, stderr %q; want %d, %q", c.args, code, stderr, exitUsage, want)
+		}
+	}
+	if got, err := os.ReadFile(trace); err != nil || string(got) != "kept\n" {
+		t.Errorf("the trace file was written: %q, %v", got, err)
+	}
+	for _, name := range []string{"new.csv", "t.jsonl"} {
+		if _, err := os.Stat(name); err == nil {
+			t.Errorf("%s was written", name)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"embed"
 	"encoding/json"
@@ -9,6 +10,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -152,12 +154,54 @@ type serveParam struct {
 }
 
 // serveRun is POST /api/run's request: capsim sweep's flags of the same
-// names; an empty one leaves the scenario's default, as an absent flag.
+// names. A field left out leaves the scenario's default, as an absent flag
+// does; one given is the flag given, so an empty or zero one is refused as
+// the flag would be (designs nil is absent, [] given and empty).
 type serveRun struct {
 	Designs      []string `json:"designs"`
 	Sets         []string `json:"sets"`
-	Multipliers  string   `json:"multipliers"`
-	Replications int      `json:"replications"`
+	Multipliers  *string  `json:"multipliers"`
+	Replications *int     `json:"replications"`
+}
+
+// decodeServeRun reads POST /api/run's body: one JSON object, each key at
+// most once and none null, and nothing after it. encoding/json would take
+// the last of a key given twice and ignore a second object.
+func decodeServeRun(body []byte) (serveRun, error) {
+	var req serveRun
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		return req, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return req, errors.New("more after the JSON object; send one object")
+	}
+	// The object decoded, so its tokens are well formed: its top-level
+	// keys are every other token between the braces.
+	walk := json.NewDecoder(bytes.NewReader(body))
+	walk.Token() // {
+	var seen []string
+	for walk.More() {
+		t, err := walk.Token()
+		if err != nil {
+			return req, err
+		}
+		key, _ := t.(string)
+		// encoding/json matches keys to fields regardless of case.
+		if slices.ContainsFunc(seen, func(k string) bool { return strings.EqualFold(k, key) }) {
+			return req, fmt.Errorf("%q is given twice", key)
+		}
+		seen = append(seen, key)
+		var value json.RawMessage
+		if err := walk.Decode(&value); err != nil {
+			return req, err
+		}
+		if string(value) == "null" {
+			return req, fmt.Errorf("%q is null: give a value, or leave %q out for the default", key, key)
+		}
+	}
+	return req, nil
 }
 
 // serveLine is one line of POST /api/run's answer: progress, then the
@@ -241,17 +285,17 @@ func (h *serveHandler) scenarioDiagram(w http.ResponseWriter, _ *http.Request) {
 // "capsim sweep": the scenario, then a flag for each field given.
 func (h *serveHandler) sweepArgs(req serveRun) []string {
 	args := []string{h.arg}
-	if len(req.Designs) > 0 {
+	if req.Designs != nil {
 		args = append(args, "--designs", strings.Join(req.Designs, ","))
 	}
 	for _, s := range req.Sets {
 		args = append(args, "--set", s)
 	}
-	if req.Multipliers != "" {
-		args = append(args, "-m", req.Multipliers)
+	if req.Multipliers != nil {
+		args = append(args, "-m", *req.Multipliers)
 	}
-	if req.Replications != 0 {
-		args = append(args, "-r", strconv.Itoa(req.Replications))
+	if req.Replications != nil {
+		args = append(args, "-r", strconv.Itoa(*req.Replications))
 	}
 	return append(args, "--json", "-")
 }
@@ -263,14 +307,24 @@ func planServeRun(args []string) (*sweepPlan, *sweepOptions, error) {
 	fs := pflag.NewFlagSet("sweep", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	sweepFlags(fs, opts)
-	// Each value joined to its flag, so that one starting with "-" is a
-	// value, not a flag.
+	// Each value joined to its flag's long name, so that one starting with
+	// "-" is a value, not a flag, and an empty one stays empty (pflag
+	// reads "-m=" as the value "=").
 	var joined []string
 	for i := 1; i < len(args); i += 2 {
-		joined = append(joined, args[i]+"="+args[i+1])
+		name := strings.TrimLeft(args[i], "-")
+		if len(name) == 1 {
+			if f := fs.ShorthandLookup(name); f != nil {
+				name = f.Name
+			}
+		}
+		joined = append(joined, "--"+name+"="+args[i+1])
 	}
 	if err := fs.Parse(joined); err != nil {
 		return nil, nil, usageErr("%v", err)
+	}
+	if empty := emptyFlag(fs); empty != nil {
+		return nil, nil, usageErr("--%s needs a value, got an empty one (see capsim sweep --help)", empty.Name)
 	}
 	opts.Scenario = args[0]
 	opts.set = flagsGiven(fs)
@@ -280,10 +334,13 @@ func planServeRun(args []string) (*sweepPlan, *sweepOptions, error) {
 }
 
 func (h *serveHandler) run(w http.ResponseWriter, r *http.Request) {
-	var req serveRun
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<20))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 1<<20))
+	if err != nil {
+		writeServeError(w, http.StatusBadRequest, "the request: "+err.Error())
+		return
+	}
+	req, err := decodeServeRun(body)
+	if err != nil {
 		writeServeError(w, http.StatusBadRequest, "the request: "+err.Error())
 		return
 	}

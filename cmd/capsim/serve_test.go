@@ -168,6 +168,51 @@ func TestServeBadSet(t *testing.T) {
 	}
 }
 
+// A field given is the flag given: an explicit zero or empty one is
+// refused with the CLI's words, not taken for the default.
+func TestServeGivenEmptyIsRefused(t *testing.T) {
+	_, srv := newTestServer(t)
+	for _, c := range []struct {
+		body string
+		flag []string
+	}{
+		{`{"replications": 0}`, []string{"-r", "0"}},
+		{`{"replications": -1}`, []string{"-r", "-1"}},
+		{`{"multipliers": ""}`, []string{"-m", ""}},
+		{`{"multipliers": " "}`, []string{"-m", " "}},
+		{`{"designs": []}`, []string{"--designs", ""}},
+		{`{"sets": [""]}`, []string{"--set", ""}},
+	} {
+		code, body := postRun(t, srv.URL, c.body)
+		_, _, stderr := run(t, append([]string{"sweep", "trip"}, c.flag...)...)
+		want, _ := json.Marshal(serveLine{Error: strings.TrimSuffix(strings.TrimPrefix(stderr, "capsim: "), "\n")})
+		if code != http.StatusBadRequest || body != string(want)+"\n" || !strings.HasPrefix(stderr, "capsim: --") {
+			t.Errorf("%s: %d %s; want 400 %s", c.body, code, body, want)
+		}
+	}
+}
+
+// The request is one JSON object, each key once: a key given twice or a
+// second object is refused, not decided by which comes last.
+func TestServeRequestIsOneObject(t *testing.T) {
+	_, srv := newTestServer(t)
+	for _, c := range [][2]string{
+		{`{"replications":1}{"replications":2}`, "the request: more after the JSON object; send one object"},
+		{`{"replications":2} x`, "the request: more after the JSON object; send one object"},
+		{`{"replications":2}]`, "the request: more after the JSON object; send one object"},
+		{`{"replications":1,"replications":2}`, `the request: "replications" is given twice`},
+		{`{"replications":1,"Replications":2}`, `the request: "Replications" is given twice`},
+		{`{"sets":[],"multipliers":"1","sets":["a=1"]}`, `the request: "sets" is given twice`},
+		{`{"replications":null}`, `the request: "replications" is null: give a value, or leave "replications" out for the default`},
+	} {
+		code, body := postRun(t, srv.URL, c[0])
+		want, _ := json.Marshal(serveLine{Error: c[1]})
+		if code != http.StatusBadRequest || body != string(want)+"\n" {
+			t.Errorf("%s: %d %s; want 400 %s", c[0], code, body, want)
+		}
+	}
+}
+
 // blockingWriter holds a run inside its handler: its first write is
 // signalled, and it returns only once released.
 type blockingWriter struct {

@@ -133,7 +133,8 @@ When the scenario has observations, its hindcast runs beside the sweep
 (--hindcast-replications per observation) and its one-line agreement is
 printed and heads the report. --json FILE writes the answer as one JSON
 document: per design the first failure with its interval, rank, SLO broken,
-component and stage, and every cell's verdict.
+component and stage, and every cell's verdict. It goes outside the --out
+folder, which the sweep replaces whole.
 
 Exit codes: 0 the sweep ran; 2 bad flags or scenario; 3 with --require
 DESIGN@MULT when that design's first failure is at or below MULT, or with

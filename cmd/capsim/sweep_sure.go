@@ -272,10 +272,16 @@ func hindcastLine(hc *hindcastVerdict) string {
 }
 
 // checkJSONTarget refuses a --json file that is one of the files the
-// sweep reads, or a folder.
+// sweep reads, a folder, or inside the --out folder: the sweep replaces
+// that folder whole, so the JSON would take the place of one of its
+// files, or be deleted by the next sweep, or stop it as a file no sweep
+// writes.
 func checkJSONTarget(plan *sweepPlan, opts *sweepOptions) error {
 	if opts.JSON == "" || opts.JSON == "-" {
 		return nil
+	}
+	if within(opts.JSON, opts.Out) {
+		return usageErr("--json %s: it is inside the --out folder %s, which the sweep replaces whole; name a file outside it", opts.JSON, opts.Out)
 	}
 	if st, err := os.Stat(opts.JSON); err == nil && st.IsDir() {
 		return usageErr("--json %s: it is a folder; name a file", opts.JSON)

@@ -262,3 +262,54 @@ func TestSweepJSONOnStdout(t *testing.T) {
 		t.Errorf("document %+v", doc)
 	}
 }
+
+// --json inside the --out folder is refused: the sweep replaces the
+// folder whole, so the JSON would take a file's place (runs.csv, the
+// folder's marker), or be lost, or stop the next sweep as a file no
+// sweep writes.
+func TestSweepJSONInsideOut(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "o")
+	link := filepath.Join(dir, "l")
+	if err := os.Symlink(out, link); err != nil {
+		t.Fatal(err)
+	}
+	sweepInto := func(out, js string) (int, string) {
+		code, _, stderr := run(t, "sweep", "mmc", "--multipliers", "1", "--replications", "1", "--refine", "0",
+			"--out", out, "--json", js, "-q")
+		return code, stderr
+	}
+	if code, stderr := sweepInto(out, filepath.Join(dir, "o.json")); code != 0 {
+		t.Fatalf("--json beside --out: exit %d: %s", code, stderr)
+	}
+	before := readTree(t, out)
+	for _, c := range [][2]string{
+		{out, filepath.Join(out, "runs.csv")},
+		{out, filepath.Join(out, ".capsim-output")},
+		{out, filepath.Join(out, "a.json")},
+		{out, filepath.Join(out, "charts", "a.json")},
+		{link, filepath.Join(out, "a.json")},
+		{out, filepath.Join(link, "a.json")},
+		{out, filepath.Join(dir, "x", "..", "o", "a.json")},
+		{filepath.Join(dir, "new"), filepath.Join(dir, "new", "runs.csv")},
+	} {
+		code, stderr := sweepInto(c[0], c[1])
+		want := "capsim: --json " + c[1] + ": it is inside the --out folder " + c[0] +
+			", which the sweep replaces whole; name a file outside it\n"
+		if code != exitUsage || stderr != want {
+			t.Errorf("--out %s --json %s: exit %d, stderr %q; want %d, %q", c[0], c[1], code, stderr, exitUsage, want)
+		}
+	}
+	after := readTree(t, out)
+	if len(after) != len(before) {
+		t.Errorf("the folder changed: %d files, then %d", len(before), len(after))
+	}
+	for name, data := range before {
+		if !bytes.Equal(after[name], data) {
+			t.Errorf("%s changed", name)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "new")); err == nil {
+		t.Errorf("a refused sweep wrote its folder")
+	}
+}

@@ -109,3 +109,47 @@ func TestTraceCalibratesBack(t *testing.T) {
 		t.Errorf("the fit's mean is not about 0.62 s:\n%s", stderr)
 	}
 }
+
+// A trace's times keep four-digit years, as RFC 3339 writes them: an
+// origin from which the scenario's end, or the run's last event (a job
+// that outlives the arrivals), would pass the end of year 9999 is refused,
+// naming the latest origin that fits, and the trace is not written.
+func TestTraceOriginKeepsFourDigitYears(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	src := "name: long\nduration: 1s\narrivals: even\ncomponents:\n  desk: {kind: pool, servers: 1}\n" +
+		"journeys:\n  j: {rate: 1/s, steps: [{use: desk, work: 10s}]}\n"
+	if err := os.WriteFile("long.yaml", []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const past = ", past 9999-12-31T23:59:59.999999999Z, the last time RFC 3339 can write; give an origin of "
+	for _, c := range []struct{ origin, want string }{
+		{"9999-12-31T23:59:59.5Z", "the scenario's end is 1s after it" + past + "9999-12-31T23:59:58.999999999Z or earlier"},
+		{"9999-12-31T23:59:55Z", "the run's last event is 10s after it" + past + "9999-12-31T23:59:49.999999999Z or earlier"},
+		{"9999-12-31T23:59:55+01:00", "the run's last event is 10s after it" +
+			", past 9999-12-31T23:59:59.999999999+01:00, the last time RFC 3339 can write; give an origin of 9999-12-31T23:59:49.999999999+01:00 or earlier"},
+	} {
+		code, stdout, stderr := run(t, "run", "long.yaml", "--trace", "t.jsonl", "--trace-origin", c.origin)
+		if want := "capsim: --trace-origin " + c.origin + ": " + c.want + "\n"; code != exitUsage || stderr != want || stdout != "" {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want %d, %q", c.origin, code, stdout, stderr, exitUsage, want)
+		}
+	}
+	if entries, _ := os.ReadDir("."); len(entries) != 1 {
+		t.Errorf("a refused run left files: %v", entries)
+	}
+	for _, origin := range []string{"9999-12-31T23:59:49.999999999Z", "9999-12-31T18:59:49-05:00"} {
+		if code, _, stderr := run(t, "run", "long.yaml", "--trace", "t.jsonl", "--trace-origin", origin); code != exitOK {
+			t.Fatalf("%s: exit %d: %s", origin, code, stderr)
+		}
+		data, err := os.ReadFile("t.jsonl")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+			var e struct{ Time string }
+			if err := json.Unmarshal([]byte(line), &e); err != nil || !strings.HasPrefix(e.Time, "9999-12-31T") {
+				t.Errorf("%s: a line's time is not in year 9999: %q (%v)", origin, line, err)
+			}
+		}
+	}
+}

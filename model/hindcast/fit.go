@@ -88,6 +88,9 @@ func Fit(ctx context.Context, cfg FitConfig) (*FitResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkOnly(obs, cfg.Hindcast.Only); err != nil {
+		return nil, err
+	}
 	res := &FitResult{Params: cfg.Params}
 	var scored []int // indexes into the scenario's observations
 	for i, o := range obs {
@@ -97,7 +100,7 @@ func Fit(ctx context.Context, cfg FitConfig) (*FitResult, error) {
 		}
 	}
 	if len(scored) == 0 {
-		return nil, ErrNoObservations
+		return nil, ErrOnlyExceptions
 	}
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x6669745f706f696e)) // "fit_poin"
 	lo := make([]float64, len(cfg.Params))

@@ -207,6 +207,11 @@ var ErrUnknownObservation = errors.New("no observation")
 // ErrNoObservations is returned for a scenario without observations.
 var ErrNoObservations = errors.New("the scenario has no observations: add an observations: section (see docs/observations.md)")
 
+// ErrOnlyExceptions is returned when every observation to fit has an
+// exception: the model knowingly does not reproduce any of them, so none
+// can rule a point out.
+var ErrOnlyExceptions = errors.New("no observation to fit: every one selected has an exception: (the model knowingly does not reproduce it)")
+
 // Run simulates and judges the observations.
 func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if cfg.Replications < 2 || cfg.Replications > MaxReplications {
@@ -219,17 +224,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(obs) == 0 {
-		return nil, ErrNoObservations
-	}
-	for _, id := range cfg.Only {
-		if !slices.ContainsFunc(obs, func(o model.Observation) bool { return o.ID == id }) {
-			var ids []string
-			for _, o := range obs {
-				ids = append(ids, o.ID)
-			}
-			return nil, fmt.Errorf("%w %q (the scenario has %s)", ErrUnknownObservation, id, strings.Join(ids, ", "))
-		}
+	if err := checkOnly(obs, cfg.Only); err != nil {
+		return nil, err
 	}
 	groups, err := plan(cfg, obs)
 	if err != nil {
@@ -279,6 +275,24 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	rep.Runs = prog.total
 	slices.SortFunc(rep.Items, func(a, b Judged) int { return a.Index - b.Index })
 	return rep, nil
+}
+
+// checkOnly refuses a scenario without observations and an id in only
+// that names none of them.
+func checkOnly(obs []model.Observation, only []string) error {
+	if len(obs) == 0 {
+		return ErrNoObservations
+	}
+	for _, id := range only {
+		if !slices.ContainsFunc(obs, func(o model.Observation) bool { return o.ID == id }) {
+			var ids []string
+			for _, o := range obs {
+				ids = append(ids, o.ID)
+			}
+			return fmt.Errorf("%w %q (the scenario has %s)", ErrUnknownObservation, id, strings.Join(ids, ", "))
+		}
+	}
+	return nil
 }
 
 // progress counts the runs across looks: the total grows as each look

@@ -119,6 +119,17 @@ func paramValue(p model.Param, s string) (float64, bool) {
 	return v, err == nil
 }
 
+// ListedTwice refuses a parameter named twice in names: it would be
+// perturbed, or fitted, twice and reported in two rows.
+func ListedTwice(names []string) error {
+	for i, n := range names {
+		if slices.Contains(names[:i], n) {
+			return fmt.Errorf("parameter %q is listed twice", n)
+		}
+	}
+	return nil
+}
+
 // Select keeps the parameters named in list (names or paths, comma-
 // separated), in the scenario's order; "all" or "" keeps every one.
 func Select(params []model.Param, list string) ([]model.Param, error) {
@@ -133,11 +144,11 @@ func Select(params []model.Param, list string) ([]model.Param, error) {
 		if n == "" {
 			return nil, fmt.Errorf("expected parameter names separated by commas, or all, got %q", list)
 		}
-		if want[n] {
-			return nil, fmt.Errorf("parameter %q is listed twice", n)
-		}
 		want[n] = true
 		order = append(order, n)
+	}
+	if err := ListedTwice(order); err != nil {
+		return nil, err
 	}
 	var out []model.Param
 	found := map[string]bool{}
