@@ -182,6 +182,8 @@ func TestReadFiguresErrors(t *testing.T) {
 		{"figures: [a, b]\n", "f.yaml:1:10: figures must be a mapping of names to figures"},
 		{"figures: {x: [1s]}\n", "f.yaml:1:14: x: expected a mapping such as {mean: 0.56s, p95: 0.9s}"},
 		{"figures: {x: {mean: 1s\n", "f.yaml: line 1: did not find expected ',' or '}'"},
+		{"figures: {x: {mean: 1s}}\n---\nfigures: {y: {mean: 2s}}\n", "f.yaml:2:1: a second YAML document starts here; the file is one document"},
+		{"figures: {x: {mean: 1s}}\n...\nfigures: [\n", "f.yaml:3:1: a second YAML document starts here; the file is one document"},
 	} {
 		if _, err := ReadFigures("f.yaml", strings.NewReader(c.in)); err == nil || err.Error() != c.want {
 			t.Errorf("ReadFigures(%q): error\n got %v\nwant %s", c.in, err, c.want)

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"capsim/internal/yamldoc"
+
 	"go.yaml.in/yaml/v3"
 )
 
@@ -179,8 +181,8 @@ func readTop(name string, r io.Reader, empty, top string) (*yaml.Node, func(*yam
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", name, err)
 	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	doc, second, err := yamldoc.Decode(data)
+	if err != nil && err != io.EOF {
 		return nil, nil, fmt.Errorf("%s: %v", name, strings.TrimPrefix(err.Error(), "yaml: "))
 	}
 	at := func(n *yaml.Node, format string, args ...any) error {
@@ -188,6 +190,9 @@ func readTop(name string, r io.Reader, empty, top string) (*yaml.Node, func(*yam
 	}
 	if len(doc.Content) == 0 {
 		return nil, nil, fmt.Errorf("%s: empty file; expected %s", name, empty)
+	}
+	if second > 0 {
+		return nil, nil, fmt.Errorf("%s:%d:1: a second YAML document starts here; the file is one document", name, second)
 	}
 	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {

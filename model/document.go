@@ -50,7 +50,7 @@ func ParseBytes(fsys fs.FS, name string, data []byte, opts ParseOptions) (*Docum
 	files := newFileCache(fsys, display)
 	files.addScenario(display(name), data)
 	pos := &positions{main: display(name), display: display, fileOf: map[*yaml.Node]string{}}
-	root, err := parseYAML(pos.main, data)
+	root, err := parseYAML(pos.main, "a scenario", data)
 	if err != nil {
 		return nil, err
 	}

@@ -527,6 +527,16 @@ func mergeFragment(existing []byte, entries []calibration.Entry) ([]byte, error)
 	return calibration.MergeFragment(existing, entries)
 }
 
+// fragmentErr names the fragment at path in err, with the line when err
+// has one.
+func fragmentErr(path string, err error) error {
+	var sd *calibration.SecondDocumentError
+	if errors.As(err, &sd) {
+		return errors.New(sd.In(path))
+	}
+	return fmt.Errorf("%s: %v", path, err)
+}
+
 // writeFragmentRemoving is writeFragment that first takes the entries named
 // remove out of the fragment at path.
 func writeFragmentRemoving(streams *IOStreams, path string, entries []calibration.Entry, remove []string) error {
@@ -548,7 +558,7 @@ func writeFragmentRemoving(streams *IOStreams, path string, entries []calibratio
 	}
 	if len(remove) > 0 {
 		if existing, err = calibration.RemoveFromFragment(existing, remove); err != nil {
-			return fmt.Errorf("%s: %v", path, err)
+			return fragmentErr(path, err)
 		}
 	}
 	data, err := mergeFragment(existing, entries)
@@ -557,7 +567,7 @@ func writeFragmentRemoving(streams *IOStreams, path string, entries []calibratio
 		return err
 	}
 	if err != nil {
-		return fmt.Errorf("%s: %v", path, err)
+		return fragmentErr(path, err)
 	}
 	if err := writeAtomic(path, data); err != nil {
 		return err

@@ -328,3 +328,26 @@ func TestDefaultEntryName(t *testing.T) {
 		}
 	}
 }
+
+// A fragment --out names that holds a second YAML document is left as it
+// is: writing it back would drop the second. The message names its line.
+func TestCalibrateRefusesAFragmentOfTwoDocuments(t *testing.T) {
+	t.Parallel()
+	frag := filepath.Join(t.TempDir(), "calibration.yaml")
+	two := "distributions:\n  a: {dist: constant(1s)}\n---\ndistributions:\n  b: {dist: constant(2s)}\n"
+	if err := os.WriteFile(frag, []byte(two), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := frag + ":3:1: a second YAML document starts here; a calibration fragment is one document"
+	for _, args := range [][]string{
+		{"figures", calData + "figures.yaml", "--out", frag},
+		{"--remove", "a", "--out", frag},
+	} {
+		if _, _, err := calibrate(t, "", args...); err == nil || err.Error() != want {
+			t.Errorf("%v: error\n got %v\nwant %s", args, err, want)
+		}
+	}
+	if got, _ := os.ReadFile(frag); string(got) != two {
+		t.Errorf("the fragment was rewritten:\n%s", got)
+	}
+}
