@@ -42,3 +42,45 @@ func TestASecondDocumentInAnIncludedFileIsRefused(t *testing.T) {
 		t.Errorf("got  %v\nwant %s", err, want)
 	}
 }
+
+// include: is spliced in when the file is parsed, before any design or
+// override applies: one from a design or a --set would change nothing, so
+// it is refused, even naming a file that does not exist.
+func TestIncludeOnlyAtTheTopOfTheScenario(t *testing.T) {
+	fsys := fstest.MapFS{
+		"calA.yaml": {Data: []byte("distributions:\n  svc: 100ms\n")},
+		"calB.yaml": {Data: []byte("distributions:\n  svc: 900ms\n")},
+	}
+	src := scenarioSrc("sc", "1s", "include: [calA.yaml]\n", "  app: {kind: pool, servers: 1}\n",
+		"  j: {rate: 1/s, steps: [{use: app, work: svc}]}\n") + `designs:
+  b: {include: [calB.yaml]}
+  gone:
+    include: null
+`
+	why := "include: is read once, at the top of the scenario, before any design or override applies"
+	for _, c := range []struct {
+		opts model.LoadOptions
+		want string
+	}{
+		{model.LoadOptions{Design: "b"}, `sc.yaml:9:7: include: design "b" cannot include files; ` + why + " (a design may set distributions: itself)"},
+		{model.LoadOptions{Design: "gone"}, `sc.yaml:11:5: include: design "gone" cannot include files; ` + why + " (a design may set distributions: itself)"},
+		{model.LoadOptions{Sets: []string{"include=[calB.yaml]"}}, "--set include=[calB.yaml]: include: an override cannot include files; " + why + " (set distributions.NAME instead)"},
+		{model.LoadOptions{Sets: []string{"include=null"}}, "--set include=null: include: an override cannot include files; " + why + " (set distributions.NAME instead)"},
+		{model.LoadOptions{Sets: []string{"include.0=missing.yaml"}}, "--set include.0=missing.yaml: include: an override cannot include files; " + why + " (set distributions.NAME instead)"},
+		{model.LoadOptions{Base: mustBaseSets(t, "include=")}, "--base-set include=: include: an override cannot include files; " + why + " (set distributions.NAME instead)"},
+	} {
+		_, err := model.LoadBytes(fsys, "sc.yaml", []byte(src), c.opts)
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%+v:\ngot  %v\nwant %s", c.opts, err, c.want)
+		}
+	}
+}
+
+func mustBaseSets(t *testing.T, sets ...string) []model.Override {
+	t.Helper()
+	o, err := model.ParseBaseSets(sets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}

@@ -246,6 +246,12 @@ func mergeOverlay(cp *copier, base, overlay *yaml.Node, path, who string, errs *
 	for i := 0; i+1 < len(overlay.Content); i += 2 {
 		k, v := overlay.Content[i], resolve(overlay.Content[i+1])
 		p := joinPath(path, k.Value)
+		if p == "include" {
+			// The includes were spliced in when the file was parsed,
+			// before any design; one here would change nothing.
+			*errs = append(*errs, pos.errAt(k, p, "%s cannot include files; %s (a design may set distributions: itself)", who, includeOnce))
+			continue
+		}
 		j, exists := lookup(base, k.Value)
 		if isNull(v) {
 			if !exists {
@@ -320,6 +326,10 @@ func unposition(n *yaml.Node) {
 		unposition(c)
 	}
 }
+
+// includeOnce says why only the scenario itself may name files to
+// include, and what to do instead.
+const includeOnce = "include: is read once, at the top of the scenario, before any design or override applies"
 
 // spliceIncludes adds the distributions of every file named by the base's
 // include: to its distributions: mapping, marked with their file for

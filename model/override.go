@@ -142,6 +142,9 @@ func (o Override) applySet(cp *copier, root *yaml.Node) error {
 	v := cloneTree(o.value, func(_, c *yaml.Node) { pos.fileOf[c] = label })
 	node := root
 	segs := strings.Split(o.Path, ".")
+	if segs[0] == "include" {
+		return &Error{File: label, Path: "include", Msg: "an override cannot include files; " + includeOnce + " (set distributions.NAME instead)"}
+	}
 	if other, ok := distributionNamed(segs, o.value); ok {
 		// distributions.A=distributions.B: A becomes a copy of B's
 		// definition as it stands, uncertain parameters and all, so that

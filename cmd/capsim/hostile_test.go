@@ -183,6 +183,12 @@ func TestMessagesArePlacedAndPrintable(t *testing.T) {
 	if want := `capsim: --set x\x1b[2J.y=1: no such key x\x1b[2J in the scenario` + "\n"; code != exitUsage || stderr != want {
 		t.Errorf("--set: exit %d, stderr %q, want %q", code, stderr, want)
 	}
+	// include: is read with the file; a set of it would change nothing.
+	code, _, stderr = run(t, "run", h+"limits_zero.yaml", "--set", "include=[missing.yaml]")
+	if want := "capsim: --set include=[missing.yaml]: include: an override cannot include files; include: is read once, " +
+		"at the top of the scenario, before any design or override applies (set distributions.NAME instead)\n"; code != exitUsage || stderr != want {
+		t.Errorf("--set include: exit %d, stderr %q, want %q", code, stderr, want)
+	}
 }
 
 // An input that is empty, a value too short for a header, or a gzip file
