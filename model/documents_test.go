@@ -84,3 +84,25 @@ func mustBaseSets(t *testing.T, sets ...string) []model.Override {
 	}
 	return o
 }
+
+// base and all are the command line's design names: base the scenario as
+// written, all every design. A design of either name could not be told
+// from them, so it is refused at its key.
+func TestReservedDesignNamesAreRefused(t *testing.T) {
+	src := scenarioSrc("d", "1s", "", "  app: {kind: pool, servers: 2}\n",
+		"  j: {rate: 1/s, steps: [{use: app, work: 1ms}]}\n") + `designs:
+  base: {components: {app: {servers: 1}}}
+  all:
+    duration: 2s
+  basement: {}
+`
+	want := "d.yaml:8:3: designs.base: the name base is reserved for the scenario without a design, " +
+		"as reports, sweep --designs and sensitivity --design call it; rename the design\n" +
+		"d.yaml:9:3: designs.all: the name all is reserved: sweep --designs all means every design; rename the design"
+	for _, design := range []string{"", "base", "basement"} {
+		_, err := model.LoadBytes(fstest.MapFS{}, "d.yaml", []byte(src), model.LoadOptions{Design: design})
+		if err == nil || err.Error() != want {
+			t.Errorf("design %q:\ngot  %v\nwant %s", design, err, want)
+		}
+	}
+}

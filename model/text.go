@@ -83,12 +83,18 @@ var (
 // would write the same rows; and a journey's failure stages are
 // journey.<j>.failed_at.<stage>_count, which a journey called
 // <j>.failed_at.<stage> would write too (a stage label may hold dots).
+// Two design names are the command line's: base, the scenario as written,
+// and all, every design; a design so called could not be told from them.
 func reservedName(mapping, name string) error {
 	switch {
 	case mapping == "components" && replicaPart.MatchString(name):
 		return fmt.Errorf("name %q holds replica.<number>, which metric names keep for a balancer's replicas (component.<balancer>.replica.0.picks_count); rename it", name)
 	case (mapping == "journeys" || mapping == "components" || mapping == "routes") && failedAtPart.MatchString(name):
 		return fmt.Errorf("name %q holds failed_at, which metric names keep for failure stages (journey.<journey>.failed_at.<stage>_count); rename it", name)
+	case mapping == "designs" && name == "base":
+		return fmt.Errorf("the name base is reserved for the scenario without a design, as reports, sweep --designs and sensitivity --design call it; rename the design")
+	case mapping == "designs" && name == "all":
+		return fmt.Errorf("the name all is reserved: sweep --designs all means every design; rename the design")
 	}
 	return nil
 }
