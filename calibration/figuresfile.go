@@ -160,14 +160,15 @@ func setFigure(f *Figures, key string, v *yaml.Node) error {
 	return nil
 }
 
-// checkName refuses names a scenario could not refer to.
+// checkName refuses names a scenario could not refer to; a dot separates
+// the keys of a --set path, so no name holds one.
 func checkName(name string) error {
 	if name == "" {
 		return errors.New("empty name")
 	}
 	for i, c := range name {
-		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && (c >= '0' && c <= '9' || c == '-' || c == '.')) {
-			return fmt.Errorf("name %q: use letters, digits, _, - and . (starting with a letter or _)", name)
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && (c >= '0' && c <= '9' || c == '-')) {
+			return fmt.Errorf("name %q: use ASCII letters, digits, _ and - (starting with a letter or _)", name)
 		}
 	}
 	return nil

@@ -106,3 +106,33 @@ func TestReservedDesignNamesAreRefused(t *testing.T) {
 		}
 	}
 }
+
+// --set and --scale paths separate keys with dots, so a name holding one
+// could not be reached by them (components.a.b.servers would look for
+// components.a): such a name is refused where it is written, whatever it
+// names. Letters are ASCII ones, and the message says so.
+func TestNamesHoldNoDot(t *testing.T) {
+	dot := func(at, path, name string) string {
+		return "n.yaml:" + at + ": " + path + `: name "` + name + `" holds a dot, which separates the keys of a --set or --scale path; use _ or - instead`
+	}
+	for _, c := range []struct{ src, want string }{
+		{scenarioSrc("n", "1s", "", "  'a.b': {kind: pool, servers: {range: [1, 3]}}\n",
+			"  j: {rate: 1/s, steps: [{use: a.b, work: 1ms}]}\n"), dot("4:3", "components.a.b", "a.b")},
+		{scenarioSrc("n", "1s", "", "  app: {kind: pool, servers: 1}\n",
+			"  v1.visit: {rate: 1/s, steps: [{call: r.x}]}\nroutes:\n  r.x: {steps: [{use: app, work: 1ms}]}\n"),
+			dot("6:3", "journeys.v1.visit", "v1.visit") + "\n" + dot("8:3", "routes.r.x", "r.x")},
+		{scenarioSrc("n", "1s", "distributions:\n  svc.p95: 1ms\n", "  app: {kind: pool, servers: 1}\n",
+			"  j:\n    rate: 1/s\n    attributes: {photo.count: 2}\n    steps: [{use: app, work: 1ms}]\n") +
+			"designs:\n  v1.1: {}\n",
+			dot("4:3", "distributions.svc.p95", "svc.p95") + "\n" + dot("10:18", "journeys.j.attributes.photo.count", "photo.count") +
+				"\n" + dot("13:3", "designs.v1.1", "v1.1")},
+		{scenarioSrc("n", "1s", "", "  sérveur: {kind: pool, servers: 1}\n",
+			"  j: {rate: 1/s, steps: [{use: app, work: 1ms}]}\n"),
+			`n.yaml:4:3: components.sérveur: name "sérveur" must start with an ASCII letter and use only ASCII letters, digits and _ - /`},
+	} {
+		_, err := model.LoadBytes(fstest.MapFS{}, "n.yaml", []byte(c.src), model.LoadOptions{})
+		if err == nil || err.Error() != c.want {
+			t.Errorf("got  %v\nwant %s", err, c.want)
+		}
+	}
+}

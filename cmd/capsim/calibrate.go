@@ -655,10 +655,12 @@ func defaultEntryName(source string) string {
 	return name
 }
 
+// checkEntryName refuses a name no scenario could refer to; a dot
+// separates the keys of a --set path, so no name holds one.
 func checkEntryName(name string) error {
 	for i, c := range name {
-		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && (c >= '0' && c <= '9' || c == '-' || c == '.')) {
-			return fmt.Errorf("%q: use letters, digits, _, - and . (starting with a letter or _)", name)
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && (c >= '0' && c <= '9' || c == '-')) {
+			return fmt.Errorf("%q: use ASCII letters, digits, _ and - (starting with a letter or _)", name)
 		}
 	}
 	return nil
