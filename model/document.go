@@ -151,7 +151,7 @@ func (d *Document) Load(opts LoadOptions) (*Loaded, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := o.applyScale(root); err != nil {
+		if err := o.applyScale(pos, root); err != nil {
 			return nil, err
 		}
 	}
@@ -159,7 +159,7 @@ func (d *Document) Load(opts LoadOptions) (*Loaded, error) {
 		if !o.Scale {
 			continue
 		}
-		if err := o.applyScale(root); err != nil {
+		if err := o.applyScale(pos, root); err != nil {
 			return nil, err
 		}
 	}

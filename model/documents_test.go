@@ -136,3 +136,55 @@ func TestNamesHoldNoDot(t *testing.T) {
 		}
 	}
 }
+
+// A value --scale made is the flag's, not the file's: a problem with it
+// names the flag, where the file's line would show a value the file does
+// not hold. A --set's value is named so already.
+func TestProblemsWithAScaledValueNameTheFlag(t *testing.T) {
+	src := scenarioSrc("s", "100s", "distributions:\n  svc: {family: gamma, mean: 1s, cv: 0.5}\n",
+		"  server: {kind: pool, servers: 2}\n",
+		"  j: {rate: 1/s, steps: [{use: server, work: svc}, {delay: &d 1s}, {delay: *d}]}\n")
+	century := "is more than 100 years, the longest time capsim simulates"
+	for _, c := range []struct {
+		opts model.LoadOptions
+		want string
+	}{
+		{model.LoadOptions{Scales: []string{"duration=1e300"}}, "--scale duration=1e300: duration: duration 1e+302s " + century},
+		{model.LoadOptions{Scales: []string{"components.server.servers=1e10"}},
+			"--scale components.server.servers=1e10: components.server.servers: expected an integer, got the number 2e+10"},
+		{model.LoadOptions{Scales: []string{"distributions.svc=1e300"}},
+			"--scale distributions.svc=1e300: distributions.svc: gamma: mean: duration 1e+300s " + century},
+		// Every alias of a scaled value holds the flag's value too.
+		{model.LoadOptions{Scales: []string{"journeys.j.steps.1.delay=1e300"}},
+			"--scale journeys.j.steps.1.delay=1e300: journeys.j.steps[1].delay: duration 1e+300s " + century + "\n" +
+				"--scale journeys.j.steps.1.delay=1e300: journeys.j.steps[2].delay: duration 1e+300s " + century},
+		{model.LoadOptions{Sets: []string{"components.server.servers=1e10"}},
+			"--set components.server.servers=1e10: components.server.servers: expected an integer, got the number 1e10"},
+	} {
+		_, err := model.LoadBytes(fstest.MapFS{}, "s.yaml", []byte(src), c.opts)
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%+v:\ngot  %v\nwant %s", c.opts, err, c.want)
+		}
+	}
+}
+
+// A key an empty --set took out is missing because of the flag: a problem
+// found where it was says so.
+func TestAProblemWhereASetRemovedAKeySaysSo(t *testing.T) {
+	src := scenarioSrc("s", "100s", "", "  server: {kind: pool, servers: 2}\n",
+		"  j: {rate: 1/s, steps: [{use: server, work: 1ms}]}\n")
+	for _, c := range []struct {
+		sets []string
+		want string
+	}{
+		{[]string{"components.server.servers="}, "s.yaml:4:11: components.server.servers: a pool needs servers " +
+			"(how many requests it serves at once); --set components.server.servers= removed servers"},
+		{[]string{"journeys.j.rate="}, "s.yaml:6:3: journeys.j: a journey needs rate (e.g. rate: 4/h) or clients " +
+			"(e.g. clients: 100); --set journeys.j.rate= removed rate"},
+	} {
+		_, err := compileNamed("s.yaml", src, model.LoadOptions{Sets: c.sets})
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%v:\ngot  %v\nwant %s", c.sets, err, c.want)
+		}
+	}
+}
