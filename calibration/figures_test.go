@@ -164,6 +164,7 @@ func TestReadFiguresErrors(t *testing.T) {
   impossible: {mean: 1s, p95: 7s}
   good: {mean: 1s}
   "9lives": {mean: 1s}
+  s3.save: {mean: 1s}
 `
 	_, err := ReadFigures("f.yaml", strings.NewReader(in))
 	want := strings.Join([]string{
@@ -171,7 +172,8 @@ func TestReadFiguresErrors(t *testing.T) {
 		`f.yaml:4:20: typo: unknown key "p96" (want mean, p50, median, p90, p95, p99, min, max, sd, cv, value, dist, source)`,
 		`f.yaml:5:3: impossible: no distribution matches mean=1s p95=7s: lognormal: p95/mean must be <= 3.868 (the largest a lognormal allows), got 7; gamma: p95/mean must be <= 5.827 (the largest a gamma allows), got 7`,
 		`f.yaml:6:3: good is listed twice`,
-		`f.yaml:7:3: name "9lives": use letters, digits, _, - and . (starting with a letter or _)`,
+		`f.yaml:7:3: name "9lives": use ASCII letters, digits, _ and - (starting with a letter or _)`,
+		`f.yaml:8:3: name "s3.save": use ASCII letters, digits, _ and - (starting with a letter or _)`,
 	}, "\n")
 	if err == nil || err.Error() != want {
 		t.Errorf("error\n got %v\nwant %s", err, want)
@@ -182,6 +184,8 @@ func TestReadFiguresErrors(t *testing.T) {
 		{"figures: [a, b]\n", "f.yaml:1:10: figures must be a mapping of names to figures"},
 		{"figures: {x: [1s]}\n", "f.yaml:1:14: x: expected a mapping such as {mean: 0.56s, p95: 0.9s}"},
 		{"figures: {x: {mean: 1s\n", "f.yaml: line 1: did not find expected ',' or '}'"},
+		{"figures: {x: {mean: 1s}}\n---\nfigures: {y: {mean: 2s}}\n", "f.yaml:2:1: a second YAML document starts here; the file is one document"},
+		{"figures: {x: {mean: 1s}}\n...\nfigures: [\n", "f.yaml:3:1: a second YAML document starts here; the file is one document"},
 	} {
 		if _, err := ReadFigures("f.yaml", strings.NewReader(c.in)); err == nil || err.Error() != c.want {
 			t.Errorf("ReadFigures(%q): error\n got %v\nwant %s", c.in, err, c.want)

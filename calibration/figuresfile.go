@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"capsim/internal/yamldoc"
+
 	"go.yaml.in/yaml/v3"
 )
 
@@ -158,14 +160,15 @@ func setFigure(f *Figures, key string, v *yaml.Node) error {
 	return nil
 }
 
-// checkName refuses names a scenario could not refer to.
+// checkName refuses names a scenario could not refer to; a dot separates
+// the keys of a --set path, so no name holds one.
 func checkName(name string) error {
 	if name == "" {
 		return errors.New("empty name")
 	}
 	for i, c := range name {
-		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && (c >= '0' && c <= '9' || c == '-' || c == '.')) {
-			return fmt.Errorf("name %q: use letters, digits, _, - and . (starting with a letter or _)", name)
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && (c >= '0' && c <= '9' || c == '-')) {
+			return fmt.Errorf("name %q: use ASCII letters, digits, _ and - (starting with a letter or _)", name)
 		}
 	}
 	return nil
@@ -179,8 +182,8 @@ func readTop(name string, r io.Reader, empty, top string) (*yaml.Node, func(*yam
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", name, err)
 	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	doc, second, err := yamldoc.Decode(data)
+	if err != nil && err != io.EOF {
 		return nil, nil, fmt.Errorf("%s: %v", name, strings.TrimPrefix(err.Error(), "yaml: "))
 	}
 	at := func(n *yaml.Node, format string, args ...any) error {
@@ -188,6 +191,9 @@ func readTop(name string, r io.Reader, empty, top string) (*yaml.Node, func(*yam
 	}
 	if len(doc.Content) == 0 {
 		return nil, nil, fmt.Errorf("%s: empty file; expected %s", name, empty)
+	}
+	if second > 0 {
+		return nil, nil, fmt.Errorf("%s:%d:1: a second YAML document starts here; the file is one document", name, second)
 	}
 	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {

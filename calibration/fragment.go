@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
 
+	"capsim/internal/yamldoc"
 	"capsim/sim/human"
 
 	"go.yaml.in/yaml/v3"
@@ -163,8 +165,9 @@ func EntryFromFigures(name string, files []string, f *SummaryFit, rerun string) 
 func MergeFragment(existing []byte, entries []Entry) ([]byte, error) {
 	var doc yaml.Node
 	if len(bytes.TrimSpace(existing)) > 0 {
-		if err := yaml.Unmarshal(existing, &doc); err != nil {
-			return nil, fmt.Errorf("not a calibration fragment: %v", strings.TrimPrefix(err.Error(), "yaml: "))
+		var err error
+		if doc, err = decodeFragment(existing); err != nil {
+			return nil, err
 		}
 	}
 	if len(doc.Content) == 0 {
@@ -211,6 +214,36 @@ func MergeFragment(existing []byte, entries []Entry) ([]byte, error) {
 	return encodeFragment(&doc)
 }
 
+// SecondDocumentError says where an existing fragment has a second YAML
+// document, which writing the fragment back would drop.
+type SecondDocumentError struct{ Line int }
+
+const secondDocument = "a second YAML document starts here; a calibration fragment is one document"
+
+func (e *SecondDocumentError) Error() string {
+	return fmt.Sprintf("line %d: %s", e.Line, secondDocument)
+}
+
+// In is the message with the fragment's name, as file:line:column.
+func (e *SecondDocumentError) In(file string) string {
+	return fmt.Sprintf("%s:%d:1: %s", file, e.Line, secondDocument)
+}
+
+// decodeFragment decodes an existing fragment, which is one YAML document:
+// writing it back would drop any after the first.
+func decodeFragment(existing []byte) (yaml.Node, error) {
+	doc, second, err := yamldoc.Decode(existing)
+	switch {
+	case err == io.EOF:
+		return yaml.Node{}, nil
+	case err != nil:
+		return doc, fmt.Errorf("not a calibration fragment: %v", strings.TrimPrefix(err.Error(), "yaml: "))
+	case second > 0:
+		return doc, &SecondDocumentError{Line: second}
+	}
+	return doc, nil
+}
+
 func encodeFragment(doc *yaml.Node) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
@@ -229,16 +262,16 @@ func encodeFragment(doc *yaml.Node) ([]byte, error) {
 // have is an error, listing those it has: a misspelt name must not pass
 // for a removal.
 func RemoveFromFragment(existing []byte, names []string) ([]byte, error) {
-	var doc yaml.Node
 	if len(bytes.TrimSpace(existing)) == 0 {
 		return nil, fmt.Errorf("no fragment to remove %s from", strings.Join(names, ", "))
 	}
-	if err := yaml.Unmarshal(existing, &doc); err != nil {
-		return nil, fmt.Errorf("not a calibration fragment: %v", strings.TrimPrefix(err.Error(), "yaml: "))
+	doc, err := decodeFragment(existing)
+	if err != nil {
+		return nil, err
 	}
-	root := doc.Content[0]
 	var dists *yaml.Node
-	if root.Kind == yaml.MappingNode {
+	if len(doc.Content) > 0 && doc.Content[0].Kind == yaml.MappingNode {
+		root := doc.Content[0]
 		for i := 0; i+1 < len(root.Content); i += 2 {
 			if root.Content[i].Value == "distributions" && root.Content[i+1].Kind == yaml.MappingNode {
 				dists = root.Content[i+1]

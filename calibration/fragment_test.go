@@ -1,6 +1,7 @@
 package calibration
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -81,5 +82,29 @@ extra: kept
 		if _, err := MergeFragment([]byte(c.in), []Entry{{Name: "x", Dist: "constant(1s)"}}); err == nil || err.Error() != c.want {
 			t.Errorf("MergeFragment(%q): %v, want %s", c.in, err, c.want)
 		}
+	}
+}
+
+// A fragment is one YAML document: rewriting one that holds more would
+// drop the others, so it is refused, naming the line the second starts on.
+func TestAFragmentOfTwoDocumentsIsRefused(t *testing.T) {
+	t.Parallel()
+	two := "distributions:\n  a: {dist: constant(1s)}\n...\n# b\n---\ndistributions:\n  b: {dist: constant(2s)}\n"
+	want := "line 5: a second YAML document starts here; a calibration fragment is one document"
+	if _, err := MergeFragment([]byte(two), []Entry{{Name: "c", Dist: "constant(3s)"}}); err == nil || err.Error() != want {
+		t.Errorf("MergeFragment: got %v\nwant %s", err, want)
+	}
+	_, err := RemoveFromFragment([]byte(two), []string{"a"})
+	if err == nil || err.Error() != want {
+		t.Errorf("RemoveFromFragment: got %v\nwant %s", err, want)
+	}
+	var sd *SecondDocumentError
+	if !errors.As(err, &sd) || sd.In("f.yaml") != "f.yaml:5:1: a second YAML document starts here; a calibration fragment is one document" {
+		t.Errorf("In: got %v", err)
+	}
+	// A fragment of comments alone holds no entry to remove.
+	want = "not a calibration fragment: no top-level distributions mapping"
+	if _, err := RemoveFromFragment([]byte("# nothing yet\n"), []string{"a"}); err == nil || err.Error() != want {
+		t.Errorf("RemoveFromFragment of comments: got %v\nwant %s", err, want)
 	}
 }

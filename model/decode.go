@@ -319,8 +319,8 @@ func (m *Named[T]) decodeNode(d *decoder, n *yaml.Node, path string) {
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, val := n.Content[i], resolve(n.Content[i+1])
 		p := joinPath(path, k.Value)
-		if !validName(k.Value) {
-			d.fail(k, p, "name %q must start with a letter and use only letters, digits and _ - . /", k.Value)
+		if err := checkName(k.Value); err != nil {
+			d.fail(k, p, "%v", err)
 			continue
 		}
 		if err := reservedName(path, k.Value); err != nil {
@@ -333,6 +333,10 @@ func (m *Named[T]) decodeNode(d *decoder, n *yaml.Node, path string) {
 	}
 }
 
+// validName reports whether s can name a component, journey, route,
+// distribution, design or attribute. A dot cannot: --set and --scale
+// paths separate keys with dots, so components.a.b.servers could not
+// reach the servers of a component called a.b.
 func validName(s string) bool {
 	if s == "" {
 		return false
@@ -342,11 +346,22 @@ func validName(s string) bool {
 		if i == 0 && !letter {
 			return false
 		}
-		if !letter && !(r >= '0' && r <= '9') && r != '_' && r != '-' && r != '.' && r != '/' {
+		if !letter && !(r >= '0' && r <= '9') && r != '_' && r != '-' && r != '/' {
 			return false
 		}
 	}
 	return true
+}
+
+// checkName says why s cannot be a name, nil when it can.
+func checkName(s string) error {
+	switch {
+	case validName(s):
+		return nil
+	case validName(strings.ReplaceAll(s, ".", "_")):
+		return fmt.Errorf("name %q holds a dot, which separates the keys of a --set or --scale path; use _ or - instead", s)
+	}
+	return fmt.Errorf("name %q must start with an ASCII letter and use only ASCII letters, digits and _ - /", s)
 }
 
 // Raw keeps a node undecoded: provenance notes and other documentation that

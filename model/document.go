@@ -50,7 +50,7 @@ func ParseBytes(fsys fs.FS, name string, data []byte, opts ParseOptions) (*Docum
 	files := newFileCache(fsys, display)
 	files.addScenario(display(name), data)
 	pos := &positions{main: display(name), display: display, fileOf: map[*yaml.Node]string{}}
-	root, err := parseYAML(pos.main, data)
+	root, err := parseYAML(pos.main, "a scenario", data)
 	if err != nil {
 		return nil, err
 	}
@@ -151,7 +151,7 @@ func (d *Document) Load(opts LoadOptions) (*Loaded, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := o.applyScale(root); err != nil {
+		if err := o.applyScale(pos, root); err != nil {
 			return nil, err
 		}
 	}
@@ -159,7 +159,7 @@ func (d *Document) Load(opts LoadOptions) (*Loaded, error) {
 		if !o.Scale {
 			continue
 		}
-		if err := o.applyScale(root); err != nil {
+		if err := o.applyScale(pos, root); err != nil {
 			return nil, err
 		}
 	}

@@ -66,6 +66,17 @@ type positions struct {
 	main    string // the scenario's display name
 	display func(name string) string
 	fileOf  map[*yaml.Node]string
+	// removed says, of a mapping an override took keys out of, which
+	// override removed which key: a problem found there, such as a key
+	// now missing, was made by the command line and not by the file.
+	removed map[*yaml.Node][]string
+}
+
+func (p *positions) remove(m *yaml.Node, key, by string) {
+	if p.removed == nil {
+		p.removed = map[*yaml.Node][]string{}
+	}
+	p.removed[m] = append(p.removed[m], by+" removed "+key)
 }
 
 func (p *positions) mark(n *yaml.Node, file string) {
@@ -85,6 +96,9 @@ func (p *positions) errAt(n *yaml.Node, path, format string, args ...any) *Error
 			e.File = f
 		}
 		e.Line, e.Col = n.Line, n.Column
+		for _, r := range p.removed[n] {
+			e.Msg += "; " + r
+		}
 	}
 	return e
 }

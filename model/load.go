@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"path"
@@ -11,6 +12,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"capsim/internal/yamldoc"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -74,16 +77,17 @@ func fsErrorText(err error) string {
 
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
-// parseYAML parses one document and insists on a mapping at the top.
-func parseYAML(name string, data []byte) (*yaml.Node, error) {
+// parseYAML parses one document and insists on a mapping at the top; what
+// is what the file is, "a scenario" or "an included file", for messages.
+func parseYAML(name, what string, data []byte) (*yaml.Node, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, &Error{File: name, Msg: "the file is empty; a scenario needs at least duration, components and journeys"}
 	}
 	if e := checkText(name, data); e != nil {
 		return nil, e
 	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	doc, second, err := yamldoc.Decode(data)
+	if err != nil && err != io.EOF {
 		e := &Error{File: name, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
 		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
 			// yaml.v3 reports a line but no column for syntax errors; point
@@ -103,6 +107,9 @@ func parseYAML(name string, data []byte) (*yaml.Node, error) {
 	}
 	if len(doc.Content) == 0 {
 		return nil, &Error{File: name, Msg: "the file has no content; a scenario needs at least duration, components and journeys"}
+	}
+	if second > 0 {
+		return nil, &Error{File: name, Line: second, Col: 1, Msg: "a second YAML document starts here; " + what + " is one document"}
 	}
 	root := resolve(doc.Content[0])
 	if root.Kind != yaml.MappingNode {
@@ -239,6 +246,12 @@ func mergeOverlay(cp *copier, base, overlay *yaml.Node, path, who string, errs *
 	for i := 0; i+1 < len(overlay.Content); i += 2 {
 		k, v := overlay.Content[i], resolve(overlay.Content[i+1])
 		p := joinPath(path, k.Value)
+		if p == "include" {
+			// The includes were spliced in when the file was parsed,
+			// before any design; one here would change nothing.
+			*errs = append(*errs, pos.errAt(k, p, "%s cannot include files; %s (a design may set distributions: itself)", who, includeOnce))
+			continue
+		}
 		j, exists := lookup(base, k.Value)
 		if isNull(v) {
 			if !exists {
@@ -314,6 +327,10 @@ func unposition(n *yaml.Node) {
 	}
 }
 
+// includeOnce says why only the scenario itself may name files to
+// include, and what to do instead.
+const includeOnce = "include: is read once, at the top of the scenario, before any design or override applies"
+
 // spliceIncludes adds the distributions of every file named by the base's
 // include: to its distributions: mapping, marked with their file for
 // errors. A name defined both in an included file and in the scenario is
@@ -351,7 +368,7 @@ func spliceIncludes(pos *positions, fsys *fileCache, file string, root *yaml.Nod
 			return pos.errAt(it, at, "cannot read %s: %s", inc, fsErrorText(err))
 		}
 		shown := pos.display(name)
-		inroot, err := parseYAML(shown, data)
+		inroot, err := parseYAML(shown, "an included file", data)
 		if err != nil {
 			return err
 		}

@@ -141,7 +141,11 @@ func (o Override) applySet(cp *copier, root *yaml.Node) error {
 	}
 	v := cloneTree(o.value, func(_, c *yaml.Node) { pos.fileOf[c] = label })
 	node := root
+	var key *yaml.Node // node's key in the mapping above it; nil for root
 	segs := strings.Split(o.Path, ".")
+	if segs[0] == "include" {
+		return &Error{File: label, Path: "include", Msg: "an override cannot include files; " + includeOnce + " (set distributions.NAME instead)"}
+	}
 	if other, ok := distributionNamed(segs, o.value); ok {
 		// distributions.A=distributions.B: A becomes a copy of B's
 		// definition as it stands, uncertain parameters and all, so that
@@ -178,6 +182,12 @@ func (o Override) applySet(cp *copier, root *yaml.Node) error {
 					return &Error{File: label, Msg: fmt.Sprintf("cannot remove %s: no such key", strings.Join(segs[:i+1], "."))}
 				}
 				node.Content = append(node.Content[:j], node.Content[j+2:]...)
+				// A problem with the entry may be reported at its key or
+				// at its mapping; either way it says what was taken out.
+				pos.remove(node, seg, label)
+				if key != nil {
+					pos.remove(key, seg, label)
+				}
 			case last && exists:
 				node.Content[j+1] = v
 			case last:
@@ -185,6 +195,7 @@ func (o Override) applySet(cp *copier, root *yaml.Node) error {
 				pos.mark(k, label)
 				node.Content = append(node.Content, k, v)
 			case exists:
+				key = node.Content[j]
 				if node = cp.own(&node.Content[j+1], strings.Join(segs[:i+1], ".")); node == nil {
 					return cp.err
 				}
@@ -209,6 +220,7 @@ func (o Override) applySet(cp *copier, root *yaml.Node) error {
 			if last {
 				node.Content[idx] = v
 			} else {
+				key = nil // a list's item has no key
 				if node = cp.own(&node.Content[idx], strings.Join(segs[:i+1], ".")); node == nil {
 					return cp.err
 				}

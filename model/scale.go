@@ -13,8 +13,16 @@ import (
 // applyScale applies a --scale override: the value at its path times its
 // factor. A distribution keeps its family and shape (sim.Dist.Scale), a
 // duration and a number are multiplied; a count must stay whole.
-func (o Override) applyScale(root *yaml.Node) error {
+//
+// The value changes in place, so that every alias of it changes with it,
+// as it would in the file; it is the flag's value now, and errors about
+// it name the flag, not the line that held the value before.
+func (o Override) applyScale(pos *positions, root *yaml.Node) error {
 	label := o.String()
+	made := func(n *yaml.Node) {
+		pos.fileOf[n] = label
+		n.Line, n.Column = 0, 0
+	}
 	p, f := o.Path, o.Factor
 	if p == "" || !(f > 0) || math.IsInf(f, 0) {
 		return &Error{File: label, Msg: "expected path=factor, e.g. distributions.service=1.1"}
@@ -25,9 +33,10 @@ func (o Override) applyScale(root *yaml.Node) error {
 		return &Error{File: label, Msg: msg}
 	}
 	if isFamilyForm(n) && len(segs) == 2 && segs[0] == "distributions" {
-		if err := scaleFamily(n, f); err != nil {
+		if err := scaleFamily(n, f, made); err != nil {
 			return &Error{File: label, Msg: fmt.Sprintf("%s: %v", p, err)}
 		}
+		made(n) // its checks are of the whole distribution, which the flag changed
 		return nil
 	}
 	if n.Kind == yaml.MappingNode && len(segs) == 2 && segs[0] == "distributions" {
@@ -44,9 +53,8 @@ func (o Override) applyScale(root *yaml.Node) error {
 	if err != nil {
 		return &Error{File: label, Msg: fmt.Sprintf("%s: %v", p, err)}
 	}
-	// In place, so that errors still point at where the value is written
-	// and every alias of it changes with it, as it would in the file.
 	n.Value, n.Tag, n.Style = scaled, "!!str", 0
+	made(n)
 	if _, err := strconv.ParseFloat(scaled, 64); err == nil {
 		n.Tag = "!!float"
 		if _, err := strconv.ParseInt(scaled, 10, 64); err == nil {
@@ -112,8 +120,9 @@ func scaleText(root *yaml.Node, value string, f float64) (string, error) {
 // parameters stay reachable by their paths: times (a shift among them) are
 // multiplied, a rate divided, a lognormal's mu (of ln seconds) moved by
 // ln f; shapes, sigmas and cvs stay. That is sim.Dist.Scale, parameter by
-// parameter, for every form of the forms table.
-func scaleFamily(n *yaml.Node, f float64) error {
+// parameter, for every form of the forms table. made marks each parameter
+// it changes as the flag's.
+func scaleFamily(n *yaml.Node, f float64, made func(*yaml.Node)) error {
 	a := distArgs{family: entry(n, familyKey).Value}
 	num := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	keys, values := familyParams(n)
@@ -146,6 +155,7 @@ func scaleFamily(n *yaml.Node, f float64) error {
 			continue
 		}
 		v.Value, v.Tag, v.Style = scaled, "!!str", 0
+		made(v)
 	}
 	return nil
 }

@@ -48,13 +48,13 @@ arrivals: even
 	}
 }
 
-// Each signal says which component it samples and what of it, dots in the
-// component's name included, so nothing takes its name apart.
+// Each signal says which component it samples and what of it, so nothing
+// takes its name apart: a name may hold / and -, a replica's [i].
 func TestSignalsCarryTheirParts(t *testing.T) {
 	src := scenarioSrc("parts", "5s", "arrivals: even\n",
-		"  db.primary: {kind: pool, servers: 1}\n", `  j:
+		"  lb: {kind: balancer, replicas: 2}\n  db/primary-1: {kind: pool, servers: 1, behind: lb}\n", `  j:
     rate: 1/s
-    steps: [{use: db.primary, work: 100ms}]
+    steps: [{use: lb, steps: [{use: db/primary-1, work: 100ms}]}]
 `)
 	res, _ := runYAML(t, src, model.RunOptions{Seed: 1, SeriesStep: sim.Seconds(1)})
 	got := map[string][2]string{}
@@ -62,9 +62,9 @@ func TestSignalsCarryTheirParts(t *testing.T) {
 		got[s.Name] = [2]string{s.Component, s.Measure}
 	}
 	want := map[string][2]string{
-		"journeys_in_flight": {"", "journeys_in_flight"},
-		"db.primary.busy":    {"db.primary", "busy"},
-		"db.primary.queue":   {"db.primary", "queue"},
+		"journeys_in_flight":    {"", "journeys_in_flight"},
+		"db/primary-1[1].busy":  {"db/primary-1[1]", "busy"},
+		"db/primary-1[1].queue": {"db/primary-1[1]", "queue"},
 	}
 	for name, parts := range want {
 		if got[name] != parts {

@@ -2,7 +2,6 @@ package model
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -67,28 +66,18 @@ func checkString(path, s string) error {
 	return nil
 }
 
-var (
-	replicaPart  = regexp.MustCompile(`(^|\.)replica\.[0-9]+(\.|$)`)
-	failedAtPart = regexp.MustCompile(`(^|\.)failed_at(\.|$)`)
-)
-
-// reservedName refuses the names whose metrics would be written under
-// another entity's names. Within capsim a metric is known by its key,
-// which no name confuses; but the CSVs write each as a name,
-// kind.entity.measure, and its parts, and those must stay apart for a
-// notebook to tell the rows apart. Names may hold dots (v1.trip,
-// db.primary), so two parts of a name are kept for the simulator's own
-// use: a balancer lb's replicas are written as component lb.replica.0
-// (component.lb.replica.0.picks_count), so a balancer called lb.replica.0
-// would write the same rows; and a journey's failure stages are
-// journey.<j>.failed_at.<stage>_count, which a journey called
-// <j>.failed_at.<stage> would write too (a stage label may hold dots).
+// reservedName refuses the design names the command line gives a meaning
+// of its own: base, the scenario as written, and all, every design; a
+// design so called could not be told from them. (A metric's name,
+// kind.entity.measure, needs no such rule: names hold no dot, so none can
+// pose as a balancer's replica, lb.replica.0, or a failure stage,
+// journey.<j>.failed_at.<stage>_count.)
 func reservedName(mapping, name string) error {
 	switch {
-	case mapping == "components" && replicaPart.MatchString(name):
-		return fmt.Errorf("name %q holds replica.<number>, which metric names keep for a balancer's replicas (component.<balancer>.replica.0.picks_count); rename it", name)
-	case (mapping == "journeys" || mapping == "components" || mapping == "routes") && failedAtPart.MatchString(name):
-		return fmt.Errorf("name %q holds failed_at, which metric names keep for failure stages (journey.<journey>.failed_at.<stage>_count); rename it", name)
+	case mapping == "designs" && name == "base":
+		return fmt.Errorf("the name base is reserved for the scenario without a design, as reports, sweep --designs and sensitivity --design call it; rename the design")
+	case mapping == "designs" && name == "all":
+		return fmt.Errorf("the name all is reserved: sweep --designs all means every design; rename the design")
 	}
 	return nil
 }

@@ -530,6 +530,16 @@ func mergeFragment(existing []byte, entries []calibration.Entry) ([]byte, error)
 	return calibration.MergeFragment(existing, entries)
 }
 
+// fragmentErr names the fragment at path in err, with the line when err
+// has one.
+func fragmentErr(path string, err error) error {
+	var sd *calibration.SecondDocumentError
+	if errors.As(err, &sd) {
+		return errors.New(sd.In(path))
+	}
+	return fmt.Errorf("%s: %v", path, err)
+}
+
 // writeFragmentRemoving is writeFragment that first takes the entries named
 // remove out of the fragment at path.
 func writeFragmentRemoving(streams *IOStreams, path string, entries []calibration.Entry, remove []string) error {
@@ -551,7 +561,7 @@ func writeFragmentRemoving(streams *IOStreams, path string, entries []calibratio
 	}
 	if len(remove) > 0 {
 		if existing, err = calibration.RemoveFromFragment(existing, remove); err != nil {
-			return fmt.Errorf("%s: %v", path, err)
+			return fragmentErr(path, err)
 		}
 	}
 	data, err := mergeFragment(existing, entries)
@@ -560,7 +570,7 @@ func writeFragmentRemoving(streams *IOStreams, path string, entries []calibratio
 		return err
 	}
 	if err != nil {
-		return fmt.Errorf("%s: %v", path, err)
+		return fragmentErr(path, err)
 	}
 	if err := writeAtomic(path, data); err != nil {
 		return err
@@ -648,10 +658,12 @@ func defaultEntryName(source string) string {
 	return name
 }
 
+// checkEntryName refuses a name no scenario could refer to; a dot
+// separates the keys of a --set path, so no name holds one.
 func checkEntryName(name string) error {
 	for i, c := range name {
-		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && (c >= '0' && c <= '9' || c == '-' || c == '.')) {
-			return fmt.Errorf("%q: use letters, digits, _, - and . (starting with a letter or _)", name)
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && (c >= '0' && c <= '9' || c == '-')) {
+			return fmt.Errorf("%q: use ASCII letters, digits, _ and - (starting with a letter or _)", name)
 		}
 	}
 	return nil

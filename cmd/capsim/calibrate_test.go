@@ -286,7 +286,8 @@ func TestCalibrateErrors(t *testing.T) {
 		{[]string{"x.csv", "--since", "last week"}, `--since: timestamp "last week" is in no known format`, exitUsage},
 		{[]string{"x.csv", "--unit", "days"}, `--unit: unknown unit "days" (want ns, us, ms, s, m or h)`, exitUsage},
 		{[]string{"x.csv", "--status", "20x"}, `status "20x" is neither a code (200) nor a class (2xx)`, exitUsage},
-		{[]string{"x.csv", "--name", "9lives"}, `--name: "9lives": use letters, digits, _, - and . (starting with a letter or _)`, exitUsage},
+		{[]string{"x.csv", "--name", "9lives"}, `--name: "9lives": use ASCII letters, digits, _ and - (starting with a letter or _)`, exitUsage},
+		{[]string{"x.csv", "--name", "api.p95"}, `--name: "api.p95": use ASCII letters, digits, _ and - (starting with a letter or _)`, exitUsage},
 		{[]string{calData + "missing.csv"}, "../../testdata/calibration/missing.csv: no such file", exitUsage},
 		{[]string{calData + "k6-summary-v1.json", "--plot", "p"}, "../../testdata/calibration/k6-summary-v1.json is a k6 end-of-test summary: it holds figures, not values, so there is nothing to plot", exitUsage},
 		{[]string{calData + "k6-out.csv", calData + "k6-summary-v1.json"}, "../../testdata/calibration/k6-summary-v1.json is a k6 end-of-test summary: it holds figures, not values; calibrate it on its own", exitUsage},
@@ -350,5 +351,28 @@ func TestCalibrateRefusesAFileTwice(t *testing.T) {
 	}
 	if code, stdout, stderr := run(t, "calibrate", "c1.csv", "--out", "-"); code != 0 || !strings.Contains(stdout, "n: 10,") {
 		t.Errorf("once: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
+
+// A fragment --out names that holds a second YAML document is left as it
+// is: writing it back would drop the second. The message names its line.
+func TestCalibrateRefusesAFragmentOfTwoDocuments(t *testing.T) {
+	t.Parallel()
+	frag := filepath.Join(t.TempDir(), "calibration.yaml")
+	two := "distributions:\n  a: {dist: constant(1s)}\n---\ndistributions:\n  b: {dist: constant(2s)}\n"
+	if err := os.WriteFile(frag, []byte(two), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := frag + ":3:1: a second YAML document starts here; a calibration fragment is one document"
+	for _, args := range [][]string{
+		{"figures", calData + "figures.yaml", "--out", frag},
+		{"--remove", "a", "--out", frag},
+	} {
+		if _, _, err := calibrate(t, "", args...); err == nil || err.Error() != want {
+			t.Errorf("%v: error\n got %v\nwant %s", args, err, want)
+		}
+	}
+	if got, _ := os.ReadFile(frag); string(got) != two {
+		t.Errorf("the fragment was rewritten:\n%s", got)
 	}
 }

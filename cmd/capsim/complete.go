@@ -140,7 +140,7 @@ func completeDesigns(cmd *cobra.Command, args []string, toComplete string) ([]st
 	if !ok {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	if cmd.Name() == "sensitivity" && !strings.Contains(toComplete, "+") && !slices.Contains(designs, baseDesign) {
+	if cmd.Name() == "sensitivity" && !strings.Contains(toComplete, "+") {
 		designs = append([]string{baseDesign}, designs...)
 	}
 	return completeItems(designs, toComplete, "+"), cobra.ShellCompDirectiveNoFileComp
@@ -157,7 +157,7 @@ func completeDesignList(_ *cobra.Command, args []string, toComplete string) ([]s
 	if !strings.ContainsAny(toComplete, ",+") {
 		items = append([]string{"all"}, designs...)
 	}
-	if !slices.Contains(designs, baseDesign) && !strings.HasSuffix(toComplete[:strings.LastIndexAny(toComplete, ",+")+1], "+") {
+	if !strings.HasSuffix(toComplete[:strings.LastIndexAny(toComplete, ",+")+1], "+") {
 		items = append(items, baseDesign) // alone, never joined: it overlays nothing
 	}
 	return completeItems(items, toComplete, ",+"), cobra.ShellCompDirectiveNoFileComp

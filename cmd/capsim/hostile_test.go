@@ -86,7 +86,7 @@ func TestSizesPastTheirBoundAreRefused(t *testing.T) {
 		{"tiny_rate.yaml", "7:11: journeys.visit.rate: rate 1e-20/h is less than one per 100 years, " + century + " (write 0/h for no arrivals)"},
 		{"clock_rate.yaml", "7:11: journeys.visit.rate: rate 1e20/s is more than 1e+09/s, one arrival per nanosecond of the clock"},
 		{"huge_clients.yaml", "7:14: journeys.visit.clients: clients must be between 0 and 1000000, got 9223372036854775807"},
-		{"huge_clients_dotted.yaml", "7:14: journeys.v1.visit.clients: clients must be between 0 and 1000000, got 9223372036854775807"},
+		{"huge_clients_dotted.yaml", `6:3: journeys.v1.visit: name "v1.visit" holds a dot, which separates the keys of a --set or --scale path; use _ or - instead`},
 		{"sweep_replications.yaml", "12:17: sweep.replications: replications must be between 1 and 10000, got 4611686018427387904"},
 	}
 	for _, tc := range files {
@@ -168,7 +168,7 @@ func TestMessagesArePlacedAndPrintable(t *testing.T) {
 		{"bidi_stage.yaml", h + `bidi_stage.yaml:9:37: journeys.visit.steps[0].stage: the text "up\u202eload" holds the invisible character U+202E; write it without`},
 		{"limits_zero.yaml", h + "limits_zero.yaml:11:18: limits.max_in_flight: max_in_flight must be at least 1, got 0"},
 		{"two_includes.yaml", h + "dist_b.yaml:3:3: distributions.service: defined both in " + h + "dist_a.yaml (line 2) and in " + h + "dist_b.yaml"},
-		{"replica_name.yaml", h + `replica_name.yaml:6:3: components.lb.replica.0: name "lb.replica.0" holds replica.<number>, which metric names keep for a balancer's replicas (component.<balancer>.replica.0.picks_count); rename it`},
+		{"replica_name.yaml", h + `replica_name.yaml:6:3: components.lb.replica.0: name "lb.replica.0" holds a dot, which separates the keys of a --set or --scale path; use _ or - instead`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.file, func(t *testing.T) {
@@ -182,6 +182,12 @@ func TestMessagesArePlacedAndPrintable(t *testing.T) {
 	code, _, stderr := run(t, "run", h+"limits_zero.yaml", "--set", "x\x1b[2J.y=1")
 	if want := `capsim: --set x\x1b[2J.y=1: no such key x\x1b[2J in the scenario` + "\n"; code != exitUsage || stderr != want {
 		t.Errorf("--set: exit %d, stderr %q, want %q", code, stderr, want)
+	}
+	// include: is read with the file; a set of it would change nothing.
+	code, _, stderr = run(t, "run", h+"limits_zero.yaml", "--set", "include=[missing.yaml]")
+	if want := "capsim: --set include=[missing.yaml]: include: an override cannot include files; include: is read once, " +
+		"at the top of the scenario, before any design or override applies (set distributions.NAME instead)\n"; code != exitUsage || stderr != want {
+		t.Errorf("--set include: exit %d, stderr %q, want %q", code, stderr, want)
 	}
 }
 

@@ -178,7 +178,7 @@ func runSensitivity(ctx context.Context, io *IOStreams, opts *sensitivityOptions
 		}
 		seen[name] = true
 		design := name
-		if name == baseDesign && !slices.Contains(sc.Designs.Names(), baseDesign) {
+		if name == baseDesign {
 			design = ""
 		}
 		l, err := loadDesign(doc, model.LoadOptions{Design: design, Overrides: overrides})

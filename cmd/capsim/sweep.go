@@ -427,7 +427,7 @@ func planSweep(opts *sweepOptions) (*sweepPlan, error) {
 	if err != nil {
 		return nil, usageErr("%s: %v", source, err)
 	}
-	compiled, err := compileDesigns(doc, names, l, overrides, plan.workers)
+	compiled, err := compileDesigns(doc, names, overrides, plan.workers)
 	if err != nil {
 		return nil, err
 	}
@@ -493,14 +493,14 @@ type compiledDesign struct {
 // compiled one after another kept a core idle for the first tens of
 // milliseconds. The error is the first design's in names' order, as a
 // loop would have met it.
-func compileDesigns(doc *model.Document, names []string, bare *model.Loaded, overrides []model.Override, workers int) ([]compiledDesign, error) {
+func compileDesigns(doc *model.Document, names []string, overrides []model.Override, workers int) ([]compiledDesign, error) {
 	out := make([]compiledDesign, len(names))
 	errs := make([]error, len(names))
 	var g errgroup.Group
 	g.SetLimit(max(workers, 1))
 	for i, name := range names {
 		design := name
-		if name == baseDesign && !slices.Contains(bare.Scenario.Designs.Names(), baseDesign) {
+		if name == baseDesign {
 			design = ""
 		}
 		g.Go(func() error {
@@ -544,7 +544,8 @@ func drawDesign(seed uint64, name, design string, dl *model.Loaded, plan *sweepP
 	return d, nil
 }
 
-// baseDesign names the scenario without any design overlay.
+// baseDesign names the scenario without any design overlay; no design may
+// take the name.
 const baseDesign = "base"
 
 // chooseDesigns turns "all" or "a,b" into design names, in the order given
@@ -557,10 +558,7 @@ func chooseDesigns(spec string, available []string) ([]string, error) {
 		}
 		return available, nil
 	}
-	known := available
-	if !slices.Contains(known, baseDesign) {
-		known = append([]string{baseDesign}, available...)
-	}
+	known := append([]string{baseDesign}, available...)
 	var names []string
 	for _, n := range strings.Split(spec, ",") {
 		n = strings.TrimSpace(n)

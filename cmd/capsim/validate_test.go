@@ -23,7 +23,10 @@ func TestValidateReportsBadScenarios(t *testing.T) {
 		{"nocomp.yaml", `testdata/bad/nocomp.yaml:9:9: journeys.visit.steps[0].use: unknown component "ap" (components: app)`},
 		{"design_key.yaml", `testdata/bad/design_key.yaml:15:9: components.app.servrs: design "bigger" overlays components.app.servrs, which does not exist in the base scenario`},
 		{"design_comp.yaml", `testdata/bad/design_comp.yaml:14:7: components.api: design "bigger" overlays components.api, which does not exist in the base scenario (a new entry needs kind:)`},
+		{"design_include.yaml", `testdata/bad/design_include.yaml:13:5: include: design "other_fit" cannot include files; include: is read once, at the top of the scenario, before any design or override applies (a design may set distributions: itself)`},
+		{"design_base.yaml", `testdata/bad/design_base.yaml:12:3: designs.base: the name base is reserved for the scenario without a design, as reports, sweep --designs and sensitivity --design call it; rename the design`},
 		{"empty.yaml", `testdata/bad/empty.yaml: the file is empty; a scenario needs at least duration, components and journeys`},
+		{"second_document.yaml", `testdata/bad/second_document.yaml:11:1: a second YAML document starts here; a scenario is one document`},
 		// A repeated key would silently keep one of its values; at every
 		// level it is an error naming both places.
 		{"repeated_top.yaml", `testdata/bad/repeated_top.yaml:11:1: duration: key "duration" repeated (first at line 2, column 1)`},
