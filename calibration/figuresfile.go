@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"capsim/internal/yamldoc"
+	"capsim/sim/yamldoc"
 
 	"go.yaml.in/yaml/v3"
 )

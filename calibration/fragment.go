@@ -10,8 +10,8 @@ import (
 	"strconv"
 	"strings"
 
-	"capsim/internal/yamldoc"
 	"capsim/sim/human"
+	"capsim/sim/yamldoc"
 
 	"go.yaml.in/yaml/v3"
 )

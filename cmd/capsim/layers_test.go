@@ -11,7 +11,8 @@ import (
 )
 
 // The layers' rules, checked on the source: dependencies point one way
-// (cmd -> model, calibration, plots, scenarios -> sim, whose sim/human writes numbers for people), the
+// (cmd -> model, calibration, plots, scenarios -> sim, whose sim/human writes numbers for people
+// and sim/yamldoc reads single-document YAML), the
 // kernel does no I/O and reads no clock, and only main touches the
 // process's streams.
 // plots draws plain data; its sweepreport reads a sweep's result but, like
@@ -36,6 +37,9 @@ func TestLayersKeepTheirDistance(t *testing.T) {
 		// How numbers and times are written for a person, on the ground
 		// floor so that model's messages and plots' tables agree.
 		"sim/human": {"capsim/model", "capsim/calibration", "capsim/plots", "capsim/scenarios", "capsim/cmd", "os", "io", "fmt"},
+		// The one reader of single-document YAML files, beneath model and
+		// calibration alike: it reads bytes it is given, never files.
+		"sim/yamldoc": {"capsim/model", "capsim/calibration", "capsim/plots", "capsim/scenarios", "capsim/cmd", "os"},
 	}
 	for dir := range forbidden {
 		// The golden-file helper is for tests; a program using it would

@@ -1,6 +1,8 @@
-// Package yamldoc reads files that hold one YAML document. yaml.Unmarshal
-// reads the first document of its input and drops the rest without a
-// word, so that a design pasted after a --- would never be seen.
+// Package yamldoc decodes the bytes of a file that must hold one YAML
+// document, for model and calibration alike; it never opens a file.
+// yaml.Unmarshal reads the first document of its input and drops the
+// rest without a word, so that a design pasted after a --- would never
+// be seen.
 package yamldoc
 
 import (
