@@ -22,8 +22,11 @@ func Number(v float64) string {
 }
 
 // Seconds writes a duration of s seconds with a unit chosen for its
-// magnitude: µs, ms, s, or m from two minutes on; 0 is "0s", a time
-// like any other. NaN is "-".
+// magnitude: µs, ms, s, m from two minutes on, h from a week on, and
+// years (of 365.25 days, as the 100-year span a scenario may write) from
+// two years on, where minutes and hours run to numbers no one reads (the
+// clock's end is 200 years, not 105192000.0m); 0 is "0s", a time like
+// any other. NaN is "-".
 func Seconds(s float64) string {
 	switch {
 	case math.IsNaN(s):
@@ -36,10 +39,19 @@ func Seconds(s float64) string {
 		return strconv.FormatFloat(s*1e3, 'f', 1, 64) + "ms"
 	case s < 120:
 		return strconv.FormatFloat(s, 'f', 2, 64) + "s"
-	default:
+	case s < week:
 		return strconv.FormatFloat(s/60, 'f', 1, 64) + "m"
+	case s < 2*year:
+		return strconv.FormatFloat(s/3600, 'f', 1, 64) + "h"
+	default:
+		return strconv.FormatFloat(s/year, 'f', 1, 64) + " years"
 	}
 }
+
+const (
+	week = 7 * 24 * 3600
+	year = 365.25 * 24 * 3600
+)
 
 // Percent writes a fraction as a percentage to 3 significant digits and
 // no more than one decimal: 0.875 is "87.5%", 0.99 is "99%". NaN is "-".
