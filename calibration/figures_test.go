@@ -165,6 +165,7 @@ func TestReadFiguresErrors(t *testing.T) {
   good: {mean: 1s}
   "9lives": {mean: 1s}
   s3.save: {mean: 1s}
+  _p99: {mean: 1s}
 `
 	_, err := ReadFigures("f.yaml", strings.NewReader(in))
 	want := strings.Join([]string{
@@ -172,8 +173,9 @@ func TestReadFiguresErrors(t *testing.T) {
 		`f.yaml:4:20: typo: unknown key "p96" (want mean, p50, median, p90, p95, p99, min, max, sd, cv, value, dist, source)`,
 		`f.yaml:5:3: impossible: no distribution matches mean=1s p95=7s: lognormal: p95/mean must be <= 3.868 (the largest a lognormal allows), got 7; gamma: p95/mean must be <= 5.827 (the largest a gamma allows), got 7`,
 		`f.yaml:6:3: good is listed twice`,
-		`f.yaml:7:3: name "9lives": use ASCII letters, digits, _ and - (starting with a letter or _)`,
-		`f.yaml:8:3: name "s3.save": use ASCII letters, digits, _ and - (starting with a letter or _)`,
+		`f.yaml:7:3: name "9lives" must start with an ASCII letter and use only ASCII letters, digits and _ - /`,
+		`f.yaml:8:3: name "s3.save" holds a dot, which separates the keys of a --set or --scale path; use _ or - instead`,
+		`f.yaml:9:3: name "_p99" must start with an ASCII letter and use only ASCII letters, digits and _ - /`,
 	}, "\n")
 	if err == nil || err.Error() != want {
 		t.Errorf("error\n got %v\nwant %s", err, want)

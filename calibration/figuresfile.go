@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"capsim/sim/naming"
 	"capsim/sim/yamldoc"
 
 	"go.yaml.in/yaml/v3"
@@ -160,19 +161,9 @@ func setFigure(f *Figures, key string, v *yaml.Node) error {
 	return nil
 }
 
-// checkName refuses names a scenario could not refer to; a dot separates
-// the keys of a --set path, so no name holds one.
-func checkName(name string) error {
-	if name == "" {
-		return errors.New("empty name")
-	}
-	for i, c := range name {
-		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && (c >= '0' && c <= '9' || c == '-')) {
-			return fmt.Errorf("name %q: use ASCII letters, digits, _ and - (starting with a letter or _)", name)
-		}
-	}
-	return nil
-}
+// checkName refuses names a scenario could not refer to, by the rule
+// scenarios themselves apply to their names.
+func checkName(name string) error { return naming.Check(name) }
 
 // readTop reads a YAML file of at most 16 MB whose top is a mapping, and
 // returns it with a function that prefixes a message with name:line:col.

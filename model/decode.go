@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 
+	"capsim/sim/naming"
+
 	"go.yaml.in/yaml/v3"
 )
 
@@ -334,35 +336,12 @@ func (m *Named[T]) decodeNode(d *decoder, n *yaml.Node, path string) {
 }
 
 // validName reports whether s can name a component, journey, route,
-// distribution, design or attribute. A dot cannot: --set and --scale
-// paths separate keys with dots, so components.a.b.servers could not
-// reach the servers of a component called a.b.
-func validName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i, r := range s {
-		letter := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'
-		if i == 0 && !letter {
-			return false
-		}
-		if !letter && !(r >= '0' && r <= '9') && r != '_' && r != '-' && r != '/' {
-			return false
-		}
-	}
-	return true
-}
+// distribution, design or attribute; the rule lives in sim/naming so
+// that calibrate writes only names a scenario accepts.
+func validName(s string) bool { return naming.Valid(s) }
 
 // checkName says why s cannot be a name, nil when it can.
-func checkName(s string) error {
-	switch {
-	case validName(s):
-		return nil
-	case validName(strings.ReplaceAll(s, ".", "_")):
-		return fmt.Errorf("name %q holds a dot, which separates the keys of a --set or --scale path; use _ or - instead", s)
-	}
-	return fmt.Errorf("name %q must start with an ASCII letter and use only ASCII letters, digits and _ - /", s)
-}
+func checkName(s string) error { return naming.Check(s) }
 
 // Raw keeps a node undecoded: provenance notes and other documentation that
 // the simulator carries but does not interpret.

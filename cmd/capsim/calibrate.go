@@ -14,6 +14,7 @@ import (
 	"capsim/calibration"
 	"capsim/model"
 	"capsim/plots"
+	"capsim/sim/naming"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -145,7 +146,7 @@ distributions, see capsim calibrate figures.`,
 	f.StringVar(&opts.FromEvent, "from-event", "", "application-log `EVENT` that starts the stage (with --to-event), or whose --column is read")
 	f.StringVar(&opts.ToEvent, "to-event", "", "application-log `EVENT` that ends the stage")
 	f.StringVar(&opts.JoinKey, "join-key", calibration.DefaultJoinKey, "application-log `FIELD` that ties a stage's events together (e.g. trip_id, job_id)")
-	f.StringVar(&opts.Name, "name", "", "`NAME` of the distribution in the fragment (default: from the metric or column)")
+	f.StringVar(&opts.Name, "name", "", "`NAME` of the distribution in the fragment (default: from the metric or column, with a p before a leading digit: column 99th gives p99th)")
 	f.StringVar(&opts.Out, "out", "", "add the distribution to fragment `FILE` (created, or updated in place), or print the fragment with -; default: write no fragment")
 	f.StringVar(&opts.Expr, "expr", "", "fit `EXPR`, arithmetic over the fields of the records (+ - * /, brackets; time is a record's timestamp), of several files joined on --join-key when named ALIAS=FILE")
 	f.StringArrayVar(&opts.Where, "where", nil, "with --expr, keep records whose field compares so: `COND` such as 'status == 2xx' or 'app.event == request_done' (repeatable)")
@@ -593,7 +594,10 @@ func writeFragmentRemoving(streams *IOStreams, path string, entries []calibratio
 // writeFitPlots writes NAME-hist.svg, the values' histogram with the chosen
 // distribution's density over it, and, for a fitted family, NAME-qq.svg,
 // its quantiles against the observed ones (on the diagonal: a good fit).
+// A name may hold a /, which in a file name would mean a folder: the files
+// take a - in its place (api/upload: api-upload-hist.svg).
 func writeFitPlots(dir, name string, res *calibration.Result) ([]string, error) {
+	file := strings.ReplaceAll(name, "/", "-")
 	c := res.Chosen
 	hist := plots.Histogram{Title: name, XLabel: "seconds", Values: res.Sorted}
 	if c != nil && c.HasDensity() {
@@ -602,12 +606,12 @@ func writeFitPlots(dir, name string, res *calibration.Result) ([]string, error) 
 	charts := []struct {
 		file  string
 		chart plots.Renderer
-	}{{name + "-hist.svg", hist}}
+	}{{file + "-hist.svg", hist}}
 	if c != nil && c.HasDensity() {
 		charts = append(charts, struct {
 			file  string
 			chart plots.Renderer
-		}{name + "-qq.svg", plots.QQ{Title: name + ": QQ against " + c.Dist.String(), Observed: res.Sorted, Quantile: c.Quantile}})
+		}{file + "-qq.svg", plots.QQ{Title: name + ": QQ against " + c.Dist.String(), Observed: res.Sorted, Quantile: c.Quantile}})
 	}
 	var files []string
 	for _, ch := range charts {
@@ -625,7 +629,9 @@ func writeFitPlots(dir, name string, res *calibration.Result) ([]string, error) 
 }
 
 // defaultEntryName derives a name from what was read: the metric, column or
-// events, reduced to letters, digits and underscores.
+// events, reduced to letters, digits and underscores. A name must start
+// with a letter, so one that would start with a digit, such as a column
+// 99th, gets a p before it (p99th): such columns are mostly percentiles.
 func defaultEntryName(source string) string {
 	for _, prefix := range []string{"k6 metric ", "nginx ", "column ", "field "} {
 		if rest, ok := strings.CutPrefix(source, prefix); ok {
@@ -653,21 +659,14 @@ func defaultEntryName(source string) string {
 		return "measured"
 	}
 	if name[0] >= '0' && name[0] <= '9' {
-		name = "_" + name
+		name = "p" + name
 	}
 	return name
 }
 
-// checkEntryName refuses a name no scenario could refer to; a dot
-// separates the keys of a --set path, so no name holds one.
-func checkEntryName(name string) error {
-	for i, c := range name {
-		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && (c >= '0' && c <= '9' || c == '-')) {
-			return fmt.Errorf("%q: use ASCII letters, digits, _ and - (starting with a letter or _)", name)
-		}
-	}
-	return nil
-}
+// checkEntryName refuses a name no scenario could refer to: the fragment
+// is read by scenarios, so it follows their rule for names.
+func checkEntryName(name string) error { return naming.Check(name) }
 
 // rerunLine is the command that reproduces this one, for the fragment's
 // provenance: the arguments and every flag given, in a fixed order.

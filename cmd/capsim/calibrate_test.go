@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -286,8 +287,9 @@ func TestCalibrateErrors(t *testing.T) {
 		{[]string{"x.csv", "--since", "last week"}, `--since: timestamp "last week" is in no known format`, exitUsage},
 		{[]string{"x.csv", "--unit", "days"}, `--unit: unknown unit "days" (want ns, us, ms, s, m or h)`, exitUsage},
 		{[]string{"x.csv", "--status", "20x"}, `status "20x" is neither a code (200) nor a class (2xx)`, exitUsage},
-		{[]string{"x.csv", "--name", "9lives"}, `--name: "9lives": use ASCII letters, digits, _ and - (starting with a letter or _)`, exitUsage},
-		{[]string{"x.csv", "--name", "api.p95"}, `--name: "api.p95": use ASCII letters, digits, _ and - (starting with a letter or _)`, exitUsage},
+		{[]string{"x.csv", "--name", "9lives"}, `--name: name "9lives" must start with an ASCII letter and use only ASCII letters, digits and _ - /`, exitUsage},
+		{[]string{"x.csv", "--name", "_99th"}, `--name: name "_99th" must start with an ASCII letter and use only ASCII letters, digits and _ - /`, exitUsage},
+		{[]string{"x.csv", "--name", "api.p95"}, `--name: name "api.p95" holds a dot, which separates the keys of a --set or --scale path; use _ or - instead`, exitUsage},
 		{[]string{calData + "missing.csv"}, "../../testdata/calibration/missing.csv: no such file", exitUsage},
 		{[]string{calData + "k6-summary-v1.json", "--plot", "p"}, "../../testdata/calibration/k6-summary-v1.json is a k6 end-of-test summary: it holds figures, not values, so there is nothing to plot", exitUsage},
 		{[]string{calData + "k6-out.csv", calData + "k6-summary-v1.json"}, "../../testdata/calibration/k6-summary-v1.json is a k6 end-of-test summary: it holds figures, not values; calibrate it on its own", exitUsage},
@@ -321,12 +323,68 @@ func TestDefaultEntryName(t *testing.T) {
 		"nginx request_time-upstream_response_time":                          "request_time_upstream_response_time",
 		"time from photo_originals_saved to request_completed by request_id": "photo_originals_saved_to_request_completed",
 		"field elapsed_ms of photo_originals_saved events":                   "elapsed_ms",
-		"column 95th Latency (ms)":                                           "_95th_latency_ms",
+		"column 95th Latency (ms)":                                           "p95th_latency_ms",
+		"column 99th":                                                        "p99th",
 		"":                                                                   "measured",
 	} {
 		if got := defaultEntryName(in); got != want {
 			t.Errorf("defaultEntryName(%q) = %q, want %q", in, got, want)
 		}
+		if err := checkEntryName(defaultEntryName(in)); err != nil {
+			t.Errorf("defaultEntryName(%q): %v", in, err)
+		}
+	}
+}
+
+// The names calibrate makes up, and those it is given, are the names a
+// scenario accepts: a column whose name starts with a digit gives an entry
+// a scenario can refer to, and so does a --name holding a /, whose charts
+// are files beside each other rather than in a folder.
+func TestCalibratedNamesLoadInAScenario(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	csv := filepath.Join(dir, "latency.csv")
+	var b strings.Builder
+	b.WriteString("99th\n")
+	for i := range 40 {
+		fmt.Fprintf(&b, "%d\n", 100+i*i%37)
+	}
+	if err := os.WriteFile(csv, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	frag := filepath.Join(dir, "calibration.yaml")
+	if _, stderr, err := calibrate(t, "", csv, "--column", "99th", "--unit", "ms", "--out", frag); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	plotDir := filepath.Join(dir, "plots")
+	if _, stderr, err := calibrate(t, "", csv, "--column", "99th", "--unit", "ms", "--name", "api/upload", "--out", frag, "--plot", plotDir); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	entries, _ := os.ReadDir(plotDir)
+	var files []string
+	for _, e := range entries {
+		files = append(files, e.Name())
+	}
+	if got := strings.Join(files, " "); got != "api-upload-hist.svg api-upload-qq.svg" {
+		t.Errorf("--plot wrote %s, want api-upload-hist.svg api-upload-qq.svg", got)
+	}
+	scenario := filepath.Join(dir, "calibrated.yaml")
+	os.WriteFile(scenario, []byte(`name: calibrated
+include: [calibration.yaml]
+duration: 600s
+components:
+  app: {kind: pool, servers: 2}
+journeys:
+  upload:
+    rate: 0.01/s
+    steps:
+      - use: app
+        work: p99th
+      - delay: api/upload
+`), 0o644)
+	code, stdout, stderr := run(t, "validate", scenario)
+	if code != exitOK || stdout != scenario+": ok\n" {
+		t.Errorf("validate: exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
 	}
 }
 

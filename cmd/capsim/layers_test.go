@@ -11,8 +11,8 @@ import (
 )
 
 // The layers' rules, checked on the source: dependencies point one way
-// (cmd -> model, calibration, plots, scenarios -> sim, whose sim/human writes numbers for people
-// and sim/yamldoc reads single-document YAML), the
+// (cmd -> model, calibration, plots, scenarios -> sim, whose sim/human writes numbers for people,
+// sim/yamldoc reads single-document YAML and sim/naming holds the rule for names), the
 // kernel does no I/O and reads no clock, and only main touches the
 // process's streams.
 // plots draws plain data; its sweepreport reads a sweep's result but, like
@@ -40,6 +40,9 @@ func TestLayersKeepTheirDistance(t *testing.T) {
 		// The one reader of single-document YAML files, beneath model and
 		// calibration alike: it reads bytes it is given, never files.
 		"sim/yamldoc": {"capsim/model", "capsim/calibration", "capsim/plots", "capsim/scenarios", "capsim/cmd", "os"},
+		// The rule for names, beneath model and calibration alike, so that
+		// a fragment calibrate writes holds only names a scenario accepts.
+		"sim/naming": {"capsim/model", "capsim/calibration", "capsim/plots", "capsim/scenarios", "capsim/cmd", "os", "io"},
 	}
 	for dir := range forbidden {
 		// The golden-file helper is for tests; a program using it would

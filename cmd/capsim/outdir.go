@@ -51,6 +51,11 @@ func createOutDirOf(dir string, names []string, who string) (*outDir, error) {
 	if err != nil {
 		return nil, usageErr("--out %s: %v", dir, err)
 	}
+	if err := refuseBrokenLink(dir, abs); err != nil {
+		return nil, err
+	}
+	// A symlink to a folder is followed: the folder it names is replaced
+	// and the symlink is left as it was, still naming the new folder.
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = real
 	}
@@ -105,6 +110,54 @@ func createOutDirOf(dir string, names []string, who string) (*outDir, error) {
 		return nil, ioErr("--out %s: cannot write in %s: %v", dir, parent, unwrapPath(err))
 	}
 	return o, nil
+}
+
+// refuseBrokenLink refuses an --out whose path goes through a symlink that
+// leads nowhere (or round in a loop). The folder would be staged beside
+// the symlink and could not be renamed over it: the command would do all
+// its work and then fail. It is checked before any of that work.
+func refuseBrokenLink(flag, abs string) error {
+	p := abs
+	for {
+		st, err := os.Lstat(p)
+		if err == nil {
+			if st.Mode()&os.ModeSymlink == 0 {
+				return nil
+			}
+			break
+		}
+		if filepath.Dir(p) == p {
+			return nil
+		}
+		p = filepath.Dir(p)
+	}
+	_, err := os.Stat(p)
+	if err == nil {
+		// It leads somewhere; what is missing below it is created.
+		return nil
+	}
+	link := flag
+	if p != abs {
+		link = p
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return usageErr("--out %s: the symlink %s leads nowhere: %v; name a folder, or a symlink to one", flag, printable(link), unwrapPath(err))
+	}
+	// Follow the chain of symlinks to the name that is missing, which is
+	// the folder to create.
+	dest := p
+	for range 40 {
+		d, err := os.Readlink(dest)
+		if err != nil {
+			break
+		}
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(filepath.Dir(dest), d)
+		}
+		dest = d
+	}
+	return usageErr("--out %s: the symlink %s leads to %s, which does not exist; create that folder, or name another --out",
+		flag, printable(link), printable(dest))
 }
 
 // checkOurs refuses to replace a folder that holds files no sweep writes:

@@ -181,6 +181,9 @@ type designAcc struct {
 	index     map[model.MetricKey]int
 	sparse    map[model.MetricKey]int // key → anchor: index of the fixed metric before it
 	baseIndex []int                   // per fixed metric, its index in design 0's, or -1
+	// listed counts the sparse keys the design's summarised grid cells
+	// list: fewer than sparse holds means a cell lacks one.
+	listed int
 }
 
 func (d *designAcc) register(ms []model.Metric) error {

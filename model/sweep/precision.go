@@ -249,25 +249,44 @@ func (s *sweeper) withRows(consume func(task, *outcome) error) func(task, *outco
 	}
 }
 
-// finishLook judges again the cells look k extended.
+// finishLook judges again the cells look k extended. A look's grid run
+// may count a failure stage no earlier run of its design had: every grid
+// cell of that design is then summarised again, not only those the look
+// extended, so that each lists the stage (with 0 for its runs) as it
+// would had the stage been seen in the grid round.
 func (s *sweeper) finishLook(res *Result, k int, p lookPlan) {
 	nm := len(s.cfg.Multipliers)
+	extended := map[point]bool{}
 	for _, e := range p.exts {
-		var c *Cell
 		if e.grid >= 0 {
-			c = s.finishCell(s.accs[e.pt])
-			res.Cells[e.pt.design*nm+e.grid] = c
-		} else {
-			c = s.accs[e.pt].judge(s.level())
+			extended[e.pt] = true
+			continue
 		}
-		tr := s.tried[e.pt.design]
-		at, _ := slices.BinarySearchFunc(tr, c.Multiplier, func(x *Cell, m float64) int { return cmp.Compare(x.Multiplier, m) })
-		tr[at] = c
+		s.replaceTried(e.pt.design, s.accs[e.pt].judge(s.level()))
+	}
+	for d, da := range s.designs {
+		grew := len(da.sparse) != da.listed
+		da.listed = len(da.sparse)
+		for m, mult := range s.cfg.Multipliers {
+			if pt := (point{d, mult}); grew || extended[pt] {
+				c := s.finishCell(s.accs[pt])
+				res.Cells[d*nm+m] = c
+				s.replaceTried(d, c)
+			}
+		}
 	}
 	if p.n > 0 {
 		s.looks = k + 1
 	}
 	s.extra += p.n
+}
+
+// replaceTried puts c in place of the cell at its multiplier among design
+// d's tried cells.
+func (s *sweeper) replaceTried(d int, c *Cell) {
+	tr := s.tried[d]
+	at, _ := slices.BinarySearchFunc(tr, c.Multiplier, func(x *Cell, m float64) int { return cmp.Compare(x.Multiplier, m) })
+	tr[at] = c
 }
 
 // untilSure runs the looks after the first, each its own round, and

@@ -3,7 +3,12 @@ package sweep
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
+	"strings"
 	"testing"
+	"testing/fstest"
+
+	"capsim/model"
 )
 
 // Looks double the replications up to the cap, and every verdict is
@@ -67,5 +72,71 @@ func TestUntilSureDeterministic(t *testing.T) {
 	cfg.Until, cfg.Replications = 2, 3
 	if _, err := Run(context.Background(), cfg); err == nil {
 		t.Error("a cap below the replications was accepted")
+	}
+}
+
+// rareStage is one server near its p95 bound at 1x, so that the looks
+// extend that cell alone, and a failure stage rare enough that, with seed
+// 7, no run fails there until a look's run at 1x.
+const rareStage = `name: rare
+duration: 1000s
+warmup: 100s
+components:
+  server: {kind: pool, servers: 1}
+journeys:
+  customer:
+    rate: 0.5/s
+    steps:
+      - use: server
+        work: exponential(mean=1s)
+      - stage: rare
+        fail: {p: 0.0002, status: 500}
+slos:
+  - {journey: customer, p95: "<= 6s"}
+`
+
+// A failure stage first counted in a look's run is listed in every grid
+// cell of the design, not only in those the look extended: summary.csv
+// reads the same as had a grid-round run counted it.
+func TestStageFirstSeenInALookListedInEveryCell(t *testing.T) {
+	l, err := model.LoadBytes(fstest.MapFS{}, "rare.yaml", []byte(rareStage), model.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := l.Compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{
+		Scenario: "rare", Designs: []Design{{Name: "base", Compiled: c}},
+		Multipliers: []float64{0.5, 1, 1.5}, Replications: 2, Seed: 7, Refine: 0, Until: 40,
+	}
+	_, out := sweepBytes(t, cfg)
+	runs, err := csv.NewReader(bytes.NewReader(out["runs.csv"])).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var failed []string // multiplier/replication of each run that failed at rare
+	for _, r := range runs[1:] {
+		if r[5] == "journey.customer.failed_at.rare_count" && r[10] != "0" {
+			failed = append(failed, r[2]+"/"+r[3])
+		}
+	}
+	if strings.Join(failed, " ") != "1/38" {
+		t.Fatalf("runs failing at rare: %v; the test wants one, in a look's run at 1x (replication 2 or later)", failed)
+	}
+	var rows []string
+	for _, line := range strings.Split(string(out["summary.csv"]), "\n") {
+		if strings.Contains(line, "failed_at.rare_count") {
+			rows = append(rows, line)
+		}
+	}
+	want := []string{
+		"rare,base,0.5,journey.customer.failed_at.rare_count,journey,customer,failed_at_count,rare,4,,0,0,0",
+		"rare,base,1,journey.customer.failed_at.rare_count,journey,customer,failed_at_count,rare,40,,0.025,-0.025567273,0.075567273",
+		"rare,base,1.5,journey.customer.failed_at.rare_count,journey,customer,failed_at_count,rare,4,,0,0,0",
+	}
+	if got := strings.Join(rows, "\n"); got != strings.Join(want, "\n") {
+		t.Errorf("summary.csv's rows of the stage:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
 	}
 }

@@ -253,6 +253,9 @@ func (s *sweeper) gridRound(ctx context.Context) (*Result, error) {
 	for _, c := range s.grid {
 		res.Cells = append(res.Cells, s.finishCell(c))
 	}
+	for _, da := range s.designs {
+		da.listed = len(da.sparse)
+	}
 	for i, c := range s.compare {
 		d, m := i/nm+1, i%nm
 		res.Compare = append(res.Compare, s.finishCompare(c, s.grid[d*nm+m], s.grid[m]))
