@@ -365,7 +365,7 @@ func (s *sweeper) finishCell(c *cellAcc) *Cell {
 		if i, ok := d.index[key]; ok {
 			a = c.fixed[i]
 			st := Stat{Key: key, Summary: a.summary()}
-			st.Summary = rateInterval(key.Measure, st.Summary, c.counts[i])
+			st.Summary = withinUnit(key, rateInterval(key.Measure, st.Summary, c.counts[i]))
 			out.Metrics = append(out.Metrics, st)
 			continue
 		}
@@ -373,10 +373,18 @@ func (s *sweeper) finishCell(c *cellAcc) *Cell {
 			a = *p
 		}
 		a = a.withZeros(c.runs - a.n)
-		out.Metrics = append(out.Metrics, Stat{Key: key, Summary: a.summary()})
+		out.Metrics = append(out.Metrics, Stat{Key: key, Summary: withinUnit(key, a.summary())})
 	}
 	out.index = indexStats(out.Metrics)
 	return out
+}
+
+// withinUnit keeps a cell's interval within the values its measure can
+// take: the t interval about a mean near 0 of a count that most runs
+// never see (a rare failure stage) reached below 0.
+func withinUnit(key model.MetricKey, s Summary) Summary {
+	s.Lo, s.Hi = key.Measure.Unit().Clamp(s.Lo, s.Hi)
+	return s
 }
 
 // finishCompare summarises the paired differences c of a design's cell

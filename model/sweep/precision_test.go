@@ -133,7 +133,7 @@ func TestStageFirstSeenInALookListedInEveryCell(t *testing.T) {
 	}
 	want := []string{
 		"rare,base,0.5,journey.customer.failed_at.rare_count,journey,customer,failed_at_count,rare,4,,0,0,0",
-		"rare,base,1,journey.customer.failed_at.rare_count,journey,customer,failed_at_count,rare,40,,0.025,-0.025567273,0.075567273",
+		"rare,base,1,journey.customer.failed_at.rare_count,journey,customer,failed_at_count,rare,40,,0.025,0,0.075567273",
 		"rare,base,1.5,journey.customer.failed_at.rare_count,journey,customer,failed_at_count,rare,4,,0,0,0",
 	}
 	if got := strings.Join(rows, "\n"); got != strings.Join(want, "\n") {
