@@ -239,6 +239,20 @@ type SweepDefaults struct {
 	Designs      string `yaml:"designs"` // e.g. "all" or "v1-original,v1-improved"
 }
 
+// decodeNode reads the sweep defaults and checks the grid they write with
+// the reader capsim sweep uses, so that validate refuses at its line a
+// grid the sweep would refuse only once it starts.
+func (s *SweepDefaults) decodeNode(d *decoder, n *yaml.Node, path string) {
+	before := len(d.errs)
+	d.decodeStruct(n, reflect.ValueOf(s).Elem(), path)
+	if len(d.errs) > before || s.Multipliers == "" {
+		return
+	}
+	if _, err := ParseMultipliers(s.Multipliers); err != nil {
+		d.fail(entry(n, "multipliers"), joinPath(path, "multipliers"), "%v", err)
+	}
+}
+
 // Span is a window of simulated time.
 type Span struct {
 	From Duration `yaml:"from" bound:"[0,time]"`
