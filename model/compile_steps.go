@@ -612,10 +612,25 @@ func (c *compiler) slos() {
 		}
 		c.p.sloJourney = append(c.p.sloJourney, ji)
 		applies := measuresOf(s.subject())
+		bounded := false
 		for _, m := range sloMeasures {
-			if s.bound(m.key) != nil && !slices.Contains(applies, m.key) {
-				c.failKey(s.Node, m.key, joinPath(p, m.key), "%s does not apply to a %s SLO (it takes %s)", m.key, s.subject(), strings.Join(applies, ", "))
+			t := s.bound(m.key)
+			if t == nil {
+				continue
 			}
+			bounded = true
+			if !slices.Contains(applies, m.key) {
+				c.failKey(s.Node, m.key, joinPath(p, m.key), "%s does not apply to a %s SLO (it takes %s)", m.key, s.subject(), strings.Join(applies, ", "))
+				continue
+			}
+			if err := t.checkUnit(m.of[s.subjectOf()].Unit()); err != nil {
+				c.failKey(s.Node, m.key, joinPath(p, m.key), "%s %v", m.key, err)
+			}
+		}
+		if !bounded {
+			// Without a bound the SLO checks nothing and could only ever
+			// read as met.
+			c.fail(s.Node, p, "an SLO needs a bound, such as p95: \"<= 2s\" (a %s SLO takes %s)", s.subject(), strings.Join(applies, ", "))
 		}
 		c.p.slos = append(c.p.slos, s)
 	}

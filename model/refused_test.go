@@ -80,3 +80,22 @@ journeys:
 		t.Errorf("got  %v\nwant %s", err, want)
 	}
 }
+
+// An SLO is refused unless each bound it writes is one the measure can
+// meet, in the measure's unit, and it writes at least one.
+func TestSLOBoundsThatCheckNothing(t *testing.T) {
+	for _, tc := range []struct{ slo, want string }{
+		{`{journey: j}`, `s.yaml:8:5: slos[0]: an SLO needs a bound, such as p95: "<= 2s" (a journey SLO takes success_rate, failure_rate, http_failure_rate, mean, p50, p95, p99)`},
+		{`{journey: j, mean: "<= 10"}`, `s.yaml:8:24: slos[0].mean: mean bound "<= 10" needs a unit (ms, s, m or h), e.g. "<= 10s"`},
+		{`{journey: j, success_rate: ">= 1s"}`, `s.yaml:8:32: slos[0].success_rate: success_rate bounds a fraction, such as ">= 0.99" or ">= 99%", not a time, got ">= 1s"`},
+		{`{journey: j, mean: "< 0s"}`, `s.yaml:8:24: slos[0].mean: mean "< 0s" can never hold: no value is below 0s`},
+		{`{journey: j, success_rate: "> 1"}`, `s.yaml:8:32: slos[0].success_rate: success_rate "> 1" can never hold: no value is above 1`},
+		{`{component: app, utilisation: "> 100%"}`, `s.yaml:8:35: slos[0].utilisation: utilisation "> 100%" can never hold: no value is above 100%`},
+	} {
+		src := scenarioSrc("s", "1s", "", "  app: {kind: pool, servers: 1}\n",
+			"  j: {rate: 1/s, steps: [{use: app, work: 1s}]}\nslos:\n  - "+tc.slo+"\n")
+		if got := compileErrorText("s.yaml", src); got != tc.want {
+			t.Errorf("%s:\ngot  %s\nwant %s", tc.slo, got, tc.want)
+		}
+	}
+}

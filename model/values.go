@@ -153,6 +153,52 @@ func (t *Threshold) parseScalar(s string) error {
 	return fmt.Errorf("expected a bound starting with >=, >, <= or <, got %q", s)
 }
 
+// number is the bound's number as written, without its operator, and
+// whether it was written as a time (with a unit) rather than a number or
+// a percentage.
+func (t Threshold) number() (text string, timed bool) {
+	rest := strings.TrimSpace(strings.TrimPrefix(t.Text, t.Op))
+	_, err := strconv.ParseFloat(strings.TrimSuffix(rest, "%"), 64)
+	return rest, err != nil
+}
+
+// checkUnit refuses a bound written in another unit than the measure it
+// bounds: a bare number for a time, as a bare duration is refused (10
+// could be seconds or milliseconds), and a time for a fraction.
+func (t Threshold) checkUnit(u Unit) error {
+	num, timed := t.number()
+	switch {
+	case u == UnitSeconds && !timed:
+		return fmt.Errorf("bound %q needs a unit (ms, s, m or h), e.g. \"%s %ss\"", t.Text, t.Op, num)
+	case u == UnitFraction && timed:
+		return fmt.Errorf("bounds a fraction, such as \">= 0.99\" or \">= 99%%\", not a time, got %q", t.Text)
+	}
+	return nil
+}
+
+// never says why the bound can hold of no value within b, the range of
+// the key it bounds ("< 0s" of a time, "> 1" of a fraction), or "" when
+// some value satisfies it.
+func (t Threshold) never(b KeyBound) string {
+	end := func(x float64) string {
+		num, timed := t.number()
+		switch {
+		case timed:
+			return sim.Time(math.Round(x * 1e9)).String()
+		case strings.HasSuffix(num, "%"):
+			return strconv.FormatFloat(x*100, 'g', -1, 64) + "%"
+		}
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	}
+	switch {
+	case t.Op == ">" && !b.HiOpen && t.Value >= b.Hi:
+		return fmt.Sprintf("%q can never hold: no value is above %s", t.Text, end(b.Hi))
+	case t.Op == "<" && !b.LoOpen && t.Value <= b.Lo:
+		return fmt.Sprintf("%q can never hold: no value is below %s", t.Text, end(b.Lo))
+	}
+	return ""
+}
+
 // Holds reports whether x satisfies the bound.
 func (t Threshold) Holds(x float64) bool {
 	switch t.Op {
