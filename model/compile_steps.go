@@ -151,6 +151,11 @@ func (c *compiler) journey(name string, js *Journey, key *yaml.Node) {
 		c.fail(key, p, "a journey needs rate (e.g. rate: 4/h) or clients (e.g. clients: 100)")
 	}
 	if js.Think != nil {
+		if js.Clients == nil && js.Rate != nil || js.Clients == nil && js.Stages != nil {
+			// An open workload starts journeys at its rate whatever the
+			// last one did: a pause between them would change nothing.
+			c.failKey(js.Node, "think", p+".think", "think applies to a closed workload (clients:); an open one (rate:) starts its journeys at its rate whatever the one before did")
+		}
 		jp.think = c.dist(js.Think, key, p+".think")
 	}
 	jp.unscaled = js.Scaled != nil && !*js.Scaled
@@ -165,6 +170,10 @@ func (c *compiler) journey(name string, js *Journey, key *yaml.Node) {
 	}
 	if js.Start != nil {
 		jp.start = js.Start.T
+		if jp.start >= c.p.duration {
+			// Arrivals end at the duration: the journey would never start.
+			c.failKey(js.Node, "start", p+".start", "start must be before the duration (%s), when arrivals end, got %s", c.p.duration, jp.start)
+		}
 	}
 	if js.Priority != nil {
 		if *js.Priority < 0 || *js.Priority > maxPriority {

@@ -99,3 +99,23 @@ func TestSLOBoundsThatCheckNothing(t *testing.T) {
 		}
 	}
 }
+
+// Journey keys that could change nothing where they are written are
+// refused, saying what to write instead.
+func TestJourneyKeysThatDoNothing(t *testing.T) {
+	for _, tc := range []struct{ journey, want string }{
+		{"rate: 1/s\n    think: 5s", `t.yaml:8:12: journeys.j.think: think applies to a closed workload (clients:); an open one (rate:) starts its journeys at its rate whatever the one before did`},
+		{"rate: 1/s\n    start: 2h", `t.yaml:8:12: journeys.j.start: start must be before the duration (1h0m0s), when arrivals end, got 2h0m0s`},
+		{"rate: 1/s\n    start: 1h", `t.yaml:8:12: journeys.j.start: start must be before the duration (1h0m0s), when arrivals end, got 1h0m0s`},
+		{"rate: 1/s\n    stages: []", `t.yaml:8:13: journeys.j.stages: stages: [] means nothing; remove stages:, or give at least one, such as {target: 10/s, duration: 1m}`},
+	} {
+		checkJourneyRefused(t, "t", tc.journey, tc.want)
+	}
+	src := scenarioSrc("s", "1s", "", "  app: {kind: pool, servers: 1, schedule: []}\n  sem: {kind: semaphore, permits: 1, schedule: []}\n",
+		"  j: {rate: 1/s, steps: [{use: app, work: 1s}, {use: sem, work: 1s}]}\n")
+	want := "s.yaml:4:43: components.app.schedule: schedule: [] means nothing; remove schedule:, or give at least one step, such as {at: 1h, servers: 4}\n" +
+		"s.yaml:5:48: components.sem.schedule: schedule: [] means nothing; remove schedule:, or give at least one step, such as {at: 1h, permits: 4}"
+	if got := compileErrorText("s.yaml", src); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}

@@ -42,7 +42,7 @@ type Journey struct {
 	Rate        *Rate  `yaml:"rate" bound:"[0,rate]" zero:"no arrivals"` // open workload: journeys started per unit time at multiplier 1
 	// Stages make the open workload's rate change over time: each ramps
 	// linearly from the rate before it (rate, default 0) to its target.
-	Stages []Stage `yaml:"stages"`
+	Stages []Stage `yaml:"stages" nonempty:"remove stages:, or give at least one, such as {target: 10/s, duration: 1m}"`
 	// RepeatEvery repeats the stages with this period, from start: a
 	// daily shape.
 	RepeatEvery *Duration `yaml:"repeat_every" bound:"(0,time]"`
