@@ -119,3 +119,20 @@ func TestJourneyKeysThatDoNothing(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }
+
+// A duration or a rate that would be read as something other than what
+// was written is refused.
+func TestValuesReadOtherwiseThanWritten(t *testing.T) {
+	for _, tc := range []struct{ duration, rate, want string }{
+		{"0.1ns", "1/s", `v.yaml:2:11: duration: duration 0.1ns is shorter than a nanosecond, the clock's resolution`},
+		{"100s100s", "1/s", `v.yaml:2:11: duration: duration "100s100s" gives the unit s twice; write each unit once, as in 1h30m`},
+		{"1h30m", "1_000/s", `v.yaml:6:13: journeys.j.rate: expected a rate such as 4/h or 3.6/s, got "1_000/s"`},
+		{"1h30m", "1/s", ``},
+	} {
+		src := scenarioSrc("v", tc.duration, "", "  app: {kind: pool, servers: 1}\n",
+			"  j: {rate: "+tc.rate+", steps: [{use: app, work: 1s}]}\n")
+		if got := compileErrorText("v.yaml", src); got != tc.want {
+			t.Errorf("got  %s\nwant %s", got, tc.want)
+		}
+	}
+}
