@@ -151,6 +151,11 @@ func (c *compiler) journey(name string, js *Journey, key *yaml.Node) {
 		c.fail(key, p, "a journey needs rate (e.g. rate: 4/h) or clients (e.g. clients: 100)")
 	}
 	if js.Think != nil {
+		if js.Clients == nil && js.Rate != nil || js.Clients == nil && js.Stages != nil {
+			// An open workload starts journeys at its rate whatever the
+			// last one did: a pause between them would change nothing.
+			c.failKey(js.Node, "think", p+".think", "think applies to a closed workload (clients:); an open one (rate:) starts its journeys at its rate whatever the one before did")
+		}
 		jp.think = c.dist(js.Think, key, p+".think")
 	}
 	jp.unscaled = js.Scaled != nil && !*js.Scaled
@@ -165,6 +170,10 @@ func (c *compiler) journey(name string, js *Journey, key *yaml.Node) {
 	}
 	if js.Start != nil {
 		jp.start = js.Start.T
+		if jp.start >= c.p.duration {
+			// Arrivals end at the duration: the journey would never start.
+			c.failKey(js.Node, "start", p+".start", "start must be before the duration (%s), when arrivals end, got %s", c.p.duration, jp.start)
+		}
 	}
 	if js.Priority != nil {
 		if *js.Priority < 0 || *js.Priority > maxPriority {
@@ -612,10 +621,25 @@ func (c *compiler) slos() {
 		}
 		c.p.sloJourney = append(c.p.sloJourney, ji)
 		applies := measuresOf(s.subject())
+		bounded := false
 		for _, m := range sloMeasures {
-			if s.bound(m.key) != nil && !slices.Contains(applies, m.key) {
-				c.failKey(s.Node, m.key, joinPath(p, m.key), "%s does not apply to a %s SLO (it takes %s)", m.key, s.subject(), strings.Join(applies, ", "))
+			t := s.bound(m.key)
+			if t == nil {
+				continue
 			}
+			bounded = true
+			if !slices.Contains(applies, m.key) {
+				c.failKey(s.Node, m.key, joinPath(p, m.key), "%s does not apply to a %s SLO (it takes %s)", m.key, s.subject(), strings.Join(applies, ", "))
+				continue
+			}
+			if err := t.checkUnit(m.of[s.subjectOf()].Unit()); err != nil {
+				c.failKey(s.Node, m.key, joinPath(p, m.key), "%s %v", m.key, err)
+			}
+		}
+		if !bounded {
+			// Without a bound the SLO checks nothing and could only ever
+			// read as met.
+			c.fail(s.Node, p, "an SLO needs a bound, such as p95: \"<= 2s\" (a %s SLO takes %s)", s.subject(), strings.Join(applies, ", "))
 		}
 		c.p.slos = append(c.p.slos, s)
 	}

@@ -253,12 +253,24 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string) {
 		n := len(d.errs)
 		d.decode(val, v.Field(fi), joinPath(path, k.Value))
 		if len(d.errs) == n {
-			if err := checkBound(v.Type(), fi, v.Field(fi)); err != nil {
-				d.fail(resolve(val), joinPath(path, k.Value), "%s %v", k.Value, err)
-			} else if err := checkInt(v.Type(), k.Value, v.Field(fi)); err != nil {
-				d.fail(resolve(val), joinPath(path, k.Value), "%v", err)
-			}
+			d.checkField(v.Type(), fi, v.Field(fi), k.Value, val, joinPath(path, k.Value))
 		}
+	}
+}
+
+// checkField holds a decoded field of a struct of type t to what its tags
+// declare: a list tagged nonempty may not be empty (the tag says what to
+// write instead), a number must lie in its bound tag's range (keys.go)
+// and an integer within its intBound or ±MaxCount.
+func (d *decoder) checkField(t reflect.Type, fi int, field reflect.Value, key string, val *yaml.Node, path string) {
+	if what, ok := t.Field(fi).Tag.Lookup("nonempty"); ok && field.Kind() == reflect.Slice && field.Len() == 0 {
+		d.fail(resolve(val), path, "%s: [] means nothing; %s", key, what)
+		return
+	}
+	if err := checkBound(t, fi, field); err != nil {
+		d.fail(resolve(val), path, "%s %v", key, err)
+	} else if err := checkInt(t, key, field); err != nil {
+		d.fail(resolve(val), path, "%v", err)
 	}
 }
 

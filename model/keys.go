@@ -1,6 +1,7 @@
 package model
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
@@ -286,6 +287,12 @@ func checkBound(t reflect.Type, fi int, field reflect.Value) error {
 
 func checkValue(b KeyBound, hint string, v reflect.Value, inList bool) error {
 	x, text, ok := numberOf(v)
+	if t, isBound := v.Interface().(Threshold); isBound && b.Contains(x) {
+		// A bound inside the key's range may still be one no value meets.
+		if why := t.never(b); why != "" {
+			return errors.New(why)
+		}
+	}
 	if !ok || b.Contains(x) {
 		return nil
 	}

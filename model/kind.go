@@ -231,11 +231,7 @@ func (cs *Component) decodeNode(d *decoder, n *yaml.Node, path string) {
 				before := len(d.errs)
 				d.decode(val, spec.Field(fi), p)
 				if len(d.errs) == before {
-					if err := checkBound(spec.Type(), fi, spec.Field(fi)); err != nil {
-						d.fail(resolve(val), p, "%s %v", k.Value, err)
-					} else if err := checkInt(spec.Type(), k.Value, spec.Field(fi)); err != nil {
-						d.fail(resolve(val), p, "%v", err)
-					}
+					d.checkField(spec.Type(), fi, spec.Field(fi), k.Value, val, p)
 				}
 				continue
 			}

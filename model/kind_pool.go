@@ -24,7 +24,7 @@ type PoolSpec struct {
 	WhenFull string `yaml:"when_full"`                                                                                         // reject (default) | caller_runs
 	// Schedule changes the servers over time: [{at: 1h, servers: 4}];
 	// with SchedulePeriod its steps repeat every period.
-	Schedule       []CapacityStep `yaml:"schedule"`
+	Schedule       []CapacityStep `yaml:"schedule" nonempty:"remove schedule:, or give at least one step, such as {at: 1h, servers: 4}"`
 	SchedulePeriod *Duration      `yaml:"schedule_period" bound:"(0,time]"`
 	WaitTimeout    *DistRef       `yaml:"wait_timeout" bound:"(0,time]"` // longest wait before failing
 	// A server's memory (a thread's stack, a connection's buffers) and
@@ -49,7 +49,7 @@ type Balk struct {
 // SemaphoreSpec is a pool counted in permits.
 type SemaphoreSpec struct {
 	Permits        *int           `yaml:"permits" bound:"[1,count]"`
-	Schedule       []CapacityStep `yaml:"schedule"` // permits over time
+	Schedule       []CapacityStep `yaml:"schedule" nonempty:"remove schedule:, or give at least one step, such as {at: 1h, permits: 4}"` // permits over time
 	SchedulePeriod *Duration      `yaml:"schedule_period" bound:"(0,time]"`
 	Queue          *int           `yaml:"queue" bound:"[0,count]" zero:"no waiting room: a request that finds every permit taken is refused"`
 	WaitTimeout    *DistRef       `yaml:"wait_timeout" bound:"(0,time]"`

@@ -246,10 +246,8 @@ func mergeOverlay(cp *copier, base, overlay *yaml.Node, path, who string, errs *
 	for i := 0; i+1 < len(overlay.Content); i += 2 {
 		k, v := overlay.Content[i], resolve(overlay.Content[i+1])
 		p := joinPath(path, k.Value)
-		if p == "include" {
-			// The includes were spliced in when the file was parsed,
-			// before any design; one here would change nothing.
-			*errs = append(*errs, pos.errAt(k, p, "%s cannot include files; %s (a design may set distributions: itself)", who, includeOnce))
+		if why, ok := baseOnly[p]; ok {
+			*errs = append(*errs, pos.errAt(k, p, "%s %s", who, why))
 			continue
 		}
 		j, exists := lookup(base, k.Value)
@@ -288,6 +286,21 @@ func mergeOverlay(cp *copier, base, overlay *yaml.Node, path, who string, errs *
 		base.Content[j+1] = v
 		rec.place(k, v, owners)
 	}
+}
+
+// baseOnly are the top-level keys only the base scenario may write, with
+// why: each is read from the base whatever design runs, so a design's
+// value would change nothing.
+var baseOnly = map[string]string{
+	// The includes were spliced in when the file was parsed, before any
+	// design.
+	"include": "cannot include files; " + includeOnce + " (a design may set distributions: itself)",
+	"sweep": "cannot set sweep:; capsim sweep and sensitivity read the sweep defaults from " +
+		"the base scenario, whatever design runs (set them there, or give --multipliers)",
+	"designs": "cannot define designs; designs are listed once, under the base scenario's " +
+		"designs: (compose two with --design a+b)",
+	"observations": "cannot hold observations; a hindcast reads them from the base scenario, " +
+		"each naming the design it was measured under with design:",
 }
 
 // schemaKeys returns the keys the schema allows at a path below a named

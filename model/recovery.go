@@ -75,7 +75,14 @@ func (c *compiler) recovery() {
 			c.fail(nil, "recovery.baseline", "baseline must be > 0s, got %s", rs.Baseline.T)
 			return
 		}
-		rp.base = max(c.p.warmup, from-rs.Baseline.T)
+		if span := from - c.p.warmup; rs.Baseline.T > span {
+			// The baseline is the last stretch of [warmup, from): a longer
+			// one would silently measure less than it says.
+			c.fail(nil, "recovery.baseline", "baseline (%s) is longer than the time before the spike it is measured over (%s, from the warm-up at %s to from at %s); give at most %s, or leave baseline out to measure all of it",
+				rs.Baseline.T, span, c.p.warmup, from, span)
+			return
+		}
+		rp.base = from - rs.Baseline.T
 	}
 	rp.windows = int((c.p.duration - after) / rp.window)
 	if rp.windows < 1 {

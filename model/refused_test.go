@@ -80,3 +80,59 @@ journeys:
 		t.Errorf("got  %v\nwant %s", err, want)
 	}
 }
+
+// An SLO is refused unless each bound it writes is one the measure can
+// meet, in the measure's unit, and it writes at least one.
+func TestSLOBoundsThatCheckNothing(t *testing.T) {
+	for _, tc := range []struct{ slo, want string }{
+		{`{journey: j}`, `s.yaml:8:5: slos[0]: an SLO needs a bound, such as p95: "<= 2s" (a journey SLO takes success_rate, failure_rate, http_failure_rate, mean, p50, p95, p99)`},
+		{`{journey: j, mean: "<= 10"}`, `s.yaml:8:24: slos[0].mean: mean bound "<= 10" needs a unit (ms, s, m or h), e.g. "<= 10s"`},
+		{`{journey: j, success_rate: ">= 1s"}`, `s.yaml:8:32: slos[0].success_rate: success_rate bounds a fraction, such as ">= 0.99" or ">= 99%", not a time, got ">= 1s"`},
+		{`{journey: j, mean: "< 0s"}`, `s.yaml:8:24: slos[0].mean: mean "< 0s" can never hold: no value is below 0s`},
+		{`{journey: j, success_rate: "> 1"}`, `s.yaml:8:32: slos[0].success_rate: success_rate "> 1" can never hold: no value is above 1`},
+		{`{component: app, utilisation: "> 100%"}`, `s.yaml:8:35: slos[0].utilisation: utilisation "> 100%" can never hold: no value is above 100%`},
+	} {
+		src := scenarioSrc("s", "1s", "", "  app: {kind: pool, servers: 1}\n",
+			"  j: {rate: 1/s, steps: [{use: app, work: 1s}]}\nslos:\n  - "+tc.slo+"\n")
+		if got := compileErrorText("s.yaml", src); got != tc.want {
+			t.Errorf("%s:\ngot  %s\nwant %s", tc.slo, got, tc.want)
+		}
+	}
+}
+
+// Journey keys that could change nothing where they are written are
+// refused, saying what to write instead.
+func TestJourneyKeysThatDoNothing(t *testing.T) {
+	for _, tc := range []struct{ journey, want string }{
+		{"rate: 1/s\n    think: 5s", `t.yaml:8:12: journeys.j.think: think applies to a closed workload (clients:); an open one (rate:) starts its journeys at its rate whatever the one before did`},
+		{"rate: 1/s\n    start: 2h", `t.yaml:8:12: journeys.j.start: start must be before the duration (1h0m0s), when arrivals end, got 2h0m0s`},
+		{"rate: 1/s\n    start: 1h", `t.yaml:8:12: journeys.j.start: start must be before the duration (1h0m0s), when arrivals end, got 1h0m0s`},
+		{"rate: 1/s\n    stages: []", `t.yaml:8:13: journeys.j.stages: stages: [] means nothing; remove stages:, or give at least one, such as {target: 10/s, duration: 1m}`},
+	} {
+		checkJourneyRefused(t, "t", tc.journey, tc.want)
+	}
+	src := scenarioSrc("s", "1s", "", "  app: {kind: pool, servers: 1, schedule: []}\n  sem: {kind: semaphore, permits: 1, schedule: []}\n",
+		"  j: {rate: 1/s, steps: [{use: app, work: 1s}, {use: sem, work: 1s}]}\n")
+	want := "s.yaml:4:43: components.app.schedule: schedule: [] means nothing; remove schedule:, or give at least one step, such as {at: 1h, servers: 4}\n" +
+		"s.yaml:5:48: components.sem.schedule: schedule: [] means nothing; remove schedule:, or give at least one step, such as {at: 1h, permits: 4}"
+	if got := compileErrorText("s.yaml", src); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+// A duration or a rate that would be read as something other than what
+// was written is refused.
+func TestValuesReadOtherwiseThanWritten(t *testing.T) {
+	for _, tc := range []struct{ duration, rate, want string }{
+		{"0.1ns", "1/s", `v.yaml:2:11: duration: duration 0.1ns is shorter than a nanosecond, the clock's resolution`},
+		{"100s100s", "1/s", `v.yaml:2:11: duration: duration "100s100s" gives the unit s twice; write each unit once, as in 1h30m`},
+		{"1h30m", "1_000/s", `v.yaml:6:13: journeys.j.rate: expected a rate such as 4/h or 3.6/s, got "1_000/s"`},
+		{"1h30m", "1/s", ``},
+	} {
+		src := scenarioSrc("v", tc.duration, "", "  app: {kind: pool, servers: 1}\n",
+			"  j: {rate: "+tc.rate+", steps: [{use: app, work: 1s}]}\n")
+		if got := compileErrorText("v.yaml", src); got != tc.want {
+			t.Errorf("got  %s\nwant %s", got, tc.want)
+		}
+	}
+}

@@ -42,7 +42,7 @@ type Journey struct {
 	Rate        *Rate  `yaml:"rate" bound:"[0,rate]" zero:"no arrivals"` // open workload: journeys started per unit time at multiplier 1
 	// Stages make the open workload's rate change over time: each ramps
 	// linearly from the rate before it (rate, default 0) to its target.
-	Stages []Stage `yaml:"stages"`
+	Stages []Stage `yaml:"stages" nonempty:"remove stages:, or give at least one, such as {target: 10/s, duration: 1m}"`
 	// RepeatEvery repeats the stages with this period, from start: a
 	// daily shape.
 	RepeatEvery *Duration `yaml:"repeat_every" bound:"(0,time]"`
@@ -237,6 +237,20 @@ type SweepDefaults struct {
 	Multipliers  string `yaml:"multipliers"` // e.g. "1:4:1" or "1,2,3,4"
 	Replications *int   `yaml:"replications" bound:"[1,replications]"`
 	Designs      string `yaml:"designs"` // e.g. "all" or "v1-original,v1-improved"
+}
+
+// decodeNode reads the sweep defaults and checks the grid they write with
+// the reader capsim sweep uses, so that validate refuses at its line a
+// grid the sweep would refuse only once it starts.
+func (s *SweepDefaults) decodeNode(d *decoder, n *yaml.Node, path string) {
+	before := len(d.errs)
+	d.decodeStruct(n, reflect.ValueOf(s).Elem(), path)
+	if len(d.errs) > before || s.Multipliers == "" {
+		return
+	}
+	if _, err := ParseMultipliers(s.Multipliers); err != nil {
+		d.fail(entry(n, "multipliers"), joinPath(path, "multipliers"), "%v", err)
+	}
 }
 
 // Span is a window of simulated time.

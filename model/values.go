@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -64,10 +65,35 @@ func parseDuration(s string) (sim.Time, error) {
 	if d < 0 {
 		return 0, fmt.Errorf("duration must not be negative, got %s", s)
 	}
+	if d == 0 && strings.ContainsAny(s, "123456789") {
+		// time.ParseDuration truncates below a nanosecond to 0, a
+		// different meaning from what was written.
+		return 0, fmt.Errorf("duration %s is shorter than a nanosecond, the clock's resolution", s)
+	}
+	if u := repeatedUnit(s); u != "" {
+		// 1h30m is one duration; 100s100s is a slip, which
+		// time.ParseDuration would add up.
+		return 0, fmt.Errorf("duration %q gives the unit %s twice; write each unit once, as in 1h30m", s, u)
+	}
 	if sim.Time(d) > MaxDuration {
 		return 0, fmt.Errorf("duration %s is more than %s, the longest time capsim simulates", s, sim.MaxDurationText)
 	}
 	return sim.Time(d), nil
+}
+
+// durationPart is one number and its unit in a duration such as 1h30m.
+var durationPart = regexp.MustCompile(`[0-9.]+([a-zµ]+)`)
+
+// repeatedUnit returns a unit that s gives more than once, or "".
+func repeatedUnit(s string) string {
+	seen := map[string]bool{}
+	for _, m := range durationPart.FindAllStringSubmatch(s, -1) {
+		if seen[m[1]] {
+			return m[1]
+		}
+		seen[m[1]] = true
+	}
+	return ""
 }
 
 var units = []struct {
@@ -100,7 +126,9 @@ func (r *Rate) parseScalar(s string) error {
 		return fmt.Errorf("expected a rate such as 4/h or 3.6/s, got %q", s)
 	}
 	v, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
-	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || strings.Contains(num, "_") {
+		// ParseFloat reads Go's 1_000, but no duration takes an
+		// underscore: a rate takes none either.
 		return fmt.Errorf("expected a rate such as 4/h or 3.6/s, got %q", s)
 	}
 	if v < 0 {
@@ -151,6 +179,52 @@ func (t *Threshold) parseScalar(s string) error {
 		}
 	}
 	return fmt.Errorf("expected a bound starting with >=, >, <= or <, got %q", s)
+}
+
+// number is the bound's number as written, without its operator, and
+// whether it was written as a time (with a unit) rather than a number or
+// a percentage.
+func (t Threshold) number() (text string, timed bool) {
+	rest := strings.TrimSpace(strings.TrimPrefix(t.Text, t.Op))
+	_, err := strconv.ParseFloat(strings.TrimSuffix(rest, "%"), 64)
+	return rest, err != nil
+}
+
+// checkUnit refuses a bound written in another unit than the measure it
+// bounds: a bare number for a time, as a bare duration is refused (10
+// could be seconds or milliseconds), and a time for a fraction.
+func (t Threshold) checkUnit(u Unit) error {
+	num, timed := t.number()
+	switch {
+	case u == UnitSeconds && !timed:
+		return fmt.Errorf("bound %q needs a unit (ms, s, m or h), e.g. \"%s %ss\"", t.Text, t.Op, num)
+	case u == UnitFraction && timed:
+		return fmt.Errorf("bounds a fraction, such as \">= 0.99\" or \">= 99%%\", not a time, got %q", t.Text)
+	}
+	return nil
+}
+
+// never says why the bound can hold of no value within b, the range of
+// the key it bounds ("< 0s" of a time, "> 1" of a fraction), or "" when
+// some value satisfies it.
+func (t Threshold) never(b KeyBound) string {
+	end := func(x float64) string {
+		num, timed := t.number()
+		switch {
+		case timed:
+			return sim.Time(math.Round(x * 1e9)).String()
+		case strings.HasSuffix(num, "%"):
+			return strconv.FormatFloat(x*100, 'g', -1, 64) + "%"
+		}
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	}
+	switch {
+	case t.Op == ">" && !b.HiOpen && t.Value >= b.Hi:
+		return fmt.Sprintf("%q can never hold: no value is above %s", t.Text, end(b.Hi))
+	case t.Op == "<" && !b.LoOpen && t.Value <= b.Lo:
+		return fmt.Sprintf("%q can never hold: no value is below %s", t.Text, end(b.Lo))
+	}
+	return ""
 }
 
 // Holds reports whether x satisfies the bound.

@@ -69,7 +69,7 @@ func TestSweepFlagErrors(t *testing.T) {
 		{[]string{scenario, "--designs", "small,nope"}, `--designs: unknown design "nope" (available: base, small, large)`},
 		{[]string{scenario, "--designs", "small,small"}, `--designs: design "small" is listed twice`},
 		{[]string{"mmck", "--designs", "v2"}, `--designs: unknown design "v2" (available: base)`},
-		{[]string{badDefaults}, "sweep.multipliers in the scenario (5:1): the end 1 is below the start 5; write start:end:step with start <= end, e.g. 1:5:0.5"},
+		{[]string{badDefaults}, badDefaults + ":12:22: sweep.multipliers: the end 1 is below the start 5; write start:end:step with start <= end, e.g. 1:5:0.5"},
 		{[]string{"mmck", "--replications", "x"}, `--replications must be a whole number, got "x" (see capsim sweep --help)`},
 	}
 	for _, c := range cases {
