@@ -483,6 +483,7 @@ func (l *Loaded) Observations() ([]Observation, error) {
 			fail(o, "between", p+".between", "between takes two values, [low, high]; got %d", len(o.Between))
 			continue
 		}
+		unitsAgree := true
 		for _, q := range []struct {
 			key string
 			q   *Quantity
@@ -490,6 +491,7 @@ func (l *Loaded) Observations() ([]Observation, error) {
 			if q.q != nil {
 				if err := checkUnit(m, q.q); err != nil {
 					fail(o, q.key, p+"."+q.key, "%v", err)
+					unitsAgree = false
 				}
 			}
 		}
@@ -503,7 +505,9 @@ func (l *Loaded) Observations() ([]Observation, error) {
 				}
 			}
 		}
-		if len(o.Between) == 2 && o.Between[0].V > o.Between[1].V {
+		// Ends in different units are not in order or out of it: 5% is not
+		// below 1s, whatever their numbers.
+		if unitsAgree && len(o.Between) == 2 && o.Between[0].V > o.Between[1].V {
 			fail(o, "between", p+".between", "between [%s, %s]: the low end is above the high end", o.Between[0].Text, o.Between[1].Text)
 		}
 	}

@@ -199,3 +199,21 @@ observations:
 		t.Errorf("exit %d, stdout\n%s\nstderr %s\nwant exit 0 and the row\n%s", code, stdout, stderr, want)
 	}
 }
+
+// A range whose ends are in different units gets the unit's message
+// alone: 5% is neither below nor above 1s, and "the low end is above the
+// high end" once followed it.
+func TestARangeOfMixedUnitsIsNotOutOfOrder(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "o.yaml")
+	src := "name: o\nduration: 100s\ncomponents:\n  app: {kind: pool, servers: 2}\njourneys:\n  j:\n" +
+		"    rate: 1/s\n    steps: [{use: app, work: 1s}]\nobservations:\n" +
+		"  - {id: a, journey: j, measure: p95, between: [1s, 5%]}\n"
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := sweepCLI(t, false, "hindcast", file, "-q")
+	want := "capsim: " + file + ":10:48: observations[0].between: p95 is a time: write 5% with a unit, such as 29.43s\n"
+	if code != exitUsage || stderr != want {
+		t.Errorf("exit %d, stderr %q; want %d, %q", code, stderr, exitUsage, want)
+	}
+}
