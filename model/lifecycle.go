@@ -247,6 +247,12 @@ func (r *run) arrivalsDone(ji int) {
 }
 
 func (r *run) onArrivalsEnd(int64) {
+	if !r.ended { // kEnd can follow arrivalsDone: the first call is the end
+		r.endedAt, r.endActive, r.drainedAt = r.s.Now(), r.active, -1
+		if r.active == 0 {
+			r.drainedAt = r.endedAt
+		}
+	}
 	r.ended = true
 	if r.active == 0 && r.p.drain == sim.Never {
 		r.s.Stop()
@@ -351,8 +357,11 @@ func (r *run) endJourney(p *proc, status int32) {
 		}
 		r.s.After(think, r.kClient, int64(jr.typ)<<32|int64(jr.client))
 	}
-	if r.ended && r.active == 0 && r.p.drain == sim.Never {
-		r.s.Stop()
+	if r.ended && r.active == 0 {
+		r.drainedAt = now
+		if r.p.drain == sim.Never {
+			r.s.Stop()
+		}
 	}
 }
 
@@ -405,5 +414,6 @@ func (r *run) result(c *Compiled) *Result {
 	if r.recovery != nil {
 		res.Recovery = r.recoveryResult()
 	}
+	res.Drain = r.drainResult(now)
 	return res
 }

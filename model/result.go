@@ -27,6 +27,9 @@ type Result struct {
 	Tolerated  int64             `json:"tolerated_failures"`
 	Series     *TimeSeries       `json:"series,omitempty"`
 	Recovery   *RecoveryResult   `json:"recovery,omitempty"`
+	// Drain is nil when a guard stopped the run before its arrivals
+	// ended. The JSON carries it inside "overload", where one was found.
+	Drain *DrainResult `json:"-"`
 }
 
 // Broken says which guard stopped a run that ran away.
@@ -267,7 +270,19 @@ func (r *run) componentResult(i int, now sim.Time) ComponentResult {
 }
 
 // JSON encodes the result indented, in field order, NaN as null.
-func (r *Result) JSON() ([]byte, error) { return json.MarshalIndent(r, "", "  ") }
+func (r *Result) JSON() ([]byte, error) {
+	// An overload is added only where it was found, so the JSON of every
+	// other run stays as it was.
+	type plain Result
+	out := struct {
+		*plain
+		Overload *Overload `json:"overload,omitempty"`
+	}{plain: (*plain)(r)}
+	if o, ok := r.overload(); ok {
+		out.Overload = &o
+	}
+	return json.MarshalIndent(out, "", "  ")
+}
 
 // The derived rates of a run, each computed here and nowhere else, so the
 // summary, the SLOs and the metrics a sweep aggregates cannot disagree on

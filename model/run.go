@@ -195,6 +195,11 @@ type run struct {
 
 	kArrive, kWake, kTimeout, kWarm, kEnd, kSample, kClient sim.Kind
 
+	// endedAt is when the arrivals ended, endActive the journeys then in
+	// flight and drainedAt when the last of them ended (-1 while some are).
+	endedAt, drainedAt sim.Time
+	endActive          int
+
 	// ramps are the closed journeys' populations over time, nil for
 	// journeys without stages; kRamp changes one.
 	ramps []*clientRamp

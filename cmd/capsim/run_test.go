@@ -133,3 +133,55 @@ func TestEmbeddedScenarioSummariesGolden(t *testing.T) {
 		})
 	}
 }
+
+// An overload the default drain hid is named under the journeys table,
+// as advice: the run still exits 0. --json carries it as data, and only
+// where it was found.
+func TestRunNamesAnOverload(t *testing.T) {
+	args := []string{"run", "mm1", "--set", "journeys.customer.rate=1.2/s", "--set", "duration=20000s"}
+	code, stdout, stderr := run(t, args...)
+	if code != 0 || stderr != "" {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	want := "  customer    21732      21732       0           0         0.00%          -  34.4m  60.0m  62.7m\n" +
+		"  3867 journeys were still in flight when the arrivals stopped at 333.3m, and draining them took\n" +
+		"    63.2m more: the design did not keep up with the load (components at capacity: server 100%).\n" +
+		"    Journeys that drained count as succeeded or failed; --set drain=0s counts them as unfinished\n\n" +
+		"Components\n"
+	if !strings.Contains(stdout, want) {
+		t.Fatalf("summary lacks\n%s\ngot:\n%s", want, stdout)
+	}
+	// docs/modelling.md shows the same lines.
+	doc := docBlock(t, "docs/modelling.md", "## When the load outruns capacity", "")
+	cmd, lines, _ := strings.Cut(doc, "\n")
+	if cmd != "$ capsim "+strings.Join(args, " ") || !strings.Contains(stdout, lines) {
+		t.Errorf("docs/modelling.md shows:\n%s\ncapsim prints:\n%s", doc, stdout)
+	}
+	code, stdout, stderr = run(t, append(args, "--json")...)
+	if code != 0 || stderr != "" {
+		t.Fatalf("--json: exit %d, stderr %q", code, stderr)
+	}
+	var res struct {
+		Overload *struct {
+			Drain struct {
+				InFlight int64   `json:"in_flight"`
+				Seconds  float64 `json:"drain_s"`
+			} `json:"drain"`
+			AtCapacity []struct{ Component string } `json:"at_capacity"`
+		} `json:"overload"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
+		t.Fatal(err)
+	}
+	if o := res.Overload; o == nil || o.Drain.InFlight != 3867 || o.Drain.Seconds < 3000 || len(o.AtCapacity) != 1 || o.AtCapacity[0].Component != "server" {
+		t.Fatalf("overload in --json: %+v", res.Overload)
+	}
+	_, stdout, _ = run(t, "run", "mm1", "--json")
+	if strings.Contains(stdout, "overload") {
+		t.Fatal("--json of a run at ρ = 0.8 names an overload")
+	}
+	_, stdout, _ = run(t, "run", "mm1")
+	if strings.Contains(stdout, "in flight") {
+		t.Fatalf("summary at ρ = 0.8 names an overload:\n%s", stdout)
+	}
+}
