@@ -102,6 +102,11 @@ type ComponentLoad struct {
 
 func (Overload) diagnostic() {}
 
+// OverloadDrained says how an overload's drained journeys are counted, and
+// how to count them otherwise: the diagnostic ends with it, and so does a
+// sweep's note of the multipliers whose runs were overloaded.
+const OverloadDrained = "journeys that drained count as succeeded or failed; --set drain=0s counts them as unfinished"
+
 func (o Overload) String() string {
 	d := &o.Drain
 	var busy []string
@@ -112,10 +117,10 @@ func (o Overload) String() string {
 	at := human.Seconds(d.ArrivalsEnd)
 	if d.Left == 0 {
 		return fmt.Sprintf("%d journeys were still in flight when the arrivals stopped at %s, and draining them took %s more", d.InFlight, at, human.Seconds(d.Seconds)) +
-			verdict + ". Journeys that drained count as succeeded or failed; --set drain=0s counts them as unfinished"
+			verdict + ". J" + OverloadDrained[1:]
 	}
 	return fmt.Sprintf("%d journeys were still in flight when the arrivals stopped at %s; in the %s of drain that followed %d of them ended and %d did not", d.InFlight, at, human.Seconds(d.Seconds), d.InFlight-d.Left, d.Left) +
-		verdict + ". Journeys that drained count as succeeded or failed; --set drain=0s counts them as unfinished"
+		verdict + ". J" + OverloadDrained[1:]
 }
 
 // A run is overloaded when a component was busy OverloadBusy of the time or

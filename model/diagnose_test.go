@@ -125,9 +125,31 @@ func TestOverloadNeedsABacklogAtCapacity(t *testing.T) {
 	if got := overloads(at(10, 0.99, false)); len(got) != 1 {
 		t.Fatalf("10 of 10000 at 99%%: %q", got)
 	}
+	if got := overloadedMetrics(t, at(10, 0.99, false)); len(got) != 1 || got[0] != 1 {
+		t.Fatalf("10 of 10000 at 99%%: overloaded_count %v, want one metric of 1", got)
+	}
 	for _, r := range []*model.Result{at(9, 1, false), at(100, 0.989, false), at(100, 1, true)} {
 		if got := overloads(r); len(got) != 0 {
 			t.Fatalf("%+v %+v: %q", r.Drain, r.Components[0], got)
 		}
+		if got := overloadedMetrics(t, r); len(got) != 0 {
+			t.Fatalf("%+v %+v: overloaded_count %v, want none", r.Drain, r.Components[0], got)
+		}
 	}
+}
+
+// overloadedMetrics are the values of the run's overloaded_count among its
+// metrics: listed, sparse, only where the diagnostic fires.
+func overloadedMetrics(t *testing.T, r *model.Result) []float64 {
+	t.Helper()
+	var out []float64
+	for _, m := range r.Metrics() {
+		if m.Key == model.Overloaded.OfRun() {
+			if !m.Sparse || m.Name() != "overloaded_count" {
+				t.Fatalf("%s: overloaded_count is a sparse run measure", m.Name())
+			}
+			out = append(out, m.Value)
+		}
+	}
+	return out
 }

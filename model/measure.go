@@ -377,6 +377,16 @@ var (
 			}
 			return float64(unmet), true
 		}})
+	// Overloaded is 1 when the run's overload diagnostic fires: a backlog
+	// built up at a component at capacity and ended in the drain, so its
+	// journeys count as succeeded or failed, not unfinished. It is the
+	// diagnostic's own test, so a sweep shows what run prints; sparse,
+	// as most runs of most designs are not overloaded.
+	Overloaded = define(measureDef{name: "overloaded_count", subject: SubjectRun, unit: UnitCount, sparse: true,
+		run: func(r *Result) (float64, bool) {
+			_, ok := r.overload()
+			return b2f(ok), true
+		}})
 	Recovered = define(measureDef{name: "recovered_rate", subject: SubjectRun, unit: UnitFraction,
 		run: func(r *Result) (float64, bool) {
 			if r.Recovery == nil {
@@ -503,7 +513,7 @@ var (
 // component lists its kind's measures between componentMeasures and
 // componentTail.
 var (
-	runMeasures     = []Measure{BrokenCount, SLOsBroken, Recovered, RecoverySeconds}
+	runMeasures     = []Measure{BrokenCount, SLOsBroken, Overloaded, Recovered, RecoverySeconds}
 	journeyMeasures = []Measure{JourneyStarted, JourneySucceeded, JourneyFailed, JourneyUnfinished,
 		JourneySuccessRate, JourneyFailureRate, HTTPRequests, HTTPFailures, HTTPFailureRate,
 		JourneyMean, JourneyP50, JourneyP95, JourneyP99,

@@ -20,6 +20,9 @@ import "sort"
 //
 //	broken_count                          1 when a guard stopped the run, else 0
 //	slos_broken_count                     SLOs the run did not meet
+//	overloaded_count                      1 when the run's overload diagnostic
+//	                                      fired: a backlog at a component at
+//	                                      capacity ended in the drain; sparse
 //	recovered_rate                        with recovery: only, 1 when the run
 //	                                      was back within the margin after the
 //	                                      spike, else 0

@@ -85,7 +85,11 @@ scenario's SLOs; then the first-failure multiplier: the smallest multiplier
 whose replication mean breaks an SLO, found on the grid and refined by
 --refine rounds that each try --section multipliers inside every bracket
 still open, with a 95 % interval, the SLO broken and the failure_stage and
-component most journeys failed at.
+component most journeys failed at. A line under a design's table names the
+multipliers at which its runs were overloaded: a backlog at a component at
+capacity that the drain let end, counted as succeeded or failed (a note
+beside the verdicts, which count those journeys as they ended;
+--set drain=0s counts them as unfinished).
 
 A sweep splits over machines round by round: every shard of round 0 (the
 grid), then of round 1, and so on to round --refine, each with

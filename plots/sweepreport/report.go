@@ -65,7 +65,7 @@ func layout(res *sweep.Result, opts Options) (plots.Report, plots.File, bool) {
 		Text: fmt.Sprintf("Where each design first breaks an SLO as the load multiplier scales the traffic, best first; "+
 			"designs with the same result share a row. A design ranks behind another only when the other's 95 %% interval lies wholly above its own; "+
 			"=2 is a place shared by designs whose intervals overlap. %d replications per multiplier.", res.Replications) + shortText(res) +
-			untilSureText(res) + hindcastText(opts.Hindcast) + picText,
+			untilSureText(res) + overloadText(res) + hindcastText(opts.Hindcast) + picText,
 		Table: verdictTable(res, outs),
 	})
 	if len(opts.Hinges) > 0 {
@@ -133,8 +133,13 @@ func layout(res *sweep.Result, opts Options) (plots.Report, plots.File, bool) {
 			designsCompared(res) + ". Open a design to read its table."})
 	for d, design := range res.Designs {
 		t := sweepTable(res, d, opts.Journeys)
+		text := ""
+		if line := overloadLine(res, d); line != "" {
+			text = strings.ToUpper(line[:1]) + strings.Replace(line[1:], "--set drain=0s", "`--set drain=0s`", 1) + "."
+		}
 		r.Sections = append(r.Sections, plots.Section{
 			Heading: "Design " + design,
+			Text:    text,
 			Folded:  true,
 			// A verdict may carry a guard's note, a sentence.
 			Table: &plots.Table{Header: t.Header, Rows: t.Rows, Prose: []int{slices.Index(t.Header, "verdict")}},

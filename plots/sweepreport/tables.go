@@ -39,6 +39,9 @@ func WriteTables(w io.Writer, res *sweep.Result, journeys []string, width int, h
 	for d, design := range res.Designs {
 		fmt.Fprintf(w, "\ndesign %s\n", design)
 		tables[d].Write(w, width, howToSee)
+		if line := overloadLine(res, d); line != "" {
+			texttab.WriteLines(w, texttab.Hang("", line, "  ", width))
+		}
 	}
 	fmt.Fprintln(w)
 	texttab.WriteLines(w, texttab.Hang("", "first failure: smallest multiplier whose replication mean breaks an SLO (95 % CI)", "  ", width))

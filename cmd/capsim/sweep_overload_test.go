@@ -1,0 +1,115 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// An overload the drain hid reaches the sweep: M/M/1 at ρ = 1.2 (1.5x)
+// queues all run, and the default drain lets the backlog end, so every
+// journey succeeds and only the latency SLO breaks. Each such run has an
+// overloaded_count of 1 in runs.csv, summary.csv gives the share of runs,
+// and the design's table and the report name the multiplier. At ρ = 1
+// (1.25x) the backlog is a random walk's, there in 4 runs of 5; at ρ = 0.4
+// (0.5x) it is never there, and its cell reads 0 once another cell of the
+// design had it.
+func TestSweepNamesAnOverloadTheDrainHid(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	code, stdout, stderr := run(t, "sweep", "mm1", "--set", "duration=2000s", "--set", "warmup=100s",
+		"--multipliers", "0.5,1.25,1.5", "--replications", "5", "--refine", "0", "--quiet", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	wantRows := []string{
+		"mm1,base,0.5,overloaded_count,run,,overloaded_count,,5,,0,0,0",
+		"mm1,base,1.25,overloaded_count,run,,overloaded_count,,5,,0.8,0.244710979,1.355289021",
+		"mm1,base,1.5,overloaded_count,run,,overloaded_count,,5,,1,1,1",
+	}
+	if got := linesWith(t, filepath.Join(out, "summary.csv"), ",overloaded_count,"); strings.Join(got, "\n") != strings.Join(wantRows, "\n") {
+		t.Errorf("summary.csv's overloaded_count rows:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(wantRows, "\n"))
+	}
+	// runs.csv: a row only for the runs where it fired, 4 at 1.25x and 5
+	// at 1.5x, each with the value 1.
+	runs := linesWith(t, filepath.Join(out, "runs.csv"), ",overloaded_count,")
+	var at125, at15 int
+	for _, r := range runs {
+		switch {
+		case !strings.HasSuffix(r, ",overloaded_count,run,,overloaded_count,,1"):
+			t.Errorf("runs.csv row %q", r)
+		case strings.HasPrefix(r, "mm1,base,1.25,"):
+			at125++
+		case strings.HasPrefix(r, "mm1,base,1.5,"):
+			at15++
+		default:
+			t.Errorf("runs.csv row %q: no run at 0.5x is overloaded", r)
+		}
+	}
+	if at125 != 4 || at15 != 5 {
+		t.Errorf("runs.csv: %d overloaded runs at 1.25x and %d at 1.5x, want 4 and 5", at125, at15)
+	}
+	want := "(journeys per run left out to fit 100 columns; --wide shows them)\n" +
+		"overload hidden by the drain: 1.25x (4 of 5 runs), 1.5x (5 of 5 runs) — journeys that drained count\n" +
+		"  as succeeded or failed; --set drain=0s counts them as unfinished\n\nfirst failure:"
+	if !strings.Contains(stdout, want) {
+		t.Errorf("the design's table is not followed by\n%s\nstdout:\n%s", want, stdout)
+	}
+	report, err := os.ReadFile(filepath.Join(out, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{
+		"\n\nOverload hidden by the drain: base at 1.25x (4 of 5 runs), 1.5x (5 of 5 runs). In those runs a component " +
+			"was at capacity, and the backlog still in flight when the arrivals stopped ended in the drain: journeys that " +
+			"drained count as succeeded or failed; `--set drain=0s` counts them as unfinished. The verdicts are the SLOs' " +
+			"on the runs as they are, drained journeys included.\n",
+		"\nOverload hidden by the drain: 1.25x (4 of 5 runs), 1.5x (5 of 5 runs) — journeys that drained count as " +
+			"succeeded or failed; `--set drain=0s` counts them as unfinished.\n",
+	} {
+		if !strings.Contains(string(report), w) {
+			t.Errorf("report.md lacks %q", w)
+		}
+	}
+
+	// The note is a report: the verdicts and the first failure are the
+	// latency SLO's, as without it.
+	if !strings.Contains(stdout, "  base  1.25x (CI 0.5–1.25): customer mean <= 10s\n") {
+		t.Errorf("first failure moved:\n%s", stdout)
+	}
+}
+
+// Where no run is overloaded, no output mentions it: no row in the CSVs,
+// no line under the table, no sentence in the report.
+func TestSweepWithoutOverloadSaysNothingOfIt(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	code, stdout, stderr := run(t, "sweep", "mm1", "--set", "duration=2000s", "--set", "warmup=100s",
+		"--multipliers", "0.5,0.75", "--replications", "5", "--refine", "0", "--quiet", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if strings.Contains(stdout, "overload") {
+		t.Errorf("stdout names an overload:\n%s", stdout)
+	}
+	for _, name := range []string{"runs.csv", "summary.csv", "report.md", "report.html"} {
+		if got := linesWith(t, filepath.Join(out, name), "verload"); len(got) > 0 {
+			t.Errorf("%s: %q", name, got)
+		}
+	}
+}
+
+// linesWith returns the lines of the file at path that contain s.
+func linesWith(t *testing.T, path, s string) []string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.Contains(line, s) {
+			out = append(out, line)
+		}
+	}
+	return out
+}
