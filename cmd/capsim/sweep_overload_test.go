@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -112,4 +114,33 @@ func linesWith(t *testing.T, path, s string) []string {
 		}
 	}
 	return out
+}
+
+// --json carries the count too, cell by cell of the grid, and leaves it
+// out where no run was overloaded.
+func TestSweepJSONCountsTheOverloadedRuns(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	code, stdout, stderr := run(t, "sweep", "mm1", "--set", "duration=2000s", "--set", "warmup=100s",
+		"--multipliers", "0.5,1.25,1.5", "--replications", "5", "--refine", "0", "--quiet", "--out", out, "--json", "-")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var doc struct {
+		Designs []struct {
+			Cells []struct {
+				Multiplier     float64         `json:"multiplier"`
+				RunsOverloaded json.RawMessage `json:"runs_overloaded"`
+			} `json:"cells"`
+		} `json:"designs"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil || len(doc.Designs) != 1 {
+		t.Fatalf("--json: %v, %d designs", err, len(doc.Designs))
+	}
+	var got []string
+	for _, c := range doc.Designs[0].Cells {
+		got = append(got, fmt.Sprintf("%gx:%s", c.Multiplier, c.RunsOverloaded))
+	}
+	if want := "0.5x: 1.25x:4 1.5x:5"; strings.Join(got, " ") != want {
+		t.Errorf("cells' runs_overloaded: %s; want %s", strings.Join(got, " "), want)
+	}
 }

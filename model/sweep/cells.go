@@ -57,6 +57,17 @@ type Cell struct {
 // replications, and whether the cell's design measures it at all.
 func (c *Cell) Stat(key model.MetricKey) (Summary, bool) { return c.index.find(c.Metrics, key) }
 
+// Overloaded counts the cell's runs whose overload the default drain hid
+// (the run measure overloaded_count: a backlog at a component at capacity
+// that ended after the arrivals stopped); 0 when none was.
+func (c *Cell) Overloaded() int {
+	s, ok := c.Stat(model.Overloaded.OfRun())
+	if !ok || s.N == 0 {
+		return 0
+	}
+	return int(math.Round(s.Mean * float64(s.N)))
+}
+
 // Stat is one metric's summary over the replications. Sparse metrics
 // (failure stages) count 0 in the replications that did not list them.
 type Stat struct {

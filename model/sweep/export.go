@@ -112,12 +112,16 @@ type ExportSLO struct {
 }
 
 type ExportCell struct {
-	Design      string      `json:"design,omitempty"`
-	Multiplier  float64     `json:"multiplier"`
-	N           int         `json:"n"`
-	RunsStopped int         `json:"runs_stopped,omitempty"`
-	Verdict     string      `json:"verdict"`
-	SLOs        []ExportSLO `json:"slos,omitempty"`
+	Design      string  `json:"design,omitempty"`
+	Multiplier  float64 `json:"multiplier"`
+	N           int     `json:"n"`
+	RunsStopped int     `json:"runs_stopped,omitempty"`
+	// RunsOverloaded counts the grid cell's runs whose overload the
+	// default drain hid (Cell.Overloaded); refinement cells keep no
+	// metrics, so theirs is not known and left out.
+	RunsOverloaded int         `json:"runs_overloaded,omitempty"`
+	Verdict        string      `json:"verdict"`
+	SLOs           []ExportSLO `json:"slos,omitempty"`
 }
 
 func num(v float64) *float64 {
@@ -146,6 +150,15 @@ func (r *Result) Export() *Export {
 		}
 	}
 	ranks := r.Ranks()
+	overloaded := map[string]map[float64]int{}
+	for i := range r.Cells {
+		if c := r.Cells[i]; c.Overloaded() > 0 {
+			if overloaded[c.Design] == nil {
+				overloaded[c.Design] = map[float64]int{}
+			}
+			overloaded[c.Design][c.Multiplier] = c.Overloaded()
+		}
+	}
 	for i, ff := range r.FirstFailures {
 		d := ExportDesign{Design: ff.Design, Rank: ranks[i].N, RankText: ranks[i].String(), Status: ff.Status(), Cells: []ExportCell{}}
 		if ff.Found {
@@ -157,7 +170,8 @@ func (r *Result) Export() *Export {
 			}
 		}
 		for _, c := range ff.Tried {
-			ec := ExportCell{Multiplier: c.Multiplier, N: c.Runs, RunsStopped: c.Broken, Verdict: c.Verdict.String()}
+			ec := ExportCell{Multiplier: c.Multiplier, N: c.Runs, RunsStopped: c.Broken, Verdict: c.Verdict.String(),
+				RunsOverloaded: overloaded[ff.Design][c.Multiplier]}
 			for _, st := range c.SLOs {
 				ec.SLOs = append(ec.SLOs, exportSLO(st))
 			}

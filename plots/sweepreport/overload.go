@@ -2,7 +2,6 @@ package sweepreport
 
 import (
 	"fmt"
-	"math"
 	"strings"
 
 	"capsim/model"
@@ -21,12 +20,8 @@ func overloadCells(res *sweep.Result, d int) []string {
 	var out []string
 	for m := range nm {
 		c := res.Cells[d*nm+m]
-		s, ok := c.Stat(model.Overloaded.OfRun())
-		if !ok || s.N == 0 {
-			continue
-		}
-		if k := int(math.Round(s.Mean * float64(s.N))); k > 0 {
-			out = append(out, fmt.Sprintf("%sx (%d of %d runs)", sweep.FormatMultiplier(c.Multiplier), k, s.N))
+		if k := c.Overloaded(); k > 0 {
+			out = append(out, fmt.Sprintf("%sx (%d of %d runs)", sweep.FormatMultiplier(c.Multiplier), k, c.Runs))
 		}
 	}
 	return out
