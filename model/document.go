@@ -169,6 +169,14 @@ func (d *Document) Load(opts LoadOptions) (*Loaded, error) {
 	dec := &decoder{pos: pos}
 	sc := &Scenario{}
 	dec.decode(root, reflect.ValueOf(sc).Elem(), "")
+	if sd := sc.Sweep; len(dec.errs) == 0 && sd.Designs != "" {
+		// The designs a sweep runs by default, read as --designs is, once
+		// the scenario's designs are known: validate refuses at its line a
+		// name the sweep would refuse only once it starts.
+		if _, err := ChooseDesigns(sd.Designs, sc.Designs.Names()); err != nil {
+			dec.fail(entry(sd.Node, "designs"), "sweep.designs", "%v", err)
+		}
+	}
 	if len(dec.errs) > 0 {
 		return nil, dec.errs.sorted()
 	}

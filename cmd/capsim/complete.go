@@ -141,7 +141,7 @@ func completeDesigns(cmd *cobra.Command, args []string, toComplete string) ([]st
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
 	if cmd.Name() == "sensitivity" && !strings.Contains(toComplete, "+") {
-		designs = append([]string{baseDesign}, designs...)
+		designs = append([]string{model.BaseDesign}, designs...)
 	}
 	return completeItems(designs, toComplete, "+"), cobra.ShellCompDirectiveNoFileComp
 }
@@ -158,7 +158,7 @@ func completeDesignList(_ *cobra.Command, args []string, toComplete string) ([]s
 		items = append([]string{"all"}, designs...)
 	}
 	if !strings.HasSuffix(toComplete[:strings.LastIndexAny(toComplete, ",+")+1], "+") {
-		items = append(items, baseDesign) // alone, never joined: it overlays nothing
+		items = append(items, model.BaseDesign) // alone, never joined: it overlays nothing
 	}
 	return completeItems(items, toComplete, ",+"), cobra.ShellCompDirectiveNoFileComp
 }
@@ -172,7 +172,7 @@ func completeParams(cmd *cobra.Command, args []string, toComplete string) ([]str
 		arg = args[0]
 	}
 	design := ""
-	if ds, _ := cmd.Flags().GetStringArray("design"); len(ds) > 0 && ds[0] != baseDesign {
+	if ds, _ := cmd.Flags().GetStringArray("design"); len(ds) > 0 && ds[0] != model.BaseDesign {
 		design = ds[0]
 	}
 	l, err := loadScenario(arg, model.LoadOptions{Design: design})

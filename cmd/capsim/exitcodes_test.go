@@ -116,24 +116,3 @@ func TestVersionFlag(t *testing.T) {
 		t.Fatalf("exit %d, --version %q, version %q, stderr %q", code, flag, cmd, stderr)
 	}
 }
-
-func TestSuggest(t *testing.T) {
-	cases := []struct {
-		typed string
-		known []string
-		want  string
-	}{
-		{"tirp", []string{"mm1", "trip"}, `; did you mean "trip"?`},
-		{"v1-improvd", []string{"v1-original", "v1-improved"}, `; did you mean "v1-improved"?`},
-		{"mm2", []string{"md1", "mm1", "mmc"}, `; did you mean "mm1" or "mmc"?`},
-		{"--repl", []string{"--replications", "--refine"}, `; did you mean "--replications"?`},
-		{"--al", []string{"--help"}, ""},
-		{"TRIP", []string{"trip"}, `; did you mean "trip"?`},
-		{"trip", []string{"trip"}, ""},
-	}
-	for _, c := range cases {
-		if got := didYouMean(c.typed, c.known); got != c.want {
-			t.Errorf("didYouMean(%q, %q) = %q, want %q", c.typed, c.known, got, c.want)
-		}
-	}
-}

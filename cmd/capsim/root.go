@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"capsim/model"
+
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -135,7 +137,7 @@ func usageArgs(c *cobra.Command) {
 						names = append(names, s.Name())
 					}
 				}
-				return usageErr("unknown command %q for %q%s (see %s --help)", a[0], cmd.CommandPath(), didYouMean(a[0], names), cmd.CommandPath())
+				return usageErr("unknown command %q for %q%s (see %s --help)", a[0], cmd.CommandPath(), model.DidYouMean(a[0], names), cmd.CommandPath())
 			}
 			// cobra.NoArgs calls a stray argument of a command without
 			// subcommands an unknown command; it is an argument too many.
@@ -220,7 +222,7 @@ func helpTopics(help *cobra.Command) {
 				names = append(names, s.Name())
 			}
 		}
-		return usageErr("no help topic %q for %q%s (see %s --help)", rest[0], cmd.CommandPath(), didYouMean(rest[0], names), cmd.CommandPath())
+		return usageErr("no help topic %q for %q%s (see %s --help)", rest[0], cmd.CommandPath(), model.DidYouMean(rest[0], names), cmd.CommandPath())
 	}
 }
 
@@ -241,7 +243,7 @@ func flagError(c *cobra.Command, err error) error {
 				names = append(names, "--"+f.Name)
 			}
 		})
-		return usageErr("%v%s (see %s --help)", err, didYouMean("--"+unknown.GetSpecifiedName(), names), c.CommandPath())
+		return usageErr("%v%s (see %s --help)", err, model.DidYouMean("--"+unknown.GetSpecifiedName(), names), c.CommandPath())
 	}
 	return usageErr("%v (see %s --help)", err, c.CommandPath())
 }

@@ -59,7 +59,7 @@ func resolveScenario(arg string) (name string, embedded bool, err error) {
 		return arg, false, nil // a folder, refused as such when read
 	}
 	return "", false, usageErr("no scenario file or embedded scenario called %q%s (embedded: %s)", arg,
-		didYouMean(arg, scenarios.List()), strings.Join(scenarios.List(), ", "))
+		model.DidYouMean(arg, scenarios.List()), strings.Join(scenarios.List(), ", "))
 }
 
 // openScenario parses the scenario argument and the command line's
@@ -119,7 +119,7 @@ func loadDesign(doc *model.Document, opts model.LoadOptions) (*model.Loaded, err
 			continue
 		}
 		unknown := fmt.Sprintf("unknown design %q", part)
-		if hint := didYouMean(part, names); hint != "" && strings.Contains(err.Error(), unknown) {
+		if hint := model.DidYouMean(part, names); hint != "" && strings.Contains(err.Error(), unknown) {
 			return nil, usageErr("%s", strings.Replace(err.Error(), unknown, unknown+hint, 1))
 		}
 		break

@@ -58,7 +58,7 @@ func newScenariosCmd(io *IOStreams) *cobra.Command {
 		RunE: func(_ *cobra.Command, args []string) error {
 			data, ok := scenarios.Get(args[0])
 			if !ok {
-				return usageErr("no embedded scenario %q%s (embedded: %s)", args[0], didYouMean(args[0], scenarios.List()), strings.Join(scenarios.List(), ", "))
+				return usageErr("no embedded scenario %q%s (embedded: %s)", args[0], model.DidYouMean(args[0], scenarios.List()), strings.Join(scenarios.List(), ", "))
 			}
 			if g.svg != "" || g.dot != "" {
 				return writeGraph(io, args[0], &g)

@@ -164,7 +164,7 @@ func runSensitivity(ctx context.Context, io *IOStreams, opts *sensitivityOptions
 	sc := base.Scenario
 	designs := opts.Designs
 	if len(designs) == 0 {
-		designs = []string{baseDesign}
+		designs = []string{model.BaseDesign}
 	}
 	type planned struct {
 		name, design string
@@ -178,7 +178,7 @@ func runSensitivity(ctx context.Context, io *IOStreams, opts *sensitivityOptions
 		}
 		seen[name] = true
 		design := name
-		if name == baseDesign {
+		if name == model.BaseDesign {
 			design = ""
 		}
 		l, err := loadDesign(doc, model.LoadOptions{Design: design, Overrides: overrides})

@@ -226,7 +226,7 @@ func newServeHandler(arg string) (*serveHandler, error) {
 		return nil, scenarioErr(err)
 	}
 	sc := l.Scenario
-	designs, err := chooseDesigns("all", sc.Designs.Names())
+	designs, err := model.ChooseDesigns("all", sc.Designs.Names())
 	if err != nil {
 		return nil, usageErr("%v", err)
 	}

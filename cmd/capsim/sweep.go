@@ -427,7 +427,7 @@ func planSweep(opts *sweepOptions) (*sweepPlan, error) {
 	if !opts.set["designs"] && sd.Designs != "" {
 		designs, source = sd.Designs, "sweep.designs in the scenario"
 	}
-	names, err := chooseDesigns(designs, l.Scenario.Designs.Names())
+	names, err := model.ChooseDesigns(designs, l.Scenario.Designs.Names())
 	if err != nil {
 		return nil, usageErr("%s: %v", source, err)
 	}
@@ -504,7 +504,7 @@ func compileDesigns(doc *model.Document, names []string, overrides []model.Overr
 	g.SetLimit(max(workers, 1))
 	for i, name := range names {
 		design := name
-		if name == baseDesign {
+		if name == model.BaseDesign {
 			design = ""
 		}
 		g.Go(func() error {
@@ -546,46 +546,6 @@ func drawDesign(seed uint64, name, design string, dl *model.Loaded, plan *sweepP
 		d.Draws = append(d.Draws, c)
 	}
 	return d, nil
-}
-
-// baseDesign names the scenario without any design overlay; no design may
-// take the name.
-const baseDesign = "base"
-
-// chooseDesigns turns "all" or "a,b" into design names, in the order given
-// ("all": the scenario's order, or the base when it defines none).
-func chooseDesigns(spec string, available []string) ([]string, error) {
-	spec = strings.TrimSpace(spec)
-	if spec == "all" {
-		if len(available) == 0 {
-			return []string{baseDesign}, nil
-		}
-		return available, nil
-	}
-	known := append([]string{baseDesign}, available...)
-	var names []string
-	for _, n := range strings.Split(spec, ",") {
-		n = strings.TrimSpace(n)
-		switch {
-		case n == "":
-			return nil, fmt.Errorf("expected design names separated by commas, or all, got %q", spec)
-		case strings.Contains(n, "+"):
-			// A composed design, as run --design a+b takes it: each part
-			// one of the scenario's designs, applied left to right.
-			for _, part := range strings.Split(n, "+") {
-				if !slices.Contains(available, part) {
-					return nil, fmt.Errorf("unknown design %q in %q%s (available to compose: %s)", part, n, didYouMean(part, available), strings.Join(available, ", "))
-				}
-			}
-		case !slices.Contains(known, n):
-			return nil, fmt.Errorf("unknown design %q%s (available: %s)", n, didYouMean(n, known), strings.Join(known, ", "))
-		}
-		if slices.Contains(names, n) {
-			return nil, fmt.Errorf("design %q is listed twice", n)
-		}
-		names = append(names, n)
-	}
-	return names, nil
 }
 
 // seriesStep samples the time-series run about 500 times over the arrival

@@ -69,7 +69,7 @@ func parseRequirements(specs []string, designs []string) ([]requirement, error) 
 			return nil, usageErr("--require %q: expected DESIGN@MULTIPLIER, such as v1-improved@3", spec)
 		}
 		if !slices.Contains(designs, name) {
-			return nil, usageErr("--require %q: design %q is not swept%s (swept: %s)", spec, name, didYouMean(name, designs), strings.Join(designs, ", "))
+			return nil, usageErr("--require %q: design %q is not swept%s (swept: %s)", spec, name, model.DidYouMean(name, designs), strings.Join(designs, ", "))
 		}
 		mult, err := strconv.ParseFloat(strings.TrimSuffix(m, "x"), 64)
 		if err != nil {

@@ -307,30 +307,6 @@ func TestSweepComposedDesign(t *testing.T) {
 	}
 }
 
-// --designs all is the scenario's designs, in its order; base joins only
-// when there are none, and otherwise by name.
-func TestChooseDesignsAll(t *testing.T) {
-	cases := []struct {
-		spec      string
-		available []string
-		want      []string
-	}{
-		{"all", []string{"small", "large"}, []string{"small", "large"}},
-		{"all", nil, []string{"base"}},
-		{"base,large", []string{"small", "large"}, []string{"base", "large"}},
-		{"large+small, small", []string{"small", "large"}, []string{"large+small", "small"}},
-	}
-	for _, c := range cases {
-		got, err := chooseDesigns(c.spec, c.available)
-		if err != nil || !slices.Equal(got, c.want) {
-			t.Errorf("chooseDesigns(%q, %q) = %q, %v; want %q", c.spec, c.available, got, err, c.want)
-		}
-	}
-	if _, err := chooseDesigns("base+small", []string{"small"}); err == nil || err.Error() != `unknown design "base" in "base+small" (available to compose: small)` {
-		t.Errorf("base+small: %v", err)
-	}
-}
-
 // A workload variant that runs none of a journey's kind leaves that
 // journey's panel out of the report instead of failing the sweep: the
 // same-account burst has no views.

@@ -36,6 +36,7 @@ func TestValidateReportsBadScenarios(t *testing.T) {
 		{"repeated_step.yaml", `testdata/bad/repeated_step.yaml:10:30: journeys.visit.steps[1].work: key "work" repeated (first at line 10, column 20)`},
 		{"repeated_design.yaml", `testdata/bad/repeated_design.yaml:18:5: designs.smaller.components: key "components" repeated (first at line 16, column 5)`},
 		{"sweep_multipliers.yaml", `testdata/bad/sweep_multipliers.yaml:12:16: sweep.multipliers: multipliers must be > 0, but the range starts at 0`},
+		{"sweep_designs.yaml", `testdata/bad/sweep_designs.yaml:13:12: sweep.designs: unknown design "biger"; did you mean "bigger"? (available: base, bigger)`},
 		{"design_sweep.yaml", `testdata/bad/design_sweep.yaml:14:5: sweep: design "bigger" cannot set sweep:; capsim sweep and sensitivity read the sweep defaults from the base scenario, whatever design runs (set them there, or give --multipliers)`},
 		{"design_designs.yaml", `testdata/bad/design_designs.yaml:13:5: designs: design "bigger" cannot define designs; designs are listed once, under the base scenario's designs: (compose two with --design a+b)`},
 		{"design_observations.yaml", `testdata/bad/design_observations.yaml:13:5: observations: design "bigger" cannot hold observations; a hindcast reads them from the base scenario, each naming the design it was measured under with design:`},
