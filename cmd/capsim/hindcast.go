@@ -190,7 +190,8 @@ func isInputError(err error) bool {
 	var list model.ErrorList
 	var one *model.Error
 	return errors.As(err, &list) || errors.As(err, &one) || errors.Is(err, hindcast.ErrNoObservations) ||
-		errors.Is(err, hindcast.ErrUnknownObservation) || errors.Is(err, hindcast.ErrOnlyExceptions)
+		errors.Is(err, hindcast.ErrUnknownObservation) || errors.Is(err, hindcast.ErrListedTwice) ||
+		errors.Is(err, hindcast.ErrOnlyExceptions)
 }
 
 func plural(n int, what string) string {

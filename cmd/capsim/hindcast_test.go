@@ -76,6 +76,8 @@ func TestFitRefusesWhatHindcastRefuses(t *testing.T) {
 	}{
 		{[]string{"hindcast", checkoutExample, "--only", "nope"}, unknown},
 		{[]string{"fit", checkoutExample, "--only", "nope"}, unknown},
+		{[]string{"hindcast", checkoutExample, "--only", "wait,wait"}, `capsim: observation "wait" is listed twice` + "\n"},
+		{[]string{"fit", checkoutExample, "--only", "busy,wait,busy"}, `capsim: observation "busy" is listed twice` + "\n"},
 		{[]string{"sensitivity", checkoutExample, "--params", "components.threads.servers,components.threads.servers"},
 			`capsim: --params: parameter "components.threads.servers" is listed twice` + "\n"},
 		{[]string{"fit", checkoutExample, "--params", "components.threads.servers,components.threads.servers"},

@@ -204,6 +204,9 @@ type group struct {
 // the scenario has no observation of.
 var ErrUnknownObservation = errors.New("no observation")
 
+// ErrListedTwice is wrapped by the error for an id Only names twice.
+var ErrListedTwice = errors.New("listed twice")
+
 // ErrNoObservations is returned for a scenario without observations.
 var ErrNoObservations = errors.New("the scenario has no observations: add an observations: section (see docs/observations.md)")
 
@@ -283,7 +286,12 @@ func checkOnly(obs []model.Observation, only []string) error {
 	if len(obs) == 0 {
 		return ErrNoObservations
 	}
-	for _, id := range only {
+	for i, id := range only {
+		if slices.Contains(only[:i], id) {
+			// As a parameter listed twice is: the second says nothing the
+			// first did not, and may be a typo for another id.
+			return fmt.Errorf("observation %q is %w", id, ErrListedTwice)
+		}
 		if !slices.ContainsFunc(obs, func(o model.Observation) bool { return o.ID == id }) {
 			var ids []string
 			for _, o := range obs {
