@@ -66,7 +66,10 @@ func Plan(params []model.Param, delta float64) []Perturbation {
 		}
 		if p.Kind != model.ParamCount {
 			for _, side := range []int{-1, 1} {
-				f := 1 + float64(side)*delta
+				// Rounded as multipliers are: 1 - 0.99 is
+				// 0.010000000000000009 in floating point, and that is what
+				// --list printed and --scale was given.
+				f := model.RoundMultiplier(1 + float64(side)*delta)
 				fs := strconv.FormatFloat(f, 'g', -1, 64)
 				pt := Perturbation{Param: p, Side: side, To: "x" + fs, Change: f - 1, Scale: p.Path + "=" + fs}
 				if v, err := strconv.ParseFloat(p.Value, 64); err == nil {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -358,4 +359,18 @@ journeys:
 		"svc.mean distributions.svc.mean=0.8s → mean 0.9",
 	}
 	golden.CheckLines(t, "plan:\n%s\nwant:\n%s", got, want)
+}
+
+// A factor 1 ± delta is rounded as multipliers are: 1 - 0.99 is
+// 0.010000000000000009 in floating point, which --list printed and
+// --scale was given.
+func TestPlanFactorsAreRoundedAsWritten(t *testing.T) {
+	var got []string
+	for _, p := range sensitivity.Plan([]model.Param{serviceParam(t)}, 0.99) {
+		got = append(got, p.To+" "+p.Scale+p.Set)
+	}
+	if len(got) != 2 || got[0][:6] != "x0.01 " || got[1][:6] != "x1.99 " ||
+		!strings.HasSuffix(got[0], "=0.01") || !strings.HasSuffix(got[1], "=1.99") {
+		t.Errorf("perturbations %q; want x0.01 and x1.99, scaled by 0.01 and 1.99", got)
+	}
 }
