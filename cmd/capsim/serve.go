@@ -166,9 +166,47 @@ type serveRun struct {
 
 // decodeServeRun reads POST /api/run's body: one JSON object, each key at
 // most once and none null, and nothing after it. encoding/json would take
-// the last of a key given twice and ignore a second object.
+// the last of a key given twice and ignore a second object, and decode
+// null into the empty request, which is the default sweep. Its errors are
+// the answer's words.
 func decodeServeRun(body []byte) (serveRun, error) {
+	req, err := decodeServeObject(body)
+	if err != nil {
+		var k notAnObject
+		if errors.As(err, &k) {
+			return req, err
+		}
+		return req, fmt.Errorf("the request: %w", err)
+	}
+	return req, nil
+}
+
+// notAnObject is a body holding nothing, or a JSON value that is no object.
+type notAnObject string
+
+func (k notAnObject) Error() string { return "the request is " + string(k) + ": send one JSON object" }
+
+func decodeServeObject(body []byte) (serveRun, error) {
 	var req serveRun
+	if len(bytes.Trim(body, " \t\r\n")) == 0 {
+		return req, notAnObject("empty")
+	}
+	// What is not well formed is left to Decode, which says where.
+	if t, err := json.NewDecoder(bytes.NewReader(body)).Token(); err == nil {
+		switch t.(type) {
+		case nil:
+			return req, notAnObject("null")
+		case string:
+			return req, notAnObject("a string")
+		case float64:
+			return req, notAnObject("a number")
+		case bool:
+			return req, notAnObject("a boolean")
+		}
+		if t == json.Delim('[') {
+			return req, notAnObject("an array")
+		}
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
@@ -341,7 +379,7 @@ func (h *serveHandler) run(w http.ResponseWriter, r *http.Request) {
 	}
 	req, err := decodeServeRun(body)
 	if err != nil {
-		writeServeError(w, http.StatusBadRequest, "the request: "+err.Error())
+		writeServeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
 	if !h.running.TryLock() {

@@ -213,6 +213,30 @@ func TestServeRequestIsOneObject(t *testing.T) {
 	}
 }
 
+// A body that is not one object runs nothing: null, the empty body or a
+// value of another kind would otherwise sweep the scenario's defaults or
+// answer in encoding/json's words.
+func TestServeRequestNotAnObject(t *testing.T) {
+	_, srv := newTestServer(t)
+	for _, c := range [][2]string{
+		{``, "the request is empty: send one JSON object"},
+		{" \n\t", "the request is empty: send one JSON object"},
+		{`null`, "the request is null: send one JSON object"},
+		{` null `, "the request is null: send one JSON object"},
+		{`[]`, "the request is an array: send one JSON object"},
+		{`[{"replications":2}]`, "the request is an array: send one JSON object"},
+		{`"x"`, "the request is a string: send one JSON object"},
+		{`2`, "the request is a number: send one JSON object"},
+		{`true`, "the request is a boolean: send one JSON object"},
+	} {
+		code, body := postRun(t, srv.URL, c[0])
+		want, _ := json.Marshal(serveLine{Error: c[1]})
+		if code != http.StatusBadRequest || body != string(want)+"\n" {
+			t.Errorf("%q: %d %.200s; want 400 %s", c[0], code, body, want)
+		}
+	}
+}
+
 // blockingWriter holds a run inside its handler: its first write is
 // signalled, and it returns only once released.
 type blockingWriter struct {
