@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net"
 	"net/http"
 	"slices"
@@ -54,7 +55,10 @@ what-if, and reruns it once a sweep has answered.
 
 The page runs simulations for whoever reaches it, so an address other than
 the loopback (127.0.0.1, ::1, localhost) is refused unless --allow-remote
-is given. The page and its API are described in docs/serve.md.
+is given. Nor is the page's API for other sites' pages: a request whose
+Host is not a loopback name with the port served, or whose Origin is not
+the page's, is refused (403), as is a POST that is not application/json
+(415). The page and its API are described in docs/serve.md.
 
 Exit codes: 0 stopped by an interrupt; 1 the address cannot be listened on;
 2 bad flags, scenario or address.`,
@@ -96,6 +100,8 @@ func runServe(ctx context.Context, io *IOStreams, opts *serveOptions) error {
 	if err != nil {
 		return err
 	}
+	h.allowRemote = opts.AllowRemote
+	h.addrHost, _, _ = net.SplitHostPort(opts.Addr)
 	ln, err := net.Listen("tcp", opts.Addr)
 	if err != nil {
 		return ioErr("--addr %s: %v", opts.Addr, err)
@@ -133,6 +139,10 @@ type serveHandler struct {
 	// refused, not queued behind it.
 	running sync.Mutex
 	mux     *http.ServeMux
+	// allowRemote and addrHost widen the names a request may be addressed
+	// to beyond the loopback's, as --allow-remote widens --addr.
+	allowRemote bool
+	addrHost    string
 }
 
 // serveScenario is GET /api/scenario's answer.
@@ -166,9 +176,47 @@ type serveRun struct {
 
 // decodeServeRun reads POST /api/run's body: one JSON object, each key at
 // most once and none null, and nothing after it. encoding/json would take
-// the last of a key given twice and ignore a second object.
+// the last of a key given twice and ignore a second object, and decode
+// null into the empty request, which is the default sweep. Its errors are
+// the answer's words.
 func decodeServeRun(body []byte) (serveRun, error) {
+	req, err := decodeServeObject(body)
+	if err != nil {
+		var k notAnObject
+		if errors.As(err, &k) {
+			return req, err
+		}
+		return req, fmt.Errorf("the request: %w", err)
+	}
+	return req, nil
+}
+
+// notAnObject is a body holding nothing, or a JSON value that is no object.
+type notAnObject string
+
+func (k notAnObject) Error() string { return "the request is " + string(k) + ": send one JSON object" }
+
+func decodeServeObject(body []byte) (serveRun, error) {
 	var req serveRun
+	if len(bytes.Trim(body, " \t\r\n")) == 0 {
+		return req, notAnObject("empty")
+	}
+	// What is not well formed is left to Decode, which says where.
+	if t, err := json.NewDecoder(bytes.NewReader(body)).Token(); err == nil {
+		switch t.(type) {
+		case nil:
+			return req, notAnObject("null")
+		case string:
+			return req, notAnObject("a string")
+		case float64:
+			return req, notAnObject("a number")
+		case bool:
+			return req, notAnObject("a boolean")
+		}
+		if t == json.Delim('[') {
+			return req, notAnObject("an array")
+		}
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
@@ -257,7 +305,75 @@ func newServeHandler(arg string) (*serveHandler, error) {
 	return h, nil
 }
 
-func (h *serveHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
+func (h *serveHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if status, msg := h.refusal(r); status != 0 {
+		writeServeError(w, status, msg)
+		return
+	}
+	h.mux.ServeHTTP(w, r)
+}
+
+// refusal is the status and message a request is refused with, or 0 for
+// one that is served. Listening on the loopback keeps other machines out,
+// not other sites: any page the user opens can POST a text/plain body
+// here without a preflight, and a name of its own resolved to 127.0.0.1
+// (DNS rebinding) lets it read the answers too. So the request must be
+// addressed to this server by a loopback name or address and its port,
+// come from no page but this one, and say it is JSON, which no page of
+// another site can send without a preflight this server never grants.
+func (h *serveHandler) refusal(r *http.Request) (int, string) {
+	port := ""
+	if a, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
+		_, port, _ = net.SplitHostPort(a.String())
+	}
+	host, hostPort := splitServeHost(r.Host)
+	if port == "" || hostPort != port || !h.servesHost(host) {
+		return http.StatusForbidden, fmt.Sprintf("Host %q is not this server's address: it answers at http://127.0.0.1:%s/, or [::1] or localhost with that port", r.Host, port)
+	}
+	if origins := r.Header.Values("Origin"); len(origins) > 0 {
+		served := "http://" + net.JoinHostPort(host, port)
+		if port == "80" {
+			served = "http://" + strings.TrimSuffix(served, ":80")
+		}
+		if len(origins) > 1 || !strings.EqualFold(origins[0], served) {
+			return http.StatusForbidden, fmt.Sprintf("Origin %q is not this page's, %s: a page from elsewhere may not use this server", strings.Join(origins, ", "), served)
+		}
+	}
+	if r.Method == http.MethodPost {
+		ct := r.Header.Get("Content-Type")
+		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
+			got := "none"
+			if ct != "" {
+				got = strconv.Quote(ct)
+			}
+			return http.StatusUnsupportedMediaType, "POST needs Content-Type: application/json, got " + got
+		}
+	}
+	return 0, ""
+}
+
+// splitServeHost splits a Host header; one without a port is HTTP's 80.
+func splitServeHost(hostport string) (host, port string) {
+	if host, port, err := net.SplitHostPort(hostport); err == nil {
+		return host, port
+	}
+	return strings.TrimSuffix(strings.TrimPrefix(hostport, "["), "]"), "80"
+}
+
+// servesHost says whether a request addressed to host is for this server:
+// a loopback name or address, and with --allow-remote also an IP address
+// or the name --addr gives. A name of any other site is refused: it could
+// resolve to this machine only to rebind a page of that site to it.
+func (h *serveHandler) servesHost(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	if ip != nil && ip.IsLoopback() {
+		return true
+	}
+	return h.allowRemote && (ip != nil || h.addrHost != "" && strings.EqualFold(host, h.addrHost))
+}
 
 func (h *serveHandler) page(w http.ResponseWriter, _ *http.Request) {
 	data, err := servePage.ReadFile("serve/index.html")
@@ -341,7 +457,7 @@ func (h *serveHandler) run(w http.ResponseWriter, r *http.Request) {
 	}
 	req, err := decodeServeRun(body)
 	if err != nil {
-		writeServeError(w, http.StatusBadRequest, "the request: "+err.Error())
+		writeServeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
 	if !h.running.TryLock() {

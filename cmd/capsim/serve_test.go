@@ -6,11 +6,13 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -213,6 +215,30 @@ func TestServeRequestIsOneObject(t *testing.T) {
 	}
 }
 
+// A body that is not one object runs nothing: null, the empty body or a
+// value of another kind would otherwise sweep the scenario's defaults or
+// answer in encoding/json's words.
+func TestServeRequestNotAnObject(t *testing.T) {
+	_, srv := newTestServer(t)
+	for _, c := range [][2]string{
+		{``, "the request is empty: send one JSON object"},
+		{" \n\t", "the request is empty: send one JSON object"},
+		{`null`, "the request is null: send one JSON object"},
+		{` null `, "the request is null: send one JSON object"},
+		{`[]`, "the request is an array: send one JSON object"},
+		{`[{"replications":2}]`, "the request is an array: send one JSON object"},
+		{`"x"`, "the request is a string: send one JSON object"},
+		{`2`, "the request is a number: send one JSON object"},
+		{`true`, "the request is a boolean: send one JSON object"},
+	} {
+		code, body := postRun(t, srv.URL, c[0])
+		want, _ := json.Marshal(serveLine{Error: c[1]})
+		if code != http.StatusBadRequest || body != string(want)+"\n" {
+			t.Errorf("%q: %d %.200s; want 400 %s", c[0], code, body, want)
+		}
+	}
+}
+
 // blockingWriter holds a run inside its handler: its first write is
 // signalled, and it returns only once released.
 type blockingWriter struct {
@@ -239,8 +265,9 @@ func TestServeOneRunAtATime(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		req := httptest.NewRequest("POST", "/api/run", strings.NewReader(`{"designs": ["v1-original"], "multipliers": "1:4:1"}`)).WithContext(ctx)
-		h.ServeHTTP(first, req)
+		req := httptest.NewRequest("POST", "/api/run", strings.NewReader(`{"designs": ["v1-original"], "multipliers": "1:4:1"}`))
+		req.Header.Set("Content-Type", "application/json")
+		h.ServeHTTP(first, toServer(req.WithContext(ctx), srv))
 	}()
 	<-first.wrote
 	code, body := postRun(t, srv.URL, `{}`)
@@ -255,6 +282,143 @@ func TestServeOneRunAtATime(t *testing.T) {
 	}
 	if code, body := postRun(t, srv.URL, `{"sets": ["noequals"]}`); code != http.StatusBadRequest {
 		t.Errorf("after the cancelled run: %d %s; want the run taken (400 for its bad set)", code, body)
+	}
+}
+
+// toServer addresses a request made for a handler to srv, and has it come
+// in on srv's listener, as one sent to srv would.
+func toServer(r *http.Request, srv *httptest.Server) *http.Request {
+	r.Host = srv.Listener.Addr().String()
+	return r.WithContext(context.WithValue(r.Context(), http.LocalAddrContextKey, srv.Listener.Addr()))
+}
+
+// send makes a request to srv with the given Host (srv's own if empty)
+// and headers, and returns its status and body.
+func send(t *testing.T, srv *httptest.Server, method, path, host string, header map[string]string, body string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if host != "" {
+		req.Host = host
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, string(data)
+}
+
+// badSetNoEquals is the answer to {"sets":["noequals"]}: a run taken,
+// and refused before it sweeps anything.
+const badSetNoEquals = "--set noequals: expected path=value, e.g. components.api.servers=8"
+
+func errorBody(msg string) string {
+	data, _ := json.Marshal(serveLine{Error: msg})
+	return string(data) + "\n"
+}
+
+// A request addressed to a name other than the loopback's, or to another
+// port, is refused before anything is read or run: a page of another site
+// whose name was made to resolve to 127.0.0.1 would send it so.
+func TestServeRefusesOtherHosts(t *testing.T) {
+	_, srv := newTestServer(t)
+	port := srv.Listener.Addr().(*net.TCPAddr).Port
+	p := strconv.Itoa(port)
+	json := map[string]string{"Content-Type": "application/json"}
+	for _, host := range []string{"evil.example:" + p, "evil.example", "127.0.0.1", "127.0.0.1:" + strconv.Itoa(port+1),
+		"localhost.evil.example:" + p, "127.0.0.1.nip.io:" + p, "0.0.0.0:" + p, "[::]:" + p, "127.0.0.1:"} {
+		want := errorBody(`Host "` + host + `" is not this server's address: it answers at http://127.0.0.1:` + p + `/, or [::1] or localhost with that port`)
+		for _, r := range [][2]string{{"GET", "/"}, {"GET", "/api/scenario"}, {"GET", "/api/diagram"}, {"POST", "/api/run"}} {
+			if code, body := send(t, srv, r[0], r[1], host, json, `{"replications":2,"multipliers":"1"}`); code != http.StatusForbidden || body != want {
+				t.Errorf("%s %s, Host %s: %d %.200s; want 403 %s", r[0], r[1], host, code, body, want)
+			}
+		}
+	}
+	for _, host := range []string{"127.0.0.1:" + p, "localhost:" + p, "LocalHost:" + p, "[::1]:" + p, "127.0.0.2:" + p} {
+		if code, body := send(t, srv, "GET", "/api/scenario", host, nil, ""); code != http.StatusOK {
+			t.Errorf("GET /api/scenario, Host %s: %d %s; want 200", host, code, body)
+		}
+	}
+}
+
+// With --allow-remote the server is reached by this machine's addresses
+// and the name --addr gives, but still not by any other name.
+func TestServeAllowRemoteHosts(t *testing.T) {
+	h, srv := newTestServer(t)
+	h.allowRemote, h.addrHost = true, "capsim.lan"
+	p := strconv.Itoa(srv.Listener.Addr().(*net.TCPAddr).Port)
+	for _, host := range []string{"192.168.1.5:" + p, "[fe80::1]:" + p, "capsim.lan:" + p, "localhost:" + p} {
+		if code, body := send(t, srv, "GET", "/api/scenario", host, nil, ""); code != http.StatusOK {
+			t.Errorf("--allow-remote, Host %s: %d %s; want 200", host, code, body)
+		}
+	}
+	host := "evil.example:" + p
+	want := errorBody(`Host "` + host + `" is not this server's address: it answers at http://127.0.0.1:` + p + `/, or [::1] or localhost with that port`)
+	if code, body := send(t, srv, "GET", "/api/scenario", host, nil, ""); code != http.StatusForbidden || body != want {
+		t.Errorf("--allow-remote, Host %s: %d %s; want 403 %s", host, code, body, want)
+	}
+}
+
+// A request from a page of another origin is refused, GET or POST: only
+// the page this server serves may use it.
+func TestServeRefusesOtherOrigins(t *testing.T) {
+	_, srv := newTestServer(t)
+	port := srv.Listener.Addr().(*net.TCPAddr).Port
+	p := strconv.Itoa(port)
+	served := "http://127.0.0.1:" + p
+	for _, origin := range []string{"http://evil.example", "null", "", "http://127.0.0.1:" + strconv.Itoa(port+1),
+		"https://127.0.0.1:" + p, "http://localhost:" + p, "http://127.0.0.1", served + "/", served + ".evil.example"} {
+		want := errorBody(`Origin "` + origin + `" is not this page's, ` + served + `: a page from elsewhere may not use this server`)
+		for _, r := range [][2]string{{"GET", "/api/scenario"}, {"POST", "/api/run"}} {
+			header := map[string]string{"Origin": origin, "Content-Type": "application/json"}
+			if code, body := send(t, srv, r[0], r[1], "", header, `{"replications":2,"multipliers":"1"}`); code != http.StatusForbidden || body != want {
+				t.Errorf("%s %s, Origin %q: %d %.200s; want 403 %s", r[0], r[1], origin, code, body, want)
+			}
+		}
+	}
+	// The page's own origin, under each name it may be opened by: the
+	// run is taken (and refused for its bad set, so nothing is swept).
+	want := errorBody(badSetNoEquals)
+	for _, c := range [][2]string{{"", served}, {"", "HTTP://127.0.0.1:" + p}, {"localhost:" + p, "http://localhost:" + p}, {"[::1]:" + p, "http://[::1]:" + p}} {
+		header := map[string]string{"Origin": c[1], "Content-Type": "application/json"}
+		if code, body := send(t, srv, "POST", "/api/run", c[0], header, `{"sets":["noequals"]}`); code != http.StatusBadRequest || body != want {
+			t.Errorf("Host %q, Origin %s: %d %s; want 400 %s", c[0], c[1], code, body, want)
+		}
+	}
+}
+
+// A POST must say it is JSON: a form or text/plain body is what a page of
+// another site can send without asking first.
+func TestServeRunNeedsJSON(t *testing.T) {
+	_, srv := newTestServer(t)
+	for ct, got := range map[string]string{"text/plain": `"text/plain"`, "text/plain;charset=UTF-8": `"text/plain;charset=UTF-8"`,
+		"application/x-www-form-urlencoded": `"application/x-www-form-urlencoded"`, "multipart/form-data; boundary=x": `"multipart/form-data; boundary=x"`,
+		"application/jsonx": `"application/jsonx"`, "": "none"} {
+		header := map[string]string{}
+		if ct != "" {
+			header["Content-Type"] = ct
+		}
+		want := errorBody("POST needs Content-Type: application/json, got " + got)
+		if code, body := send(t, srv, "POST", "/api/run", "", header, `{"replications":2,"multipliers":"1"}`); code != http.StatusUnsupportedMediaType || body != want {
+			t.Errorf("Content-Type %q: %d %.200s; want 415 %s", ct, code, body, want)
+		}
+	}
+	want := errorBody(badSetNoEquals)
+	for _, ct := range []string{"application/json", "application/json; charset=utf-8", "Application/JSON"} {
+		header := map[string]string{"Content-Type": ct}
+		if code, body := send(t, srv, "POST", "/api/run", "", header, `{"sets":["noequals"]}`); code != http.StatusBadRequest || body != want {
+			t.Errorf("Content-Type %q: %d %s; want 400 %s", ct, code, body, want)
+		}
 	}
 }
 
