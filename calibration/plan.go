@@ -300,9 +300,16 @@ func (p *Plan) readMeasured(name string, n *yaml.Node) []error {
 		return []error{at(n, "measured must map names to {from: ..., expr: ...}")}
 	}
 	var errs []error
-	seen := map[string]bool{}
+	// seen holds every name the fragment will have, with where it comes
+	// from: a split entry writes two names of its own, which an entry
+	// listed under either would silently replace.
+	type origin struct {
+		line  int
+		split string // the entry split per item that writes the name
+	}
+	seen := map[string]origin{}
 	for _, f := range p.Figures {
-		seen[f.Name] = true
+		seen[f.Name] = origin{line: f.Line}
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
@@ -313,11 +320,15 @@ func (p *Plan) readMeasured(name string, n *yaml.Node) []error {
 			errs = append(errs, at(k, "%v", err))
 			continue
 		}
-		if seen[k.Value] {
-			errs = append(errs, at(k, "%s is listed twice", k.Value))
+		if o, ok := seen[k.Value]; ok {
+			if o.split != "" {
+				errs = append(errs, at(k, "%s is listed twice: %s (line %d) has per:, which writes %s_base and %s_per_item", k.Value, o.split, o.line, o.split, o.split))
+			} else {
+				errs = append(errs, at(k, "%s is listed twice", k.Value))
+			}
 			continue
 		}
-		seen[k.Value] = true
+		seen[k.Value] = origin{line: k.Line}
 		if v.Kind != yaml.MappingNode {
 			fail(v, "expected a mapping such as {from: app, expr: handler_ms}")
 			continue
@@ -450,6 +461,17 @@ func (p *Plan) readMeasured(name string, n *yaml.Node) []error {
 				fail(cmp.Or(exprNode, k), "%v", err)
 			}
 			if e.Per != "" {
+				for _, part := range []string{e.Name + "_base", e.Name + "_per_item"} {
+					if o, ok := seen[part]; ok {
+						if o.split != "" {
+							fail(k, "per: writes %s, which %s (line %d) writes too", part, o.split, o.line)
+						} else {
+							fail(k, "per: writes %s_base and %s_per_item, but %s is listed at line %d", e.Name, e.Name, part, o.line)
+						}
+						continue
+					}
+					seen[part] = origin{line: k.Line, split: e.Name}
+				}
 				if _, _, err := e.resolveRef(e.Per); err != nil {
 					fail(k, "per: %v", err)
 				}
