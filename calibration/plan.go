@@ -114,6 +114,27 @@ type PlanEntry struct {
 	// Difference, when set, makes the value the growth of one counter
 	// per unit of growth of another between consecutive records.
 	Difference *DifferenceSpec
+	// flags is true for the entry a command line states (NewPlan): its
+	// messages name the flags, as a plan's name its keys and lines.
+	flags bool
+}
+
+// word is what a message calls a setting of the entry: inPlan, the plan's
+// key, or flag, the command line's.
+func (e *PlanEntry) word(inPlan, flag string) string {
+	if e.flags {
+		return flag
+	}
+	return inPlan
+}
+
+// at is where a message about the entry points: its line in the plan, or
+// the flag that states what it computes.
+func (p *Plan) at(e *PlanEntry) string {
+	if e.flags {
+		return "--expr"
+	}
+	return fmt.Sprintf("%s:%d: %s", p.File, e.Line, e.Name)
 }
 
 // DifferenceSpec reads two counters a process logs as running totals,
@@ -667,12 +688,12 @@ func (p *Plan) Run(open OpenFunc, rerun string) ([]PlanFit, error) {
 		}
 		s, err := p.sample(e, files)
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %s: %w", p.File, e.Line, e.Name, err)
+			return nil, fmt.Errorf("%s: %w", p.at(e), err)
 		}
 		if e.Per != "" {
 			sp, err := FitSplit(s.Values, s.Counts)
 			if err != nil {
-				return nil, fmt.Errorf("%s:%d: %s: %v", p.File, e.Line, e.Name, err)
+				return nil, fmt.Errorf("%s: %v", p.at(e), err)
 			}
 			if w, ok := MixedStatuses(s.Statuses); ok {
 				sp.Warnings = append(sp.Warnings, w)
@@ -684,7 +705,7 @@ func (p *Plan) Run(open OpenFunc, rerun string) ([]PlanFit, error) {
 		}
 		res, err := Fit(s.Values, s.Times, FitOptions{Rank: e.Rank, Choose: e.Dist, Resolution: s.Resolution, Raw: s.Raw, Roundings: s.Roundings, Statuses: s.Statuses})
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %s: %v", p.File, e.Line, e.Name, err)
+			return nil, fmt.Errorf("%s: %v", p.at(e), err)
 		}
 		meas = append(meas, PlanFit{Name: e.Name, Sample: s, Result: res, Entry: EntryFromFit(e.Name, s, res, rerun)})
 	}
@@ -749,6 +770,7 @@ func NewPlan(sources []PlanSource, e PlanEntry) (*Plan, error) {
 			return nil, err
 		}
 	}
+	e.flags = true
 	p.Measured = []PlanEntry{e}
 	return p, nil
 }

@@ -208,7 +208,9 @@ func runPlan(io *IOStreams, p *calibration.Plan, out string, remove []string, wh
 	}
 	fits, err := p.Run(planOpener(p.File), rerun)
 	if err != nil {
-		return err
+		// What the sources hold, or a plan's entry, is what to change;
+		// planOpener has marked a file that could not be opened.
+		return inputErr(err)
 	}
 	var entries []calibration.Entry
 	var warned []calibration.EntryWarning
@@ -292,8 +294,12 @@ func planOpener(plan string) calibration.OpenFunc {
 			return nil, nil, usageErr("%s: no such file", path)
 		}
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, withCode(exitError, err)
 		}
-		return calibration.DecompressFile(f, path)
+		r, closeFn, err := calibration.DecompressFile(f, path)
+		if err != nil && !errors.Is(err, calibration.ErrBadGzip) {
+			return nil, nil, withCode(exitError, err)
+		}
+		return r, closeFn, err
 	}
 }

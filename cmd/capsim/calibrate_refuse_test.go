@@ -67,3 +67,31 @@ func TestCalibratePlanSplitNamesClash(t *testing.T) {
 			want: "capsim: p.yaml:6:3: upload: per: writes upload_base and upload_per_item, but upload_per_item is listed at line 2\n"},
 	})
 }
+
+const refuseCSV = "latency_ms,count\n12,1\n15,2\n9,1\n"
+
+// TestCalibrateExprNoValuesSaysWhy: an expression that gives no value
+// says why, at the flag or the plan line that states it, as bad input.
+func TestCalibrateExprNoValuesSaysWhy(t *testing.T) {
+	files := map[string]string{"good.csv": refuseCSV, "app.jsonl": refuseApp,
+		"p.yaml": "sources:\n  app: {file: app.jsonl}\nmeasured:\n  x: {from: app, where: event == result_persist, expr: hold_ms / 0}\n"}
+	expr := func(e string) []string { return []string{"calibrate", "good.csv", "--expr", e, "--name", "x"} }
+	checkRefusals(t, []refusal{
+		{name: "zero", files: files, args: expr("latency_ms/0"), code: exitUsage,
+			want: "capsim: --expr: no values: 3 records read, filter none; 3 rejected, the first at good.csv:2: division by zero\n"},
+		{name: "negative", files: files, args: expr("latency_ms-1000"), code: exitUsage,
+			want: "capsim: --expr: no values: 3 records read, filter none; 3 rejected, the first at good.csv:2: value -0.988s is negative beyond the rounding of its fields (0s)\n"},
+		{name: "time", files: files, args: expr("time"), code: exitUsage,
+			want: "capsim: --expr: time: no record of good.csv has a timestamp\n"},
+		{name: "field", files: files, args: expr("nothere"), code: exitUsage,
+			want: "capsim: --expr: no field nothere in good.csv (fields: latency_ms, count)\n"},
+		{name: "unit", files: files, args: expr("latency_ms + count"), code: exitUsage,
+			want: "capsim: --expr: the unit of count is not in its name: give --unit\n"},
+		{name: "plan", files: files, args: []string{"calibrate", "plan", "p.yaml"}, code: exitUsage,
+			want: "capsim: p.yaml:4: x: no values: 2 records read, filter event == result_persist; 2 rejected, the first at app.jsonl:2: division by zero\n"},
+		{name: "plan field", files: map[string]string{"app.jsonl": refuseApp,
+			"p.yaml": "sources:\n  app: {file: app.jsonl}\nmeasured:\n  x: {from: app, expr: hold_ms + nothere}\n"},
+			args: []string{"calibrate", "plan", "p.yaml"}, code: exitUsage,
+			want: "capsim: p.yaml:4: x: no field nothere in app.jsonl (fields: event, photos, request_id, time, hold_ms)\n"},
+	})
+}
