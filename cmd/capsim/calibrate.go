@@ -104,6 +104,11 @@ distributions, see capsim calibrate figures.`,
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Files = args
+			for i, name := range opts.Remove {
+				if slices.Contains(opts.Remove[:i], name) {
+					return usageErr("--remove %s is given twice", name)
+				}
+			}
 			if len(args) == 0 {
 				return calibrateRemove(io, opts)
 			}
@@ -562,7 +567,24 @@ func writeFragmentRemoving(streams *IOStreams, path string, entries []calibratio
 	}
 	if len(remove) > 0 {
 		if existing, err = calibration.RemoveFromFragment(existing, remove); err != nil {
+			var me *calibration.MissingEntryError
+			if errors.As(err, &me) {
+				return usageErr("--remove %s: %s has no such entry (it has: %s)", me.Name, path, strings.Join(me.Have, ", "))
+			}
 			return fragmentErr(path, err)
+		}
+	}
+	// An entry of the same name is replaced whole, with what it was
+	// noted on; the file says so, since hand-written notes go with it.
+	replaced := map[string]bool{}
+	var notes []string
+	for _, old := range calibration.FragmentEntries(existing) {
+		if !slices.ContainsFunc(entries, func(e calibration.Entry) bool { return e.Name == old.Name }) {
+			continue
+		}
+		replaced[old.Name] = true
+		if old.Commented {
+			notes = append(notes, fmt.Sprintf("note: %s:%d: %s replaces the entry of that name, whose comments are not kept", path, old.Line, old.Name))
 		}
 	}
 	data, err := mergeFragment(existing, entries)
@@ -581,11 +603,17 @@ func writeFragmentRemoving(streams *IOStreams, path string, entries []calibratio
 		names := make([]string, len(entries))
 		for i, e := range entries {
 			names[i] = e.Name
+			if replaced[e.Name] {
+				names[i] += " replaced"
+			}
 		}
 		what = append(what, strings.Join(names, ", "))
 	}
 	if len(remove) > 0 {
 		what = append(what, "removed "+strings.Join(remove, ", "))
+	}
+	for _, n := range notes {
+		streams.noteErr(n)
 	}
 	fmt.Fprintf(streams.ErrOut, "wrote %s (%s)\n", path, strings.Join(what, "; "))
 	return nil
