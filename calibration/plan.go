@@ -84,6 +84,7 @@ const MaxResolution = 1.0
 // PlanSource is one input file of a plan.
 type PlanSource struct {
 	Name   string
+	Line   int    // in the plan; 0 for a source named on the command line
 	File   string // as written in the plan, relative to it
 	Format Format
 	// Resolution is the granularity, in seconds, of the times the source
@@ -247,7 +248,7 @@ func (p *Plan) readSources(name string, n *yaml.Node, clients bool) []error {
 			errs = append(errs, at(k, "source %s is listed twice", k.Value))
 			continue
 		}
-		src := PlanSource{Name: k.Value, Format: FormatAuto}
+		src := PlanSource{Name: k.Value, Line: k.Line, Format: FormatAuto}
 		var formatNode, resolutionNode *yaml.Node
 		if v.Kind == yaml.ScalarNode {
 			src.File = v.Value
@@ -648,14 +649,26 @@ func (p *Plan) Run(open OpenFunc, rerun string) ([]PlanFit, error) {
 		if rf, ok := cache[src.Name]; ok {
 			return rf, nil
 		}
+		// A source of the plan is named by its line; one named on the
+		// command line by its file, which the message already names.
+		at := fmt.Sprintf("%s:%d: source %s: ", p.File, src.Line, src.Name)
+		hint := notRecognised(CalibrateWords.Format)
+		if src.Line == 0 {
+			at = ""
+		} else {
+			hint = fmt.Errorf("%w; give the source a format:", ErrNotRecognised)
+		}
 		in, closeFn, err := open(src.File)
 		if err != nil {
-			return nil, fmt.Errorf("source %s: %w", src.Name, err)
+			return nil, fmt.Errorf("%s%w", at, err)
 		}
 		defer closeFn()
 		rf, err := readRows(src.File, in, src.Format)
+		if errors.Is(err, ErrNotRecognised) {
+			return nil, fmt.Errorf("%s%s: %w", at, src.File, hint)
+		}
 		if err != nil {
-			return nil, fmt.Errorf("source %s: %w", src.Name, err)
+			return nil, fmt.Errorf("%s%w", at, err)
 		}
 		// What the file turned out to be decides how its fields are read
 		// and, for nginx, the resolution assumed.

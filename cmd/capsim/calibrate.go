@@ -211,6 +211,9 @@ func calibrateRun(io *IOStreams, o *calibrateOptions, rerun string) error {
 	if err := refuseInput("--out", o.Out, o.Files); err != nil {
 		return err
 	}
+	if err := stdinTwice(o.Files); err != nil {
+		return err
+	}
 	if err := sameFileTwice(o.Files); err != nil {
 		return err
 	}
@@ -446,9 +449,10 @@ func openInput(streams *IOStreams, name string) (io.Reader, func() error, error)
 		}
 		return r, func() error { return nil }, nil
 	}
-	// A pipe is a stream of lines as a file is; a device or a folder is not.
-	if st, err := os.Stat(name); err == nil && (st.IsDir() || st.Mode()&os.ModeDevice != 0) {
-		return nil, nil, fmt.Errorf("cannot read %s: %s, not a file or a pipe", name, calibration.FileKind(st.Mode()))
+	// A pipe is a stream of lines as a file is; a device or a folder is
+	// not, and naming one is a mistake in the command, as with check.
+	if err := notAStream(name); err != nil {
+		return nil, nil, err
 	}
 	f, err := os.Open(name)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -461,6 +465,29 @@ func openInput(streams *IOStreams, name string) (io.Reader, func() error, error)
 	}
 	r, closeFn, err := calibration.DecompressFile(f, name)
 	return r, closeFn, badGzipInput(err)
+}
+
+// stdinTwice refuses standard input named more than once (as FILE or
+// ALIAS=FILE): the second reading would find it empty.
+func stdinTwice(files []string) error {
+	n := 0
+	for _, f := range files {
+		if _, path, named := strings.Cut(f, "="); f == "-" || named && path == "-" {
+			n++
+		}
+	}
+	if n > 1 {
+		return usageErr("- is given twice: standard input can be read once")
+	}
+	return nil
+}
+
+// notAStream refuses a path that is a folder or a device (exit 2).
+func notAStream(path string) error {
+	if st, err := os.Stat(path); err == nil && (st.IsDir() || st.Mode()&os.ModeDevice != 0) {
+		return usageErr("cannot read %s: %s, not a file or a pipe", path, calibration.FileKind(st.Mode()))
+	}
+	return nil
 }
 
 // badGzipInput makes a gzip stream cut short or corrupt bad input (exit 2),

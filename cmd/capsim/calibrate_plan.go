@@ -141,6 +141,9 @@ func calibrateExprRun(io *IOStreams, o *calibrateOptions, other []string, keyGiv
 	if err != nil {
 		return usageErr("--format: %v", err)
 	}
+	if err := stdinTwice(o.Files); err != nil {
+		return err
+	}
 	var sources []calibration.PlanSource
 	for _, arg := range o.Files {
 		alias, file, named := strings.Cut(arg, "=")
@@ -288,6 +291,9 @@ func planOpener(plan string) calibration.OpenFunc {
 	return func(path string) (io.Reader, func() error, error) {
 		if !filepath.IsAbs(path) {
 			path = filepath.Join(filepath.Dir(plan), path)
+		}
+		if err := notAStream(path); err != nil {
+			return nil, nil, err
 		}
 		f, err := os.Open(path)
 		if errors.Is(err, fs.ErrNotExist) {

@@ -121,3 +121,27 @@ func TestCalibrateRemoveAndReplace(t *testing.T) {
 			want: "(want at least 30)\nnote: frag.yaml:5: other replaces the entry of that name, whose comments are not kept\nwrote frag.yaml (other replaced)\n"},
 	})
 }
+
+// TestCalibrateUnreadableInput: input that is not a file of records, or a
+// plan source of a format not told, is a mistake to correct (exit 2), the
+// plan's line named.
+func TestCalibrateUnreadableInput(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{"a.txt": "<html>\n1\n",
+		"p.yaml":   "sources:\n  a: {file: a.txt}\nmeasured:\n  x: {from: a, expr: v}\n",
+		"dir.yaml": "sources:\n  a: {file: " + dir + "}\nmeasured:\n  x: {from: a, expr: v}\n"}
+	checkRefusals(t, []refusal{
+		{name: "plan format", files: files, args: []string{"calibrate", "plan", "p.yaml"}, code: exitUsage,
+			want: "capsim: p.yaml:2: source a: a.txt: format not recognised; give the source a format:\n"},
+		{name: "format", files: files, args: []string{"calibrate", "a.txt"}, code: exitUsage,
+			want: "capsim: a.txt: format not recognised; pass --format\n"},
+		{name: "folder", files: files, args: []string{"calibrate", dir}, code: exitUsage,
+			want: "capsim: cannot read " + dir + ": a folder, not a file or a pipe\n"},
+		{name: "plan folder", files: files, args: []string{"calibrate", "plan", "dir.yaml"}, code: exitUsage,
+			want: "capsim: dir.yaml:2: source a: cannot read " + dir + ": a folder, not a file or a pipe\n"},
+		{name: "stdin twice", files: files, args: []string{"calibrate", "-", "-"}, code: exitUsage,
+			want: "capsim: - is given twice: standard input can be read once\n"},
+		{name: "stdin twice joined", files: files, args: []string{"calibrate", "a=-", "b=-", "--expr", "a.x - b.y", "--name", "x"}, code: exitUsage,
+			want: "capsim: - is given twice: standard input can be read once\n"},
+	})
+}
