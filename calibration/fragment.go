@@ -293,10 +293,75 @@ func RemoveFromFragment(existing []byte, names []string) ([]byte, error) {
 			have = append(have, dists.Content[i].Value)
 		}
 		if !found {
-			return nil, fmt.Errorf("no entry %q to remove (the fragment has: %s)", name, strings.Join(have, ", "))
+			return nil, &MissingEntryError{Name: name, Have: have}
 		}
 	}
 	return encodeFragment(&doc)
+}
+
+// MissingEntryError is a name given to remove that the fragment does not
+// have, a mistake in the command rather than in the file.
+type MissingEntryError struct {
+	Name string
+	Have []string // the entries the fragment has
+}
+
+func (e *MissingEntryError) Error() string {
+	return fmt.Sprintf("no entry %q to remove (the fragment has: %s)", e.Name, strings.Join(e.Have, ", "))
+}
+
+// FragmentEntry is an entry a fragment already holds.
+type FragmentEntry struct {
+	Name string
+	Line int
+	// Commented is true when the entry carries comments besides the
+	// rerun line capsim writes, which replacing it does not keep.
+	Commented bool
+}
+
+// FragmentEntries lists the entries of an existing fragment, for saying
+// which of them a merge replaces; a fragment that cannot be read has none
+// (MergeFragment reports why).
+func FragmentEntries(existing []byte) []FragmentEntry {
+	if len(bytes.TrimSpace(existing)) == 0 {
+		return nil
+	}
+	doc, err := decodeFragment(existing)
+	if err != nil || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		return nil
+	}
+	var out []FragmentEntry
+	root := doc.Content[0]
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if root.Content[i].Value != "distributions" || root.Content[i+1].Kind != yaml.MappingNode {
+			continue
+		}
+		d := root.Content[i+1]
+		for j := 0; j+1 < len(d.Content); j += 2 {
+			k, v := d.Content[j], d.Content[j+1]
+			out = append(out, FragmentEntry{Name: k.Value, Line: k.Line, Commented: handComments(k, true) || handComments(v, false)})
+		}
+	}
+	return out
+}
+
+// handComments reports whether n or a node within it has a comment other
+// than, on an entry's key, the rerun line.
+func handComments(n *yaml.Node, key bool) bool {
+	head := n.HeadComment
+	if key {
+		var kept []string
+		for _, line := range strings.Split(head, "\n") {
+			if t := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "#")); t != "" && !strings.HasPrefix(t, "rerun: ") {
+				kept = append(kept, line)
+			}
+		}
+		head = strings.Join(kept, "\n")
+	}
+	if head != "" || n.LineComment != "" || n.FootComment != "" {
+		return true
+	}
+	return slices.ContainsFunc(n.Content, func(c *yaml.Node) bool { return handComments(c, false) })
 }
 
 func (e Entry) nodes() (key, val *yaml.Node) {

@@ -25,6 +25,27 @@ func (p *Plan) sample(e *PlanEntry, files []*rowFile) (*Sample, error) {
 		}
 		return alias
 	}
+	// A field that no record holds is a name mistyped or a wrong file:
+	// said once, rather than as every record skipped or as a unit the
+	// name does not tell.
+	refs := slices.Clone(e.Expr.Refs())
+	if e.Per != "" {
+		refs = append(refs, e.Per)
+	}
+	for _, ref := range refs {
+		alias, field, _ := e.resolveRef(ref)
+		rf := files[srcOf(alias)]
+		if strings.Contains(field, arraySuffix) || len(rf.rows) == 0 || rf.hasField(field) {
+			continue
+		}
+		if field == "time" {
+			return nil, fmt.Errorf("time: no record of %s has a timestamp", rf.stats.File)
+		}
+		if len(rf.fields) == 0 {
+			return nil, fmt.Errorf("no field %s in %s", field, rf.stats.File)
+		}
+		return nil, fmt.Errorf("no field %s in %s (fields: %s)", field, rf.stats.File, strings.Join(rf.fields, ", "))
+	}
 	unit, err := e.unit(srcs, srcOf)
 	if err != nil {
 		return nil, err
@@ -87,6 +108,17 @@ func (p *Plan) sample(e *PlanEntry, files []*rowFile) (*Sample, error) {
 		s.LineErrorCount++
 		if len(s.LineErrors) < MaxReportedLineErrors {
 			s.LineErrors = append(s.LineErrors, LineError{File: r.file, Line: r.line, Msg: fmt.Sprintf(format, args...)})
+		}
+	}
+	// The first reason a value was refused, for the message when none was
+	// kept: the skipped lines themselves are not shown then.
+	rejected, firstReject := 0, ""
+	reject := func(r *row, reason string) {
+		stats[0].Rejected++
+		rejected++
+		lineError(r, "%s: %s; skipped", e.Name, reason)
+		if firstReject == "" {
+			firstReject = fmt.Sprintf("%s:%d: %s", r.file, r.line, reason)
 		}
 	}
 
@@ -158,8 +190,7 @@ func (p *Plan) sample(e *PlanEntry, files []*rowFile) (*Sample, error) {
 			err = fmt.Errorf("the value is not finite")
 		}
 		if err != nil {
-			stats[0].Rejected++
-			lineError(t[len(t)-1], "%s: %v; skipped", e.Name, err)
+			reject(t[len(t)-1], err.Error())
 			continue
 		}
 		count := math.NaN()
@@ -169,8 +200,7 @@ func (p *Plan) sample(e *PlanEntry, files []*rowFile) (*Sample, error) {
 				err = fmt.Errorf("%s = %g is not a count", e.Per, count)
 			}
 			if err != nil {
-				stats[0].Rejected++
-				lineError(t[len(t)-1], "%s: %v; skipped", e.Name, err)
+				reject(t[len(t)-1], err.Error())
 				continue
 			}
 		}
@@ -178,16 +208,14 @@ func (p *Plan) sample(e *PlanEntry, files []*rowFile) (*Sample, error) {
 		raw := v
 		if v < 0 {
 			if v < clampBelow {
-				stats[0].Rejected++
-				lineError(t[len(t)-1], "%s: value %ss is negative beyond the rounding of its fields (%ss); skipped", e.Name, SecondsText(v), SecondsText(tolerance))
+				reject(t[len(t)-1], fmt.Sprintf("value %ss is negative beyond the rounding of its fields (%ss)", SecondsText(v), SecondsText(tolerance)))
 				continue
 			}
 			v = 0
 			s.Clamped++
 		}
 		if err := withinClock(v); err != nil {
-			stats[0].Rejected++
-			lineError(t[len(t)-1], "%s: %v; skipped", e.Name, err)
+			reject(t[len(t)-1], err.Error())
 			continue
 		}
 		tm := math.NaN()
@@ -222,6 +250,9 @@ func (p *Plan) sample(e *PlanEntry, files []*rowFile) (*Sample, error) {
 	}
 	if s.Clamped > 0 {
 		s.Notes = append(s.Notes, fmt.Sprintf("%d of %d values were negative within the rounding of their fields (%d × %ss) and were kept as 0", s.Clamped, len(s.Values), s.RoundedFields, SecondsText(s.Resolution)))
+	}
+	if len(s.Values) == 0 && rejected > 0 {
+		return s, fmt.Errorf("no values: %d records read, filter %s; %d rejected, the first at %s", len(records), s.FilterText, rejected, firstReject)
 	}
 	if len(s.Values) == 0 {
 		return s, fmt.Errorf("no values: %d records read, filter %s", len(records), s.FilterText)
@@ -300,7 +331,8 @@ func (e *PlanEntry) unit(srcs []*PlanSource, srcOf func(int) int) (Unit, error) 
 		}
 		return unitFromName(field)
 	}
-	d, err := e.Expr.root.dim(unitOf)
+	give := e.word("unit:", "--unit")
+	d, err := e.Expr.root.dim(unitOf, give)
 	if err != nil {
 		return 0, err
 	}
@@ -308,9 +340,9 @@ func (e *PlanEntry) unit(srcs []*PlanSource, srcOf func(int) int) (Unit, error) 
 	case d.dim == 1:
 		return d.unit, nil
 	case d.unknown != "":
-		return 0, fmt.Errorf("the unit of %s is not in its name: give unit:", d.unknown)
+		return 0, fmt.Errorf("the unit of %s is not in its name: give %s", d.unknown, give)
 	}
-	return 0, fmt.Errorf("expr %q is not a duration (a count, a ratio or a product of times): give unit:", e.Expr)
+	return 0, fmt.Errorf("expr %q is not a duration (a count, a ratio or a product of times): give %s", e.Expr, give)
 }
 
 // dimInfo is what unit inference knows of a subexpression: its power of
@@ -323,7 +355,8 @@ type dimInfo struct {
 	constant bool
 }
 
-func (n *exprNode) dim(unitOf func(string) (Unit, bool)) (dimInfo, error) {
+// give names where the unit is stated, the plan's unit: or the --unit flag.
+func (n *exprNode) dim(unitOf func(string) (Unit, bool), give string) (dimInfo, error) {
 	if n.op == 0 {
 		if n.ref == "" {
 			return dimInfo{constant: true}, nil
@@ -333,11 +366,11 @@ func (n *exprNode) dim(unitOf func(string) (Unit, bool)) (dimInfo, error) {
 		}
 		return dimInfo{unknown: n.ref}, nil
 	}
-	a, err := n.left.dim(unitOf)
+	a, err := n.left.dim(unitOf, give)
 	if err != nil || n.op == 'n' {
 		return a, err
 	}
-	b, err := n.right.dim(unitOf)
+	b, err := n.right.dim(unitOf, give)
 	if err != nil {
 		return a, err
 	}
@@ -352,14 +385,14 @@ func (n *exprNode) dim(unitOf func(string) (Unit, bool)) (dimInfo, error) {
 		}
 		for _, x := range []dimInfo{a, b} {
 			if x.dim == 0 && x.unknown != "" && (a.dim != 0 || b.dim != 0) {
-				return a, fmt.Errorf("the unit of %s is not in its name: give unit:", x.unknown)
+				return a, fmt.Errorf("the unit of %s is not in its name: give %s", x.unknown, give)
 			}
 		}
 		if a.dim != b.dim {
-			return a, fmt.Errorf("expr %q adds a duration to a count: give unit:", n.text())
+			return a, fmt.Errorf("expr %q adds a duration to a count: give %s", n.text(), give)
 		}
 		if a.dim == 1 && a.unit != b.unit {
-			return a, fmt.Errorf("expr %q adds durations in different units: give unit: and convert in expr", n.text())
+			return a, fmt.Errorf("expr %q adds durations in different units: give %s and convert in expr", n.text(), give)
 		}
 		return dimInfo{dim: a.dim, unit: a.unit, unknown: unknown}, nil
 	case '*':
@@ -379,7 +412,7 @@ func (n *exprNode) dim(unitOf func(string) (Unit, bool)) (dimInfo, error) {
 		d.unit = a.unit
 	}
 	if a.dim == 1 && b.dim == 1 && a.unit != b.unit {
-		return a, fmt.Errorf("expr %q divides durations in different units: give unit:", n.text())
+		return a, fmt.Errorf("expr %q divides durations in different units: give %s", n.text(), give)
 	}
 	return d, nil
 }

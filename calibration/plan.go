@@ -84,6 +84,7 @@ const MaxResolution = 1.0
 // PlanSource is one input file of a plan.
 type PlanSource struct {
 	Name   string
+	Line   int    // in the plan; 0 for a source named on the command line
 	File   string // as written in the plan, relative to it
 	Format Format
 	// Resolution is the granularity, in seconds, of the times the source
@@ -114,6 +115,27 @@ type PlanEntry struct {
 	// Difference, when set, makes the value the growth of one counter
 	// per unit of growth of another between consecutive records.
 	Difference *DifferenceSpec
+	// flags is true for the entry a command line states (NewPlan): its
+	// messages name the flags, as a plan's name its keys and lines.
+	flags bool
+}
+
+// word is what a message calls a setting of the entry: inPlan, the plan's
+// key, or flag, the command line's.
+func (e *PlanEntry) word(inPlan, flag string) string {
+	if e.flags {
+		return flag
+	}
+	return inPlan
+}
+
+// at is where a message about the entry points: its line in the plan, or
+// the flag that states what it computes.
+func (p *Plan) at(e *PlanEntry) string {
+	if e.flags {
+		return "--expr"
+	}
+	return fmt.Sprintf("%s:%d: %s", p.File, e.Line, e.Name)
 }
 
 // DifferenceSpec reads two counters a process logs as running totals,
@@ -226,7 +248,7 @@ func (p *Plan) readSources(name string, n *yaml.Node, clients bool) []error {
 			errs = append(errs, at(k, "source %s is listed twice", k.Value))
 			continue
 		}
-		src := PlanSource{Name: k.Value, Format: FormatAuto}
+		src := PlanSource{Name: k.Value, Line: k.Line, Format: FormatAuto}
 		var formatNode, resolutionNode *yaml.Node
 		if v.Kind == yaml.ScalarNode {
 			src.File = v.Value
@@ -300,9 +322,16 @@ func (p *Plan) readMeasured(name string, n *yaml.Node) []error {
 		return []error{at(n, "measured must map names to {from: ..., expr: ...}")}
 	}
 	var errs []error
-	seen := map[string]bool{}
+	// seen holds every name the fragment will have, with where it comes
+	// from: a split entry writes two names of its own, which an entry
+	// listed under either would silently replace.
+	type origin struct {
+		line  int
+		split string // the entry split per item that writes the name
+	}
+	seen := map[string]origin{}
 	for _, f := range p.Figures {
-		seen[f.Name] = true
+		seen[f.Name] = origin{line: f.Line}
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
@@ -313,11 +342,15 @@ func (p *Plan) readMeasured(name string, n *yaml.Node) []error {
 			errs = append(errs, at(k, "%v", err))
 			continue
 		}
-		if seen[k.Value] {
-			errs = append(errs, at(k, "%s is listed twice", k.Value))
+		if o, ok := seen[k.Value]; ok {
+			if o.split != "" {
+				errs = append(errs, at(k, "%s is listed twice: %s (line %d) has per:, which writes %s_base and %s_per_item", k.Value, o.split, o.line, o.split, o.split))
+			} else {
+				errs = append(errs, at(k, "%s is listed twice", k.Value))
+			}
 			continue
 		}
-		seen[k.Value] = true
+		seen[k.Value] = origin{line: k.Line}
 		if v.Kind != yaml.MappingNode {
 			fail(v, "expected a mapping such as {from: app, expr: handler_ms}")
 			continue
@@ -450,6 +483,17 @@ func (p *Plan) readMeasured(name string, n *yaml.Node) []error {
 				fail(cmp.Or(exprNode, k), "%v", err)
 			}
 			if e.Per != "" {
+				for _, part := range []string{e.Name + "_base", e.Name + "_per_item"} {
+					if o, ok := seen[part]; ok {
+						if o.split != "" {
+							fail(k, "per: writes %s, which %s (line %d) writes too", part, o.split, o.line)
+						} else {
+							fail(k, "per: writes %s_base and %s_per_item, but %s is listed at line %d", e.Name, e.Name, part, o.line)
+						}
+						continue
+					}
+					seen[part] = origin{line: k.Line, split: e.Name}
+				}
 				if _, _, err := e.resolveRef(e.Per); err != nil {
 					fail(k, "per: %v", err)
 				}
@@ -605,14 +649,26 @@ func (p *Plan) Run(open OpenFunc, rerun string) ([]PlanFit, error) {
 		if rf, ok := cache[src.Name]; ok {
 			return rf, nil
 		}
+		// A source of the plan is named by its line; one named on the
+		// command line by its file, which the message already names.
+		at := fmt.Sprintf("%s:%d: source %s: ", p.File, src.Line, src.Name)
+		hint := notRecognised(CalibrateWords.Format)
+		if src.Line == 0 {
+			at = ""
+		} else {
+			hint = fmt.Errorf("%w; give the source a format:", ErrNotRecognised)
+		}
 		in, closeFn, err := open(src.File)
 		if err != nil {
-			return nil, fmt.Errorf("source %s: %w", src.Name, err)
+			return nil, fmt.Errorf("%s%w", at, err)
 		}
 		defer closeFn()
 		rf, err := readRows(src.File, in, src.Format)
+		if errors.Is(err, ErrNotRecognised) {
+			return nil, fmt.Errorf("%s%s: %w", at, src.File, hint)
+		}
 		if err != nil {
-			return nil, fmt.Errorf("source %s: %w", src.Name, err)
+			return nil, fmt.Errorf("%s%w", at, err)
 		}
 		// What the file turned out to be decides how its fields are read
 		// and, for nginx, the resolution assumed.
@@ -645,12 +701,12 @@ func (p *Plan) Run(open OpenFunc, rerun string) ([]PlanFit, error) {
 		}
 		s, err := p.sample(e, files)
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %s: %w", p.File, e.Line, e.Name, err)
+			return nil, fmt.Errorf("%s: %w", p.at(e), err)
 		}
 		if e.Per != "" {
 			sp, err := FitSplit(s.Values, s.Counts)
 			if err != nil {
-				return nil, fmt.Errorf("%s:%d: %s: %v", p.File, e.Line, e.Name, err)
+				return nil, fmt.Errorf("%s: %v", p.at(e), err)
 			}
 			if w, ok := MixedStatuses(s.Statuses); ok {
 				sp.Warnings = append(sp.Warnings, w)
@@ -662,7 +718,7 @@ func (p *Plan) Run(open OpenFunc, rerun string) ([]PlanFit, error) {
 		}
 		res, err := Fit(s.Values, s.Times, FitOptions{Rank: e.Rank, Choose: e.Dist, Resolution: s.Resolution, Raw: s.Raw, Roundings: s.Roundings, Statuses: s.Statuses})
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %s: %v", p.File, e.Line, e.Name, err)
+			return nil, fmt.Errorf("%s: %v", p.at(e), err)
 		}
 		meas = append(meas, PlanFit{Name: e.Name, Sample: s, Result: res, Entry: EntryFromFit(e.Name, s, res, rerun)})
 	}
@@ -727,6 +783,7 @@ func NewPlan(sources []PlanSource, e PlanEntry) (*Plan, error) {
 			return nil, err
 		}
 	}
+	e.flags = true
 	p.Measured = []PlanEntry{e}
 	return p, nil
 }

@@ -56,6 +56,9 @@ const (
 type Options struct {
 	Format Format // FormatAuto or "" detects each file's format
 	Filter Filter
+	// Words names the settings below in messages as the caller's user
+	// gives them; nil names calibrate's flags (CalibrateWords).
+	Words *Words
 
 	// Metric is the k6 metric (default http_req_duration) or the nginx
 	// variable (default request_time) whose values are read. For nginx it
@@ -223,7 +226,9 @@ func (r *Reader) Read(name string, in io.Reader) error {
 	format := r.opts.Format
 	if format == FormatAuto {
 		var err error
-		if format, err = Detect(br); err != nil {
+		if format, err = Detect(br); errors.Is(err, ErrNotRecognised) {
+			return fmt.Errorf("%s: %w", name, notRecognised(r.words().Format))
+		} else if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 	}
@@ -289,23 +294,32 @@ func (r *Reader) nextLine(name string, lr *lineReader, fs *FileStats) (line []by
 	}
 }
 
+// words are what messages call the reader's settings.
+func (r *Reader) words() Words {
+	if r.opts.Words != nil {
+		return *r.opts.Words
+	}
+	return CalibrateWords
+}
+
 func (r *Reader) checkOptions(name string, f Format) error {
 	o := r.opts
+	w := r.words()
 	isK6 := f == FormatK6CSV || f == FormatK6JSON
 	isNginx := f == FormatNginxJSON || f == FormatNginxCombined
 	switch {
 	case o.Metric != "" && !isK6 && !isNginx:
-		return fmt.Errorf("%s is %s: --metric applies to k6 and nginx input; use --column", name, f)
+		return fmt.Errorf("%s is %s: %s applies to k6 and nginx input; use %s", name, f, w.Metric, w.Column)
 	case o.Column != "" && f != FormatCSV && f != FormatAppLog:
-		return fmt.Errorf("%s is %s: --column applies to plain CSV and application logs; use --metric", name, f)
+		return fmt.Errorf("%s is %s: %s applies to plain CSV and application logs; use %s", name, f, w.Column, w.Metric)
 	case (o.FromEvent != "" || o.ToEvent != "") && f != FormatAppLog:
-		return fmt.Errorf("%s is %s: --from-event and --to-event apply to application logs", name, f)
+		return fmt.Errorf("%s is %s: %s and %s apply to application logs", name, f, w.FromEvent, w.ToEvent)
 	case f == FormatAppLog && o.Column == "" && (o.FromEvent == "" || o.ToEvent == ""):
-		return fmt.Errorf("%s is an application log: give --from-event and --to-event to time a stage, or --column to read a field", name)
+		return fmt.Errorf("%s is an application log: give %s and %s to time a stage, or %s to read a field", name, w.FromEvent, w.ToEvent, w.Column)
 	case f == FormatAppLog && o.ToEvent != "" && o.ToEvent == o.FromEvent:
-		return fmt.Errorf("--from-event and --to-event are both %q: a stage needs two different events", o.ToEvent)
+		return fmt.Errorf("%s and %s are both %q: a stage needs two different events", w.FromEvent, w.ToEvent, o.ToEvent)
 	case f == FormatAppLog && o.Column != "" && o.ToEvent != "":
-		return fmt.Errorf("%s: give either --to-event (time between two events) or --column (a field of one event), not both", name)
+		return fmt.Errorf("%s: give either %s (time between two events) or %s (a field of one event), not both", name, w.ToEvent, w.Column)
 	}
 	if r.format != "" && family(r.format) != family(f) {
 		return fmt.Errorf("%s is %s but an earlier file was %s: calibrate one kind of measurement at a time", name, f, r.format)
@@ -475,6 +489,29 @@ func noValues(s Sample, stats []FileStats) error {
 		s.Source, strings.Join(files, ", "), s.Filter.String(), t.Lines, t.Records, t.Filtered, t.NoValue, t.Rejected, t.Malformed)
 }
 
+// Words are what messages call the settings of Options: a flag, a key of a
+// file, or "" where the caller's user has no such setting (the message
+// then names none).
+type Words struct {
+	Format, Metric, Column, FromEvent, ToEvent string
+}
+
+// CalibrateWords are the flags of capsim calibrate.
+var CalibrateWords = Words{Format: "--format", Metric: "--metric", Column: "--column", FromEvent: "--from-event", ToEvent: "--to-event"}
+
+// ErrNotRecognised is in the error of an input whose format Detect cannot
+// tell, for a caller to word what to do about it.
+var ErrNotRecognised = errors.New("format not recognised")
+
+// notRecognised is the error for an input whose format is not told, with
+// what to set when the caller has a setting for it.
+func notRecognised(format string) error {
+	if format == "" {
+		return ErrNotRecognised
+	}
+	return fmt.Errorf("%w; pass %s", ErrNotRecognised, format)
+}
+
 // Detect tells the format of an input from its first non-blank line, without
 // consuming it.
 func Detect(br *bufio.Reader) (Format, error) {
@@ -498,7 +535,7 @@ func Detect(br *bufio.Reader) (Format, error) {
 	if bytes.ContainsAny(line, ",;\t") || isSingleColumnHeader(line) {
 		return FormatCSV, nil
 	}
-	return "", errors.New("format not recognised; pass --format")
+	return "", notRecognised(CalibrateWords.Format)
 }
 
 // firstLine returns the first line that is neither blank nor a # comment,

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 )
 
 // A row is one record of any input format with all its fields, as a plan
@@ -55,10 +56,14 @@ func (r *row) field(key string) (string, bool) {
 
 // rowFile is every row of one file, with the account of its lines.
 type rowFile struct {
-	rows  []row
-	stats FileStats
-	errs  []LineError
-	nerrs int
+	rows []row
+	// fields are the names the records hold, in order of appearance (a
+	// CSV's header), for a message naming a field none has; nil where
+	// the format does not tell.
+	fields []string
+	stats  FileStats
+	errs   []LineError
+	nerrs  int
 }
 
 func (rf *rowFile) malformed(name string, line int, format string, args ...any) {
@@ -116,6 +121,9 @@ func readRows(name string, in io.Reader, format Format) (*rowFile, error) {
 				continue
 			}
 			r.get = jsonRowLookup(obj, format)
+			if format != FormatK6JSON {
+				rf.addFields(obj)
+			}
 			keys := appTimeKeys
 			switch format {
 			case FormatNginxJSON:
@@ -148,9 +156,11 @@ func readRows(name string, in io.Reader, format Format) (*rowFile, error) {
 				if format == FormatCSV {
 					sep = plainCSVSeparator(line)
 				}
-				if _, header, err = splitCSVHeader(name, num, line, sep); err != nil {
+				var names []string
+				if names, header, err = splitCSVHeader(name, num, line, sep); err != nil {
 					return nil, err
 				}
+				rf.fields = names
 				continue
 			}
 			fields, err := splitCSVLine(line, sep)
@@ -209,4 +219,38 @@ func csvRowLookup(header map[string]int, fields []string) func(string) (string, 
 		}
 		return "", false
 	}
+}
+
+// maxListedFields is how many field names rowFile keeps for messages.
+const maxListedFields = 40
+
+// addFields notes the top-level keys of a JSON record not seen before.
+func (rf *rowFile) addFields(obj map[string]any) {
+	if len(rf.fields) >= maxListedFields {
+		return
+	}
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		if !slices.Contains(rf.fields, k) {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	rf.fields = append(rf.fields, keys...)
+}
+
+// hasField reports whether any record holds the field ("time": has a
+// timestamp).
+func (rf *rowFile) hasField(field string) bool {
+	for i := range rf.rows {
+		r := &rf.rows[i]
+		if field == "time" {
+			if !math.IsNaN(r.time) {
+				return true
+			}
+		} else if _, ok := r.field(field); ok {
+			return true
+		}
+	}
+	return false
 }

@@ -104,6 +104,11 @@ distributions, see capsim calibrate figures.`,
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Files = args
+			for i, name := range opts.Remove {
+				if slices.Contains(opts.Remove[:i], name) {
+					return usageErr("--remove %s is given twice", name)
+				}
+			}
 			if len(args) == 0 {
 				return calibrateRemove(io, opts)
 			}
@@ -204,6 +209,9 @@ func readsOneFile(cmd *cobra.Command, want, outUsage string, run func(file, out,
 
 func calibrateRun(io *IOStreams, o *calibrateOptions, rerun string) error {
 	if err := refuseInput("--out", o.Out, o.Files); err != nil {
+		return err
+	}
+	if err := stdinTwice(o.Files); err != nil {
 		return err
 	}
 	if err := sameFileTwice(o.Files); err != nil {
@@ -441,9 +449,10 @@ func openInput(streams *IOStreams, name string) (io.Reader, func() error, error)
 		}
 		return r, func() error { return nil }, nil
 	}
-	// A pipe is a stream of lines as a file is; a device or a folder is not.
-	if st, err := os.Stat(name); err == nil && (st.IsDir() || st.Mode()&os.ModeDevice != 0) {
-		return nil, nil, fmt.Errorf("cannot read %s: %s, not a file or a pipe", name, calibration.FileKind(st.Mode()))
+	// A pipe is a stream of lines as a file is; a device or a folder is
+	// not, and naming one is a mistake in the command, as with check.
+	if err := notAStream(name); err != nil {
+		return nil, nil, err
 	}
 	f, err := os.Open(name)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -456,6 +465,29 @@ func openInput(streams *IOStreams, name string) (io.Reader, func() error, error)
 	}
 	r, closeFn, err := calibration.DecompressFile(f, name)
 	return r, closeFn, badGzipInput(err)
+}
+
+// stdinTwice refuses standard input named more than once (as FILE or
+// ALIAS=FILE): the second reading would find it empty.
+func stdinTwice(files []string) error {
+	n := 0
+	for _, f := range files {
+		if _, path, named := strings.Cut(f, "="); f == "-" || named && path == "-" {
+			n++
+		}
+	}
+	if n > 1 {
+		return usageErr("- is given twice: standard input can be read once")
+	}
+	return nil
+}
+
+// notAStream refuses a path that is a folder or a device (exit 2).
+func notAStream(path string) error {
+	if st, err := os.Stat(path); err == nil && (st.IsDir() || st.Mode()&os.ModeDevice != 0) {
+		return usageErr("cannot read %s: %s, not a file or a pipe", path, calibration.FileKind(st.Mode()))
+	}
+	return nil
 }
 
 // badGzipInput makes a gzip stream cut short or corrupt bad input (exit 2),
@@ -562,7 +594,24 @@ func writeFragmentRemoving(streams *IOStreams, path string, entries []calibratio
 	}
 	if len(remove) > 0 {
 		if existing, err = calibration.RemoveFromFragment(existing, remove); err != nil {
+			var me *calibration.MissingEntryError
+			if errors.As(err, &me) {
+				return usageErr("--remove %s: %s has no such entry (it has: %s)", me.Name, path, strings.Join(me.Have, ", "))
+			}
 			return fragmentErr(path, err)
+		}
+	}
+	// An entry of the same name is replaced whole, with what it was
+	// noted on; the file says so, since hand-written notes go with it.
+	replaced := map[string]bool{}
+	var notes []string
+	for _, old := range calibration.FragmentEntries(existing) {
+		if !slices.ContainsFunc(entries, func(e calibration.Entry) bool { return e.Name == old.Name }) {
+			continue
+		}
+		replaced[old.Name] = true
+		if old.Commented {
+			notes = append(notes, fmt.Sprintf("note: %s:%d: %s replaces the entry of that name, whose comments are not kept", path, old.Line, old.Name))
 		}
 	}
 	data, err := mergeFragment(existing, entries)
@@ -581,11 +630,17 @@ func writeFragmentRemoving(streams *IOStreams, path string, entries []calibratio
 		names := make([]string, len(entries))
 		for i, e := range entries {
 			names[i] = e.Name
+			if replaced[e.Name] {
+				names[i] += " replaced"
+			}
 		}
 		what = append(what, strings.Join(names, ", "))
 	}
 	if len(remove) > 0 {
 		what = append(what, "removed "+strings.Join(remove, ", "))
+	}
+	for _, n := range notes {
+		streams.noteErr(n)
 	}
 	fmt.Fprintf(streams.ErrOut, "wrote %s (%s)\n", path, strings.Join(what, "; "))
 	return nil

@@ -141,6 +141,9 @@ func calibrateExprRun(io *IOStreams, o *calibrateOptions, other []string, keyGiv
 	if err != nil {
 		return usageErr("--format: %v", err)
 	}
+	if err := stdinTwice(o.Files); err != nil {
+		return err
+	}
 	var sources []calibration.PlanSource
 	for _, arg := range o.Files {
 		alias, file, named := strings.Cut(arg, "=")
@@ -208,7 +211,9 @@ func runPlan(io *IOStreams, p *calibration.Plan, out string, remove []string, wh
 	}
 	fits, err := p.Run(planOpener(p.File), rerun)
 	if err != nil {
-		return err
+		// What the sources hold, or a plan's entry, is what to change;
+		// planOpener has marked a file that could not be opened.
+		return inputErr(err)
 	}
 	var entries []calibration.Entry
 	var warned []calibration.EntryWarning
@@ -287,13 +292,20 @@ func planOpener(plan string) calibration.OpenFunc {
 		if !filepath.IsAbs(path) {
 			path = filepath.Join(filepath.Dir(plan), path)
 		}
+		if err := notAStream(path); err != nil {
+			return nil, nil, err
+		}
 		f, err := os.Open(path)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil, usageErr("%s: no such file", path)
 		}
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, withCode(exitError, err)
 		}
-		return calibration.DecompressFile(f, path)
+		r, closeFn, err := calibration.DecompressFile(f, path)
+		if err != nil && !errors.Is(err, calibration.ErrBadGzip) {
+			return nil, nil, withCode(exitError, err)
+		}
+		return r, closeFn, err
 	}
 }

@@ -100,7 +100,7 @@ func TestCalibrateRemoveAndInlineEmpirical(t *testing.T) {
 		t.Errorf("after removing upload_batch:\n%s", got)
 	}
 	_, _, err = calibrate(t, "", "--out", frag, "--remove", "upload_batch")
-	if want := frag + `: no entry "upload_batch" to remove (the fragment has: upload_range)`; err == nil || err.Error() != want {
+	if want := "--remove upload_batch: " + frag + " has no such entry (it has: upload_range)"; err == nil || err.Error() != want {
 		t.Errorf("removing it again: %v, want %s", err, want)
 	}
 }

@@ -61,7 +61,7 @@ func TestMistakesExitWithUsageCode(t *testing.T) {
 		{"missing file", "calibrate missing.csv", "capsim: missing.csv: no such file"},
 		{"missing file", "calibrate a=missing.csv b=missing.csv --expr a.x-b.y --join-key id --name x", "capsim: missing.csv: no such file"},
 		{"missing file", "calibrate figures missing.yaml", "capsim: missing.yaml: no such file"},
-		{"missing file", "calibrate testdata/calibrate/missing_source_plan.yaml --out -", "capsim: source a: testdata/calibrate/missing.csv: no such file"},
+		{"missing file", "calibrate testdata/calibrate/missing_source_plan.yaml --out -", "capsim: testdata/calibrate/missing_source_plan.yaml:2: source a: testdata/calibrate/missing.csv: no such file"},
 		{"wrong arg count", "calibrate", "capsim: give the files to read, e.g. capsim calibrate k6-out.csv (see capsim calibrate --help)"},
 		{"wrong arg count", "calibrate figures", "capsim: give one figures file, e.g. capsim calibrate figures figures.yaml (see capsim calibrate figures --help)"},
 

@@ -74,7 +74,7 @@ func TestOnlyRegularFilesInsideTheFolderAreRead(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"calibrate", "/dev/zero", "--column", "value", "--name", "x"}, exitError, "cannot read /dev/zero: a device, not a file or a pipe"},
+		{[]string{"calibrate", "/dev/zero", "--column", "value", "--name", "x"}, exitUsage, "cannot read /dev/zero: a device, not a file or a pipe"},
 		{[]string{"calibrate", "figures", "/dev/zero"}, exitUsage, "cannot read /dev/zero: a device, not a regular file"},
 		{[]string{"calibrate", "figures", pipe}, exitUsage, "cannot read " + pipe + ": a named pipe, not a regular file"},
 		{[]string{"sweep", "mmck", "--merge", pipe, "--out", filepath.Join(dir, "out")}, exitUsage, "--merge: cannot read " + pipe + ": a named pipe, not a regular file"},
