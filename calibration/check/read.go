@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strings"
 
 	"capsim/calibration"
 )
@@ -223,7 +224,10 @@ func sample(opts calibration.Options, files []string) (*calibration.Sample, erro
 		if s.LineErrorCount > 1 {
 			more = fmt.Sprintf(" (and %d more lines)", s.LineErrorCount-1)
 		}
-		return nil, fmt.Errorf("%s:%d: %s%s", e.File, e.Line, e.Msg, more)
+		// The readers word a bad line for calibrate, which skips it; a
+		// check stops at it instead.
+		msg := strings.TrimSuffix(e.Msg, "; skipped")
+		return nil, fmt.Errorf("%s:%d: %s%s", e.File, e.Line, msg, more)
 	}
 	return s, nil
 }

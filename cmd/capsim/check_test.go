@@ -147,12 +147,16 @@ func TestCheckBadInput(t *testing.T) {
 	k6Twice := filepath.Join(dir, "k6twice.csv")
 	os.WriteFile(k6Twice, []byte("metric_name,timestamp,metric_value,name,status,url\n"+
 		"http_req_duration,1767225600,50.5,browse,200,http://shop/browse\n"), 0o644)
+	negative := filepath.Join(dir, "negative.log")
+	os.WriteFile(negative, []byte(accessLines[0]+strings.Replace(accessLines[1], `"request_time":"`, `"request_time":"-`, 1)), 0o644)
 	accessN := strings.Count(string(access), "\n")
 	cases := []struct{ args, want string }{
 		{"check " + shop + " --access " + twice, fmt.Sprintf("capsim: %s:%d: the same line as %s:1; a record logged twice would be counted twice (give each once)", twice, accessN+1, twice)},
 		{"check " + shop + " --access " + nginx + " --access " + twice, fmt.Sprintf("capsim: %s:1: the same line as %s:1; a record logged twice would be counted twice (give each once)", twice, nginx)},
 		{"check " + shop + " --app " + repeated, fmt.Sprintf("capsim: %s:%d: the same line as %s:3; a record logged twice would be counted twice (give each once)", repeated, strings.Count(string(data), "\n")+1, repeated)},
 		{"check " + shop + " --access " + wordStatus, "capsim: " + wordStatus + `:2: status "x` + statusOf(accessLines[1]) + `" is not an HTTP status (a whole number)`},
+		// Refused, not skipped: the check stops at the line.
+		{"check " + shop + " --access " + negative, "capsim: " + negative + ":2: value -" + timeOf(accessLines[1]) + "s is not a duration (negative or not finite)"},
 		{"check " + shop + " --access " + k6Word, "capsim: " + k6Word + `:3: status "OK" is not an HTTP status (a whole number)`},
 		// Two k6 files both open with the same header: not a repeated record.
 		{"check " + shop + " --access " + k6Twice + " --access " + k6Word, "capsim: " + k6Word + ":2: the same line as " + k6Twice + ":2; a record logged twice would be counted twice (give each once)"},
@@ -190,6 +194,13 @@ func statusOf(line string) string {
 	_, rest, _ := strings.Cut(line, `"status":"`)
 	st, _, _ := strings.Cut(rest, `"`)
 	return st
+}
+
+// timeOf is the request_time an nginx JSON line logs.
+func timeOf(line string) string {
+	_, rest, _ := strings.Cut(line, `"request_time":"`)
+	v, _, _ := strings.Cut(rest, `"`)
+	return strings.TrimRight(strings.TrimRight(v, "0"), ".")
 }
 
 // A real recording (testdata/check/recorded, made by record/record.sh:
