@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -254,12 +255,13 @@ func Starts(app []string, journeys []string) (map[string][]float64, error) {
 }
 
 // Duplicates refuses a line that repeats an earlier one byte for byte, in
-// the same file or another: a log shipped twice, or a rotated file given
-// beside its copy, would count its requests twice, and a check must not
-// quietly pass on doubled records. The logs a check reads carry a request
-// id or a time finer than a second on each line, so two requests do not
-// write the same line. Blank lines and a file's first line when it is not
-// JSON (a CSV header, which every k6 file repeats) are not compared.
+// the same file or another, when the line carries a request id: a log
+// shipped twice, or a rotated file given beside its copy, would count its
+// requests twice, and a check must not quietly pass on doubled records.
+// Only such a line is unique to one request. A combined nginx line keeps
+// whole seconds and a k6 CSV row no id, so two requests alike in a second
+// write the same line, and those lines are counted, not compared (the
+// same file given twice is refused by the caller). Blank lines are skipped.
 func Duplicates(files []string) error {
 	type at struct {
 		file string
@@ -277,7 +279,7 @@ func Duplicates(files []string) error {
 		for sc.Scan() {
 			n++
 			line := bytes.TrimRight(sc.Bytes(), "\r")
-			if len(bytes.TrimSpace(line)) == 0 || n == 1 && !bytes.HasPrefix(line, []byte("{")) {
+			if !hasRequestID(line) {
 				continue
 			}
 			sum := sha256.Sum256(line)
@@ -296,4 +298,32 @@ func Duplicates(files []string) error {
 		// A line too long to compare is reported by the reader itself.
 	}
 	return nil
+}
+
+// requestIDKeys are the fields a JSON log names its request id with.
+var requestIDKeys = []string{"request_id", "requestId", "req_id", "trace_id", "traceId"}
+
+// hasRequestID reports whether a log line carries an id of its request:
+// a JSON object with one of requestIDKeys (not empty), or a text line
+// ending in nginx's $request_id, 32 hex digits.
+func hasRequestID(line []byte) bool {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 {
+		return false
+	}
+	if line[0] != '{' {
+		fields := bytes.Fields(line)
+		last := fields[len(fields)-1]
+		return len(last) == 32 && len(bytes.Trim(last, "0123456789abcdef")) == 0
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(line, &obj) != nil {
+		return false // reported where the line is read
+	}
+	for _, k := range requestIDKeys {
+		if v, ok := obj[k]; ok && string(v) != `""` && string(v) != "null" {
+			return true
+		}
+	}
+	return false
 }

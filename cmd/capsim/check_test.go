@@ -149,17 +149,24 @@ func TestCheckBadInput(t *testing.T) {
 		"http_req_duration,1767225600,50.5,browse,200,http://shop/browse\n"), 0o644)
 	negative := filepath.Join(dir, "negative.log")
 	os.WriteFile(negative, []byte(accessLines[0]+strings.Replace(accessLines[1], `"request_time":"`, `"request_time":"-`, 1)), 0o644)
+	// A combined line ending in nginx's $request_id is one request's.
+	const withID = `10.0.0.1 - - [01/Jan/2026:00:00:01 +0000] "GET /browse HTTP/1.1" 200 512 "-" "k6/0.50" 0.040 9c14f5addc27ea1af97a89781b3ec220` + "\n"
+	combinedTwice := filepath.Join(dir, "combinedtwice.log")
+	os.WriteFile(combinedTwice, []byte(withID+withID), 0o644)
 	accessN := strings.Count(string(access), "\n")
 	cases := []struct{ args, want string }{
 		{"check " + shop + " --access " + twice, fmt.Sprintf("capsim: %s:%d: the same line as %s:1; a record logged twice would be counted twice (give each once)", twice, accessN+1, twice)},
 		{"check " + shop + " --access " + nginx + " --access " + twice, fmt.Sprintf("capsim: %s:1: the same line as %s:1; a record logged twice would be counted twice (give each once)", twice, nginx)},
+		{"check " + shop + " --access " + combinedTwice, fmt.Sprintf("capsim: %s:2: the same line as %s:1; a record logged twice would be counted twice (give each once)", combinedTwice, combinedTwice)},
 		{"check " + shop + " --app " + repeated, fmt.Sprintf("capsim: %s:%d: the same line as %s:3; a record logged twice would be counted twice (give each once)", repeated, strings.Count(string(data), "\n")+1, repeated)},
 		{"check " + shop + " --access " + wordStatus, "capsim: " + wordStatus + `:2: status "x` + statusOf(accessLines[1]) + `" is not an HTTP status (a whole number)`},
 		// Refused, not skipped: the check stops at the line.
 		{"check " + shop + " --access " + negative, "capsim: " + negative + ":2: value -" + timeOf(accessLines[1]) + "s is not a duration (negative or not finite)"},
 		{"check " + shop + " --access " + k6Word, "capsim: " + k6Word + `:3: status "OK" is not an HTTP status (a whole number)`},
-		// Two k6 files both open with the same header: not a repeated record.
-		{"check " + shop + " --access " + k6Twice + " --access " + k6Word, "capsim: " + k6Word + ":2: the same line as " + k6Twice + ":2; a record logged twice would be counted twice (give each once)"},
+		// Two k6 files both open with the same header, and a row alike in
+		// both (k6 rows carry no request id): no repeated record, the read
+		// goes on to the bad status.
+		{"check " + shop + " --access " + k6Twice + " --access " + k6Word, "capsim: " + k6Word + `:3: status "OK" is not an HTTP status (a whole number)`},
 		{"check " + shop, "capsim: give the recorded run's logs: --access FILE (nginx or k6) and/or --app FILE (application log)"},
 		{"check " + shop + " --app missing.jsonl", "capsim: missing.jsonl: no such file or directory"},
 		{"check " + shop + " --app " + torn, "capsim: " + torn + ":2: the line ends inside the JSON object (truncated)"},
@@ -185,6 +192,25 @@ func TestCheckBadInput(t *testing.T) {
 		first, _, _ := strings.Cut(stderr, "\n")
 		if code != exitUsage || first != c.want || stdout != "" {
 			t.Errorf("capsim %s: exit %d, stdout %q\nstderr %q\nwant   %q", c.args, code, stdout, first, c.want)
+		}
+	}
+}
+
+// Two requests alike in one second write the same combined nginx line (it
+// keeps whole seconds and no request id), and k6 the same CSV row: both
+// are counted, not refused as a record logged twice.
+func TestCheckCountsLinesAlikeWithoutARequestID(t *testing.T) {
+	dir := t.TempDir()
+	const line = `10.0.0.1 - - [01/Jan/2026:00:00:01 +0000] "GET /browse HTTP/1.1" 200 512 "-" "k6/0.50" 0.040` + "\n"
+	combined := filepath.Join(dir, "combined.log")
+	os.WriteFile(combined, []byte(line+line+line), 0o644)
+	const row = "http_req_duration,1767225600,50.5,browse,200,http://shop/browse\n"
+	k6 := filepath.Join(dir, "k6.csv")
+	os.WriteFile(k6, []byte("metric_name,timestamp,metric_value,name,status,url\n"+row+row), 0o644)
+	for access, want := range map[string]string{combined: "route browse (nginx)      3", k6: "route browse (k6)      2"} {
+		code, stdout, stderr := run(t, "check", shop, "-r", "1", "--set", "duration=60s", "--access", access)
+		if code == exitUsage || !strings.Contains(stdout, want) {
+			t.Errorf("%s: exit %d, stderr %q, want %q in\n%s", filepath.Base(access), code, stderr, want, stdout)
 		}
 	}
 }
