@@ -327,3 +327,80 @@ func hasRequestID(line []byte) bool {
 	}
 	return false
 }
+
+// appEventKeys are the fields an application log names its event with,
+// in the order calibration's reader tries them.
+var appEventKeys = []string{"event", "msg", "message"}
+
+// AppEvents counts the events of application logs: Stages those holding
+// the stage field, Outcomes those with a result field (a journey's
+// outcome, named after it).
+type AppEvents struct {
+	Stages, Outcomes map[string]int
+}
+
+// ScanApp reads application logs for the events they hold, and refuses
+// logs a comparison could not use: a file without a record, a line that
+// names no event (it could be no stage and no outcome, and would be
+// dropped without a word), and logs in which events other than outcomes
+// exist but no line holds field (a mistyped --stage-field would leave
+// every stage without a recorded time). Lines that are not JSON are left
+// to the reader, which names what is wrong with them.
+func ScanApp(files []string, field string) (*AppEvents, error) {
+	ev := &AppEvents{Stages: map[string]int{}, Outcomes: map[string]int{}}
+	others := 0
+	for _, f := range files {
+		r, closeFile, err := calibration.OpenFile(f)
+		if err != nil {
+			return nil, err
+		}
+		sc := bufio.NewScanner(r)
+		sc.Buffer(nil, calibration.MaxLineBytes)
+		n, records := 0, 0
+		for sc.Scan() {
+			n++
+			line := bytes.TrimSpace(sc.Bytes())
+			if len(line) == 0 {
+				continue
+			}
+			records++
+			var obj map[string]any
+			if json.Unmarshal(line, &obj) != nil {
+				continue
+			}
+			name := ""
+			for _, k := range appEventKeys {
+				if s, ok := obj[k].(string); ok && s != "" {
+					name = s
+					break
+				}
+			}
+			if name == "" {
+				closeFile()
+				return nil, fmt.Errorf("%s:%d: no field event (nor msg or message): every line of an application log names its event", f, n)
+			}
+			_, hasField := obj[field]
+			_, hasResult := obj["result"]
+			switch {
+			case hasField:
+				ev.Stages[name]++
+			case hasResult:
+				ev.Outcomes[name]++
+			default:
+				others++
+			}
+		}
+		err = sc.Err()
+		closeFile()
+		if err != nil && !errors.Is(err, bufio.ErrTooLong) {
+			return nil, fmt.Errorf("%s: %v", f, err)
+		}
+		if err == nil && records == 0 {
+			return nil, fmt.Errorf("%s: is empty", f)
+		}
+	}
+	if len(ev.Stages) == 0 && others > 0 {
+		return nil, fmt.Errorf("%s: no line has the field %s (--stage-field)", strings.Join(files, ", "), field)
+	}
+	return ev, nil
+}

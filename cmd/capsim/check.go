@@ -137,6 +137,13 @@ func runCheck(ctx context.Context, io *IOStreams, opts *checkOptions) error {
 	if err := check.Duplicates(logs.Files()); err != nil {
 		return usageErr("%v", err)
 	}
+	// Before simulating: an application log that names no event on a
+	// line, or holds no stage time, is refused at once.
+	if len(opts.App) > 0 {
+		if _, err := check.ScanApp(opts.App, opts.StageField); err != nil {
+			return usageErr("%v", err)
+		}
+	}
 	patterns := map[string]string{}
 	for _, r := range opts.Routes {
 		name, pattern, ok := strings.Cut(r, "=")

@@ -153,6 +153,14 @@ func TestCheckBadInput(t *testing.T) {
 	const withID = `10.0.0.1 - - [01/Jan/2026:00:00:01 +0000] "GET /browse HTTP/1.1" 200 512 "-" "k6/0.50" 0.040 9c14f5addc27ea1af97a89781b3ec220` + "\n"
 	combinedTwice := filepath.Join(dir, "combinedtwice.log")
 	os.WriteFile(combinedTwice, []byte(withID+withID), 0o644)
+	// Application logs a check cannot use: once run, and every stage
+	// failed for want of recorded times, or a line dropped unsaid.
+	emptyApp := filepath.Join(dir, "empty.jsonl")
+	os.WriteFile(emptyApp, []byte("\n"), 0o644)
+	noEvent := filepath.Join(dir, "noevent.jsonl")
+	os.WriteFile(noEvent, []byte(`{"time":"2026-01-01T00:00:01Z","event":"page_served","since_s":0.1}`+"\n"+`{"time":"2026-01-01T00:00:02Z","since_s":0.1}`+"\n"), 0o644)
+	noSince := filepath.Join(dir, "nosince.jsonl")
+	os.WriteFile(noSince, []byte(`{"time":"2026-01-01T00:00:01Z","event":"page_served","took_s":0.1}`+"\n"), 0o644)
 	accessN := strings.Count(string(access), "\n")
 	cases := []struct{ args, want string }{
 		{"check " + shop + " --access " + twice, fmt.Sprintf("capsim: %s:%d: the same line as %s:1; a record logged twice would be counted twice (give each once)", twice, accessN+1, twice)},
@@ -170,6 +178,10 @@ func TestCheckBadInput(t *testing.T) {
 		{"check " + shop, "capsim: give the recorded run's logs: --access FILE (nginx or k6) and/or --app FILE (application log)"},
 		{"check " + shop + " --app missing.jsonl", "capsim: missing.jsonl: no such file or directory"},
 		{"check " + shop + " --app " + torn, "capsim: " + torn + ":2: the line ends inside the JSON object (truncated)"},
+		{"check " + shop + " --app " + emptyApp, "capsim: " + emptyApp + ": is empty"},
+		{"check " + shop + " --app " + noEvent, "capsim: " + noEvent + ":2: no field event (nor msg or message): every line of an application log names its event"},
+		{"check " + shop + " --app " + noSince, "capsim: " + noSince + ": no line has the field since_s (--stage-field)"},
+		{"check " + shop + " --app " + app + " --stage-field nope", "capsim: " + app + ": no line has the field nope (--stage-field)"},
 		{"check " + shop + " --app " + badTime, "capsim: " + badTime + `:1: timestamp "yesterday" is in no known format`},
 		{"check " + shop + " --app " + app + " --route nope=/x", "capsim: --route nope: the scenario has no route nope that a journey calls"},
 		{"check " + shop + " --app " + app + " --route browse", `capsim: --route "browse": want ROUTE=PATTERN, e.g. trip_view=/api/trips/*`},
