@@ -93,12 +93,23 @@ func Read(in Inputs) (*Run, error) {
 		field = "since_s"
 	}
 	clients := make([][]calibration.ClientRequest, len(in.Clients))
+	var matched []int // per client log, its requests some route selects
 	for i, c := range in.Clients {
 		var err error
 		if clients[i], err = readClient(c); err != nil {
 			return nil, err
 		}
 		run.Source = c.Name
+	}
+	// Requests no route selects are counted: each route's requests are
+	// taken from the whole (routes' patterns do not overlap, or a request
+	// would be two routes'), and what is left over is another scenario's.
+	if len(in.Access) > 0 && len(in.Routes) > 0 {
+		s, err := sample(calibration.Options{}, in.Access)
+		if err != nil {
+			return nil, err
+		}
+		run.Unmatched = records(s)
 	}
 	for _, name := range slices.Sorted(maps.Keys(in.Routes)) {
 		pattern := in.Routes[name]
@@ -108,6 +119,7 @@ func Read(in Inputs) (*Run, error) {
 			if err != nil {
 				return nil, err
 			}
+			run.Unmatched -= records(s)
 			for _, fs := range s.Stats {
 				run.Source = "nginx"
 				if fs.Format == calibration.FormatK6CSV || fs.Format == calibration.FormatK6JSON {
@@ -127,15 +139,19 @@ func Read(in Inputs) (*Run, error) {
 		if len(in.Clients) == 0 {
 			continue
 		}
+		if matched == nil {
+			matched = make([]int, len(clients))
+		}
 		match, err := calibration.RouteMatcher(pattern)
 		if err != nil {
 			return nil, err
 		}
-		for _, reqs := range clients {
+		for i, reqs := range clients {
 			for _, rq := range reqs {
 				if rq.Route != name && !match(rq.Route) {
 					continue
 				}
+				matched[i]++
 				t.Values = append(t.Values, rq.Latency)
 				t.Total++
 				if rq.Failed {
@@ -144,6 +160,12 @@ func Read(in Inputs) (*Run, error) {
 			}
 		}
 	}
+	for i, reqs := range clients {
+		if matched != nil {
+			run.Unmatched += len(reqs) - matched[i]
+		}
+	}
+	run.Unmatched = max(run.Unmatched, 0)
 	if len(in.App) == 0 {
 		return run, nil
 	}
@@ -195,6 +217,15 @@ func Read(in Inputs) (*Run, error) {
 		}
 	}
 	return run, nil
+}
+
+// records counts the records a sample selected.
+func records(s *calibration.Sample) int {
+	n := 0
+	for _, fs := range s.Stats {
+		n += fs.Records - fs.Filtered
+	}
+	return n
 }
 
 func readClient(c Client) ([]calibration.ClientRequest, error) {

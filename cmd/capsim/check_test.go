@@ -227,6 +227,28 @@ func TestCheckCountsLinesAlikeWithoutARequestID(t *testing.T) {
 	}
 }
 
+// What one side holds and the other lacks is a failed line: a run that
+// calls nothing (once "0 lines", no line failed, exit 0), and recorded
+// requests no route of the scenario selects.
+func TestCheckFailsWhatOneSideOnlyHolds(t *testing.T) {
+	dir := t.TempDir()
+	nginx, _, app := recordShop(t, dir, 101, "duration=60s")
+	code, stdout, _ := run(t, "check", shop, "-r", "1", "--set", "duration=1ms", "--access", nginx, "--app", app)
+	for _, want := range []string{"FAIL route browse (nginx)\n     the model has none; the recording has ",
+		"FAIL stage page_served\n     the model has none; the recording has "} {
+		if code != exitMismatch || !strings.Contains(stdout, want) {
+			t.Errorf("a run of 1ms: exit %d, want %q in\n%s", code, want, stdout)
+		}
+	}
+	data, _ := os.ReadFile(nginx)
+	other := filepath.Join(dir, "other.log")
+	os.WriteFile(other, append(data, `{"time_iso8601":"2026-01-01T00:00:09Z","request_id":"r-admin","request":"GET /admin HTTP/1.1","status":"200","request_time":"0.010"}`+"\n"...), 0o644)
+	code, stdout, _ = run(t, "check", shop, "-r", "1", "--set", "duration=60s", "--access", other)
+	if want := "FAIL route *unmatched* (nginx)\n     1 recorded requests match no route's pattern"; code != exitMismatch || !strings.Contains(stdout, want) {
+		t.Errorf("a request of another route: exit %d, want %q in\n%s", code, want, stdout)
+	}
+}
+
 // statusOf is the status an nginx JSON line logs.
 func statusOf(line string) string {
 	_, rest, _ := strings.Cut(line, `"status":"`)
