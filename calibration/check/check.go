@@ -35,10 +35,13 @@ type Outcome struct {
 type Run struct {
 	// Source names the access logs a recorded run's route times come
 	// from: nginx or k6.
-	Source   string
-	Routes   map[string]*Timings
-	Stages   map[string]*Timings
-	Journeys map[string]*Outcome
+	Source string
+	// Unmatched counts a recorded run's requests that no route's pattern
+	// selects: requests of routes the model does not have.
+	Unmatched int
+	Routes    map[string]*Timings
+	Stages    map[string]*Timings
+	Journeys  map[string]*Outcome
 }
 
 // NewRun returns an empty Run.
@@ -112,6 +115,9 @@ func (r Rules) withDefaults() Rules {
 	return r
 }
 
+// Unmatched names the line of the recorded requests no route selects.
+const Unmatched = "*unmatched*"
+
 // Verdicts.
 const (
 	Pass = "pass"
@@ -174,6 +180,11 @@ func Compare(rec, sim *Run, source string, rules Rules) *Report {
 	rep := &Report{Rules: rules}
 	for _, name := range union(rec.Routes, sim.Routes) {
 		rep.Timings = append(rep.Timings, compareTimes("route", name, source, get(rec.Routes, name), get(sim.Routes, name), rules))
+	}
+	if rec.Unmatched > 0 {
+		rep.Timings = append(rep.Timings, TimingLine{Kind: "route", Name: Unmatched, Source: source, NRecorded: rec.Unmatched,
+			Mean: [2]Estimate{meanCI(nil), meanCI(nil)}, P95: [2]Estimate{meanCI(nil), meanCI(nil)}, Verdict: Fail,
+			Why: fmt.Sprintf("%d recorded requests match no route's pattern (a route ROUTE's is /ROUTE, or --route ROUTE=PATTERN)", rec.Unmatched)})
 	}
 	for _, name := range union(rec.Stages, sim.Stages) {
 		rep.Timings = append(rep.Timings, compareTimes("stage", name, "applog", get(rec.Stages, name), get(sim.Stages, name), rules))

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -11,6 +12,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strings"
 
 	"capsim/calibration"
 )
@@ -91,12 +93,23 @@ func Read(in Inputs) (*Run, error) {
 		field = "since_s"
 	}
 	clients := make([][]calibration.ClientRequest, len(in.Clients))
+	var matched []int // per client log, its requests some route selects
 	for i, c := range in.Clients {
 		var err error
 		if clients[i], err = readClient(c); err != nil {
 			return nil, err
 		}
 		run.Source = c.Name
+	}
+	// Requests no route selects are counted: each route's requests are
+	// taken from the whole (routes' patterns do not overlap, or a request
+	// would be two routes'), and what is left over is another scenario's.
+	if len(in.Access) > 0 && len(in.Routes) > 0 {
+		s, err := sample(calibration.Options{}, in.Access)
+		if err != nil {
+			return nil, err
+		}
+		run.Unmatched = records(s)
 	}
 	for _, name := range slices.Sorted(maps.Keys(in.Routes)) {
 		pattern := in.Routes[name]
@@ -106,6 +119,7 @@ func Read(in Inputs) (*Run, error) {
 			if err != nil {
 				return nil, err
 			}
+			run.Unmatched -= records(s)
 			for _, fs := range s.Stats {
 				run.Source = "nginx"
 				if fs.Format == calibration.FormatK6CSV || fs.Format == calibration.FormatK6JSON {
@@ -125,15 +139,19 @@ func Read(in Inputs) (*Run, error) {
 		if len(in.Clients) == 0 {
 			continue
 		}
+		if matched == nil {
+			matched = make([]int, len(clients))
+		}
 		match, err := calibration.RouteMatcher(pattern)
 		if err != nil {
 			return nil, err
 		}
-		for _, reqs := range clients {
+		for i, reqs := range clients {
 			for _, rq := range reqs {
 				if rq.Route != name && !match(rq.Route) {
 					continue
 				}
+				matched[i]++
 				t.Values = append(t.Values, rq.Latency)
 				t.Total++
 				if rq.Failed {
@@ -142,6 +160,12 @@ func Read(in Inputs) (*Run, error) {
 			}
 		}
 	}
+	for i, reqs := range clients {
+		if matched != nil {
+			run.Unmatched += len(reqs) - matched[i]
+		}
+	}
+	run.Unmatched = max(run.Unmatched, 0)
 	if len(in.App) == 0 {
 		return run, nil
 	}
@@ -195,6 +219,15 @@ func Read(in Inputs) (*Run, error) {
 	return run, nil
 }
 
+// records counts the records a sample selected.
+func records(s *calibration.Sample) int {
+	n := 0
+	for _, fs := range s.Stats {
+		n += fs.Records - fs.Filtered
+	}
+	return n
+}
+
 func readClient(c Client) ([]calibration.ClientRequest, error) {
 	r, closeFile, err := calibration.OpenFile(c.File)
 	if err != nil {
@@ -223,7 +256,10 @@ func sample(opts calibration.Options, files []string) (*calibration.Sample, erro
 		if s.LineErrorCount > 1 {
 			more = fmt.Sprintf(" (and %d more lines)", s.LineErrorCount-1)
 		}
-		return nil, fmt.Errorf("%s:%d: %s%s", e.File, e.Line, e.Msg, more)
+		// The readers word a bad line for calibrate, which skips it; a
+		// check stops at it instead.
+		msg := strings.TrimSuffix(e.Msg, "; skipped")
+		return nil, fmt.Errorf("%s:%d: %s%s", e.File, e.Line, msg, more)
 	}
 	return s, nil
 }
@@ -250,12 +286,13 @@ func Starts(app []string, journeys []string) (map[string][]float64, error) {
 }
 
 // Duplicates refuses a line that repeats an earlier one byte for byte, in
-// the same file or another: a log shipped twice, or a rotated file given
-// beside its copy, would count its requests twice, and a check must not
-// quietly pass on doubled records. The logs a check reads carry a request
-// id or a time finer than a second on each line, so two requests do not
-// write the same line. Blank lines and a file's first line when it is not
-// JSON (a CSV header, which every k6 file repeats) are not compared.
+// the same file or another, when the line carries a request id: a log
+// shipped twice, or a rotated file given beside its copy, would count its
+// requests twice, and a check must not quietly pass on doubled records.
+// Only such a line is unique to one request. A combined nginx line keeps
+// whole seconds and a k6 CSV row no id, so two requests alike in a second
+// write the same line, and those lines are counted, not compared (the
+// same file given twice is refused by the caller). Blank lines are skipped.
 func Duplicates(files []string) error {
 	type at struct {
 		file string
@@ -273,7 +310,7 @@ func Duplicates(files []string) error {
 		for sc.Scan() {
 			n++
 			line := bytes.TrimRight(sc.Bytes(), "\r")
-			if len(bytes.TrimSpace(line)) == 0 || n == 1 && !bytes.HasPrefix(line, []byte("{")) {
+			if !hasRequestID(line) {
 				continue
 			}
 			sum := sha256.Sum256(line)
@@ -292,4 +329,109 @@ func Duplicates(files []string) error {
 		// A line too long to compare is reported by the reader itself.
 	}
 	return nil
+}
+
+// requestIDKeys are the fields a JSON log names its request id with.
+var requestIDKeys = []string{"request_id", "requestId", "req_id", "trace_id", "traceId"}
+
+// hasRequestID reports whether a log line carries an id of its request:
+// a JSON object with one of requestIDKeys (not empty), or a text line
+// ending in nginx's $request_id, 32 hex digits.
+func hasRequestID(line []byte) bool {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 {
+		return false
+	}
+	if line[0] != '{' {
+		fields := bytes.Fields(line)
+		last := fields[len(fields)-1]
+		return len(last) == 32 && len(bytes.Trim(last, "0123456789abcdef")) == 0
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(line, &obj) != nil {
+		return false // reported where the line is read
+	}
+	for _, k := range requestIDKeys {
+		if v, ok := obj[k]; ok && string(v) != `""` && string(v) != "null" {
+			return true
+		}
+	}
+	return false
+}
+
+// appEventKeys are the fields an application log names its event with,
+// in the order calibration's reader tries them.
+var appEventKeys = []string{"event", "msg", "message"}
+
+// AppEvents counts the events of application logs: Stages those holding
+// the stage field, Outcomes those with a result field (a journey's
+// outcome, named after it).
+type AppEvents struct {
+	Stages, Outcomes map[string]int
+}
+
+// ScanApp reads application logs for the events they hold, and refuses
+// logs a comparison could not use: a file without a record, a line that
+// names no event (it could be no stage and no outcome, and would be
+// dropped without a word), and logs in which events other than outcomes
+// exist but no line holds field (a mistyped --stage-field would leave
+// every stage without a recorded time). Lines that are not JSON are left
+// to the reader, which names what is wrong with them.
+func ScanApp(files []string, field string) (*AppEvents, error) {
+	ev := &AppEvents{Stages: map[string]int{}, Outcomes: map[string]int{}}
+	others := 0
+	for _, f := range files {
+		r, closeFile, err := calibration.OpenFile(f)
+		if err != nil {
+			return nil, err
+		}
+		sc := bufio.NewScanner(r)
+		sc.Buffer(nil, calibration.MaxLineBytes)
+		n, records := 0, 0
+		for sc.Scan() {
+			n++
+			line := bytes.TrimSpace(sc.Bytes())
+			if len(line) == 0 {
+				continue
+			}
+			records++
+			var obj map[string]any
+			if json.Unmarshal(line, &obj) != nil {
+				continue
+			}
+			name := ""
+			for _, k := range appEventKeys {
+				if s, ok := obj[k].(string); ok && s != "" {
+					name = s
+					break
+				}
+			}
+			if name == "" {
+				closeFile()
+				return nil, fmt.Errorf("%s:%d: no field event (nor msg or message): every line of an application log names its event", f, n)
+			}
+			_, hasField := obj[field]
+			_, hasResult := obj["result"]
+			switch {
+			case hasField:
+				ev.Stages[name]++
+			case hasResult:
+				ev.Outcomes[name]++
+			default:
+				others++
+			}
+		}
+		err = sc.Err()
+		closeFile()
+		if err != nil && !errors.Is(err, bufio.ErrTooLong) {
+			return nil, fmt.Errorf("%s: %v", f, err)
+		}
+		if err == nil && records == 0 {
+			return nil, fmt.Errorf("%s: is empty", f)
+		}
+	}
+	if len(ev.Stages) == 0 && others > 0 {
+		return nil, fmt.Errorf("%s: no line has the field %s (--stage-field)", strings.Join(files, ", "), field)
+	}
+	return ev, nil
 }

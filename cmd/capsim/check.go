@@ -149,6 +149,14 @@ func runCheck(ctx context.Context, io *IOStreams, opts *checkOptions) error {
 	if err != nil {
 		return err
 	}
+	// After the scenario, before simulating: an application log that names no event on a
+	// line, or holds no stage time, is refused at once.
+	var appEvents *check.AppEvents
+	if len(opts.App) > 0 {
+		if appEvents, err = check.ScanApp(opts.App, opts.StageField); err != nil {
+			return usageErr("%v", err)
+		}
+	}
 	if len(opts.Access) > 0 && !journeysCallRoutes(c.Graph()) {
 		// Nothing would be compared with it: without an application log
 		// the check would pass on no line at all. Read off the scenario,
@@ -180,28 +188,48 @@ func runCheck(ctx context.Context, io *IOStreams, opts *checkOptions) error {
 			return usageErr("%v", err)
 		}
 	}
+	// The lines are those of the scenario, of the runs and of the
+	// recording together: a route, stage or journey on one side only is a
+	// line that fails, not one left out. A run at a tiny multiplier calls
+	// no route, and a recording of another scenario holds none of this
+	// one's; each must be seen to differ.
+	routes := journeyRoutes(c.Graph())
 	for name := range simRun.Routes {
-		if _, ok := patterns[name]; !ok {
-			patterns[name] = "/" + name
-		}
+		routes[name] = true
 	}
 	for _, name := range slices.Sorted(maps.Keys(patterns)) {
-		if _, ok := simRun.Routes[name]; !ok {
+		if !routes[name] {
 			return usageErr("--route %s: the scenario has no route %s that a journey calls", name, name)
+		}
+	}
+	for name := range routes {
+		if _, ok := patterns[name]; !ok {
+			patterns[name] = "/" + name
 		}
 	}
 	in := check.Inputs{Access: access, Clients: clients, App: opts.App, Routes: patterns, StageField: opts.StageField, FailureStages: failStages}
 	if len(opts.Access) == 0 {
 		in.Routes = nil
 	}
-	for name := range logNames {
-		in.Stages = append(in.Stages, name)
-	}
-	slices.Sort(in.Stages)
+	stages, journeys := maps.Clone(logNames), map[string]bool{}
 	for name := range simRun.Journeys {
-		in.Journeys = append(in.Journeys, name)
+		journeys[name] = true
 	}
-	slices.Sort(in.Journeys)
+	for _, j := range l.Scenario.Journeys.Items {
+		journeys[j.Name] = true
+	}
+	if appEvents != nil {
+		for name := range appEvents.Stages {
+			stages[name] = true
+		}
+		for name := range appEvents.Outcomes {
+			if !stages[name] {
+				journeys[name] = true
+			}
+		}
+	}
+	in.Stages = slices.Sorted(maps.Keys(stages))
+	in.Journeys = slices.Sorted(maps.Keys(journeys))
 	rec, err := check.Read(in)
 	if err != nil {
 		return usageErr("%v", err)
@@ -215,6 +243,10 @@ func runCheck(ctx context.Context, io *IOStreams, opts *checkOptions) error {
 		simRun.Stages, simRun.Journeys = map[string]*check.Timings{}, map[string]*check.Outcome{}
 	}
 	rep := check.Compare(rec, simRun, rec.Source, check.Rules{Alpha: opts.Alpha, Tolerance: tol, RateTolerance: rateTol, Resolution: opts.Resolution.Seconds()})
+	if len(rep.Timings)+len(rep.Rates) == 0 {
+		// No line failed because there was no line: that is no match.
+		return usageErr("nothing to compare: neither the scenario, its runs nor the logs hold a route, stage or journey the logs given could time or count")
+	}
 	// The folder is complete before anything is printed: a reader that
 	// closes stdout early (| head) must not cost it.
 	if opts.Out != "" {
@@ -449,6 +481,18 @@ func listOrNone(files []string) string {
 		return "none"
 	}
 	return strings.Join(files, ", ")
+}
+
+// journeyRoutes lists the routes a journey's steps call (or start or poll a
+// job on): those whose requests reach an access log.
+func journeyRoutes(g model.Graph) map[string]bool {
+	routes := map[string]bool{}
+	for _, e := range g.Edges {
+		if e.From.Layer == model.LayerJourney && e.To.Layer == model.LayerRoute {
+			routes[e.To.Name] = true
+		}
+	}
+	return routes
 }
 
 // journeysCallRoutes reports whether some step of g calls a route (or

@@ -147,18 +147,41 @@ func TestCheckBadInput(t *testing.T) {
 	k6Twice := filepath.Join(dir, "k6twice.csv")
 	os.WriteFile(k6Twice, []byte("metric_name,timestamp,metric_value,name,status,url\n"+
 		"http_req_duration,1767225600,50.5,browse,200,http://shop/browse\n"), 0o644)
+	negative := filepath.Join(dir, "negative.log")
+	os.WriteFile(negative, []byte(accessLines[0]+strings.Replace(accessLines[1], `"request_time":"`, `"request_time":"-`, 1)), 0o644)
+	// A combined line ending in nginx's $request_id is one request's.
+	const withID = `10.0.0.1 - - [01/Jan/2026:00:00:01 +0000] "GET /browse HTTP/1.1" 200 512 "-" "k6/0.50" 0.040 9c14f5addc27ea1af97a89781b3ec220` + "\n"
+	combinedTwice := filepath.Join(dir, "combinedtwice.log")
+	os.WriteFile(combinedTwice, []byte(withID+withID), 0o644)
+	// Application logs a check cannot use: once run, and every stage
+	// failed for want of recorded times, or a line dropped unsaid.
+	emptyApp := filepath.Join(dir, "empty.jsonl")
+	os.WriteFile(emptyApp, []byte("\n"), 0o644)
+	noEvent := filepath.Join(dir, "noevent.jsonl")
+	os.WriteFile(noEvent, []byte(`{"time":"2026-01-01T00:00:01Z","event":"page_served","since_s":0.1}`+"\n"+`{"time":"2026-01-01T00:00:02Z","since_s":0.1}`+"\n"), 0o644)
+	noSince := filepath.Join(dir, "nosince.jsonl")
+	os.WriteFile(noSince, []byte(`{"time":"2026-01-01T00:00:01Z","event":"page_served","took_s":0.1}`+"\n"), 0o644)
 	accessN := strings.Count(string(access), "\n")
 	cases := []struct{ args, want string }{
 		{"check " + shop + " --access " + twice, fmt.Sprintf("capsim: %s:%d: the same line as %s:1; a record logged twice would be counted twice (give each once)", twice, accessN+1, twice)},
 		{"check " + shop + " --access " + nginx + " --access " + twice, fmt.Sprintf("capsim: %s:1: the same line as %s:1; a record logged twice would be counted twice (give each once)", twice, nginx)},
+		{"check " + shop + " --access " + combinedTwice, fmt.Sprintf("capsim: %s:2: the same line as %s:1; a record logged twice would be counted twice (give each once)", combinedTwice, combinedTwice)},
 		{"check " + shop + " --app " + repeated, fmt.Sprintf("capsim: %s:%d: the same line as %s:3; a record logged twice would be counted twice (give each once)", repeated, strings.Count(string(data), "\n")+1, repeated)},
 		{"check " + shop + " --access " + wordStatus, "capsim: " + wordStatus + `:2: status "x` + statusOf(accessLines[1]) + `" is not an HTTP status (a whole number)`},
+		// Refused, not skipped: the check stops at the line.
+		{"check " + shop + " --access " + negative, "capsim: " + negative + ":2: value -" + timeOf(accessLines[1]) + "s is not a duration (negative or not finite)"},
 		{"check " + shop + " --access " + k6Word, "capsim: " + k6Word + `:3: status "OK" is not an HTTP status (a whole number)`},
-		// Two k6 files both open with the same header: not a repeated record.
-		{"check " + shop + " --access " + k6Twice + " --access " + k6Word, "capsim: " + k6Word + ":2: the same line as " + k6Twice + ":2; a record logged twice would be counted twice (give each once)"},
+		// Two k6 files both open with the same header, and a row alike in
+		// both (k6 rows carry no request id): no repeated record, the read
+		// goes on to the bad status.
+		{"check " + shop + " --access " + k6Twice + " --access " + k6Word, "capsim: " + k6Word + `:3: status "OK" is not an HTTP status (a whole number)`},
 		{"check " + shop, "capsim: give the recorded run's logs: --access FILE (nginx or k6) and/or --app FILE (application log)"},
 		{"check " + shop + " --app missing.jsonl", "capsim: missing.jsonl: no such file or directory"},
 		{"check " + shop + " --app " + torn, "capsim: " + torn + ":2: the line ends inside the JSON object (truncated)"},
+		{"check " + shop + " --app " + emptyApp, "capsim: " + emptyApp + ": is empty"},
+		{"check " + shop + " --app " + noEvent, "capsim: " + noEvent + ":2: no field event (nor msg or message): every line of an application log names its event"},
+		{"check " + shop + " --app " + noSince, "capsim: " + noSince + ": no line has the field since_s (--stage-field)"},
+		{"check " + shop + " --app " + app + " --stage-field nope", "capsim: " + app + ": no line has the field nope (--stage-field)"},
 		{"check " + shop + " --app " + badTime, "capsim: " + badTime + `:1: timestamp "yesterday" is in no known format`},
 		{"check " + shop + " --app " + app + " --route nope=/x", "capsim: --route nope: the scenario has no route nope that a journey calls"},
 		{"check " + shop + " --app " + app + " --route browse", `capsim: --route "browse": want ROUTE=PATTERN, e.g. trip_view=/api/trips/*`},
@@ -185,11 +208,59 @@ func TestCheckBadInput(t *testing.T) {
 	}
 }
 
+// Two requests alike in one second write the same combined nginx line (it
+// keeps whole seconds and no request id), and k6 the same CSV row: both
+// are counted, not refused as a record logged twice.
+func TestCheckCountsLinesAlikeWithoutARequestID(t *testing.T) {
+	dir := t.TempDir()
+	const line = `10.0.0.1 - - [01/Jan/2026:00:00:01 +0000] "GET /browse HTTP/1.1" 200 512 "-" "k6/0.50" 0.040` + "\n"
+	combined := filepath.Join(dir, "combined.log")
+	os.WriteFile(combined, []byte(line+line+line), 0o644)
+	const row = "http_req_duration,1767225600,50.5,browse,200,http://shop/browse\n"
+	k6 := filepath.Join(dir, "k6.csv")
+	os.WriteFile(k6, []byte("metric_name,timestamp,metric_value,name,status,url\n"+row+row), 0o644)
+	for access, want := range map[string]string{combined: "route browse (nginx)      3", k6: "route browse (k6)      2"} {
+		code, stdout, stderr := run(t, "check", shop, "-r", "1", "--set", "duration=60s", "--access", access)
+		if code == exitUsage || !strings.Contains(stdout, want) {
+			t.Errorf("%s: exit %d, stderr %q, want %q in\n%s", filepath.Base(access), code, stderr, want, stdout)
+		}
+	}
+}
+
+// What one side holds and the other lacks is a failed line: a run that
+// calls nothing (once "0 lines", no line failed, exit 0), and recorded
+// requests no route of the scenario selects.
+func TestCheckFailsWhatOneSideOnlyHolds(t *testing.T) {
+	dir := t.TempDir()
+	nginx, _, app := recordShop(t, dir, 101, "duration=60s")
+	code, stdout, _ := run(t, "check", shop, "-r", "1", "--set", "duration=1ms", "--access", nginx, "--app", app)
+	for _, want := range []string{"FAIL route browse (nginx)\n     the model has none; the recording has ",
+		"FAIL stage page_served\n     the model has none; the recording has "} {
+		if code != exitMismatch || !strings.Contains(stdout, want) {
+			t.Errorf("a run of 1ms: exit %d, want %q in\n%s", code, want, stdout)
+		}
+	}
+	data, _ := os.ReadFile(nginx)
+	other := filepath.Join(dir, "other.log")
+	os.WriteFile(other, append(data, `{"time_iso8601":"2026-01-01T00:00:09Z","request_id":"r-admin","request":"GET /admin HTTP/1.1","status":"200","request_time":"0.010"}`+"\n"...), 0o644)
+	code, stdout, _ = run(t, "check", shop, "-r", "1", "--set", "duration=60s", "--access", other)
+	if want := "FAIL route *unmatched* (nginx)\n     1 recorded requests match no route's pattern"; code != exitMismatch || !strings.Contains(stdout, want) {
+		t.Errorf("a request of another route: exit %d, want %q in\n%s", code, want, stdout)
+	}
+}
+
 // statusOf is the status an nginx JSON line logs.
 func statusOf(line string) string {
 	_, rest, _ := strings.Cut(line, `"status":"`)
 	st, _, _ := strings.Cut(rest, `"`)
 	return st
+}
+
+// timeOf is the request_time an nginx JSON line logs.
+func timeOf(line string) string {
+	_, rest, _ := strings.Cut(line, `"request_time":"`)
+	v, _, _ := strings.Cut(rest, `"`)
+	return strings.TrimRight(strings.TrimRight(v, "0"), ".")
 }
 
 // A real recording (testdata/check/recorded, made by record/record.sh:
