@@ -87,6 +87,11 @@ func Read(in Inputs) (*Run, error) {
 	if err := in.Stat(); err != nil {
 		return nil, err
 	}
+	for _, f := range in.Access {
+		if err := accessLog(f); err != nil {
+			return nil, err
+		}
+	}
 	run := NewRun()
 	field := in.StageField
 	if field == "" {
@@ -240,6 +245,9 @@ func readClient(c Client) ([]calibration.ClientRequest, error) {
 // sample reads files with opts. Unlike calibrate, a line that cannot be
 // read is an error: a comparison must not quietly lose records.
 func sample(opts calibration.Options, files []string) (*calibration.Sample, error) {
+	// check has none of calibrate's reading flags (--format, --column,
+	// --from-event): its messages must not advise them.
+	opts.Words = &calibration.Words{}
 	r, err := calibration.NewReader(opts)
 	if err != nil {
 		return nil, err
@@ -434,4 +442,32 @@ func ScanApp(files []string, field string) (*AppEvents, error) {
 		return nil, fmt.Errorf("%s: no line has the field %s (--stage-field)", strings.Join(files, ", "), field)
 	}
 	return ev, nil
+}
+
+// accessLog refuses a file given as an access log that is none: check
+// times requests from nginx's access log or k6's output, and the reader's
+// own advice (its --format, --column and --from-event) is calibrate's.
+func accessLog(path string) error {
+	in, closeFn, err := calibration.OpenFile(path)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	f, err := calibration.Detect(bufio.NewReaderSize(in, 64<<10)) // as the reader peeks
+	switch {
+	case errors.Is(err, calibration.ErrNotRecognised):
+		return fmt.Errorf("%s: not an access log: --access takes nginx's access log (combined or JSON) or k6's output (CSV or JSON)", path)
+	case err != nil:
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	what := "a plain CSV"
+	switch f {
+	case calibration.FormatNginxCombined, calibration.FormatNginxJSON, calibration.FormatK6CSV, calibration.FormatK6JSON:
+		return nil
+	case calibration.FormatAppLog:
+		return fmt.Errorf("%s is an application log: give it with --app; --access takes nginx's access log or k6's output", path)
+	case calibration.FormatK6Summary:
+		what = "a k6 end-of-test summary"
+	}
+	return fmt.Errorf("%s is %s, not an access log: --access takes nginx's access log (combined or JSON) or k6's output (CSV or JSON)", path, what)
 }

@@ -161,8 +161,18 @@ func TestCheckBadInput(t *testing.T) {
 	os.WriteFile(noEvent, []byte(`{"time":"2026-01-01T00:00:01Z","event":"page_served","since_s":0.1}`+"\n"+`{"time":"2026-01-01T00:00:02Z","since_s":0.1}`+"\n"), 0o644)
 	noSince := filepath.Join(dir, "nosince.jsonl")
 	os.WriteFile(noSince, []byte(`{"time":"2026-01-01T00:00:01Z","event":"page_served","took_s":0.1}`+"\n"), 0o644)
+	// Files given as access logs that are none: once met with the advice
+	// of calibrate's flags (--format, --column, --from-event), or read as
+	// a CSV of no records.
+	plainCSV := filepath.Join(dir, "plain.csv")
+	os.WriteFile(plainCSV, []byte("a,b\n1,2\n"), 0o644)
+	garbage := filepath.Join(dir, "garbage.log")
+	os.WriteFile(garbage, []byte("\xff\xfe not a log\n"), 0o644)
 	accessN := strings.Count(string(access), "\n")
 	cases := []struct{ args, want string }{
+		{"check " + shop + " --access " + app, "capsim: " + app + " is an application log: give it with --app; --access takes nginx's access log or k6's output"},
+		{"check " + shop + " --access " + plainCSV, "capsim: " + plainCSV + " is a plain CSV, not an access log: --access takes nginx's access log (combined or JSON) or k6's output (CSV or JSON)"},
+		{"check " + shop + " --access " + garbage, "capsim: " + garbage + ": not an access log: --access takes nginx's access log (combined or JSON) or k6's output (CSV or JSON)"},
 		{"check " + shop + " --access " + twice, fmt.Sprintf("capsim: %s:%d: the same line as %s:1; a record logged twice would be counted twice (give each once)", twice, accessN+1, twice)},
 		{"check " + shop + " --access " + nginx + " --access " + twice, fmt.Sprintf("capsim: %s:1: the same line as %s:1; a record logged twice would be counted twice (give each once)", twice, nginx)},
 		{"check " + shop + " --access " + combinedTwice, fmt.Sprintf("capsim: %s:2: the same line as %s:1; a record logged twice would be counted twice (give each once)", combinedTwice, combinedTwice)},
