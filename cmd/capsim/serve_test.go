@@ -34,6 +34,12 @@ func postRun(t *testing.T, url, body string) (int, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return answer(t, resp)
+}
+
+// answer is a response's status and body, read whole.
+func answer(t *testing.T, resp *http.Response) (int, string) {
+	t.Helper()
 	defer resp.Body.Close()
 	data, err := io.ReadAll(resp.Body)
 	if err != nil {
@@ -310,12 +316,7 @@ func send(t *testing.T, srv *httptest.Server, method, path, host string, header 
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.StatusCode, string(data)
+	return answer(t, resp)
 }
 
 // badSetNoEquals is the answer to {"sets":["noequals"]}: a run taken,
