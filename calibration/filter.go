@@ -187,6 +187,9 @@ func parseStatusPattern(s string) (statusPattern, error) {
 	return statusPattern{n, n}, nil
 }
 
+// windowed says whether the filter bounds the records' time.
+func (m *matcher) windowed() bool { return !math.IsInf(m.since, -1) || !math.IsInf(m.until, 1) }
+
 func (m *matcher) match(r *record) bool {
 	if m.route != nil {
 		ok := r.path != "" && m.route.MatchString(r.path)
@@ -210,7 +213,7 @@ func (m *matcher) match(r *record) bool {
 			return false
 		}
 	}
-	if !math.IsInf(m.since, -1) || !math.IsInf(m.until, 1) {
+	if m.windowed() {
 		if math.IsNaN(r.time) || r.time < m.since || r.time >= m.until {
 			return false
 		}

@@ -106,6 +106,7 @@ type FileStats struct {
 	Other     int // well-formed records of other metrics or events
 	Records   int // records of the metric or event asked for
 	Filtered  int // of those, excluded by the filter
+	Untimed   int // of the excluded, those a time window left out for want of a time
 	NoValue   int // of those, without a value (nginx "-")
 	Rejected  int // of those, with a negative or non-finite value
 	Used      int // of those, kept
@@ -409,6 +410,9 @@ func (r *Reader) add(name string, fs *FileStats, line int, rec *record) {
 	fs.Records++
 	if !r.m.match(rec) {
 		fs.Filtered++
+		if math.IsNaN(rec.time) && r.m.windowed() {
+			fs.Untimed++
+		}
 		return
 	}
 	if !rec.hasValue {
@@ -481,12 +485,19 @@ func noValues(s Sample, stats []FileStats) error {
 		t.Lines += fs.Lines
 		t.Records += fs.Records
 		t.Filtered += fs.Filtered
+		t.Untimed += fs.Untimed
 		t.NoValue += fs.NoValue
 		t.Rejected += fs.Rejected
 		t.Malformed += fs.Malformed
 	}
-	return fmt.Errorf("no usable values of %s in %s with filter %q: %d lines, %d records, %d excluded by the filter, %d without a value, %d rejected, %d malformed lines",
-		s.Source, strings.Join(files, ", "), s.Filter.String(), t.Lines, t.Records, t.Filtered, t.NoValue, t.Rejected, t.Malformed)
+	why := ""
+	if t.Untimed > 0 && t.Untimed == t.Filtered {
+		// Every record left out for want of a time: the window cannot
+		// be met by what the files hold, whatever it is.
+		why = "; no record has a time, so the time window (since, until) keeps none: the input has no timestamps"
+	}
+	return fmt.Errorf("no usable values of %s in %s with filter %q: %d lines, %d records, %d excluded by the filter, %d without a value, %d rejected, %d malformed lines%s",
+		s.Source, strings.Join(files, ", "), s.Filter.String(), t.Lines, t.Records, t.Filtered, t.NoValue, t.Rejected, t.Malformed, why)
 }
 
 // Words are what messages call the settings of Options: a flag, a key of a

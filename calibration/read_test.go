@@ -654,3 +654,23 @@ func TestReaderWordsNameTheCallersSettings(t *testing.T) {
 		t.Errorf("got %v, want %s", err, want)
 	}
 }
+
+// A time window over records with no time keeps none, and the message
+// says why: the input has no timestamps, whatever the window. A window
+// that leaves out timed records says nothing of the kind.
+func TestATimeWindowOverUntimedRecordsSaysWhy(t *testing.T) {
+	t.Parallel()
+	since := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, c := range []struct{ in, want string }{
+		{"latency_ms\n10\n20\n", `no usable values of column latency_ms in a.csv with filter "since=2026-01-01T00:00:00Z": 3 lines, 2 records, 2 excluded by the filter, 0 without a value, 0 rejected, 0 malformed lines; no record has a time, so the time window (since, until) keeps none: the input has no timestamps`},
+		{"time,latency_ms\n2025-06-01T00:00:00Z,10\n", `no usable values of column latency_ms in a.csv with filter "since=2026-01-01T00:00:00Z": 2 lines, 1 records, 1 excluded by the filter, 0 without a value, 0 rejected, 0 malformed lines`},
+	} {
+		r, _ := NewReader(Options{Format: FormatCSV, Column: "latency_ms", Filter: Filter{Since: since}})
+		if err := r.Read("a.csv", strings.NewReader(c.in)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.Sample(); err == nil || err.Error() != c.want {
+			t.Errorf("error\n got %v\nwant %s", err, c.want)
+		}
+	}
+}
