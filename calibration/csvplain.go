@@ -138,13 +138,26 @@ func (r *Reader) csvValueColumn(name string, line int, header []string, cols map
 			r.opts.Column = strings.TrimSpace(header[0])
 			return 0, nil
 		}
-		return 0, fmt.Errorf("%s:%d: the CSV has columns %s: name the one to read with %s", name, line, strings.Join(header, ", "), r.words().Column)
+		return 0, fmt.Errorf("%s:%d: the CSV has columns %s: name the one to read with %s", name, line, someColumns(header), r.words().Column)
 	}
 	i, ok := cols[col]
 	if !ok {
-		return 0, fmt.Errorf("%s:%d: no column %q; the header has %s", name, line, col, strings.Join(header, ", "))
+		return 0, fmt.Errorf("%s:%d: no column %q; the header has %s", name, line, col, someColumns(header))
 	}
 	return i, nil
+}
+
+// listedColumns is how many of a header's names a message lists: a wide
+// export (thousands of columns) once made a message of tens of kilobytes.
+const listedColumns = 20
+
+// someColumns lists a header's names for a message, the first
+// listedColumns of a longer one with how many there are in all.
+func someColumns(header []string) string {
+	if len(header) <= listedColumns {
+		return strings.Join(header, ", ")
+	}
+	return strings.Join(header[:listedColumns], ", ") + fmt.Sprintf(", … (%d in all)", len(header))
 }
 
 func firstCol(cols map[string]int, names []string) int {

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -672,5 +673,21 @@ func TestATimeWindowOverUntimedRecordsSaysWhy(t *testing.T) {
 		if _, err := r.Sample(); err == nil || err.Error() != c.want {
 			t.Errorf("error\n got %v\nwant %s", err, c.want)
 		}
+	}
+}
+
+// A wide CSV's columns are listed in part: the first 20, and how many in
+// all, not thousands of names in one message.
+func TestAWideHeaderIsListedInPart(t *testing.T) {
+	t.Parallel()
+	var cols []string
+	for i := range 30 {
+		cols = append(cols, fmt.Sprintf("c%d", i))
+	}
+	r, _ := NewReader(Options{Format: FormatCSV})
+	err := r.Read("w.csv", strings.NewReader(strings.Join(cols, ",")+"\n"+strings.Repeat("1,", 29)+"1\n"))
+	want := "w.csv:1: the CSV has columns " + strings.Join(cols[:20], ", ") + ", … (30 in all): name the one to read with --column"
+	if err == nil || err.Error() != want {
+		t.Errorf("error\n got %v\nwant %s", err, want)
 	}
 }
