@@ -161,21 +161,23 @@ func TestCalibratedFragmentLoadsInAScenario(t *testing.T) {
 	if _, stderr, err := calibrate(t, "", "figures", calData+"figures.yaml", "--out", frag); err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
+	validatesWithFragment(t, dir, "upload_batch", "worker_cold_start", "nginx_overhead")
+}
+
+// validatesWithFragment checks that a scenario including dir's
+// calibration.yaml and using entries work, then each of delays in turn,
+// passes validate: what calibrate wrote loads as scenarios read it.
+func validatesWithFragment(t *testing.T, dir, work string, delays ...string) {
+	t.Helper()
+	src := "name: calibrated\ninclude: [calibration.yaml]\nduration: 600s\ncomponents:\n  app: {kind: pool, servers: 2}\n" +
+		"journeys:\n  upload:\n    rate: 0.01/s\n    steps:\n      - use: app\n        work: " + work + "\n"
+	for _, d := range delays {
+		src += "      - delay: " + d + "\n"
+	}
 	scenario := filepath.Join(dir, "calibrated.yaml")
-	os.WriteFile(scenario, []byte(`name: calibrated
-include: [calibration.yaml]
-duration: 600s
-components:
-  app: {kind: pool, servers: 2}
-journeys:
-  upload:
-    rate: 0.01/s
-    steps:
-      - use: app
-        work: upload_batch
-      - delay: worker_cold_start
-      - delay: nginx_overhead
-`), 0o644)
+	if err := os.WriteFile(scenario, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	code, stdout, stderr := run(t, "validate", scenario)
 	if code != exitOK || stdout != scenario+": ok\n" {
 		t.Errorf("validate: exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
@@ -368,24 +370,7 @@ func TestCalibratedNamesLoadInAScenario(t *testing.T) {
 	if got := strings.Join(files, " "); got != "api-upload-hist.svg api-upload-qq.svg" {
 		t.Errorf("--plot wrote %s, want api-upload-hist.svg api-upload-qq.svg", got)
 	}
-	scenario := filepath.Join(dir, "calibrated.yaml")
-	os.WriteFile(scenario, []byte(`name: calibrated
-include: [calibration.yaml]
-duration: 600s
-components:
-  app: {kind: pool, servers: 2}
-journeys:
-  upload:
-    rate: 0.01/s
-    steps:
-      - use: app
-        work: p99th
-      - delay: api/upload
-`), 0o644)
-	code, stdout, stderr := run(t, "validate", scenario)
-	if code != exitOK || stdout != scenario+": ok\n" {
-		t.Errorf("validate: exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
-	}
+	validatesWithFragment(t, dir, "p99th", "api/upload")
 }
 
 // A file given twice, however spelled, is refused: its values would count

@@ -18,12 +18,9 @@ import (
 // (0.5x) it is never there, and its cell reads 0 once another cell of the
 // design had it.
 func TestSweepNamesAnOverloadTheDrainHid(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "out")
-	code, stdout, stderr := run(t, "sweep", "mm1", "--set", "duration=2000s", "--set", "warmup=100s",
-		"--multipliers", "0.5,1.25,1.5", "--replications", "5", "--refine", "0", "--quiet", "--out", out)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
+	dir := t.TempDir()
+	out, jsonFile := filepath.Join(dir, "out"), filepath.Join(dir, "sweep.json")
+	stdout := sweepMM1(t, out, "0.5,1.25,1.5", "--json", jsonFile)
 	wantRows := []string{
 		"mm1,base,0.5,overloaded_count,run,,overloaded_count,,5,,0,0,0",
 		"mm1,base,1.25,overloaded_count,run,,overloaded_count,,5,,0.8,0.244710979,1.355289021",
@@ -79,17 +76,51 @@ func TestSweepNamesAnOverloadTheDrainHid(t *testing.T) {
 	if !strings.Contains(stdout, "  base  1.25x (CI 0.5–1.25): customer mean <= 10s\n") {
 		t.Errorf("first failure moved:\n%s", stdout)
 	}
+
+	// --json carries the count too, cell by cell of the grid, and leaves
+	// it out where no run was overloaded.
+	data, err := os.ReadFile(jsonFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Designs []struct {
+			Cells []struct {
+				Multiplier     float64         `json:"multiplier"`
+				RunsOverloaded json.RawMessage `json:"runs_overloaded"`
+			} `json:"cells"`
+		} `json:"designs"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil || len(doc.Designs) != 1 {
+		t.Fatalf("--json: %v, %d designs", err, len(doc.Designs))
+	}
+	var got []string
+	for _, c := range doc.Designs[0].Cells {
+		got = append(got, fmt.Sprintf("%gx:%s", c.Multiplier, c.RunsOverloaded))
+	}
+	if want := "0.5x: 1.25x:4 1.5x:5"; strings.Join(got, " ") != want {
+		t.Errorf("cells' runs_overloaded: %s; want %s", strings.Join(got, " "), want)
+	}
+}
+
+// sweepMM1 sweeps mm1 shortened to 2000 s at multipliers, 5 replications
+// and no refinement, into out, and returns what it printed.
+func sweepMM1(t *testing.T, out, multipliers string, extra ...string) string {
+	t.Helper()
+	args := append([]string{"sweep", "mm1", "--set", "duration=2000s", "--set", "warmup=100s",
+		"--multipliers", multipliers, "--replications", "5", "--refine", "0", "--quiet", "--out", out}, extra...)
+	code, stdout, stderr := run(t, args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	return stdout
 }
 
 // Where no run is overloaded, no output mentions it: no row in the CSVs,
 // no line under the table, no sentence in the report.
 func TestSweepWithoutOverloadSaysNothingOfIt(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
-	code, stdout, stderr := run(t, "sweep", "mm1", "--set", "duration=2000s", "--set", "warmup=100s",
-		"--multipliers", "0.5,0.75", "--replications", "5", "--refine", "0", "--quiet", "--out", out)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
+	stdout := sweepMM1(t, out, "0.5,0.75")
 	if strings.Contains(stdout, "overload") {
 		t.Errorf("stdout names an overload:\n%s", stdout)
 	}
@@ -114,33 +145,4 @@ func linesWith(t *testing.T, path, s string) []string {
 		}
 	}
 	return out
-}
-
-// --json carries the count too, cell by cell of the grid, and leaves it
-// out where no run was overloaded.
-func TestSweepJSONCountsTheOverloadedRuns(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "out")
-	code, stdout, stderr := run(t, "sweep", "mm1", "--set", "duration=2000s", "--set", "warmup=100s",
-		"--multipliers", "0.5,1.25,1.5", "--replications", "5", "--refine", "0", "--quiet", "--out", out, "--json", "-")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	var doc struct {
-		Designs []struct {
-			Cells []struct {
-				Multiplier     float64         `json:"multiplier"`
-				RunsOverloaded json.RawMessage `json:"runs_overloaded"`
-			} `json:"cells"`
-		} `json:"designs"`
-	}
-	if err := json.Unmarshal([]byte(stdout), &doc); err != nil || len(doc.Designs) != 1 {
-		t.Fatalf("--json: %v, %d designs", err, len(doc.Designs))
-	}
-	var got []string
-	for _, c := range doc.Designs[0].Cells {
-		got = append(got, fmt.Sprintf("%gx:%s", c.Multiplier, c.RunsOverloaded))
-	}
-	if want := "0.5x: 1.25x:4 1.5x:5"; strings.Join(got, " ") != want {
-		t.Errorf("cells' runs_overloaded: %s; want %s", strings.Join(got, " "), want)
-	}
 }
