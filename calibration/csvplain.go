@@ -138,7 +138,7 @@ func (r *Reader) csvValueColumn(name string, line int, header []string, cols map
 			r.opts.Column = strings.TrimSpace(header[0])
 			return 0, nil
 		}
-		return 0, fmt.Errorf("%s:%d: the CSV has columns %s: name the one to read with %s", name, line, someColumns(header), r.words().Column)
+		return 0, fmt.Errorf("%s:%d: the CSV has columns %s: name the one to read with %s", name, line, someColumns(header), calibrateFlags.Column)
 	}
 	i, ok := cols[col]
 	if !ok {

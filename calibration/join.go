@@ -44,7 +44,7 @@ func (p *Plan) sample(e *PlanEntry, files []*rowFile) (*Sample, error) {
 		if len(rf.fields) == 0 {
 			return nil, fmt.Errorf("no field %s in %s", field, rf.stats.File)
 		}
-		return nil, fmt.Errorf("no field %s in %s (fields: %s)", field, rf.stats.File, strings.Join(rf.fields, ", "))
+		return nil, fmt.Errorf("no field %s in %s (fields: %s)", field, rf.stats.File, someColumns(rf.fields))
 	}
 	unit, err := e.unit(srcs, srcOf)
 	if err != nil {

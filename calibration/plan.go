@@ -652,7 +652,7 @@ func (p *Plan) Run(open OpenFunc, rerun string) ([]PlanFit, error) {
 		// A source of the plan is named by its line; one named on the
 		// command line by its file, which the message already names.
 		at := fmt.Sprintf("%s:%d: source %s: ", p.File, src.Line, src.Name)
-		hint := notRecognised(CalibrateWords.Format)
+		hint := notRecognised(calibrateFlags.Format)
 		if src.Line == 0 {
 			at = ""
 		} else {

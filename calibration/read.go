@@ -56,9 +56,6 @@ const (
 type Options struct {
 	Format Format // FormatAuto or "" detects each file's format
 	Filter Filter
-	// Words names the settings below in messages as the caller's user
-	// gives them; nil names calibrate's flags (CalibrateWords).
-	Words *Words
 
 	// Metric is the k6 metric (default http_req_duration) or the nginx
 	// variable (default request_time) whose values are read. For nginx it
@@ -228,7 +225,7 @@ func (r *Reader) Read(name string, in io.Reader) error {
 	if format == FormatAuto {
 		var err error
 		if format, err = Detect(br); errors.Is(err, ErrNotRecognised) {
-			return fmt.Errorf("%s: %w", name, notRecognised(r.words().Format))
+			return fmt.Errorf("%s: %w", name, notRecognised(calibrateFlags.Format))
 		} else if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
@@ -295,17 +292,9 @@ func (r *Reader) nextLine(name string, lr *lineReader, fs *FileStats) (line []by
 	}
 }
 
-// words are what messages call the reader's settings.
-func (r *Reader) words() Words {
-	if r.opts.Words != nil {
-		return *r.opts.Words
-	}
-	return CalibrateWords
-}
-
 func (r *Reader) checkOptions(name string, f Format) error {
 	o := r.opts
-	w := r.words()
+	w := calibrateFlags
 	isK6 := f == FormatK6CSV || f == FormatK6JSON
 	isNginx := f == FormatNginxJSON || f == FormatNginxCombined
 	switch {
@@ -491,7 +480,7 @@ func noValues(s Sample, stats []FileStats) error {
 		t.Malformed += fs.Malformed
 	}
 	why := ""
-	if t.Untimed > 0 && t.Untimed == t.Filtered {
+	if t.Untimed > 0 && t.Untimed == t.Records {
 		// Every record left out for want of a time: the window cannot
 		// be met by what the files hold, whatever it is.
 		why = "; no record has a time, so the time window (since, until) keeps none: the input has no timestamps"
@@ -500,15 +489,11 @@ func noValues(s Sample, stats []FileStats) error {
 		s.Source, strings.Join(files, ", "), s.Filter.String(), t.Lines, t.Records, t.Filtered, t.NoValue, t.Rejected, t.Malformed, why)
 }
 
-// Words are what messages call the settings of Options: a flag, a key of a
-// file, or "" where the caller's user has no such setting (the message
-// then names none).
-type Words struct {
-	Format, Metric, Column, FromEvent, ToEvent string
-}
-
-// CalibrateWords are the flags of capsim calibrate.
-var CalibrateWords = Words{Format: "--format", Metric: "--metric", Column: "--column", FromEvent: "--from-event", ToEvent: "--to-event"}
+// calibrateFlags are what the reader's messages call its settings: the
+// flags of capsim calibrate. A plan words its own (plan.go), and check
+// screens its inputs first, in its words (check.AccessLog).
+var calibrateFlags = struct{ Format, Metric, Column, FromEvent, ToEvent string }{
+	Format: "--format", Metric: "--metric", Column: "--column", FromEvent: "--from-event", ToEvent: "--to-event"}
 
 // ErrNotRecognised is in the error of an input whose format Detect cannot
 // tell, for a caller to word what to do about it.
@@ -546,7 +531,7 @@ func Detect(br *bufio.Reader) (Format, error) {
 	if bytes.ContainsAny(line, ",;\t") || isSingleColumnHeader(line) {
 		return FormatCSV, nil
 	}
-	return "", notRecognised(CalibrateWords.Format)
+	return "", notRecognised(calibrateFlags.Format)
 }
 
 // firstLine returns the first line that is neither blank nor a # comment,

@@ -627,32 +627,16 @@ func TestDecompressShortAndBrokenStreams(t *testing.T) {
 	}
 }
 
-// TestReaderWordsNameTheCallersSettings: a caller whose settings are not
-// calibrate's flags has the messages name its own, or none.
-func TestReaderWordsNameTheCallersSettings(t *testing.T) {
-	read := func(o Options, data string) error {
-		r, err := NewReader(o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return r.Read("x.log", strings.NewReader(data))
+// An input whose format is not told says so, and wraps ErrNotRecognised
+// for a caller to word what to do about it.
+func TestAnUnrecognisedFormatIsErrNotRecognised(t *testing.T) {
+	r, err := NewReader(Options{})
+	if err != nil {
+		t.Fatal(err)
 	}
-	err := read(Options{Words: &Words{}}, "<html>\n")
-	if want := "x.log: format not recognised"; err == nil || err.Error() != want || !errors.Is(err, ErrNotRecognised) {
-		t.Errorf("got %v, want %s (ErrNotRecognised)", err, want)
-	}
-	err = read(Options{}, "<html>\n")
+	err = r.Read("x.log", strings.NewReader("<html>\n"))
 	if want := "x.log: format not recognised; pass --format"; err == nil || err.Error() != want || !errors.Is(err, ErrNotRecognised) {
 		t.Errorf("got %v, want %s (ErrNotRecognised)", err, want)
-	}
-	w := &Words{Format: "format:", Metric: "metric:", Column: "field:", FromEvent: "event:", ToEvent: "to:"}
-	err = read(Options{Words: w}, `{"time":"2026-11-30T09:00:00Z","event":"a"}`+"\n")
-	if want := "x.log is an application log: give event: and to: to time a stage, or field: to read a field"; err == nil || err.Error() != want {
-		t.Errorf("got %v, want %s", err, want)
-	}
-	err = read(Options{Words: w}, "a,b\n1,2\n")
-	if want := "x.log:1: the CSV has columns a, b: name the one to read with field:"; err == nil || err.Error() != want {
-		t.Errorf("got %v, want %s", err, want)
 	}
 }
 

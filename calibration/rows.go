@@ -221,12 +221,9 @@ func csvRowLookup(header map[string]int, fields []string) func(string) (string, 
 	}
 }
 
-// maxListedFields is how many field names rowFile keeps for messages.
-const maxListedFields = 40
-
 // addFields notes the top-level keys of a JSON record not seen before.
 func (rf *rowFile) addFields(obj map[string]any) {
-	if len(rf.fields) >= maxListedFields {
+	if len(rf.fields) >= listedColumns { // as many as a message lists
 		return
 	}
 	keys := make([]string, 0, len(obj))

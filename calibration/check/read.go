@@ -87,11 +87,6 @@ func Read(in Inputs) (*Run, error) {
 	if err := in.Stat(); err != nil {
 		return nil, err
 	}
-	for _, f := range in.Access {
-		if err := accessLog(f); err != nil {
-			return nil, err
-		}
-	}
 	run := NewRun()
 	field := in.StageField
 	if field == "" {
@@ -109,13 +104,8 @@ func Read(in Inputs) (*Run, error) {
 	// Requests no route selects are counted: each route's requests are
 	// taken from the whole (routes' patterns do not overlap, or a request
 	// would be two routes'), and what is left over is another scenario's.
-	if len(in.Access) > 0 && len(in.Routes) > 0 {
-		s, err := sample(calibration.Options{}, in.Access)
-		if err != nil {
-			return nil, err
-		}
-		run.Unmatched = records(s)
-	}
+	// The whole is any route's sample's count before its filter.
+	counted := false
 	for _, name := range slices.Sorted(maps.Keys(in.Routes)) {
 		pattern := in.Routes[name]
 		t := run.Route(name)
@@ -123,6 +113,12 @@ func Read(in Inputs) (*Run, error) {
 			s, err := sample(calibration.Options{Filter: calibration.Filter{Route: pattern}}, in.Access)
 			if err != nil {
 				return nil, err
+			}
+			if !counted {
+				for _, fs := range s.Stats {
+					run.Unmatched += fs.Records
+				}
+				counted = true
 			}
 			run.Unmatched -= records(s)
 			for _, fs := range s.Stats {
@@ -245,9 +241,6 @@ func readClient(c Client) ([]calibration.ClientRequest, error) {
 // sample reads files with opts. Unlike calibrate, a line that cannot be
 // read is an error: a comparison must not quietly lose records.
 func sample(opts calibration.Options, files []string) (*calibration.Sample, error) {
-	// check has none of calibrate's reading flags (--format, --column,
-	// --from-event): its messages must not advise them.
-	opts.Words = &calibration.Words{}
 	r, err := calibration.NewReader(opts)
 	if err != nil {
 		return nil, err
@@ -444,10 +437,11 @@ func ScanApp(files []string, field string) (*AppEvents, error) {
 	return ev, nil
 }
 
-// accessLog refuses a file given as an access log that is none: check
+// AccessLog refuses a file given as an access log that is none: check
 // times requests from nginx's access log or k6's output, and the reader's
-// own advice (its --format, --column and --from-event) is calibrate's.
-func accessLog(path string) error {
+// own advice (its --format, --column and --from-event) is calibrate's. It
+// reads only the file's head, so a caller runs it before simulating.
+func AccessLog(path string) error {
 	in, closeFn, err := calibration.OpenFile(path)
 	if err != nil {
 		return err

@@ -174,6 +174,13 @@ func runCheck(ctx context.Context, io *IOStreams, opts *checkOptions) error {
 		}
 	}
 
+	// Before simulating, after the flags and the scenario: a file given
+	// as an access log that is none is refused at once.
+	for _, f := range logs.Access {
+		if err := check.AccessLog(f); err != nil {
+			return usageErr("%v", err)
+		}
+	}
 	simRun := check.NewRun()
 	logNames := map[string]bool{}
 	failStages := map[string][]string{}
