@@ -234,12 +234,10 @@ type Limits struct {
 
 // SweepDefaults are the grid capsim sweep uses when not told otherwise.
 type SweepDefaults struct {
-	Multipliers  string `yaml:"multipliers"` // e.g. "1:4:1" or "1,2,3,4"
-	Replications *int   `yaml:"replications" bound:"[1,replications]"`
-	Designs      string `yaml:"designs"` // e.g. "all" or "v1-original,v1-improved"
-	// Node is the section's position, for checks that need the rest of
-	// the scenario (its designs) decoded first.
-	Node *yaml.Node `yaml:"-"`
+	Multipliers  string     `yaml:"multipliers"` // e.g. "1:4:1" or "1,2,3,4"
+	Replications *int       `yaml:"replications" bound:"[1,replications]"`
+	Designs      string     `yaml:"designs"` // e.g. "all" or "v1-original,v1-improved"
+	Node         *yaml.Node `yaml:"-"`
 }
 
 // decodeNode reads the sweep defaults and checks the grid they write with
@@ -248,7 +246,6 @@ type SweepDefaults struct {
 func (s *SweepDefaults) decodeNode(d *decoder, n *yaml.Node, path string) {
 	before := len(d.errs)
 	d.decodeStruct(n, reflect.ValueOf(s).Elem(), path)
-	s.Node = n
 	if len(d.errs) > before || s.Multipliers == "" {
 		return
 	}

@@ -8,8 +8,9 @@ import (
 // Nearest returns the name of known fewest single-character edits from
 // typed (EditDistance), if fewer than limit: the name a typo most likely
 // meant. Of names equally near, the first is returned; "" when none is
-// near enough. Every "did you mean" of the model layer (unknown keys,
-// missing names, sensitivity's parameters) is chosen by it.
+// near enough. The model's "did you mean" for unknown keys, missing
+// names and sensitivity's parameters is chosen by it; names typed on the
+// command line and in sweep.designs by DidYouMean, which lists ties.
 func Nearest(typed string, known []string, limit int) string {
 	best, bestDist := "", limit
 	for _, k := range known {

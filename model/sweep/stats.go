@@ -18,7 +18,9 @@ type Summary struct {
 	// s the sample standard deviation. They are NaN when N < 2: one value
 	// says nothing about its spread. For a rate of counted events (see
 	// Trials) the interval is widened to the Wilson interval of the
-	// pooled counts and kept within [0, 1].
+	// pooled counts. A cell's interval is then kept within its unit's
+	// values (model.Unit.Clamp: a fraction within [0, 1], durations and
+	// counts from 0), so it may not be symmetric about the mean.
 	Lo, Hi float64
 	// Trials, for a rate of counted events such as journey_success_rate,
 	// is the number of events it counts over all N replications (the

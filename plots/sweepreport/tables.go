@@ -178,7 +178,9 @@ func half(s sweep.Summary) float64 {
 	if math.IsNaN(s.Lo) || math.IsNaN(s.Hi) {
 		return math.Inf(1)
 	}
-	return (s.Hi - s.Lo) / 2
+	// The wider side: an interval kept within its unit (a count's, cut at
+	// 0) is no longer symmetric, and ± its mean must not claim less.
+	return max(s.Hi-s.Mean, s.Mean-s.Lo)
 }
 
 // fmtRateCI writes a rate and its interval as "87.5% [73.9–94.5]": the
