@@ -184,7 +184,7 @@ func Compare(rec, sim *Run, source string, rules Rules) *Report {
 	if rec.Unmatched > 0 {
 		rep.Timings = append(rep.Timings, TimingLine{Kind: "route", Name: Unmatched, Source: source, NRecorded: rec.Unmatched,
 			Mean: [2]Estimate{meanCI(nil), meanCI(nil)}, P95: [2]Estimate{meanCI(nil), meanCI(nil)}, Verdict: Fail,
-			Why: fmt.Sprintf("%d recorded requests match no route's pattern (a route ROUTE's is /ROUTE, or --route ROUTE=PATTERN)", rec.Unmatched)})
+			Why: fmt.Sprintf("%d recorded requests match no route's pattern (a route ROUTE's pattern is /ROUTE unless --route ROUTE=PATTERN gives another)", rec.Unmatched)})
 	}
 	for _, name := range union(rec.Stages, sim.Stages) {
 		rep.Timings = append(rep.Timings, compareTimes("stage", name, "applog", get(rec.Stages, name), get(sim.Stages, name), rules))

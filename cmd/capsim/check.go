@@ -157,7 +157,7 @@ func runCheck(ctx context.Context, io *IOStreams, opts *checkOptions) error {
 			return usageErr("%v", err)
 		}
 	}
-	if len(opts.Access) > 0 && !journeysCallRoutes(c.Graph()) {
+	if len(opts.Access) > 0 && len(journeyRoutes(c.Graph())) == 0 {
 		// Nothing would be compared with it: without an application log
 		// the check would pass on no line at all. Read off the scenario,
 		// not the runs: a run at a tiny multiplier calls no route either.
@@ -500,15 +500,4 @@ func journeyRoutes(g model.Graph) map[string]bool {
 		}
 	}
 	return routes
-}
-
-// journeysCallRoutes reports whether some step of g calls a route (or
-// starts or polls a job on one), so that requests reach its access log.
-func journeysCallRoutes(g model.Graph) bool {
-	for _, e := range g.Edges {
-		if e.To.Layer == model.LayerRoute {
-			return true
-		}
-	}
-	return false
 }
