@@ -54,6 +54,7 @@ func newRun(p *program, opts RunOptions) *run {
 	}
 	for _, j := range p.journeys {
 		r.arrRng = append(r.arrRng, st.Get("arrivals/"+j.name))
+		r.meanGap = append(r.meanGap, 1/(j.rate*r.multOf(&j)))
 	}
 	r.kWake = r.s.Handle(r.onWake)
 	r.kTimeout = r.s.Handle(r.onTimeout)

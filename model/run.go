@@ -174,6 +174,10 @@ type run struct {
 	distRng []*rand.Rand
 	streams []*rand.Rand
 	arrRng  []*rand.Rand
+	// meanGap is each journey's mean time between arrivals in seconds,
+	// 1/rate at the run's multiplier: a gap is then a product, where a
+	// quotient by the rate would hold up every arrival for a division.
+	meanGap []float64
 	comps   []compRT
 
 	procs     []*proc
@@ -241,14 +245,13 @@ func (r *run) multOf(j *journeyProg) float64 {
 // gap is the time to the next arrival of journey ji.
 func (r *run) gap(ji int) sim.Time {
 	j := &r.p.journeys[ji]
-	rate := j.rate * r.multOf(j)
 	// At least a nanosecond: at an absurd rate the clock must still move,
 	// so that the arrival window ends (or a guard trips) instead of every
 	// arrival landing on one instant.
 	if j.even {
-		return max(1, sim.Seconds(1/rate))
+		return max(1, sim.Seconds(1/(j.rate*r.multOf(j))))
 	}
-	return max(1, sim.Seconds(r.arrRng[ji].ExpFloat64()/rate))
+	return max(1, sim.Seconds(r.arrRng[ji].ExpFloat64()*r.meanGap[ji]))
 }
 
 func (r *run) stageName(stage int32, p *proc) string {
