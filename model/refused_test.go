@@ -126,6 +126,10 @@ func TestValuesReadOtherwiseThanWritten(t *testing.T) {
 	for _, tc := range []struct{ duration, rate, want string }{
 		{"0.1ns", "1/s", `v.yaml:2:11: duration: duration 0.1ns is shorter than a nanosecond, the clock's resolution`},
 		{"100s100s", "1/s", `v.yaml:2:11: duration: duration "100s100s" gives the unit s twice; write each unit once, as in 1h30m`},
+		// The micro sign and the Greek mu are both read as microseconds.
+		{"100us100µs", "1/s", `v.yaml:2:11: duration: duration "100us100µs" gives the unit µs twice; write each unit once, as in 1h30m`},
+		{"100μs100μs", "1/s", `v.yaml:2:11: duration: duration "100μs100μs" gives the unit μs twice; write each unit once, as in 1h30m`},
+		{"1h1m1s1ms1us1ns", "1/s", ``},
 		{"1h30m", "1_000/s", `v.yaml:6:13: journeys.j.rate: expected a rate such as 4/h or 3.6/s, got "1_000/s"`},
 		{"1h30m", "1/s", ``},
 	} {

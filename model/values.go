@@ -3,7 +3,7 @@ package model
 import (
 	"fmt"
 	"math"
-	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -81,20 +81,42 @@ func parseDuration(s string) (sim.Time, error) {
 	return sim.Time(d), nil
 }
 
-// durationPart is one number and its unit in a duration such as 1h30m.
-var durationPart = regexp.MustCompile(`[0-9.]+([a-zµ]+)`)
-
-// repeatedUnit returns a unit that s gives more than once, or "".
+// repeatedUnit returns a unit that s gives more than once, as written
+// the second time, or "". The three spellings of a microsecond that
+// time.ParseDuration reads (us, µs with the micro sign, μs with the Greek
+// mu) are one unit.
 func repeatedUnit(s string) string {
-	seen := map[string]bool{}
-	for _, m := range durationPart.FindAllStringSubmatch(s, -1) {
-		if seen[m[1]] {
-			return m[1]
+	var seen [7]bool // ns, µs, ms, s, m, h, and anything else
+	for rest := s; rest != ""; {
+		i := strings.IndexFunc(rest, isUnitRune)
+		if i < 0 {
+			break
 		}
-		seen[m[1]] = true
+		rest = rest[i:]
+		j := strings.IndexFunc(rest, func(r rune) bool { return !isUnitRune(r) })
+		if j < 0 {
+			j = len(rest)
+		}
+		u := rest[:j]
+		rest = rest[j:]
+		k := slices.Index([]string{"ns", "us", "ms", "s", "m", "h"}, u)
+		switch u {
+		case "µs", "μs":
+			k = 1
+		}
+		if k < 0 {
+			continue // time.ParseDuration has refused it already
+		}
+		if seen[k] {
+			return u
+		}
+		seen[k] = true
 	}
 	return ""
 }
+
+// isUnitRune says whether r belongs to a duration's unit, not its number.
+func isUnitRune(r rune) bool { return r != '.' && (r < '0' || r > '9') && r != '+' && r != '-' }
 
 var units = []struct {
 	suffix string
