@@ -134,6 +134,10 @@ type measureDef struct {
 	slo string
 	// sparse measures are listed only when non-zero.
 	sparse bool
+	// flag measures are 1 in a run where something happened (it broke,
+	// it was overloaded) and 0 in others: over runs their mean is a share
+	// of runs, which no interval takes past 1.
+	flag bool
 	// perStage: one value per failure stage, named
 	// <name less its unit>.<stage><unit> (failed_at.<stage>_count).
 	perStage bool
@@ -234,6 +238,17 @@ func (m Measure) Unit() Unit {
 		return UnitNone
 	}
 	return m.d.unit
+}
+
+// Clamp keeps an interval of m over runs within the values m can take:
+// its unit's (see Unit.Clamp), and at most 1 for a flag, 1 or 0 in
+// each run.
+func (m Measure) Clamp(lo, hi float64) (float64, float64) {
+	lo, hi = m.Unit().Clamp(lo, hi)
+	if m.d != nil && m.d.flag && hi > 1 {
+		hi = 1
+	}
+	return lo, hi
 }
 
 // SLOKey is the key of the SLO that bounds the measure (success_rate for
@@ -365,7 +380,7 @@ func (k MetricKey) String() string { return k.Name() }
 
 // The core measures, in the order Metrics lists them.
 var (
-	BrokenCount = define(measureDef{name: "broken_count", subject: SubjectRun, unit: UnitCount,
+	BrokenCount = define(measureDef{name: "broken_count", subject: SubjectRun, unit: UnitCount, flag: true,
 		run: func(r *Result) (float64, bool) { return b2f(r.Broken != nil), true }})
 	SLOsBroken = define(measureDef{name: "slos_broken_count", subject: SubjectRun, unit: UnitCount,
 		run: func(r *Result) (float64, bool) {
@@ -382,7 +397,7 @@ var (
 	// journeys count as succeeded or failed, not unfinished. It is the
 	// diagnostic's own test, so a sweep shows what run prints; sparse,
 	// as most runs of most designs are not overloaded.
-	Overloaded = define(measureDef{name: "overloaded_count", subject: SubjectRun, unit: UnitCount, sparse: true,
+	Overloaded = define(measureDef{name: "overloaded_count", subject: SubjectRun, unit: UnitCount, sparse: true, flag: true,
 		run: func(r *Result) (float64, bool) {
 			_, ok := r.overload()
 			return b2f(ok), true

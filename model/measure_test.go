@@ -185,3 +185,22 @@ func TestUnitClampKeepsAnIntervalWithinItsUnit(t *testing.T) {
 		}
 	}
 }
+
+// A flag, 1 or 0 in each run, is a share of runs over them: its interval
+// stops at 1 (a t interval of 4 overloaded runs in 5 reaches 1.36). Other
+// counts keep only their unit's floor.
+func TestFlagMeasuresStopAtOne(t *testing.T) {
+	for _, c := range []struct {
+		m              Measure
+		lo, hi, wl, wh float64
+	}{
+		{Overloaded, 0.245, 1.355, 0.245, 1},
+		{BrokenCount, -0.355, 1.355, 0, 1},
+		{SLOsBroken, -0.5, 2.5, 0, 2.5},
+		{JourneyStarted, -1, 1e6, 0, 1e6},
+	} {
+		if lo, hi := c.m.Clamp(c.lo, c.hi); lo != c.wl || hi != c.wh {
+			t.Errorf("%s.Clamp(%g, %g) = %g, %g; want %g, %g", c.m.Name(), c.lo, c.hi, lo, hi, c.wl, c.wh)
+		}
+	}
+}

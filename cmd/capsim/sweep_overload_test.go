@@ -23,7 +23,7 @@ func TestSweepNamesAnOverloadTheDrainHid(t *testing.T) {
 	stdout := sweepMM1(t, out, "0.5,1.25,1.5", "--json", jsonFile)
 	wantRows := []string{
 		"mm1,base,0.5,overloaded_count,run,,overloaded_count,,5,,0,0,0",
-		"mm1,base,1.25,overloaded_count,run,,overloaded_count,,5,,0.8,0.244710979,1.355289021",
+		"mm1,base,1.25,overloaded_count,run,,overloaded_count,,5,,0.8,0.244710979,1",
 		"mm1,base,1.5,overloaded_count,run,,overloaded_count,,5,,1,1,1",
 	}
 	if got := linesWith(t, filepath.Join(out, "summary.csv"), ",overloaded_count,"); strings.Join(got, "\n") != strings.Join(wantRows, "\n") {
