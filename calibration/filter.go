@@ -145,6 +145,22 @@ func (f Filter) compile() (*matcher, error) {
 }
 
 // compileRoute turns a route pattern into an anchored regular expression.
+// AnyRoute returns one Route pattern that selects what any of patterns
+// selects, each request once however many of them select it: a count of
+// the requests some pattern selects, beside the patterns' own counts,
+// says whether two of them share requests.
+func AnyRoute(patterns ...string) (string, error) {
+	parts := make([]string, len(patterns))
+	for i, p := range patterns {
+		re, err := compileRoute(p)
+		if err != nil {
+			return "", err
+		}
+		parts[i] = "(?:" + re.String() + ")"
+	}
+	return "~" + strings.Join(parts, "|"), nil
+}
+
 func compileRoute(pattern string) (*regexp.Regexp, error) {
 	if expr, ok := strings.CutPrefix(pattern, "~"); ok {
 		re, err := regexp.Compile(expr)

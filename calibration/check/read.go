@@ -93,7 +93,8 @@ func Read(in Inputs) (*Run, error) {
 		field = "since_s"
 	}
 	clients := make([][]calibration.ClientRequest, len(in.Clients))
-	var matched []int // per client log, its requests some route selects
+	var matched []int  // per client log, its requests some route selects
+	var taken [][]bool // per client log and request, whether a route selects it
 	for i, c := range in.Clients {
 		var err error
 		if clients[i], err = readClient(c); err != nil {
@@ -101,12 +102,33 @@ func Read(in Inputs) (*Run, error) {
 		}
 		run.Source = c.Name
 	}
-	// Requests no route selects are counted: each route's requests are
-	// taken from the whole (routes' patterns do not overlap, or a request
-	// would be two routes'), and what is left over is another scenario's.
-	// The whole is any route's sample's count before its filter.
-	counted := false
-	for _, name := range slices.Sorted(maps.Keys(in.Routes)) {
+	// A request is one route's: patterns that share requests would count
+	// them in both routes' times and hide as many requests of no route.
+	// Requests no route selects are another scenario's, and are counted.
+	names := slices.Sorted(maps.Keys(in.Routes))
+	selected := map[string]int{} // each route's requests in the access logs
+	anySelected := 0             // the requests some route selects there
+	if len(in.Access) > 0 && len(names) > 0 {
+		patterns := make([]string, len(names))
+		for i, name := range names {
+			patterns[i] = in.Routes[name]
+		}
+		union, err := calibration.AnyRoute(patterns...)
+		if err != nil {
+			return nil, err
+		}
+		s, err := sample(calibration.Options{Filter: calibration.Filter{Route: union}}, in.Access)
+		if err != nil {
+			return nil, err
+		}
+		for _, fs := range s.Stats {
+			run.Unmatched += fs.Records // before the filter: the whole
+		}
+		anySelected = records(s)
+		run.Unmatched -= anySelected
+	}
+	shared := false // some client request two routes select
+	for _, name := range names {
 		pattern := in.Routes[name]
 		t := run.Route(name)
 		if len(in.Access) > 0 {
@@ -114,19 +136,13 @@ func Read(in Inputs) (*Run, error) {
 			if err != nil {
 				return nil, err
 			}
-			if !counted {
-				for _, fs := range s.Stats {
-					run.Unmatched += fs.Records
-				}
-				counted = true
-			}
-			run.Unmatched -= records(s)
 			for _, fs := range s.Stats {
 				run.Source = "nginx"
 				if fs.Format == calibration.FormatK6CSV || fs.Format == calibration.FormatK6JSON {
 					run.Source = "k6"
 				}
 			}
+			selected[name] = records(s)
 			t.Values = s.Values
 			for _, st := range s.Statuses {
 				if st > 0 {
@@ -141,17 +157,24 @@ func Read(in Inputs) (*Run, error) {
 			continue
 		}
 		if matched == nil {
-			matched = make([]int, len(clients))
+			matched, taken = make([]int, len(clients)), make([][]bool, len(clients))
+			for i, reqs := range clients {
+				taken[i] = make([]bool, len(reqs))
+			}
 		}
 		match, err := calibration.RouteMatcher(pattern)
 		if err != nil {
 			return nil, err
 		}
 		for i, reqs := range clients {
-			for _, rq := range reqs {
+			for j, rq := range reqs {
 				if rq.Route != name && !match(rq.Route) {
 					continue
 				}
+				if taken[i][j] {
+					shared = true
+				}
+				taken[i][j] = true
 				matched[i]++
 				t.Values = append(t.Values, rq.Latency)
 				t.Total++
@@ -166,7 +189,17 @@ func Read(in Inputs) (*Run, error) {
 			run.Unmatched += len(reqs) - matched[i]
 		}
 	}
-	run.Unmatched = max(run.Unmatched, 0)
+	sum := 0
+	for _, n := range selected {
+		sum += n
+	}
+	if sum > anySelected || shared {
+		why, err := overlapping(in, names, selected, clients)
+		if err != nil {
+			return nil, err
+		}
+		return nil, errors.New(why)
+	}
 	if len(in.App) == 0 {
 		return run, nil
 	}
@@ -218,6 +251,57 @@ func Read(in Inputs) (*Run, error) {
 		}
 	}
 	return run, nil
+}
+
+// overlapping names two routes (of names, sorted) whose patterns select
+// the same requests, and how many: in the access logs, where each
+// route's count is in selected and the pair's is read again, or else in
+// the client logs. It is "" when no two do.
+func overlapping(in Inputs, names []string, selected map[string]int, clients [][]calibration.ClientRequest) (string, error) {
+	for i, a := range names {
+		for _, b := range names[i+1:] {
+			n, where := 0, ""
+			if len(in.Access) > 0 {
+				both, err := calibration.AnyRoute(in.Routes[a], in.Routes[b])
+				if err != nil {
+					return "", err
+				}
+				s, err := sample(calibration.Options{Filter: calibration.Filter{Route: both}}, in.Access)
+				if err != nil {
+					return "", err
+				}
+				n, where = selected[a]+selected[b]-records(s), strings.Join(in.Access, ", ")
+			}
+			if n == 0 && len(clients) > 0 {
+				files := make([]string, len(in.Clients))
+				for i, c := range in.Clients {
+					files[i] = c.File
+				}
+				n, where = sharedClientRequests(in, a, b, clients), strings.Join(files, ", ")
+			}
+			if n > 0 {
+				return fmt.Sprintf("routes %s (%s) and %s (%s) both select %d requests of %s; a request is one route's: give --route patterns that no request matches twice",
+					a, in.Routes[a], b, in.Routes[b], n, where), nil
+			}
+		}
+	}
+	return "", nil
+}
+
+// sharedClientRequests counts the client logs' requests routes a and b
+// both select.
+func sharedClientRequests(in Inputs, a, b string, clients [][]calibration.ClientRequest) int {
+	ma, _ := calibration.RouteMatcher(in.Routes[a]) // compiled before
+	mb, _ := calibration.RouteMatcher(in.Routes[b])
+	n := 0
+	for _, reqs := range clients {
+		for _, rq := range reqs {
+			if (rq.Route == a || ma(rq.Route)) && (rq.Route == b || mb(rq.Route)) {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // records counts the records a sample selected.

@@ -432,3 +432,31 @@ var log2 = map[string]string{
 	"badstatus": `{"t":1767225601,"journey":"browse","status":"OK","latency_ms":81}`,
 	"time":      `{"t":"yesterday","journey":"browse","status":200,"latency_ms":81}`,
 }
+
+// A request is one route's: --route patterns that both select requests are
+// refused, in an access log and in a driver's own log, with the two routes
+// and how many requests they share. Before, those requests counted in both
+// routes' times, and as many requests of no route went unreported.
+func TestCheckRefusesRoutesThatShareRequests(t *testing.T) {
+	dir := t.TempDir()
+	nginx, _, app := recordShop(t, dir, 101, "duration=60s")
+	args := []string{"check", shop, "-r", "1", "--set", "duration=60s", "--route", "browse=~.", "--access"}
+	for _, tc := range []struct{ file, want string }{
+		{nginx, "capsim: routes browse (~.) and order (/order) both select 69 requests of " + nginx +
+			"; a request is one route's: give --route patterns that no request matches twice"},
+		{"testdata/check/client/k6.csv", "capsim: routes browse (~.) and order (/order) both select 69 requests of " +
+			"testdata/check/client/k6.csv; a request is one route's: give --route patterns that no request matches twice"},
+		{"testdata/check/client/driver.yaml", "capsim: routes browse (~.) and order (/order) both select 69 requests of " +
+			"testdata/check/client/driver.jsonl; a request is one route's: give --route patterns that no request matches twice"},
+	} {
+		code, stdout, stderr := run(t, append(args, tc.file, "--app", app)...)
+		if code != exitUsage || strings.TrimSpace(stderr) != tc.want {
+			t.Errorf("%s: exit %d, stderr\n%s\nwant exit %d and\n%s\nstdout:\n%s", tc.file, code, stderr, exitUsage, tc.want, stdout)
+		}
+	}
+	// Disjoint patterns are taken, as they were.
+	code, _, stderr := run(t, "check", shop, "-r", "1", "--set", "duration=60s", "--route", "browse=/brow*", "--access", nginx, "--app", app)
+	if code == exitUsage {
+		t.Errorf("disjoint patterns: exit %d, stderr %s", code, stderr)
+	}
+}
