@@ -210,6 +210,7 @@ func commandLine(cmd *cobra.Command, args []string) []string {
 // sweepPlan is the experiment once flags and scenario defaults are settled.
 type sweepPlan struct {
 	doc       *model.Document  // the scenario as parsed, which every design loads from
+	file      string           // the manifest's name for its file, settled when it was read
 	overrides []model.Override // --set and --scale, parsed
 	scenario  *model.Loaded    // the base with the overrides, for the sweep's settings
 	designs   []sweep.Design
@@ -392,12 +393,22 @@ func planSweep(opts *sweepOptions) (*sweepPlan, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The name now, beside the bytes now: by the end of a long sweep the
+	// argument may name something else (a file of that name made in the
+	// folder, or the file gone), and the manifest must not fail then.
+	file, embedded, err := resolveScenario(opts.Scenario)
+	if err != nil {
+		return nil, err
+	}
+	if embedded {
+		file = scenarios.File(file) + " (embedded)"
+	}
 	l, err := loadDesign(doc, model.LoadOptions{Overrides: overrides})
 	if err != nil {
 		return nil, scenarioErr(err)
 	}
 	sd := l.Scenario.Sweep
-	plan := &sweepPlan{doc: doc, overrides: overrides, scenario: l, reps: opts.Replications, workers: opts.Workers}
+	plan := &sweepPlan{doc: doc, file: file, overrides: overrides, scenario: l, reps: opts.Replications, workers: opts.Workers}
 
 	multipliers, source := opts.Multipliers, "--multipliers "+opts.Multipliers
 	if !opts.set["multipliers"] && sd.Multipliers != "" {
@@ -730,20 +741,13 @@ func sweepManifest(res *sweep.Result, plan *sweepPlan, opts *sweepOptions) ([]by
 		sum := sha256.Sum256(data)
 		return hex.EncodeToString(sum[:])
 	}
-	file, embedded, err := resolveScenario(opts.Scenario)
-	if err != nil {
-		return nil, err
-	}
-	if embedded {
-		file = scenarios.File(file) + " (embedded)"
-	}
 	m := manifest{
 		SchemaVersion:  manifestSchema,
 		CapsimVersion:  Version,
 		CapsimRevision: buildRevision(),
 		Units:          manifestUnits(),
 		Scenario:       res.Scenario,
-		ScenarioFile:   file,
+		ScenarioFile:   plan.file,
 		ScenarioSHA256: hash(sources[0].Data),
 		Included:       []manifestFile{},
 		CommandLine:    opts.cmdline,

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"capsim/model/sweep"
 	"capsim/scenarios"
 )
 
@@ -348,6 +349,40 @@ func TestFmtElapsed(t *testing.T) {
 	for d, want := range map[time.Duration]string{0: "0s", 1400 * time.Millisecond: "1s", 65 * time.Second: "1m05s", 2*time.Hour + 3*time.Minute: "2h03m"} {
 		if got := fmtElapsed(d); got != want {
 			t.Errorf("%v: %q, want %q", d, got, want)
+		}
+	}
+}
+
+// The manifest names the scenario file as it was when the sweep read it:
+// by the end of a long sweep the file may be gone (or a file named after
+// an embedded scenario made in the folder), and the finished runs must
+// still be written. Before, the manifest resolved the argument again and
+// the sweep failed after its last run.
+func TestSweepManifestNamesTheFileAsRead(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	src, _ := scenarios.Get("mm1")
+	if err := os.WriteFile("mine", src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ arg, after, want string }{
+		{"mine", "rm", `"scenario_file": "mine"`},
+		{"mm1", "mm1", `"scenario_file": "mm1.yaml (embedded)"`},
+	} {
+		opts := &sweepOptions{scenarioFlags: scenarioFlags{Scenario: tc.arg, Seed: 1}, Designs: defaultDesigns,
+			Multipliers: "1", Replications: 1, Workers: 1, Section: defaultSection, set: map[string]bool{}}
+		plan, err := planSweep(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tc.after == "rm" {
+			os.Remove("mine")
+		} else if err := os.WriteFile(tc.after, src, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		m, err := sweepManifest(&sweep.Result{}, plan, opts)
+		if err != nil || !strings.Contains(string(m), tc.want) {
+			t.Errorf("%s: err %v, manifest\n%s\nwant %s", tc.arg, err, m, tc.want)
 		}
 	}
 }
