@@ -564,13 +564,14 @@ func mergeFragment(existing []byte, entries []calibration.Entry) ([]byte, error)
 }
 
 // fragmentErr names the fragment at path in err, with the line when err
-// has one.
+// has one. What the fragment holds is input to correct, exit 2, as an
+// input file that does not read is.
 func fragmentErr(path string, err error) error {
 	var sd *calibration.SecondDocumentError
 	if errors.As(err, &sd) {
-		return errors.New(sd.In(path))
+		return inputErr(errors.New(sd.In(path)))
 	}
-	return fmt.Errorf("%s: %v", path, err)
+	return inputErr(fmt.Errorf("%s: %v", path, err))
 }
 
 // writeFragmentRemoving is writeFragment that first takes the entries named

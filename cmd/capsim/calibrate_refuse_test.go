@@ -122,6 +122,20 @@ func TestCalibrateRemoveAndReplace(t *testing.T) {
 	})
 }
 
+// A fragment --out names whose contents do not read is input to correct,
+// exit 2 as any input file that does not read (it was 1, as for I/O).
+func TestCalibrateRefusesAFragmentThatDoesNotRead(t *testing.T) {
+	fit := []string{"calibrate", "good.csv", "--column", "latency_ms", "--name", "x", "--out"}
+	checkRefusals(t, []refusal{
+		{name: "yaml", files: map[string]string{"bad.yaml": "a: [\n", "good.csv": refuseCSV}, args: append(fit, "bad.yaml"), code: exitUsage, tail: true,
+			want: "capsim: bad.yaml: not a calibration fragment: line 1: did not find expected node content\n"},
+		{name: "no distributions", files: map[string]string{"bad.yaml": "foo: 1\n", "good.csv": refuseCSV}, args: append(fit, "bad.yaml"), code: exitUsage, tail: true,
+			want: "capsim: bad.yaml: not a calibration fragment: no top-level distributions key\n"},
+		{name: "two documents", files: map[string]string{"bad.yaml": "distributions: {}\n---\nz: 1\n"}, args: []string{"calibrate", "--out", "bad.yaml", "--remove", "a"}, code: exitUsage,
+			want: "capsim: bad.yaml:2:1: a second YAML document starts here; a calibration fragment is one document\n"},
+	})
+}
+
 // TestCalibrateUnreadableInput: input that is not a file of records, or a
 // plan source of a format not told, is a mistake to correct (exit 2), the
 // plan's line named.
