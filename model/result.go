@@ -169,6 +169,12 @@ type SLOResult struct {
 	SLO   string `json:"slo"`
 	Value Num    `json:"value"`
 	Met   bool   `json:"met"`
+	// Idle: what the SLO names saw no traffic in the run (no journey of
+	// it started, no call of the route was made, nothing was offered to
+	// the component), so Value measures nothing and the SLO holds as a
+	// bound on no values does, Met unless the run stopped. A journey that
+	// started and never ended is not idle: its SLO on times is broken.
+	Idle bool `json:"idle,omitempty"`
 	// Bound is the threshold Value was checked against, so that a sweep
 	// can judge the mean of Value over replications by the same rule.
 	Bound Threshold `json:"-"`
@@ -188,6 +194,21 @@ type SLOResult struct {
 	// journeys, requests, calls or requests offered.
 	Count, Trials int64  `json:"-"`
 	Counted       string `json:"-"`
+}
+
+// Nothing says why an idle SLO measured nothing ("no customer journey
+// started in the run"); "" for an SLO that is not idle.
+func (s *SLOResult) Nothing() string {
+	if !s.Idle {
+		return ""
+	}
+	switch s.Key.Measure.Subject() {
+	case SubjectJourney:
+		return "no " + s.Key.Entity + " journey started in the run"
+	case SubjectRoute:
+		return "no call of route " + s.Key.Entity + " was made in the run"
+	}
+	return "nothing was offered to " + s.Key.Entity + " in the run"
 }
 
 // Seconds reports whether Value is a time in seconds; every other

@@ -196,7 +196,17 @@ func evaluateSLOs(slos []SLO, res *Result, windowed func(i int, key string, t *T
 			default:
 				continue
 			}
-			met := !math.IsNaN(float64(v)) && t.Holds(float64(v)) && res.Broken == nil
+			var idle bool
+			switch {
+			case s.Journey != "":
+				idle = jok && j.Started == 0
+			case s.Route != "":
+				idle = rok && r.Calls == 0
+			default:
+				idle = cok && c.Offered == 0
+			}
+			idle = idle && math.IsNaN(float64(v)) // a utilisation of 0 is measured
+			met := (idle || !math.IsNaN(float64(v)) && t.Holds(float64(v))) && res.Broken == nil
 			label := fmt.Sprintf("%s %s %s", name, m.key, t.Text)
 			if all {
 				label = fmt.Sprintf("%s %s of all %s", name, m.key, t.Text)
@@ -204,7 +214,7 @@ func evaluateSLOs(slos []SLO, res *Result, windowed func(i int, key string, t *T
 			if s.Window != nil {
 				label += " in every " + s.Window.T.String() + " window"
 			}
-			sr := SLOResult{SLO: label, Value: v, Met: met, Bound: *t, Key: measure.Of(name), All: all}
+			sr := SLOResult{SLO: label, Value: v, Met: met, Idle: idle, Bound: *t, Key: measure.Of(name), All: all}
 			if rate, ok := measure.Rate(); ok && m.counts != nil && !isWindowed {
 				var jr *JourneyResult
 				var rr *RouteResult

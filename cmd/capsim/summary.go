@@ -170,11 +170,14 @@ func writeSummary(w io.Writer, r *model.Result, width int) {
 		fmt.Fprintln(w, "\nSLOs")
 		for i := range r.SLOs {
 			s := &r.SLOs[i]
-			mark := "ok  "
-			if !s.Met {
+			mark, text := "ok  ", fmt.Sprintf("%s (measured %s)", s.SLO, fmtSLOValue(s))
+			switch {
+			case !s.Met:
 				mark = "FAIL"
+			case s.Idle:
+				mark, text = "n/a ", fmt.Sprintf("%s (nothing to measure: %s)", s.SLO, s.Nothing())
 			}
-			texttab.WriteLines(w, texttab.Hang("  "+mark+" ", fmt.Sprintf("%s (measured %s)", s.SLO, fmtSLOValue(s)), "         ", width))
+			texttab.WriteLines(w, texttab.Hang("  "+mark+" ", text, "         ", width))
 		}
 	}
 }

@@ -146,3 +146,22 @@ func linesWith(t *testing.T, path, s string) []string {
 	}
 	return out
 }
+
+// At a load too low for any journey to start in the run, an SLO on the
+// journey measures nothing: run says so and --fail-on-slo does not fail,
+// and a sweep does not call the design failing there (it said "already
+// fails at 1e-12x"), but names the SLO under the table.
+func TestSLOsOfNoTrafficMeasureNothing(t *testing.T) {
+	code, stdout, stderr := run(t, "run", "mm1", "-m", "1e-12", "--fail-on-slo")
+	want := "  n/a  customer mean <= 10s (nothing to measure: no customer journey started in the run)\n"
+	if code != exitOK || !strings.Contains(stdout, want) {
+		t.Errorf("run: exit %d, want %q in\n%s%s", code, want, stdout, stderr)
+	}
+	stdout = sweepMM1(t, filepath.Join(t.TempDir(), "out"), "1e-12,0.5")
+	for _, want := range []string{"measured nothing, as no run saw traffic for it: customer mean <= 10s at 1e-12x\n",
+		"  base  no SLO broken up to 0.5x\n"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("sweep: want %q in\n%s", want, stdout)
+		}
+	}
+}

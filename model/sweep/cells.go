@@ -87,6 +87,9 @@ type SLOStat struct {
 	Summary
 	Broken bool // the mean violates the bound, or no replication had a value
 	Clear  bool // the whole confidence interval is on the same side as the mean
+	// Idle: no replication saw traffic for what the SLO names (no
+	// journey of it started...): it holds of no values, clearly.
+	Idle bool
 }
 
 // StageCount counts failed journeys with one failure stage and component.
@@ -281,8 +284,11 @@ type cellAcc struct {
 	// sloCounts sums, for each SLO on a rate of counted events, its
 	// counts over the runs: [0] the events, [1] the trials.
 	sloCounts [][2]int64
-	fails     []stageCount
-	failed    []bool // by replication: the run broke an SLO or a guard
+	// sloIdle counts, for each SLO, the runs in which what it names saw
+	// no traffic (model.SLOResult.Idle).
+	sloIdle []int
+	fails   []stageCount
+	failed  []bool // by replication: the run broke an SLO or a guard
 }
 
 func newCellAcc(design string, mult float64) *cellAcc {
@@ -335,12 +341,16 @@ func (c *cellAcc) add(d *designAcc, out *outcome) {
 		c.sloOf = out.slos
 		c.slos = make([]acc, len(out.slos))
 		c.sloCounts = make([][2]int64, len(out.slos))
+		c.sloIdle = make([]int, len(out.slos))
 	}
 	for i, s := range out.slos {
 		if i < len(c.slos) {
 			c.slos[i].add(float64(s.Value))
 			c.sloCounts[i][0] += s.Count
 			c.sloCounts[i][1] += s.Trials
+			if s.Idle {
+				c.sloIdle[i]++
+			}
 		}
 	}
 	for _, f := range out.fails {
@@ -445,6 +455,11 @@ func (c *cellAcc) judge(level float64) *Cell {
 		}
 		st := SLOStat{SLO: so.SLO, Bound: so.Bound, Key: so.Key, All: so.All, Counted: so.Counted, Summary: sum}
 		st.Broken, st.Clear = judgeSLO(so.Bound, sum)
+		if sum.N == 0 && c.sloIdle[i] == c.runs {
+			// No run saw traffic for it: it bounds no values, and no run
+			// more would tell otherwise at this load.
+			st.Broken, st.Clear, st.Idle = false, true, true
+		}
 		out.SLOs = append(out.SLOs, st)
 		anyBroken = anyBroken || st.Broken
 		allClear = allClear && st.Clear
@@ -470,7 +485,9 @@ func (c *cellAcc) judge(level float64) *Cell {
 }
 
 // judgeSLO applies a bound to the mean of an SLO's values and says whether
-// the interval settles it.
+// the interval settles it. With no values it is broken: the journeys it
+// names started and none ended, or ended as it counts them (a judge that
+// knows no run saw traffic says otherwise).
 func judgeSLO(b model.Threshold, s Summary) (broken, clear bool) {
 	if s.N == 0 {
 		return true, true

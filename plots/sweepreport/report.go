@@ -137,6 +137,9 @@ func layout(res *sweep.Result, opts Options) (plots.Report, plots.File, bool) {
 		if line := overloadLine(res, d); line != "" {
 			text = strings.ToUpper(line[:1]) + strings.Replace(line[1:], "--set drain=0s", "`--set drain=0s`", 1) + "."
 		}
+		if line := idleLine(res, d); line != "" {
+			text = strings.TrimSpace(text + " " + strings.ToUpper(line[:1]) + mdEscape(line[1:]) + ".")
+		}
 		r.Sections = append(r.Sections, plots.Section{
 			Heading: "Design " + design,
 			Text:    text,

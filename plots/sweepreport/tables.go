@@ -39,8 +39,10 @@ func WriteTables(w io.Writer, res *sweep.Result, journeys []string, width int, h
 	for d, design := range res.Designs {
 		fmt.Fprintf(w, "\ndesign %s\n", design)
 		tables[d].Write(w, width, howToSee)
-		if line := overloadLine(res, d); line != "" {
-			texttab.WriteLines(w, texttab.Hang("", line, "  ", width))
+		for _, line := range []string{overloadLine(res, d), idleLine(res, d)} {
+			if line != "" {
+				texttab.WriteLines(w, texttab.Hang("", line, "  ", width))
+			}
 		}
 	}
 	fmt.Fprintln(w)
