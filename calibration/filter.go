@@ -144,7 +144,6 @@ func (f Filter) compile() (*matcher, error) {
 	return m, nil
 }
 
-// compileRoute turns a route pattern into an anchored regular expression.
 // AnyRoute returns one Route pattern that selects what any of patterns
 // selects, each request once however many of them select it: a count of
 // the requests some pattern selects, beside the patterns' own counts,
@@ -161,6 +160,7 @@ func AnyRoute(patterns ...string) (string, error) {
 	return "~" + strings.Join(parts, "|"), nil
 }
 
+// compileRoute turns a route pattern into an anchored regular expression.
 func compileRoute(pattern string) (*regexp.Regexp, error) {
 	if expr, ok := strings.CutPrefix(pattern, "~"); ok {
 		re, err := regexp.Compile(expr)

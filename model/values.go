@@ -82,41 +82,28 @@ func parseDuration(s string) (sim.Time, error) {
 }
 
 // repeatedUnit returns a unit that s gives more than once, as written
-// the second time, or "". The three spellings of a microsecond that
-// time.ParseDuration reads (us, µs with the micro sign, μs with the Greek
-// mu) are one unit.
+// the second time, or "".
 func repeatedUnit(s string) string {
-	var seen [7]bool // ns, µs, ms, s, m, h, and anything else
-	for rest := s; rest != ""; {
-		i := strings.IndexFunc(rest, isUnitRune)
-		if i < 0 {
-			break
+	var seen []string
+	for _, written := range strings.FieldsFunc(s, inNumber) {
+		unit, ok := durationUnits[written]
+		if !ok {
+			continue // an exponent's e; time.ParseDuration refused the rest
 		}
-		rest = rest[i:]
-		j := strings.IndexFunc(rest, func(r rune) bool { return !isUnitRune(r) })
-		if j < 0 {
-			j = len(rest)
+		if slices.Contains(seen, unit) {
+			return written
 		}
-		u := rest[:j]
-		rest = rest[j:]
-		k := slices.Index([]string{"ns", "us", "ms", "s", "m", "h"}, u)
-		switch u {
-		case "µs", "μs":
-			k = 1
-		}
-		if k < 0 {
-			continue // time.ParseDuration has refused it already
-		}
-		if seen[k] {
-			return u
-		}
-		seen[k] = true
+		seen = append(seen, unit)
 	}
 	return ""
 }
 
-// isUnitRune says whether r belongs to a duration's unit, not its number.
-func isUnitRune(r rune) bool { return r != '.' && (r < '0' || r > '9') && r != '+' && r != '-' }
+// durationUnits maps each unit time.ParseDuration reads to the unit it is:
+// us, µs (the micro sign) and μs (the Greek mu) are one.
+var durationUnits = map[string]string{"ns": "ns", "us": "µs", "µs": "µs", "μs": "µs", "ms": "ms", "s": "s", "m": "m", "h": "h"}
+
+// inNumber says whether r belongs to a duration's numbers, not its units.
+func inNumber(r rune) bool { return r >= '0' && r <= '9' || r == '.' || r == '+' || r == '-' }
 
 var units = []struct {
 	suffix string
