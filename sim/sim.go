@@ -131,7 +131,17 @@ func (s *Sim) At(t Time, k Kind, arg int64) {
 
 // After schedules kind(arg) d after now.
 func (s *Sim) After(d Time, k Kind, arg int64) {
-	s.push(event{at: s.after(d), key: uint64(k), arg: arg})
+	// The time is known to be now or later, so the event goes straight to
+	// where push would send it, without push's clamp and test.
+	if d <= 0 {
+		s.pushSoon(event{at: s.now, key: uint64(k), arg: arg})
+		return
+	}
+	t := s.now + d
+	if t < s.now {
+		t = Never // the sum overflowed
+	}
+	s.pushHeap(event{at: t, key: uint64(k), arg: arg})
 }
 
 // Timer schedules a cancellable kind(arg) at time t.
@@ -219,26 +229,19 @@ func (s *Sim) retire(slot int32) (cancelled bool) {
 	return cancelled
 }
 
-func (s *Sim) after(d Time) Time {
-	if d <= 0 {
-		return s.now
-	}
-	if t := s.now + d; t > s.now {
-		return t
-	}
-	return Never
-}
-
 func (s *Sim) push(e event) {
-	if e.at < s.now {
+	if e.at <= s.now {
 		e.at = s.now
-	}
-	s.seq++
-	e.key |= s.seq << kindBits
-	if e.at == s.now {
 		s.pushSoon(e)
 		return
 	}
+	s.pushHeap(e)
+}
+
+// pushHeap queues e, due after now, on the heap.
+func (s *Sim) pushHeap(e event) {
+	s.seq++
+	e.key |= s.seq << kindBits
 	if s.firing {
 		s.firing = false
 		s.down(0, e)
@@ -264,47 +267,40 @@ func (s *Sim) up(i int, e event) {
 	s.place(i, e)
 }
 
-// place puts e at i in the heap and tells its timer, if it has one, where
-// it now is.
-func (s *Sim) place(i int, e event) {
-	s.heap[i] = e
-	if e.slot != 0 {
-		s.timers[e.slot-1].pos = int32(i)
-	}
-}
-
 // down moves e, whose place is free at i, away from the root until no
-// child comes before it. A node with all four children, the common case
-// away from the bottom of a large heap, picks the earliest of them without
-// a loop.
+// child comes before it.
 func (s *Sim) down(i int, e event) {
 	h := s.heap
-	n := len(h)
 	for {
 		c := 4*i + 1
 		var m int
-		switch {
-		case c+3 < n:
+		if c+3 < len(h) {
+			// Two pairs, then their winners. A node with all four
+			// children is the common case away from the bottom of a large
+			// heap, and the slice of four, fixed in length, needs no
+			// bounds check per child.
+			k := h[c : c+4]
+			a := 0
+			if k[1].before(&k[0]) {
+				a = 1
+			}
+			b := 2
+			if k[3].before(&k[2]) {
+				b = 3
+			}
+			if k[b].before(&k[a]) {
+				a = b
+			}
+			m = c + a
+		} else if c < len(h) {
 			m = c
-			if h[c+1].before(&h[m]) {
-				m = c + 1
-			}
-			if h[c+2].before(&h[m]) {
-				m = c + 2
-			}
-			if h[c+3].before(&h[m]) {
-				m = c + 3
-			}
-		case c < n:
-			m = c
-			for j := c + 1; j < n; j++ {
+			for j := c + 1; j < len(h); j++ {
 				if h[j].before(&h[m]) {
 					m = j
 				}
 			}
-		default:
-			s.place(i, e)
-			return
+		} else {
+			break
 		}
 		if !h[m].before(&e) {
 			break
@@ -315,7 +311,19 @@ func (s *Sim) down(i int, e event) {
 	s.place(i, e)
 }
 
+// place puts e at i in the heap and tells its timer, if it has one, where
+// it now is.
+func (s *Sim) place(i int, e event) {
+	s.heap[i] = e
+	if e.slot != 0 {
+		s.timers[e.slot-1].pos = int32(i)
+	}
+}
+
+// pushSoon queues e, due now, in the soon ring.
 func (s *Sim) pushSoon(e event) {
+	s.seq++
+	e.key |= s.seq << kindBits
 	if s.soonLen == len(s.soon) {
 		grown := make([]event, max(16, 2*len(s.soon))) // a power of two, so & masks
 		for i := 0; i < s.soonLen; i++ {
@@ -397,6 +405,23 @@ func (s *Sim) Step() bool {
 	return false
 }
 
+// soonLeads drops the cancelled timers at the head of the soon ring and
+// reports whether what is left there comes before the heap's head. It is
+// apart from RunUntil's loop, which then keeps the common case, an event
+// from the heap, short.
+func (s *Sim) soonLeads() bool {
+	for s.soonLen > 0 {
+		head := &s.soon[s.soonHead]
+		if head.slot == 0 || !s.timers[head.slot-1].cancelled {
+			return len(s.heap) == 0 || head.before(&s.heap[0])
+		}
+		s.retire(head.slot)
+		s.soonHead = (s.soonHead + 1) & (len(s.soon) - 1)
+		s.soonLen--
+	}
+	return false
+}
+
 // RunUntil fires every event up to and including time end, then leaves the
 // clock at end (or where Stop left it). It returns false if stopped early,
 // by Stop, MaxEvents, Interrupted or an event due past the Horizon.
@@ -410,28 +435,13 @@ func (s *Sim) RunUntil(end Time) bool {
 	}
 	for !s.stopped {
 		var e event
-		if s.soonLen > 0 {
-			head := &s.soon[s.soonHead]
-			if head.slot != 0 && s.timers[head.slot-1].cancelled {
-				s.retire(head.slot)
-				s.soonHead = (s.soonHead + 1) & (len(s.soon) - 1)
-				s.soonLen--
-				continue
+		if s.soonLen > 0 && s.soonLeads() {
+			e = s.soon[s.soonHead]
+			if e.at > stop {
+				break
 			}
-			if len(s.heap) == 0 || head.before(&s.heap[0]) {
-				if head.at > stop {
-					break
-				}
-				e = *head
-				s.soonHead = (s.soonHead + 1) & (len(s.soon) - 1)
-				s.soonLen--
-			} else {
-				if s.heap[0].at > stop {
-					break
-				}
-				e = s.heap[0]
-				s.firing = true
-			}
+			s.soonHead = (s.soonHead + 1) & (len(s.soon) - 1)
+			s.soonLen--
 		} else {
 			if len(s.heap) == 0 || s.heap[0].at > stop {
 				break // nothing left to fire (RunUntil(Never) on an empty queue)
@@ -440,7 +450,7 @@ func (s *Sim) RunUntil(end Time) bool {
 			s.firing = true
 		}
 		if e.slot != 0 && s.retire(e.slot) {
-			panic("sim: a cancelled timer reached the head of the queue") // Cancel takes it out of the heap; soon's head is checked above
+			panic("sim: a cancelled timer reached the head of the queue") // Cancel takes it out of the heap; soonLeads drops the ring's
 		}
 		s.now = e.at
 		s.fired++
