@@ -60,6 +60,8 @@ type Sim struct {
 
 	// MaxEvents, when non-zero, stops the run once that many events have
 	// fired: the guard against a model whose event count explodes.
+	// RunUntil reads it when it starts and at each poll of Interrupted, so
+	// a change from a handler may take up to 65,536 events to be seen.
 	MaxEvents uint64
 	// Interrupted, when set, is asked every 65,536 events whether to stop:
 	// how a caller cancels a long run without the kernel knowing of
@@ -433,10 +435,13 @@ func (s *Sim) RunUntil(end Time) bool {
 	if s.Horizon > 0 && s.Horizon < stop {
 		stop = s.Horizon
 	}
+	poll := s.nextPoll()
 	for !s.stopped {
-		var e event
+		// e points at the event in place: its fields are read before the
+		// handler runs, and it leaves its ring slot or heap root only then.
+		var e *event
 		if s.soonLen > 0 && s.soonLeads() {
-			e = s.soon[s.soonHead]
+			e = &s.soon[s.soonHead]
 			if e.at > stop {
 				break
 			}
@@ -446,24 +451,28 @@ func (s *Sim) RunUntil(end Time) bool {
 			if len(s.heap) == 0 || s.heap[0].at > stop {
 				break // nothing left to fire (RunUntil(Never) on an empty queue)
 			}
-			e = s.heap[0]
+			e = &s.heap[0]
 			s.firing = true
 		}
+		k, arg := e.kind(), e.arg
 		if e.slot != 0 && s.retire(e.slot) {
 			panic("sim: a cancelled timer reached the head of the queue") // Cancel takes it out of the heap; soonLeads drops the ring's
 		}
 		s.now = e.at
 		s.fired++
-		s.handlers[e.kind()](e.arg)
+		s.handlers[k](arg)
 		if s.firing {
 			s.firing = false
 			s.popHeap()
 		}
-		if s.fired == s.MaxEvents {
-			s.stopped = true
-		}
-		if s.fired&(1<<16-1) == 0 && s.Interrupted != nil && s.Interrupted() {
-			s.stopped = true
+		if s.fired == poll {
+			if s.fired == s.MaxEvents {
+				s.stopped = true
+			}
+			if s.fired&(1<<16-1) == 0 && s.Interrupted != nil && s.Interrupted() {
+				s.stopped = true
+			}
+			poll = s.nextPoll()
 		}
 	}
 	if s.stopped {
@@ -477,6 +486,16 @@ func (s *Sim) RunUntil(end Time) bool {
 		s.now = end
 	}
 	return true
+}
+
+// nextPoll is the count of fired events at which RunUntil next looks at
+// MaxEvents and Interrupted: one comparison per event instead of two.
+func (s *Sim) nextPoll() uint64 {
+	next := s.fired | (1<<16 - 1) + 1 // the next multiple of 65,536
+	if s.MaxEvents > s.fired && s.MaxEvents < next {
+		next = s.MaxEvents
+	}
+	return next
 }
 
 // PastHorizon reports whether RunUntil stopped because the next event was
