@@ -263,10 +263,10 @@ func (s *Sim) up(i int, e event) {
 		if !e.before(&h[p]) {
 			break
 		}
-		s.place(i, h[p])
+		s.place(h, i, h[p])
 		i = p
 	}
-	s.place(i, e)
+	s.place(h, i, e)
 }
 
 // down moves e, whose place is free at i, away from the root until no
@@ -307,16 +307,16 @@ func (s *Sim) down(i int, e event) {
 		if !h[m].before(&e) {
 			break
 		}
-		s.place(i, h[m])
+		s.place(h, i, h[m])
 		i = m
 	}
-	s.place(i, e)
+	s.place(h, i, e)
 }
 
-// place puts e at i in the heap and tells its timer, if it has one, where
-// it now is.
-func (s *Sim) place(i int, e event) {
-	s.heap[i] = e
+// place puts e at i in the heap h (s.heap, which the sifts hold in a
+// local) and tells its timer, if it has one, where it now is.
+func (s *Sim) place(h []event, i int, e event) {
+	h[i] = e
 	if e.slot != 0 {
 		s.timers[e.slot-1].pos = int32(i)
 	}
