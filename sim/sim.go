@@ -60,6 +60,8 @@ type Sim struct {
 
 	// MaxEvents, when non-zero, stops the run once that many events have
 	// fired: the guard against a model whose event count explodes.
+	// RunUntil reads it when it starts and at each poll of Interrupted, so
+	// a change from a handler may take up to 65,536 events to be seen.
 	MaxEvents uint64
 	// Interrupted, when set, is asked every 65,536 events whether to stop:
 	// how a caller cancels a long run without the kernel knowing of
@@ -131,7 +133,17 @@ func (s *Sim) At(t Time, k Kind, arg int64) {
 
 // After schedules kind(arg) d after now.
 func (s *Sim) After(d Time, k Kind, arg int64) {
-	s.push(event{at: s.after(d), key: uint64(k), arg: arg})
+	// The time is known to be now or later, so the event goes straight to
+	// where push would send it, without push's clamp and test.
+	if d <= 0 {
+		s.pushSoon(event{at: s.now, key: uint64(k), arg: arg})
+		return
+	}
+	t := s.now + d
+	if t < s.now {
+		t = Never // the sum overflowed
+	}
+	s.pushHeap(event{at: t, key: uint64(k), arg: arg})
 }
 
 // Timer schedules a cancellable kind(arg) at time t.
@@ -219,26 +231,19 @@ func (s *Sim) retire(slot int32) (cancelled bool) {
 	return cancelled
 }
 
-func (s *Sim) after(d Time) Time {
-	if d <= 0 {
-		return s.now
-	}
-	if t := s.now + d; t > s.now {
-		return t
-	}
-	return Never
-}
-
 func (s *Sim) push(e event) {
-	if e.at < s.now {
+	if e.at <= s.now {
 		e.at = s.now
-	}
-	s.seq++
-	e.key |= s.seq << kindBits
-	if e.at == s.now {
 		s.pushSoon(e)
 		return
 	}
+	s.pushHeap(e)
+}
+
+// pushHeap queues e, due after now, on the heap.
+func (s *Sim) pushHeap(e event) {
+	s.seq++
+	e.key |= s.seq << kindBits
 	if s.firing {
 		s.firing = false
 		s.down(0, e)
@@ -258,64 +263,69 @@ func (s *Sim) up(i int, e event) {
 		if !e.before(&h[p]) {
 			break
 		}
-		s.place(i, h[p])
+		s.place(h, i, h[p])
 		i = p
 	}
-	s.place(i, e)
+	s.place(h, i, e)
 }
 
-// place puts e at i in the heap and tells its timer, if it has one, where
-// it now is.
-func (s *Sim) place(i int, e event) {
-	s.heap[i] = e
+// down moves e, whose place is free at i, away from the root until no
+// child comes before it.
+func (s *Sim) down(i int, e event) {
+	h := s.heap
+	for {
+		c := 4*i + 1
+		var m int
+		if c+3 < len(h) {
+			// Two pairs, then their winners. A node with all four
+			// children is the common case away from the bottom of a large
+			// heap, and the slice of four, fixed in length, needs no
+			// bounds check per child.
+			k := h[c : c+4]
+			a := 0
+			if k[1].before(&k[0]) {
+				a = 1
+			}
+			b := 2
+			if k[3].before(&k[2]) {
+				b = 3
+			}
+			if k[b].before(&k[a]) {
+				a = b
+			}
+			m = c + a
+		} else if c < len(h) {
+			m = c
+			for j := c + 1; j < len(h); j++ {
+				if h[j].before(&h[m]) {
+					m = j
+				}
+			}
+		} else {
+			break
+		}
+		if !h[m].before(&e) {
+			break
+		}
+		s.place(h, i, h[m])
+		i = m
+	}
+	s.place(h, i, e)
+}
+
+// place puts e at i in the heap h (s.heap, which the sifts hold in a
+// local) and tells its timer, if it has one, where it now is.
+func (s *Sim) place(h []event, i int, e event) {
+	h[i] = e
 	if e.slot != 0 {
 		s.timers[e.slot-1].pos = int32(i)
 	}
 }
 
-// down moves e, whose place is free at i, away from the root until no
-// child comes before it. A node with all four children, the common case
-// away from the bottom of a large heap, picks the earliest of them without
-// a loop.
-func (s *Sim) down(i int, e event) {
-	h := s.heap
-	n := len(h)
-	for {
-		c := 4*i + 1
-		var m int
-		switch {
-		case c+3 < n:
-			m = c
-			if h[c+1].before(&h[m]) {
-				m = c + 1
-			}
-			if h[c+2].before(&h[m]) {
-				m = c + 2
-			}
-			if h[c+3].before(&h[m]) {
-				m = c + 3
-			}
-		case c < n:
-			m = c
-			for j := c + 1; j < n; j++ {
-				if h[j].before(&h[m]) {
-					m = j
-				}
-			}
-		default:
-			s.place(i, e)
-			return
-		}
-		if !h[m].before(&e) {
-			break
-		}
-		s.place(i, h[m])
-		i = m
-	}
-	s.place(i, e)
-}
-
+// pushSoon queues e, due now, in the soon ring.
 func (s *Sim) pushSoon(e event) {
+	s.seq++
+	e.key |= s.seq << kindBits
 	if s.soonLen == len(s.soon) {
 		grown := make([]event, max(16, 2*len(s.soon))) // a power of two, so & masks
 		for i := 0; i < s.soonLen; i++ {
@@ -397,6 +407,23 @@ func (s *Sim) Step() bool {
 	return false
 }
 
+// soonLeads drops the cancelled timers at the head of the soon ring and
+// reports whether what is left there comes before the heap's head. It is
+// apart from RunUntil's loop, which then keeps the common case, an event
+// from the heap, short.
+func (s *Sim) soonLeads() bool {
+	for s.soonLen > 0 {
+		head := &s.soon[s.soonHead]
+		if head.slot == 0 || !s.timers[head.slot-1].cancelled {
+			return len(s.heap) == 0 || head.before(&s.heap[0])
+		}
+		s.retire(head.slot)
+		s.soonHead = (s.soonHead + 1) & (len(s.soon) - 1)
+		s.soonLen--
+	}
+	return false
+}
+
 // RunUntil fires every event up to and including time end, then leaves the
 // clock at end (or where Stop left it). It returns false if stopped early,
 // by Stop, MaxEvents, Interrupted or an event due past the Horizon.
@@ -408,52 +435,44 @@ func (s *Sim) RunUntil(end Time) bool {
 	if s.Horizon > 0 && s.Horizon < stop {
 		stop = s.Horizon
 	}
+	poll := s.nextPoll()
 	for !s.stopped {
-		var e event
-		if s.soonLen > 0 {
-			head := &s.soon[s.soonHead]
-			if head.slot != 0 && s.timers[head.slot-1].cancelled {
-				s.retire(head.slot)
-				s.soonHead = (s.soonHead + 1) & (len(s.soon) - 1)
-				s.soonLen--
-				continue
+		// e points at the event in place: its fields are read before the
+		// handler runs, and it leaves its ring slot or heap root only then.
+		var e *event
+		if s.soonLen > 0 && s.soonLeads() {
+			e = &s.soon[s.soonHead]
+			if e.at > stop {
+				break
 			}
-			if len(s.heap) == 0 || head.before(&s.heap[0]) {
-				if head.at > stop {
-					break
-				}
-				e = *head
-				s.soonHead = (s.soonHead + 1) & (len(s.soon) - 1)
-				s.soonLen--
-			} else {
-				if s.heap[0].at > stop {
-					break
-				}
-				e = s.heap[0]
-				s.firing = true
-			}
+			s.soonHead = (s.soonHead + 1) & (len(s.soon) - 1)
+			s.soonLen--
 		} else {
 			if len(s.heap) == 0 || s.heap[0].at > stop {
 				break // nothing left to fire (RunUntil(Never) on an empty queue)
 			}
-			e = s.heap[0]
+			e = &s.heap[0]
 			s.firing = true
 		}
+		k, arg := e.kind(), e.arg
 		if e.slot != 0 && s.retire(e.slot) {
-			panic("sim: a cancelled timer reached the head of the queue") // Cancel takes it out of the heap; soon's head is checked above
+			panic("sim: a cancelled timer reached the head of the queue") // Cancel takes it out of the heap; soonLeads drops the ring's
 		}
 		s.now = e.at
 		s.fired++
-		s.handlers[e.kind()](e.arg)
+		s.handlers[k](arg)
 		if s.firing {
 			s.firing = false
 			s.popHeap()
 		}
-		if s.fired == s.MaxEvents {
-			s.stopped = true
-		}
-		if s.fired&(1<<16-1) == 0 && s.Interrupted != nil && s.Interrupted() {
-			s.stopped = true
+		if s.fired == poll {
+			if s.fired == s.MaxEvents {
+				s.stopped = true
+			}
+			if s.fired&(1<<16-1) == 0 && s.Interrupted != nil && s.Interrupted() {
+				s.stopped = true
+			}
+			poll = s.nextPoll()
 		}
 	}
 	if s.stopped {
@@ -467,6 +486,16 @@ func (s *Sim) RunUntil(end Time) bool {
 		s.now = end
 	}
 	return true
+}
+
+// nextPoll is the count of fired events at which RunUntil next looks at
+// MaxEvents and Interrupted: one comparison per event instead of two.
+func (s *Sim) nextPoll() uint64 {
+	next := s.fired | (1<<16 - 1) + 1 // the next multiple of 65,536
+	if s.MaxEvents > s.fired && s.MaxEvents < next {
+		next = s.MaxEvents
+	}
+	return next
 }
 
 // PastHorizon reports whether RunUntil stopped because the next event was
