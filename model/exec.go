@@ -136,9 +136,9 @@ func (r *run) exec(p *proc) {
 	prev := r.executing
 	r.executing = p.id + 1
 	// n counts the ops run since p was woken, across swallowed failures,
-	// for the yield below.
+	// for the yield below. Each frame holds its block's ops: a step reads
+	// them there.
 	n := 0
-	blocks := r.p.blocks
 ops:
 	for ; ; n++ {
 		if n >= yieldEvery {
@@ -153,7 +153,7 @@ ops:
 			break ops
 		}
 		f := &p.frames[len(p.frames)-1]
-		ops := blocks[f.blk].ops
+		ops := f.ops
 		if int(f.pc) >= len(ops) {
 			if f.iter+1 < f.n {
 				f.iter++
@@ -203,12 +203,12 @@ ops:
 				// as this frame is as optional as the scope, or more;
 				// what the two frames' ends would set in between (the
 				// stage label) nothing reads.
-				f.blk, f.pc, f.iter, f.n = o.body, 0, 0, 1
+				f.ops, f.pc, f.iter, f.n = r.p.blocks[o.body].ops, 0, 0, 1
 				f.tails++
 				continue
 			}
-			b := &blocks[o.body]
-			p.pushFrame(b.entry, 1, p.stage, o.optional, b.entryTails)
+			b := &r.p.blocks[o.body]
+			p.pushFrame(b.entryOps, 1, p.stage, o.optional, b.entryTails)
 			continue
 		}
 		if r.step(p, f, o) {
@@ -323,24 +323,24 @@ func (r *run) choose(p *proc, o *op) int32 {
 }
 
 func (r *run) pushFrame(p *proc, blk int32, n int32, optional bool) {
-	p.pushFrame(blk, n, p.stage, optional, 0)
+	p.pushFrame(r.p.blocks[blk].ops, n, p.stage, optional, 0)
 }
 
-// pushFrame starts a frame running block blk n times (0 counts as once)
+// pushFrame starts a frame running ops, a block's, n times (0 counts as once)
 // above the holds p has now, standing for tails frames besides its own: a
 // frame pushed at a block's entry (see block) passes its entryTails. The
 // fields are written where the frame lives: a frame literal appended whole
 // is built on the stack in 4-byte stores and copied in 16-byte loads, which
 // the processor cannot forward from those stores, a stall on every frame
 // pushed.
-func (p *proc) pushFrame(blk, n, stage int32, optional bool, tails int32) {
+func (p *proc) pushFrame(ops []op, n, stage int32, optional bool, tails int32) {
 	if len(p.frames) == cap(p.frames) {
 		p.frames = append(p.frames, frame{})
 	} else {
 		p.frames = p.frames[:len(p.frames)+1]
 	}
 	f := &p.frames[len(p.frames)-1]
-	f.blk, f.pc, f.iter, f.n = blk, 0, 0, n
+	f.ops, f.pc, f.iter, f.n = ops, 0, 0, n
 	f.stage, f.held, f.optional, f.tails = stage, int32(len(p.held)), optional, tails
 }
 

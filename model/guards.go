@@ -64,7 +64,7 @@ func (r *run) tooManyAtOnce(p *proc, n int) bool {
 	where := "a journey's steps"
 	if len(p.frames) > 0 {
 		f := &p.frames[len(p.frames)-1]
-		ops := r.p.blocks[f.blk].ops
+		ops := f.ops
 		if pc := min(int(f.pc), len(ops)-1); pc >= 0 && ops[pc].site > 0 {
 			where = r.p.sites[ops[pc].site]
 		}

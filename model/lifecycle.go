@@ -317,7 +317,7 @@ func (r *run) startJourney(ji int32, j *journeyProg, client int32) {
 	root.deadline, root.checkAt = sim.Never, sim.Never
 	root.stage = -1
 	b := &r.p.blocks[j.body]
-	root.pushFrame(b.entry, 1, -1, false, b.entryTails)
+	root.pushFrame(b.entryOps, 1, -1, false, b.entryTails)
 	if r.tr != nil { // here, not in a wrapper: a function this large inlines none
 		r.emitOpenTraced(EvJourneyStart, root)
 	}

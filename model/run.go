@@ -40,7 +40,9 @@ const (
 )
 
 type frame struct {
-	blk   int32
+	// ops are the ops of the block the frame runs, looked up once when the
+	// frame starts rather than through the program's blocks on every step.
+	ops   []op
 	pc    int32
 	iter  int32
 	n     int32
