@@ -74,14 +74,19 @@ func (r *run) reportJobFailure(p *proc) bool {
 // Pools and locks grant while a model handler runs (a release inside some
 // proc's step): the proc joins the ready list, run as soon as that step
 // ends, which saves an event per queued request. A worker grants from its
-// own kernel event, so its proc is woken through the queue.
+// own kernel event, so its proc is woken through the queue. The zero timer
+// (a wait with no timeout, the commonest) is tested here, though Cancel
+// tests it too: granted is inlined into the components' grant callbacks,
+// where Cancel, one inlining deeper, would be a call.
 func (r *run) granted(id int32, comp int32, key int64, fromKernel bool) {
 	p := r.procs[id]
 	p.held = append(p.held, held{comp: comp, key: key, leak: p.waitLeak})
 	if r.tr != nil {
 		r.traceAcquired(p, comp, key)
 	}
-	r.s.Cancel(p.timer)
+	if p.timer != (sim.Timer{}) { // see below
+		r.s.Cancel(p.timer)
+	}
 	p.waiting = waitSleep
 	p.seq++
 	if fromKernel {
