@@ -134,12 +134,12 @@ func (r *run) waitUntil(p *proc, timeout sim.Time) sim.Time {
 // again) only marks p to go on, and the loop here carries on with the step
 // after the frame.
 func (r *run) exec(p *proc) {
-	if r.executing == p.id+1 {
+	if p.running {
 		p.resume = true
 		return
 	}
-	prev := r.executing
-	r.executing = p.id + 1
+	// Only p itself runs its ops again while they run (see running).
+	p.running = true
 	// n counts the ops run since p was woken, across swallowed failures,
 	// for the yield below. Each frame holds its block's ops: a step reads
 	// them there.
@@ -226,7 +226,7 @@ ops:
 		p.resume = false
 		goto ops
 	}
-	r.executing = prev
+	p.running = false
 }
 
 // step runs one of the less common ops, o, the op at f's pc, and says

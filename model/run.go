@@ -79,6 +79,12 @@ type proc struct {
 	waitLeak  bool // the hold awaited is taken with leak_on_failure
 	unwinding bool // frames are ending by a failure
 	resume    bool // a failure was swallowed while its ops ran: go on
+	// running: its ops are running (exec is on the stack for it). A proc's
+	// ops never run inside another's: what a step does to another proc
+	// (a cancel, a grant, a child's end) reaches it through an event or
+	// the ready list, so only a failure of its own, swallowed or sent to
+	// its on_failure block, comes back to exec while they run.
+	running   bool
 	cancelled bool // its caller gave up and it observes that: it only unwinds
 	abandoned bool // it found its deadline spent before a step: it only unwinds
 	failFast  bool // its fan-out fails at the first failed branch
@@ -211,12 +217,8 @@ type run struct {
 	ramps []*clientRamp
 	kRamp sim.Kind
 
-	// executing is the id of the proc whose ops run now, plus one (0:
-	// none): an integer, stored twice per exec, where a pointer would be
-	// stored through the collector's write barrier. instant and
-	// instantOps count the ops run at one instant, for the zero-time loop
-	// guard.
-	executing  int32
+	// instant and instantOps count the ops run at one instant, for the
+	// zero-time loop guard.
 	instant    sim.Time
 	instantOps int64
 
