@@ -105,7 +105,6 @@ func (r *run) runReady() {
 		if p.seq != seq {
 			continue // cancelled since it was granted
 		}
-		p.waiting = waitNone
 		r.exec(p)
 	}
 	r.ready = r.ready[:0]
@@ -129,7 +128,7 @@ func (r *run) waitUntil(p *proc, timeout sim.Time) sim.Time {
 	return end
 }
 
-// exec runs p's ops until p waits or ends. It never recurses: a failure
+// exec ends p's wait and runs its ops until it waits again or ends. It never recurses: a failure
 // that an optional frame swallows while p's ops run (failAt calls exec
 // again) only marks p to go on, and the loop here carries on with the step
 // after the frame.
@@ -138,7 +137,7 @@ func (r *run) exec(p *proc) {
 		p.resume = true
 		return
 	}
-	// Only p itself runs its ops again while they run (see running).
+	p.waiting = waitNone // it was woken, or never waited
 	p.running = true
 	// n counts the ops run since p was woken, across swallowed failures,
 	// for the yield below. Each frame holds its block's ops: a step reads

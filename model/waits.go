@@ -103,10 +103,7 @@ func (d deadlineReach) String() string { return deadlineReaches[d] }
 var waitStates [waitKinds]waitState
 
 func init() {
-	resume := func(r *run, p *proc) {
-		p.waiting = waitNone
-		r.exec(p)
-	}
+	resume := (*run).exec // which ends the wait
 	waitStates[waitNone] = waitState{name: "none", wake: resume}
 	waitStates[waitStart] = waitState{name: "start", wake: resume}
 	waitStates[waitSleep] = waitState{name: "sleep", wake: resume, deadline: reachBounded}
