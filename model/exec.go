@@ -27,8 +27,8 @@ func (r *run) newProc(kind procKind, jr *jrec, parent *proc) *proc {
 	p.pending, p.toSpawn, p.attempt, p.polls = 0, 0, 0, 0
 	p.failStage, p.failComp = -1, -1
 	p.reqID, p.jobID = 0, 0
-	p.picks, p.unwinding = p.picks[:0], false
-	p.cancelled, p.abandoned, p.failFast, p.kids = false, false, false, p.kids[:0]
+	p.picks, p.kids = p.picks[:0], p.kids[:0]
+	p.unwinding, p.cancelled, p.abandoned, p.failFast = false, false, false, false
 	p.recovering = false
 	p.orphanedAt = sim.Never
 	if parent != nil {
