@@ -141,7 +141,7 @@ func (r *run) execute() {
 			// does; a Poisson stream starts one random gap in.
 			first := j.start
 			if !j.even {
-				first += r.gap(ji)
+				first += r.gap(ji, j)
 			}
 			if first < j.stop {
 				r.s.At(first, r.kArrive, int64(ji))
@@ -209,7 +209,7 @@ func (r *run) onArrive(arg int64) {
 		}
 		return
 	}
-	if next := r.s.Now() + r.gap(ji); next < j.stop {
+	if next := r.s.Now() + r.gap(ji, j); next < j.stop {
 		r.s.At(next, r.kArrive, arg)
 	}
 }

@@ -246,9 +246,9 @@ func (r *run) multOf(j *journeyProg) float64 {
 	return r.mult
 }
 
-// gap is the time to the next arrival of journey ji.
-func (r *run) gap(ji int) sim.Time {
-	j := &r.p.journeys[ji]
+// gap is the time to the next arrival of journey ji, whose program j
+// is: the caller has it at hand.
+func (r *run) gap(ji int, j *journeyProg) sim.Time {
 	// At least a nanosecond: at an absurd rate the clock must still move,
 	// so that the arrival window ends (or a guard trips) instead of every
 	// arrival landing on one instant.
