@@ -115,7 +115,7 @@ func (r *run) drawTime(d int32) sim.Time {
 	if d < 0 {
 		return 0
 	}
-	return sim.Seconds(r.p.dists[d].Sample(r.distRng[d]))
+	return sim.Seconds(r.draws[d].sample())
 }
 
 // waitUntil is when p must stop waiting, given a timeout (0: none) and
@@ -182,7 +182,7 @@ ops:
 		// journey follow each other; tests it learns.
 		if code := o.code; code == opWork || code == opDelay {
 			f.pc++
-			d := sim.Seconds(r.p.dists[o.dist].Sample(r.distRng[o.dist]) * attrFactor(p.journey, o.per))
+			d := sim.Seconds(r.draws[o.dist].sample() * attrFactor(p.journey, o.per))
 			if now := r.s.Now(); p.deadline != sim.Never && now+d > p.deadline {
 				r.sleep(p, waitDeadline, p.deadline-now)
 				break ops

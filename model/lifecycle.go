@@ -47,7 +47,7 @@ func newRun(p *program, opts RunOptions) *run {
 	r.s.Interrupted = opts.Interrupted
 	st := sim.NewStreams(opts.Seed)
 	for i := range p.dists {
-		r.distRng = append(r.distRng, st.Get(p.distName[i]))
+		r.draws = append(r.draws, draw{dist: &p.dists[i], rng: st.Get(p.distName[i])})
 	}
 	for _, name := range p.streams {
 		r.streams = append(r.streams, st.Get(name))
@@ -354,7 +354,7 @@ func (r *run) endJourney(p *proc, status int32) {
 	if jr.client >= 0 && !r.ended && r.clientStays(jr.typ, jr.client) {
 		think := sim.Time(0)
 		if j := &r.p.journeys[jr.typ]; j.think >= 0 {
-			think = sim.Seconds(r.p.dists[j.think].Sample(r.distRng[j.think]))
+			think = sim.Seconds(r.draws[j.think].sample())
 		}
 		r.s.After(think, r.kClient, int64(jr.typ)<<32|int64(jr.client))
 	}

@@ -179,7 +179,7 @@ type run struct {
 	s    *sim.Sim
 	mult float64
 
-	distRng []*rand.Rand
+	draws   []draw // the program's distributions, by index
 	streams []*rand.Rand
 	arrRng  []*rand.Rand
 	// meanGap is each journey's mean time between arrivals in seconds,
@@ -245,6 +245,16 @@ func (r *run) multOf(j *journeyProg) float64 {
 	}
 	return r.mult
 }
+
+// draw is one of the program's distributions with its stream, side by
+// side: a sample reads the two from one element, where two slices would
+// take two bounds checks and two base loads.
+type draw struct {
+	dist *sim.Dist
+	rng  *rand.Rand
+}
+
+func (d *draw) sample() float64 { return d.dist.Sample(d.rng) }
 
 // gap is the time to the next arrival of journey ji, whose program j
 // is: the caller has it at hand.
