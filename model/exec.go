@@ -408,7 +408,7 @@ func (r *run) acquire(p *proc, o *op) bool {
 		p.timer = r.s.Timer(end, r.kTimeout, pack(p))
 	}
 	r.emit(EvEnqueue, p, comp, 0)
-	r.guardQueue(comp)
+	r.guardQueue(c, comp)
 	return false
 }
 
