@@ -16,7 +16,7 @@ import (
 func (r *run) spawn(p *proc, kind procKind, blk int32) *proc {
 	child := r.newProc(kind, p.journey, p)
 	b := &r.p.blocks[blk]
-	child.pushFrame(b.entry, 1, child.stage, false, b.entryTails)
+	child.pushFrame(b.entryOps, 1, child.stage, false, b.entryTails)
 	child.seq++
 	child.waiting = waitStart
 	r.s.After(0, r.kWake, pack(child))

@@ -118,8 +118,10 @@ type block struct {
 	// counts the scopes skipped. The interpreter would merge each such
 	// scope into the frame on its first op (see exec); a frame pushed at
 	// the entry starts merged and skips those ops, one per journey of a
-	// single use: step. pushFrame's callers start frames there.
+	// single use: step. pushFrame's callers start frames there, running
+	// entryOps, the entry's ops.
 	entry, entryTails int32
+	entryOps          []op
 }
 
 type journeyProg struct {

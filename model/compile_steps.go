@@ -97,6 +97,7 @@ func (c *compiler) entries() {
 			b.entry = ops[0].body
 			b.entryTails++
 		}
+		b.entryOps = c.p.blocks[b.entry].ops
 	}
 }
 

@@ -27,8 +27,8 @@ func (r *run) newProc(kind procKind, jr *jrec, parent *proc) *proc {
 	p.pending, p.toSpawn, p.attempt, p.polls = 0, 0, 0, 0
 	p.failStage, p.failComp = -1, -1
 	p.reqID, p.jobID = 0, 0
-	p.picks, p.unwinding = p.picks[:0], false
-	p.cancelled, p.abandoned, p.failFast, p.kids = false, false, false, p.kids[:0]
+	p.picks, p.kids = p.picks[:0], p.kids[:0]
+	p.unwinding, p.cancelled, p.abandoned, p.failFast = false, false, false, false
 	p.recovering = false
 	p.orphanedAt = sim.Never
 	if parent != nil {
@@ -74,14 +74,19 @@ func (r *run) reportJobFailure(p *proc) bool {
 // Pools and locks grant while a model handler runs (a release inside some
 // proc's step): the proc joins the ready list, run as soon as that step
 // ends, which saves an event per queued request. A worker grants from its
-// own kernel event, so its proc is woken through the queue.
+// own kernel event, so its proc is woken through the queue. The zero timer
+// (a wait with no timeout, the commonest) is tested here, though Cancel
+// tests it too: granted is inlined into the components' grant callbacks,
+// where Cancel, one inlining deeper, would be a call.
 func (r *run) granted(id int32, comp int32, key int64, fromKernel bool) {
 	p := r.procs[id]
 	p.held = append(p.held, held{comp: comp, key: key, leak: p.waitLeak})
 	if r.tr != nil {
 		r.traceAcquired(p, comp, key)
 	}
-	r.s.Cancel(p.timer)
+	if p.timer != (sim.Timer{}) { // see below
+		r.s.Cancel(p.timer)
+	}
 	p.waiting = waitSleep
 	p.seq++
 	if fromKernel {
@@ -100,7 +105,6 @@ func (r *run) runReady() {
 		if p.seq != seq {
 			continue // cancelled since it was granted
 		}
-		p.waiting = waitNone
 		r.exec(p)
 	}
 	r.ready = r.ready[:0]
@@ -111,7 +115,7 @@ func (r *run) drawTime(d int32) sim.Time {
 	if d < 0 {
 		return 0
 	}
-	return sim.Seconds(r.p.dists[d].Sample(r.distRng[d]))
+	return sim.Seconds(r.draws[d].sample())
 }
 
 // waitUntil is when p must stop waiting, given a timeout (0: none) and
@@ -124,21 +128,21 @@ func (r *run) waitUntil(p *proc, timeout sim.Time) sim.Time {
 	return end
 }
 
-// exec runs p's ops until p waits or ends. It never recurses: a failure
+// exec ends p's wait and runs its ops until it waits again or ends. It never recurses: a failure
 // that an optional frame swallows while p's ops run (failAt calls exec
 // again) only marks p to go on, and the loop here carries on with the step
 // after the frame.
 func (r *run) exec(p *proc) {
-	if r.executing == p.id+1 {
+	if p.running {
 		p.resume = true
 		return
 	}
-	prev := r.executing
-	r.executing = p.id + 1
+	p.waiting = waitNone // it was woken, or never waited
+	p.running = true
 	// n counts the ops run since p was woken, across swallowed failures,
-	// for the yield below.
+	// for the yield below. Each frame holds its block's ops: a step reads
+	// them there.
 	n := 0
-	blocks := r.p.blocks
 ops:
 	for ; ; n++ {
 		if n >= yieldEvery {
@@ -153,7 +157,7 @@ ops:
 			break ops
 		}
 		f := &p.frames[len(p.frames)-1]
-		ops := blocks[f.blk].ops
+		ops := f.ops
 		if int(f.pc) >= len(ops) {
 			if f.iter+1 < f.n {
 				f.iter++
@@ -178,7 +182,7 @@ ops:
 		// journey follow each other; tests it learns.
 		if code := o.code; code == opWork || code == opDelay {
 			f.pc++
-			d := sim.Seconds(r.p.dists[o.dist].Sample(r.distRng[o.dist]) * attrFactor(p.journey, o.per))
+			d := sim.Seconds(r.draws[o.dist].sample() * attrFactor(p.journey, o.per))
 			if now := r.s.Now(); p.deadline != sim.Never && now+d > p.deadline {
 				r.sleep(p, waitDeadline, p.deadline-now)
 				break ops
@@ -203,12 +207,12 @@ ops:
 				// as this frame is as optional as the scope, or more;
 				// what the two frames' ends would set in between (the
 				// stage label) nothing reads.
-				f.blk, f.pc, f.iter, f.n = o.body, 0, 0, 1
+				f.ops, f.pc, f.iter, f.n = r.p.blocks[o.body].ops, 0, 0, 1
 				f.tails++
 				continue
 			}
-			b := &blocks[o.body]
-			p.pushFrame(b.entry, 1, p.stage, o.optional, b.entryTails)
+			b := &r.p.blocks[o.body]
+			p.pushFrame(b.entryOps, 1, p.stage, o.optional, b.entryTails)
 			continue
 		}
 		if r.step(p, f, o) {
@@ -221,7 +225,7 @@ ops:
 		p.resume = false
 		goto ops
 	}
-	r.executing = prev
+	p.running = false
 }
 
 // step runs one of the less common ops, o, the op at f's pc, and says
@@ -323,24 +327,24 @@ func (r *run) choose(p *proc, o *op) int32 {
 }
 
 func (r *run) pushFrame(p *proc, blk int32, n int32, optional bool) {
-	p.pushFrame(blk, n, p.stage, optional, 0)
+	p.pushFrame(r.p.blocks[blk].ops, n, p.stage, optional, 0)
 }
 
-// pushFrame starts a frame running block blk n times (0 counts as once)
+// pushFrame starts a frame running ops, a block's, n times (0 counts as once)
 // above the holds p has now, standing for tails frames besides its own: a
 // frame pushed at a block's entry (see block) passes its entryTails. The
 // fields are written where the frame lives: a frame literal appended whole
 // is built on the stack in 4-byte stores and copied in 16-byte loads, which
 // the processor cannot forward from those stores, a stall on every frame
 // pushed.
-func (p *proc) pushFrame(blk, n, stage int32, optional bool, tails int32) {
+func (p *proc) pushFrame(ops []op, n, stage int32, optional bool, tails int32) {
 	if len(p.frames) == cap(p.frames) {
 		p.frames = append(p.frames, frame{})
 	} else {
 		p.frames = p.frames[:len(p.frames)+1]
 	}
 	f := &p.frames[len(p.frames)-1]
-	f.blk, f.pc, f.iter, f.n = blk, 0, 0, n
+	f.ops, f.pc, f.iter, f.n = ops, 0, 0, n
 	f.stage, f.held, f.optional, f.tails = stage, int32(len(p.held)), optional, tails
 }
 
@@ -404,7 +408,7 @@ func (r *run) acquire(p *proc, o *op) bool {
 		p.timer = r.s.Timer(end, r.kTimeout, pack(p))
 	}
 	r.emit(EvEnqueue, p, comp, 0)
-	r.guardQueue(comp)
+	r.guardQueue(c, comp)
 	return false
 }
 

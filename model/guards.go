@@ -64,7 +64,7 @@ func (r *run) tooManyAtOnce(p *proc, n int) bool {
 	where := "a journey's steps"
 	if len(p.frames) > 0 {
 		f := &p.frames[len(p.frames)-1]
-		ops := r.p.blocks[f.blk].ops
+		ops := f.ops
 		if pc := min(int(f.pc), len(ops)-1); pc >= 0 && ops[pc].site > 0 {
 			where = r.p.sites[ops[pc].site]
 		}
@@ -76,8 +76,11 @@ func (r *run) tooManyAtOnce(p *proc, n int) bool {
 	return true
 }
 
-func (r *run) guardQueue(comp int32) {
-	n := r.comps[comp].rt.waiting()
+// guardQueue stops the run when more requests wait at comp, whose runtime
+// is c, than limits.max_queue allows. c is passed beside comp: where a
+// request queues, it is at hand.
+func (r *run) guardQueue(c *compRT, comp int32) {
+	n := c.rt.waiting()
 	if n > r.p.limits.queue {
 		r.breakRun("max_queue", comp, fmt.Sprintf("%d waiting (limits.max_queue)", n))
 	}

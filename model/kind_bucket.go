@@ -178,7 +178,7 @@ func (c *bucketRT) refuse(r *run, p *proc, comp int32, rt *compRT, now sim.Time)
 		r.fail(p, status, comp)
 		return acqParked, 0
 	}
-	d := sim.Seconds(r.p.dists[c.prog.refuseCost].Sample(r.distRng[c.prog.refuseCost]))
+	d := sim.Seconds(r.draws[c.prog.refuseCost].sample())
 	r.failLater(p, d, status, comp)
 	return acqParked, 0
 }

@@ -191,7 +191,7 @@ func (c *cpuRT) acquire(r *run, p *proc, o *op, comp int32, _ *compRT) (acquired
 			class = int(o.priority - 1)
 		}
 	}
-	c.server.start(r.s.Now(), p.id, r.p.dists[o.dist].Sample(r.distRng[o.dist])*attrFactor(p.journey, o.per), class)
+	c.server.start(r.s.Now(), p.id, r.draws[o.dist].sample()*attrFactor(p.journey, o.per), class)
 	r.runningAt(p, comp)
 	return acqParked, 0
 }

@@ -47,7 +47,7 @@ func newRun(p *program, opts RunOptions) *run {
 	r.s.Interrupted = opts.Interrupted
 	st := sim.NewStreams(opts.Seed)
 	for i := range p.dists {
-		r.distRng = append(r.distRng, st.Get(p.distName[i]))
+		r.draws = append(r.draws, draw{dist: &p.dists[i], rng: st.Get(p.distName[i])})
 	}
 	for _, name := range p.streams {
 		r.streams = append(r.streams, st.Get(name))
@@ -141,7 +141,7 @@ func (r *run) execute() {
 			// does; a Poisson stream starts one random gap in.
 			first := j.start
 			if !j.even {
-				first += r.gap(ji)
+				first += r.gap(ji, j)
 			}
 			if first < j.stop {
 				r.s.At(first, r.kArrive, int64(ji))
@@ -209,7 +209,7 @@ func (r *run) onArrive(arg int64) {
 		}
 		return
 	}
-	if next := r.s.Now() + r.gap(ji); next < j.stop {
+	if next := r.s.Now() + r.gap(ji, j); next < j.stop {
 		r.s.At(next, r.kArrive, arg)
 	}
 }
@@ -317,7 +317,7 @@ func (r *run) startJourney(ji int32, j *journeyProg, client int32) {
 	root.deadline, root.checkAt = sim.Never, sim.Never
 	root.stage = -1
 	b := &r.p.blocks[j.body]
-	root.pushFrame(b.entry, 1, -1, false, b.entryTails)
+	root.pushFrame(b.entryOps, 1, -1, false, b.entryTails)
 	if r.tr != nil { // here, not in a wrapper: a function this large inlines none
 		r.emitOpenTraced(EvJourneyStart, root)
 	}
@@ -354,7 +354,7 @@ func (r *run) endJourney(p *proc, status int32) {
 	if jr.client >= 0 && !r.ended && r.clientStays(jr.typ, jr.client) {
 		think := sim.Time(0)
 		if j := &r.p.journeys[jr.typ]; j.think >= 0 {
-			think = sim.Seconds(r.p.dists[j.think].Sample(r.distRng[j.think]))
+			think = sim.Seconds(r.draws[j.think].sample())
 		}
 		r.s.After(think, r.kClient, int64(jr.typ)<<32|int64(jr.client))
 	}

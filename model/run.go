@@ -40,7 +40,9 @@ const (
 )
 
 type frame struct {
-	blk   int32
+	// ops are the ops of the block the frame runs, looked up once when the
+	// frame starts rather than through the program's blocks on every step.
+	ops   []op
 	pc    int32
 	iter  int32
 	n     int32
@@ -77,6 +79,12 @@ type proc struct {
 	waitLeak  bool // the hold awaited is taken with leak_on_failure
 	unwinding bool // frames are ending by a failure
 	resume    bool // a failure was swallowed while its ops ran: go on
+	// running: its ops are running (exec is on the stack for it). A proc's
+	// ops never run inside another's: what a step does to another proc
+	// (a cancel, a grant, a child's end) reaches it through an event or
+	// the ready list, so only a failure of its own, swallowed or sent to
+	// its on_failure block, comes back to exec while they run.
+	running   bool
 	cancelled bool // its caller gave up and it observes that: it only unwinds
 	abandoned bool // it found its deadline spent before a step: it only unwinds
 	failFast  bool // its fan-out fails at the first failed branch
@@ -171,7 +179,7 @@ type run struct {
 	s    *sim.Sim
 	mult float64
 
-	distRng []*rand.Rand
+	draws   []draw // the program's distributions, by index
 	streams []*rand.Rand
 	arrRng  []*rand.Rand
 	// meanGap is each journey's mean time between arrivals in seconds,
@@ -209,12 +217,8 @@ type run struct {
 	ramps []*clientRamp
 	kRamp sim.Kind
 
-	// executing is the id of the proc whose ops run now, plus one (0:
-	// none): an integer, stored twice per exec, where a pointer would be
-	// stored through the collector's write barrier. instant and
-	// instantOps count the ops run at one instant, for the zero-time loop
-	// guard.
-	executing  int32
+	// instant and instantOps count the ops run at one instant, for the
+	// zero-time loop guard.
 	instant    sim.Time
 	instantOps int64
 
@@ -242,9 +246,19 @@ func (r *run) multOf(j *journeyProg) float64 {
 	return r.mult
 }
 
-// gap is the time to the next arrival of journey ji.
-func (r *run) gap(ji int) sim.Time {
-	j := &r.p.journeys[ji]
+// draw is one of the program's distributions with its stream, side by
+// side: a sample reads the two from one element, where two slices would
+// take two bounds checks and two base loads.
+type draw struct {
+	dist *sim.Dist
+	rng  *rand.Rand
+}
+
+func (d *draw) sample() float64 { return d.dist.Sample(d.rng) }
+
+// gap is the time to the next arrival of journey ji, whose program j
+// is: the caller has it at hand.
+func (r *run) gap(ji int, j *journeyProg) sim.Time {
 	// At least a nanosecond: at an absurd rate the clock must still move,
 	// so that the arrival window ends (or a guard trips) instead of every
 	// arrival landing on one instant.

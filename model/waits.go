@@ -103,10 +103,7 @@ func (d deadlineReach) String() string { return deadlineReaches[d] }
 var waitStates [waitKinds]waitState
 
 func init() {
-	resume := func(r *run, p *proc) {
-		p.waiting = waitNone
-		r.exec(p)
-	}
+	resume := (*run).exec // which ends the wait
 	waitStates[waitNone] = waitState{name: "none", wake: resume}
 	waitStates[waitStart] = waitState{name: "start", wake: resume}
 	waitStates[waitSleep] = waitState{name: "sleep", wake: resume, deadline: reachBounded}
@@ -143,14 +140,14 @@ func init() {
 				p.waiting = waitNone
 				r.s.Cancel(p.timer)
 				f := &p.frames[len(p.frames)-1]
-				done(r, p, &r.p.blocks[f.blk].ops[f.pc])
+				done(r, p, &f.ops[f.pc])
 			},
 			expire: func(r *run, p *proc) {
 				p.seq++ // the child becomes an orphan: its end is no longer awaited
 				p.waiting = waitNone
 				r.cancelKids(p, nil) // unless it observes cancellation
 				f := &p.frames[len(p.frames)-1]
-				o := &r.p.blocks[f.blk].ops[f.pc]
+				o := &f.ops[f.pc]
 				r.emitTimeout(p, o)
 				timedOut(r, p, o)
 			},
