@@ -84,7 +84,7 @@ func (r *run) granted(id int32, comp int32, key int64, fromKernel bool) {
 	if r.tr != nil {
 		r.traceAcquired(p, comp, key)
 	}
-	if p.timer != (sim.Timer{}) { // see below
+	if p.timer != (sim.Timer{}) { // the zero timer: see above
 		r.s.Cancel(p.timer)
 	}
 	p.waiting = waitSleep
@@ -128,10 +128,10 @@ func (r *run) waitUntil(p *proc, timeout sim.Time) sim.Time {
 	return end
 }
 
-// exec ends p's wait and runs its ops until it waits again or ends. It never recurses: a failure
-// that an optional frame swallows while p's ops run (failAt calls exec
-// again) only marks p to go on, and the loop here carries on with the step
-// after the frame.
+// exec ends p's wait and runs its ops until it waits again or ends. It
+// never recurses: a failure that an optional frame swallows while p's ops
+// run (failAt calls exec again) only marks p to go on, and the loop here
+// carries on with the step after the frame.
 func (r *run) exec(p *proc) {
 	if p.running {
 		p.resume = true
