@@ -10,10 +10,9 @@ import (
 // queue's (time, seq) order.
 
 func (r *run) newProc(kind procKind, jr *jrec, parent *proc) *proc {
-	var p *proc
-	if n := len(r.freeProcs); n > 0 {
-		p = r.procs[r.freeProcs[n-1]]
-		r.freeProcs = r.freeProcs[:n-1]
+	p := r.freeProcs
+	if p != nil {
+		r.freeProcs = p.nextFree
 	} else {
 		p = &proc{id: int32(len(r.procs))}
 		r.procs = append(r.procs, p)
@@ -46,12 +45,12 @@ func (r *run) freeProc(p *proc) {
 	p.seq++
 	if jr := p.journey; jr != nil {
 		if jr.refs--; jr.refs == 0 && !jr.active {
-			r.freeJ = append(r.freeJ, jr.slot)
+			jr.nextFree, r.freeJ = r.freeJ, jr
 		}
 	}
 	p.journey, p.parent = nil, nil
 	r.inFlight--
-	r.freeProcs = append(r.freeProcs, p.id)
+	p.nextFree, r.freeProcs = r.freeProcs, p
 }
 
 func pack(p *proc) int64 { return int64(p.id) | int64(p.seq)<<32 }
