@@ -96,11 +96,12 @@ func (r *run) granted(id int32, comp int32, key int64, fromKernel bool) {
 }
 
 // runReady runs the procs granted a resource during the current event, in
-// the order they were granted. Every model handler ends with it.
+// the order they were granted. Every model handler ends with it. The
+// entries are not cleared: the procs they point to live in r.procs for
+// the whole run, so the list keeps nothing alive.
 func (r *run) runReady() {
 	for i := 0; i < len(r.ready); i++ {
 		p, seq := r.ready[i].p, r.ready[i].seq
-		r.ready[i] = readyProc{}
 		if p.seq != seq {
 			continue // cancelled since it was granted
 		}
