@@ -10,10 +10,9 @@ import (
 // queue's (time, seq) order.
 
 func (r *run) newProc(kind procKind, jr *jrec, parent *proc) *proc {
-	var p *proc
-	if n := len(r.freeProcs); n > 0 {
-		p = r.procs[r.freeProcs[n-1]]
-		r.freeProcs = r.freeProcs[:n-1]
+	p := r.freeProcs
+	if p != nil {
+		r.freeProcs = p.nextFree
 	} else {
 		p = &proc{id: int32(len(r.procs))}
 		r.procs = append(r.procs, p)
@@ -46,12 +45,12 @@ func (r *run) freeProc(p *proc) {
 	p.seq++
 	if jr := p.journey; jr != nil {
 		if jr.refs--; jr.refs == 0 && !jr.active {
-			r.freeJ = append(r.freeJ, jr.slot)
+			jr.nextFree, r.freeJ = r.freeJ, jr
 		}
 	}
 	p.journey, p.parent = nil, nil
 	r.inFlight--
-	r.freeProcs = append(r.freeProcs, p.id)
+	p.nextFree, r.freeProcs = r.freeProcs, p
 }
 
 func pack(p *proc) int64 { return int64(p.id) | int64(p.seq)<<32 }
@@ -97,11 +96,12 @@ func (r *run) granted(id int32, comp int32, key int64, fromKernel bool) {
 }
 
 // runReady runs the procs granted a resource during the current event, in
-// the order they were granted. Every model handler ends with it.
+// the order they were granted. Every model handler ends with it. The
+// entries are not cleared: the procs they point to live in r.procs for
+// the whole run, so the list keeps nothing alive.
 func (r *run) runReady() {
 	for i := 0; i < len(r.ready); i++ {
 		p, seq := r.ready[i].p, r.ready[i].seq
-		r.ready[i] = readyProc{}
 		if p.seq != seq {
 			continue // cancelled since it was granted
 		}

@@ -274,10 +274,9 @@ func (r *run) startJourney(ji int32, j *journeyProg, client int32) {
 	if r.guardInFlight() {
 		return
 	}
-	var jr *jrec
-	if n := len(r.freeJ); n > 0 {
-		jr = r.jrecs[r.freeJ[n-1]]
-		r.freeJ = r.freeJ[:n-1]
+	jr := r.freeJ
+	if jr != nil {
+		r.freeJ = jr.nextFree
 	} else {
 		jr = &jrec{slot: int32(len(r.jrecs))}
 		r.jrecs = append(r.jrecs, jr)

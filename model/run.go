@@ -130,6 +130,8 @@ type proc struct {
 	// branches), with their generation at spawn, so that they can be
 	// cancelled.
 	kids []kid
+
+	nextFree *proc // in the run's free list, while free
 }
 
 type kid struct {
@@ -171,6 +173,7 @@ type jrec struct {
 	awaiterSeq                               uint32
 	counted                                  bool
 	active                                   bool
+	nextFree                                 *jrec // in the run's free list, while free
 }
 
 type run struct {
@@ -188,10 +191,13 @@ type run struct {
 	meanGap []float64
 	comps   []compRT
 
-	procs     []*proc
-	freeProcs []int32
+	procs []*proc
+	// freeProcs and freeJ are the free procs and journey records, last
+	// freed first, linked through their nextFree: a pop is a load, where a
+	// slice of ids took a length test, a bounds check and two loads.
+	freeProcs *proc
 	jrecs     []*jrec
-	freeJ     []int32
+	freeJ     *jrec
 	inFlight  int
 	active    int // journeys in flight
 	arrivals  []int64
