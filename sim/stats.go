@@ -272,10 +272,19 @@ type TimeWeighted struct {
 
 func (w *TimeWeighted) advance(now Time) {
 	if now < w.last {
-		panic("sim: TimeWeighted updated at " + now.String() + ", before its last update at " + w.last.String())
+		w.updatedBefore(now)
 	}
 	w.area += w.value * float64(now-w.last)
 	w.last = now
+}
+
+// updatedBefore panics for an update at now, before the last one. It is a
+// call of its own so that advance stays small enough to inline into Set:
+// the message, built in place, would cost more than the rest of advance.
+//
+//go:noinline
+func (w *TimeWeighted) updatedBefore(now Time) {
+	panic("sim: TimeWeighted updated at " + now.String() + ", before its last update at " + w.last.String())
 }
 
 // Set changes the signal to v at time now. Times must not decrease.
