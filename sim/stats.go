@@ -26,6 +26,13 @@ const TallyRelativeError = 1.0 / (2 * tallyPerOctave)
 // it, and it keeps the histogram range, hence its memory, bounded.
 const TallyFloor = 1e-12
 
+// The bits of TallyFloor and of the largest float64, as constants for
+// Add's range check (math.Float64bits is not constant); a test checks them.
+const (
+	tallyFloorBits = 0x3d719799812dea11
+	tallyMaxBits   = 0x7fefffffffffffff
+)
+
 var (
 	tallyMinIndex = tallyBucket(TallyFloor)
 	tallyMaxIndex = tallyBucket(math.MaxFloat64)
@@ -71,7 +78,14 @@ type Tally struct {
 // Add records the observation x. It panics if x is negative, NaN or
 // infinite: those are not durations and would poison every statistic.
 func (t *Tally) Add(x float64) {
-	if !(x >= 0) || math.IsInf(x, 1) {
+	// One unsigned comparison of the bits sorts out the common case, a
+	// finite x >= TallyFloor: the bits of non-negative floats are in the
+	// order of their values, and everything else wraps round or lies
+	// above: below the floor (0, subnormals), negative (the sign bit, -0
+	// included), +Inf and NaN.
+	b := math.Float64bits(x)
+	bucketed := b-tallyFloorBits <= tallyMaxBits-tallyFloorBits
+	if !bucketed && (!(x >= 0) || math.IsInf(x, 1)) {
 		panic("sim: Tally.Add of a negative or non-finite value")
 	}
 	t.n++
@@ -91,17 +105,19 @@ func (t *Tally) Add(x float64) {
 			t.max = max(t.max, x)
 		}
 	}
-	if x < TallyFloor {
+	if !bucketed {
 		t.zeros++
 		return
 	}
-	i := tallyBucket(x)
-	j := uint(i - t.base) // below t.base wraps round to a large value
-	if j >= uint(len(t.counts)) {
-		t.grow(i)
-		j = uint(i - t.base)
+	i := int(b >> tallyShift) // tallyBucket(x), from the bits at hand
+	// Below t.base, j wraps round to a large value. Testing j < len rather
+	// than the converse lets the compiler drop the bounds check.
+	if j := uint(i - t.base); j < uint(len(t.counts)) {
+		t.counts[j]++
+		return
 	}
-	t.counts[j]++
+	t.grow(i)
+	t.counts[i-t.base]++
 }
 
 // grow widens the bucket window to include bucket i. It adds slack on the
@@ -272,10 +288,19 @@ type TimeWeighted struct {
 
 func (w *TimeWeighted) advance(now Time) {
 	if now < w.last {
-		panic("sim: TimeWeighted updated at " + now.String() + ", before its last update at " + w.last.String())
+		w.updatedBefore(now)
 	}
 	w.area += w.value * float64(now-w.last)
 	w.last = now
+}
+
+// updatedBefore panics for an update at now, before the last one. It is a
+// call of its own so that advance stays small enough to inline into Set:
+// the message, built in place, would cost more than the rest of advance.
+//
+//go:noinline
+func (w *TimeWeighted) updatedBefore(now Time) {
+	panic("sim: TimeWeighted updated at " + now.String() + ", before its last update at " + w.last.String())
 }
 
 // Set changes the signal to v at time now. Times must not decrease.

@@ -387,3 +387,34 @@ func TestSeriesRejectsBadInput(t *testing.T) {
 		s.Record(Second, 1)
 	})
 }
+
+func TestTallyRangeBits(t *testing.T) {
+	if tallyFloorBits != math.Float64bits(TallyFloor) {
+		t.Errorf("tallyFloorBits = %#x, want %#x", uint64(tallyFloorBits), math.Float64bits(TallyFloor))
+	}
+	if tallyMaxBits != math.Float64bits(math.MaxFloat64) {
+		t.Errorf("tallyMaxBits = %#x, want %#x", uint64(tallyMaxBits), math.Float64bits(math.MaxFloat64))
+	}
+}
+
+func TestTallyFloorEdges(t *testing.T) {
+	var tally Tally
+	below := []float64{0, math.Copysign(0, -1), 5e-324, math.Nextafter(TallyFloor, 0)}
+	above := []float64{TallyFloor, math.Nextafter(TallyFloor, 1), 1, math.MaxFloat64}
+	for _, x := range below {
+		tally.Add(x)
+	}
+	for _, x := range above {
+		tally.Add(x)
+	}
+	if tally.zeros != int64(len(below)) {
+		t.Errorf("zeros = %d, want %d", tally.zeros, len(below))
+	}
+	var bucketed int64
+	for _, c := range tally.counts {
+		bucketed += c
+	}
+	if bucketed != int64(len(above)) {
+		t.Errorf("%d bucketed, want %d", bucketed, len(above))
+	}
+}
