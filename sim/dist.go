@@ -332,7 +332,19 @@ func GammaMeanP95(mean, p95 float64) (Dist, error) {
 // draw stays one call. The receiver is a pointer: a Dist is seven words,
 // which a value receiver loads on every draw, whether the case reads them
 // or not.
+//
+// The exponential, the commonest family by far (arrivals, service times),
+// is drawn here and the rest in sample: this much is small enough to be
+// inlined at each call site, so the common draw skips a call and the frame
+// the rarer families need (gonum's gamma is large).
 func (d *Dist) Sample(r *rand.Rand) float64 {
+	if d.kind == kindExponential {
+		return d.shift + d.a*r.ExpFloat64()
+	}
+	return d.sample(r)
+}
+
+func (d *Dist) sample(r *rand.Rand) float64 {
 	switch d.kind {
 	case kindConstant:
 		return d.shift + d.a
