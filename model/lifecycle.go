@@ -319,8 +319,7 @@ func (r *run) startJourney(ji int32, j *journeyProg, client int32) {
 	root.route = -1
 	root.deadline, root.checkAt = sim.Never, sim.Never
 	root.stage = -1
-	b := &r.p.blocks[j.body]
-	root.pushFrame(b.entryOps, 1, -1, false, b.entryTails)
+	root.pushFrame(j.entryOps, 1, -1, false, j.entryTails)
 	if r.tr != nil { // here, not in a wrapper: a function this large inlines none
 		r.emitOpenTraced(EvJourneyStart, root)
 	}
