@@ -70,6 +70,7 @@ func newRun(p *program, opts RunOptions) *run {
 	for i := range p.comps {
 		cp := &p.comps[i]
 		r.comps[i].rt = cp.prog.newRuntime(r, int32(i), cp, st)
+		r.comps[i].behind, r.comps[i].waitTimeout = cp.behind, cp.waitTimeout
 	}
 	for i := range r.comps {
 		if l, ok := r.comps[i].rt.(linker); ok { // after the rest: it reads them
