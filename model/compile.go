@@ -143,6 +143,11 @@ type journeyProg struct {
 	attrs    []float64  // by attribute index; NaN when not set
 	draws    []attrDraw // attributes drawn per journey
 	body     int32
+	// entryOps and entryTails are those of body's block (see block), kept
+	// here as well: a journey's start reads them beside the rest of its
+	// type, without a lookup in the program's blocks per journey.
+	entryOps   []op
+	entryTails int32
 }
 
 type routeProg struct {

@@ -99,6 +99,11 @@ func (c *compiler) entries() {
 		}
 		b.entryOps = c.p.blocks[b.entry].ops
 	}
+	for i := range c.p.journeys {
+		j := &c.p.journeys[i]
+		b := &c.p.blocks[j.body]
+		j.entryOps, j.entryTails = b.entryOps, b.entryTails
+	}
 }
 
 func (c *compiler) routeBody(r int32, key *yaml.Node) int32 {

@@ -370,18 +370,18 @@ func (r *run) popFrame(p *proc) {
 // acquire takes o's component for p; false means p now waits or failed.
 func (r *run) acquire(p *proc, o *op) bool {
 	comp := o.comp
-	cp := &r.p.comps[comp]
-	if cp.behind >= 0 {
+	c := &r.comps[comp]
+	if c.behind >= 0 {
 		// The replica of p's pick, passed beside the op: a copy of the op
 		// naming it escaped to the heap, an allocation per acquire.
 		comp = r.replicaComp(p, o.comp)
 		if comp < 0 {
-			r.breakRun("no_replica", o.comp, "used outside any pick of its balancer "+r.p.comps[cp.behind].name)
+			r.breakRun("no_replica", o.comp, "used outside any pick of its balancer "+r.p.comps[c.behind].name)
 			return false
 		}
-		cp = &r.p.comps[comp]
+		c = &r.comps[comp]
 	}
-	c := &r.comps[comp]
+	// behind and waitTimeout are c's copies of the program's: see compRT.
 	c.offered++
 	out, key := c.rt.acquire(r, p, o, comp, c)
 	switch out {
@@ -397,14 +397,14 @@ func (r *run) acquire(p *proc, o *op) bool {
 		return false
 	case acqRejected:
 		c.rejected++
-		r.emit(EvRejected, p, comp, cp.status)
-		r.fail(p, cp.status, comp)
+		r.emit(EvRejected, p, comp, r.p.comps[comp].status)
+		r.fail(p, r.p.comps[comp].status, comp)
 		return false
 	}
 	p.seq++
 	p.waiting = waitAcquire
 	p.waitComp, p.waitKey, p.waitLeak = comp, key, o.leak
-	if end := r.waitUntil(p, r.drawTime(cp.waitTimeout)); end != sim.Never {
+	if end := r.waitUntil(p, r.drawTime(c.waitTimeout)); end != sim.Never {
 		p.timer = r.s.Timer(end, r.kTimeout, pack(p))
 	}
 	r.emit(EvEnqueue, p, comp, 0)

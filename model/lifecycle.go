@@ -70,6 +70,7 @@ func newRun(p *program, opts RunOptions) *run {
 	for i := range p.comps {
 		cp := &p.comps[i]
 		r.comps[i].rt = cp.prog.newRuntime(r, int32(i), cp, st)
+		r.comps[i].behind, r.comps[i].waitTimeout = cp.behind, cp.waitTimeout
 	}
 	for i := range r.comps {
 		if l, ok := r.comps[i].rt.(linker); ok { // after the rest: it reads them
@@ -177,23 +178,27 @@ func (r *run) execute() {
 	}
 }
 
+// onArrive starts a journey of type arg and schedules the next arrival.
+// The count of arrivals is kept in n from its increment on: nothing the
+// journey's start runs counts another, and reading r.arrivals again after
+// those calls would cost a reload and a bounds check per arrival.
 func (r *run) onArrive(arg int64) {
-	ji := int(arg)
-	j := &r.p.journeys[ji]
+	ji, j := int(arg), &r.p.journeys[arg]
 	if r.ended {
 		return
 	}
-	r.arrivals[ji]++
+	n := r.arrivals[ji] + 1
+	r.arrivals[ji] = n
 	r.startJourney(int32(ji), j, -1)
 	r.runReady()
 	if r.replay != nil && r.replay[ji] != nil {
 		times := r.replay[ji]
-		if n := r.arrivals[ji]; n < int64(len(times)) {
+		if n < int64(len(times)) {
 			r.s.At(max(times[n], r.s.Now()), r.kArrive, arg)
 		}
 		return
 	}
-	if j.count > 0 && r.arrivals[ji] >= j.count {
+	if j.count > 0 && n >= j.count {
 		r.arrivalsDone(ji)
 		return
 	}
@@ -315,8 +320,7 @@ func (r *run) startJourney(ji int32, j *journeyProg, client int32) {
 	root.route = -1
 	root.deadline, root.checkAt = sim.Never, sim.Never
 	root.stage = -1
-	b := &r.p.blocks[j.body]
-	root.pushFrame(b.entryOps, 1, -1, false, b.entryTails)
+	root.pushFrame(j.entryOps, 1, -1, false, j.entryTails)
 	if r.tr != nil { // here, not in a wrapper: a function this large inlines none
 		r.emitOpenTraced(EvJourneyStart, root)
 	}

@@ -411,4 +411,8 @@ type compRT struct {
 	offered  int64
 	rejected int64
 	timedOut int64
+	// behind and waitTimeout copy the component's compProg fields: acquire
+	// reads them beside the counts it updates, without a lookup in the
+	// program's components per acquire.
+	behind, waitTimeout int32
 }
