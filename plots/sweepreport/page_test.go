@@ -126,3 +126,23 @@ func TestComponentsAreOneRowEach(t *testing.T) {
 		t.Errorf("component rows:\n%s\nwant\n%s", got, want)
 	}
 }
+
+// Where every journey chart is left out (mm1's success is 100 % and no
+// request fails at any load), the Journeys section says so and points at
+// the list, instead of a heading over nothing.
+func TestJourneysSectionWithEveryChartLeftOut(t *testing.T) {
+	res, journeys, _ := sweepEmbedded(t, "mm1", sweep.Config{Multipliers: []float64{0.5, 0.9}, Replications: 2, Seed: 1, Workers: 2},
+		designLoad{"base", model.LoadOptions{Sets: []string{"duration=2000s", "warmup=100s"}}})
+	r, _, _ := layout(res, Options{Journeys: journeys})
+	for _, s := range r.Sections {
+		if s.Heading != "Journeys" {
+			continue
+		}
+		want := "Every journey chart is left out, for the reason [Charts left out](#charts-left-out) gives; the designs' tables below hold the figures."
+		if len(s.Figures) != 0 || s.Text != want {
+			t.Errorf("Journeys: %d figures, text %q; want none and %q", len(s.Figures), s.Text, want)
+		}
+		return
+	}
+	t.Fatal("no Journeys section")
+}

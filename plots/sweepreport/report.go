@@ -122,7 +122,13 @@ func layout(res *sweep.Result, opts Options) (plots.Report, plots.File, bool) {
 				fails, 5.2)...)
 		}
 	}
-	r.Sections = append(r.Sections, plots.Section{Heading: "Journeys", Figures: jfigs})
+	journeys := plots.Section{Heading: "Journeys", Figures: jfigs}
+	if len(jfigs) == 0 {
+		// A heading over nothing reads as a page that failed to draw.
+		journeys.Text = "Every journey chart is left out, for the reason [Charts left out](#charts-left-out) " +
+			"gives; the designs' tables below hold the figures."
+	}
+	r.Sections = append(r.Sections, journeys)
 
 	// The designs' tables are the numbers behind the charts above, one
 	// closed under each design's name: eight open tables were a tenth
