@@ -334,9 +334,9 @@ func GammaMeanP95(mean, p95 float64) (Dist, error) {
 // or not.
 //
 // The exponential, the commonest family by far (arrivals, service times),
-// is drawn here and the rest in sample: this much is small enough to be
-// inlined at each call site, so the common draw skips a call and the frame
-// the rarer families need (gonum's gamma is large).
+// is drawn here and the rest in sample: the common draw skips the jump
+// table and the large frame the rarer families need (gonum's gamma is
+// inlined there).
 func (d *Dist) Sample(r *rand.Rand) float64 {
 	if d.kind == kindExponential {
 		return d.shift + d.a*r.ExpFloat64()
