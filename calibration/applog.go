@@ -17,6 +17,17 @@ var (
 	appStatusKeys = []string{"status", "status_code", "http_status"}
 )
 
+// AppEventName is the event a decoded application-log line names, by the
+// keys the reader tries (event, msg, message), or "" when it names none.
+func AppEventName(obj map[string]any) string {
+	for _, k := range appEventKeys {
+		if s, ok := obj[k].(string); ok && s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
 // joiner pairs a start event with an end event carrying the same join key,
 // in whatever order they appear, across all the files of a Reader. Memory
 // holds one entry per request still waiting for its partner.

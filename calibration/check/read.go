@@ -93,8 +93,7 @@ func Read(in Inputs) (*Run, error) {
 		field = "since_s"
 	}
 	clients := make([][]calibration.ClientRequest, len(in.Clients))
-	var matched []int  // per client log, its requests some route selects
-	var taken [][]bool // per client log and request, whether a route selects it
+	var taken [][]bool // per client log and request, whether some route selects it
 	for i, c := range in.Clients {
 		var err error
 		if clients[i], err = readClient(c); err != nil {
@@ -156,8 +155,8 @@ func Read(in Inputs) (*Run, error) {
 		if len(in.Clients) == 0 {
 			continue
 		}
-		if matched == nil {
-			matched, taken = make([]int, len(clients)), make([][]bool, len(clients))
+		if taken == nil {
+			taken = make([][]bool, len(clients))
 			for i, reqs := range clients {
 				taken[i] = make([]bool, len(reqs))
 			}
@@ -171,11 +170,8 @@ func Read(in Inputs) (*Run, error) {
 				if rq.Route != name && !match(rq.Route) {
 					continue
 				}
-				if taken[i][j] {
-					shared = true
-				}
+				shared = shared || taken[i][j]
 				taken[i][j] = true
-				matched[i]++
 				t.Values = append(t.Values, rq.Latency)
 				t.Total++
 				if rq.Failed {
@@ -184,9 +180,11 @@ func Read(in Inputs) (*Run, error) {
 			}
 		}
 	}
-	for i, reqs := range clients {
-		if matched != nil {
-			run.Unmatched += len(reqs) - matched[i]
+	for _, t := range taken {
+		for _, selected := range t {
+			if !selected {
+				run.Unmatched++
+			}
 		}
 	}
 	sum := 0
@@ -444,10 +442,6 @@ func hasRequestID(line []byte) bool {
 	return false
 }
 
-// appEventKeys are the fields an application log names its event with,
-// in the order calibration's reader tries them.
-var appEventKeys = []string{"event", "msg", "message"}
-
 // AppEvents counts the events of application logs: Stages those holding
 // the stage field, Outcomes those with a result field (a journey's
 // outcome, named after it).
@@ -484,13 +478,7 @@ func ScanApp(files []string, field string) (*AppEvents, error) {
 			if json.Unmarshal(line, &obj) != nil {
 				continue
 			}
-			name := ""
-			for _, k := range appEventKeys {
-				if s, ok := obj[k].(string); ok && s != "" {
-					name = s
-					break
-				}
-			}
+			name := calibration.AppEventName(obj)
 			if name == "" {
 				closeFile()
 				return nil, fmt.Errorf("%s:%d: no field event (nor msg or message): every line of an application log names its event", f, n)
