@@ -52,9 +52,10 @@ func newRun(p *program, opts RunOptions) *run {
 	for _, name := range p.streams {
 		r.streams = append(r.streams, st.Get(name))
 	}
-	for _, j := range p.journeys {
+	for i := range p.journeys {
+		j := &p.journeys[i]
 		r.arrRng = append(r.arrRng, st.Get("arrivals/"+j.name))
-		r.meanGap = append(r.meanGap, 1/(j.rate*r.multOf(&j)))
+		r.meanGap = append(r.meanGap, 1/(j.rate*r.multOf(j)))
 	}
 	r.kWake = r.s.Handle(r.onWake)
 	r.kTimeout = r.s.Handle(r.onTimeout)

@@ -269,7 +269,7 @@ func (r *run) gap(ji int, j *journeyProg) sim.Time {
 	// so that the arrival window ends (or a guard trips) instead of every
 	// arrival landing on one instant.
 	if j.even {
-		return max(1, sim.Seconds(1/(j.rate*r.multOf(j))))
+		return max(1, sim.Seconds(r.meanGap[ji]))
 	}
 	return max(1, sim.Seconds(r.arrRng[ji].ExpFloat64()*r.meanGap[ji]))
 }
