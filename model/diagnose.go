@@ -104,8 +104,15 @@ func (Overload) diagnostic() {}
 
 // OverloadDrained says how an overload's drained journeys are counted, and
 // how to count them otherwise: the diagnostic ends with it, and so does a
-// sweep's note of the multipliers whose runs were overloaded.
-const OverloadDrained = "journeys that drained count as succeeded or failed; --set drain=0s counts them as unfinished"
+// sweep's note of the multipliers whose runs were overloaded. code writes
+// the flag as the text's medium writes code (as it is on a terminal, in
+// backticks in markdown); Journeys starts the words with a capital.
+func OverloadDrained(code func(string) string, journeys string) string {
+	return journeys + " that drained count as succeeded or failed; " + code("--set drain=0s") + " counts them as unfinished"
+}
+
+// Plain writes code as it is, for a terminal.
+func Plain(s string) string { return s }
 
 func (o Overload) String() string {
 	d := &o.Drain
@@ -117,10 +124,10 @@ func (o Overload) String() string {
 	at := human.Seconds(d.ArrivalsEnd)
 	if d.Left == 0 {
 		return fmt.Sprintf("%d journeys were still in flight when the arrivals stopped at %s, and draining them took %s more", d.InFlight, at, human.Seconds(d.Seconds)) +
-			verdict + ". J" + OverloadDrained[1:]
+			verdict + ". " + OverloadDrained(Plain, "Journeys")
 	}
 	return fmt.Sprintf("%d journeys were still in flight when the arrivals stopped at %s; in the %s of drain that followed %d of them ended and %d did not", d.InFlight, at, human.Seconds(d.Seconds), d.InFlight-d.Left, d.Left) +
-		verdict + ". J" + OverloadDrained[1:]
+		verdict + ". " + OverloadDrained(Plain, "Journeys")
 }
 
 // A run is overloaded when a component was busy OverloadBusy of the time or

@@ -28,14 +28,21 @@ func overloadCells(res *sweep.Result, d int) []string {
 }
 
 // overloadLine is the line under design d's table naming where its runs
-// were overloaded, "" where none was.
-func overloadLine(res *sweep.Result, d int) string {
+// were overloaded, "" where none was: with md, a markdown sentence for
+// the report, else a line for the terminal.
+func overloadLine(res *sweep.Result, d int, md bool) string {
 	cells := overloadCells(res, d)
 	if len(cells) == 0 {
 		return ""
 	}
-	return "overload hidden by the drain: " + strings.Join(cells, ", ") + " — " + model.OverloadDrained
+	if md {
+		return "Overload hidden by the drain: " + strings.Join(cells, ", ") + " — " + model.OverloadDrained(mdCode, "journeys") + "."
+	}
+	return "overload hidden by the drain: " + strings.Join(cells, ", ") + " — " + model.OverloadDrained(model.Plain, "journeys")
 }
+
+// mdCode writes s as markdown's inline code.
+func mdCode(s string) string { return "`" + s + "`" }
 
 // overloadText is the report's paragraph naming, design by design, where
 // runs were overloaded; "" where none was.
@@ -51,6 +58,6 @@ func overloadText(res *sweep.Result) string {
 	}
 	return "\n\nOverload hidden by the drain: " + strings.Join(designs, "; ") +
 		". In those runs a component was at capacity, and the backlog still in flight when the arrivals stopped ended in the drain: " +
-		strings.Replace(model.OverloadDrained, "--set drain=0s", "`--set drain=0s`", 1) +
+		model.OverloadDrained(mdCode, "journeys") +
 		". The verdicts are the SLOs' on the runs as they are, drained journeys included."
 }

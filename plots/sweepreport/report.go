@@ -139,13 +139,7 @@ func layout(res *sweep.Result, opts Options) (plots.Report, plots.File, bool) {
 			designsCompared(res) + ". Open a design to read its table."})
 	for d, design := range res.Designs {
 		t := sweepTable(res, d, opts.Journeys)
-		text := ""
-		if line := overloadLine(res, d); line != "" {
-			text = strings.ToUpper(line[:1]) + strings.Replace(line[1:], "--set drain=0s", "`--set drain=0s`", 1) + "."
-		}
-		if line := idleLine(res, d); line != "" {
-			text = strings.TrimSpace(text + " " + strings.ToUpper(line[:1]) + mdEscape(line[1:]) + ".")
-		}
+		text := strings.TrimSpace(overloadLine(res, d, true) + " " + idleLine(res, d, true))
 		r.Sections = append(r.Sections, plots.Section{
 			Heading: "Design " + design,
 			Text:    text,

@@ -39,7 +39,7 @@ func WriteTables(w io.Writer, res *sweep.Result, journeys []string, width int, h
 	for d, design := range res.Designs {
 		fmt.Fprintf(w, "\ndesign %s\n", design)
 		tables[d].Write(w, width, howToSee)
-		for _, line := range []string{overloadLine(res, d), idleLine(res, d)} {
+		for _, line := range []string{overloadLine(res, d, false), idleLine(res, d, false)} {
 			if line != "" {
 				texttab.WriteLines(w, texttab.Hang("", line, "  ", width))
 			}
